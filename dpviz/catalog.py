@@ -1,0 +1,431 @@
+"""The one catalogue of papers, algorithms, theorems and comparison tables.
+
+Every page of the dashboard, the CLI (``python -m dpviz``) and the tests read from here. Each paper lives in one
+module under :mod:`dpviz.papers` that defines four module-level names:
+
+``PAPER``
+    a :class:`Paper`;
+``ALGORITHMS``
+    a list of :class:`Algorithm`;
+``THEOREMS``
+    a list of :class:`Theorem`;
+``TABLES``
+    a list of :class:`ComparisonTable` (may be empty).
+
+Adding a paper means adding one module and one line to :data:`PAPER_MODULES`.
+
+Calibration and bound functions take keyword arguments only.  The common parameter names are
+
+=========  =====================================================================================
+``n``      sample size (integer >= 2)
+``d``      dimension
+``eps``    privacy budget epsilon > 0
+``delta``  privacy parameter delta in [0, 1)
+``T``      number of iterations
+``eta``    (constant) step size
+``G``      Lipschitz constant of the loss (bound on the gradient norm)
+``L``      smoothness constant (for alpha-Hölder smooth losses: the Hölder constant)
+``M``      bound on ||grad f(0; z)|| used by the Hölder papers
+``R``      radius of the domain W (or of w*, depending on the paper: see each docstring)
+``alpha``  Hölder smoothness exponent in [0, 1] (alpha = 1: smooth, alpha = 0: Lipschitz only)
+``mu``     strong-convexity / PL constant
+``c``      the paper's unspecified absolute constant, default 1
+=========  =====================================================================================
+
+:func:`calibrate` and :func:`bound` pass each function only the parameters its signature names, and raise a
+``ValueError`` naming any required parameter that is missing.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import math
+from dataclasses import dataclass, field, asdict
+from typing import Any, Callable, Literal
+
+__all__ = [
+    "ASSUMPTIONS",
+    "Paper",
+    "Algorithm",
+    "Calibration",
+    "Term",
+    "BoundResult",
+    "Theorem",
+    "ComparisonRow",
+    "ComparisonTable",
+    "PAPER_MODULES",
+    "papers",
+    "algorithms",
+    "theorems",
+    "tables",
+    "get_algorithm",
+    "get_theorem",
+    "get_paper",
+    "calibrate",
+    "bound",
+    "call_with_params",
+]
+
+#: Assumption vocabulary.  Every Algorithm / Theorem lists a subset of these keys.
+ASSUMPTIONS: dict[str, str] = {
+    "convex": "the loss is convex in w",
+    "lipschitz": "the loss is G-Lipschitz in w (gradients bounded by G)",
+    "smooth": "the loss is L-smooth (gradient L-Lipschitz)",
+    "holder": "the gradient is alpha-Hölder continuous with constant L (alpha = 1: smooth, alpha = 0: non-smooth)",
+    "strongly-convex": "the (empirical / population) risk is mu-strongly convex",
+    "pl": "the objective satisfies the Polyak-Lojasiewicz condition with constant mu",
+    "low-noise": "low-noise (realizable) condition: the population risk vanishes at the optimum, F(w*) = 0",
+    "bounded-domain": "the domain W is bounded (contained in a ball of radius R)",
+    "bounded-gradient-at-zero": "||grad f(0; z)|| <= M for all z",
+    "nonnegative": "the loss is non-negative",
+    "pairwise": "the loss depends on pairs of examples",
+}
+
+Setting = Literal["pointwise", "pairwise"]
+Perturbation = Literal["gradient", "output", "objective", "none"]
+
+
+@dataclass(frozen=True)
+class Paper:
+    """A paper of ../shared/seeds/.  Users see ``authors``; ``seed_file`` is only for developers."""
+
+    key: str
+    authors: str
+    short: str  # e.g. "Wang, Lei, Ying & Zhou"
+    title: str
+    venue: str
+    year: int
+    seed_file: str
+
+    def cite(self) -> str:
+        return f"{self.short} ({self.venue} {self.year})"
+
+
+@dataclass
+class Calibration:
+    """The outcome of an algorithm's privacy calibration at given parameters.
+
+    ``sigma`` is the standard deviation of the Gaussian noise per coordinate, in the paper's own units (e.g. added to
+    the gradient for gradient perturbation, to the output for output perturbation); ``None`` when no Gaussian noise is
+    used.  ``laplace_scale`` likewise for Laplace noise (delta = 0 variants).  ``sigma_schedule`` lists per-epoch
+    noise when the noise changes across epochs.
+    """
+
+    id: str
+    feasible: bool
+    sigma: float | None = None
+    laplace_scale: float | None = None
+    sigma_schedule: list[float] | None = None
+    beta: float | None = None
+    beta_interval: tuple[float, float] | None = None
+    beta_half: float | None = None
+    T: int | None = None
+    eta: float | None = None
+    reason: str = ""
+    fix: str = ""
+    formula: str = ""  # LaTeX, symbolic
+    formula_numbers: str = ""  # LaTeX with the numbers plugged in
+    notes: list[str] = field(default_factory=list)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = asdict(self)
+        if out["beta_interval"] is not None:
+            out["beta_interval"] = list(out["beta_interval"])
+        return _json_safe(out)
+
+
+@dataclass(frozen=True)
+class Term:
+    """One named term of an excess-risk bound, e.g. the privacy term sqrt(d log(1/delta))/(n eps).
+
+    ``n_exp`` and ``eps_exp`` are the exponents of n and eps in the term's rate (e.g. -1 and -1 for 1/(n eps)).
+    """
+
+    name: str
+    value: float
+    n_exp: float
+    eps_exp: float
+    latex: str = ""
+
+
+@dataclass
+class BoundResult:
+    theorem: str
+    terms: list[Term]
+    total: float
+    eta: float | None = None
+    T: int | None = None
+    gradient_complexity: float | None = None
+    explicit: bool = False
+    notes: list[str] = field(default_factory=list)
+    extras: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def exponents(self) -> dict[str, dict[str, float]]:
+        return {t.name: {"n": t.n_exp, "eps": t.eps_exp} for t in self.terms}
+
+    def dominant(self) -> Term:
+        return max(self.terms, key=lambda t: t.value)
+
+    def to_dict(self) -> dict[str, Any]:
+        return _json_safe(
+            {
+                "theorem": self.theorem,
+                "terms": [asdict(t) for t in self.terms],
+                "total": self.total,
+                "exponents": self.exponents,
+                "eta": self.eta,
+                "T": self.T,
+                "gradient_complexity": self.gradient_complexity,
+                "explicit": self.explicit,
+                "notes": list(self.notes),
+                "extras": self.extras,
+            }
+        )
+
+
+@dataclass(frozen=True)
+class Algorithm:
+    id: str
+    name: str
+    paper: Paper
+    place: str  # e.g. "Algorithm 1"
+    setting: Setting
+    perturbation: Perturbation
+    assumptions: tuple[str, ...]
+    calibrate: Callable[..., Calibration] | None
+    description: str = ""
+    noise: Literal["gaussian", "laplace", "gaussian-or-laplace", "none"] = "gaussian"
+    formula: str = ""  # LaTeX of the calibration
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "paper": self.paper.cite(),
+            "place": self.place,
+            "setting": self.setting,
+            "perturbation": self.perturbation,
+        }
+
+
+@dataclass(frozen=True)
+class Theorem:
+    """A theorem (or corollary / lemma / remark) giving a schedule (eta, T) and an excess-risk bound.
+
+    ``bound`` returns the bound with the paper's unspecified constants set to ``c`` (default 1), as named terms.
+    ``explicit_bound`` (optional) uses the explicit constants the paper gives.  ``discrepancy`` records where a printed
+    formula disagrees with its own proof and which reading dpviz follows.
+    """
+
+    id: str
+    paper: Paper
+    number: str  # e.g. "Theorem 3"
+    algorithm: str
+    assumptions: tuple[str, ...]
+    bound: Callable[..., BoundResult]
+    statement: str = ""  # LaTeX of the bound
+    schedule: str = ""  # LaTeX of eta and T
+    explicit_bound: Callable[..., BoundResult] | None = None
+    discrepancy: str = ""
+    notes: tuple[str, ...] = ()
+    risk: str = "excess population risk"  # what the bound controls
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "paper": self.paper.cite(),
+            "theorem": self.number,
+            "algorithm": self.algorithm,
+            "assumptions": list(self.assumptions),
+        }
+
+
+@dataclass(frozen=True)
+class ComparisonRow:
+    method: str
+    reference: str
+    assumptions: str
+    rate_latex: str
+    rate: Callable[..., float] | None = None  # keyword params (n, d, eps, delta, alpha, ...)
+    complexity_latex: str = ""
+    complexity: Callable[..., float] | None = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ComparisonTable:
+    id: str
+    paper: Paper
+    number: str  # e.g. "Table 1"
+    caption: str
+    rows: tuple[ComparisonRow, ...]
+
+    def evaluate(self, **params) -> list[dict[str, Any]]:
+        """Each row as a dict with the rate (and complexity) evaluated at ``params`` where a formula exists."""
+        out = []
+        for r in self.rows:
+            row = {
+                "method": r.method,
+                "reference": r.reference,
+                "assumptions": r.assumptions,
+                "rate": r.rate_latex,
+                "gradient complexity": r.complexity_latex,
+                **r.extra,
+            }
+            row["rate value"] = call_with_params(r.rate, params, what=f"{self.id} row {r.method!r}") if r.rate else None
+            row["complexity value"] = (
+                call_with_params(r.complexity, params, what=f"{self.id} row {r.method!r}") if r.complexity else None
+            )
+            out.append(row)
+        return out
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Registry
+
+#: The paper modules, in the order the dashboard lists them.  Add a paper here.
+PAPER_MODULES: tuple[str, ...] = (
+    "dpviz.papers.baselines",
+    "dpviz.papers.wang_lownoise",
+    "dpviz.papers.kang_pidp",
+    "dpviz.papers.yang_pairwise",
+    "dpviz.papers.wang_nonsmooth",
+    "dpviz.papers.xue_pairwise",
+)
+
+_REGISTRY: dict[str, Any] | None = None
+
+
+def _load() -> dict[str, Any]:
+    global _REGISTRY
+    if _REGISTRY is not None:
+        return _REGISTRY
+    reg: dict[str, Any] = {"papers": {}, "algorithms": {}, "theorems": {}, "tables": {}}
+    for name in PAPER_MODULES:
+        try:
+            mod = importlib.import_module(name)
+        except ModuleNotFoundError as exc:  # a paper module not written yet
+            if exc.name == name:
+                continue
+            raise
+        paper = getattr(mod, "PAPER", None)
+        if paper is not None:
+            reg["papers"][paper.key] = paper
+        for kind, attr in (("algorithms", "ALGORITHMS"), ("theorems", "THEOREMS"), ("tables", "TABLES")):
+            for item in getattr(mod, attr, ()):
+                if item.id in reg[kind]:
+                    raise RuntimeError(f"duplicate {kind[:-1]} id {item.id!r} in {name}")
+                reg[kind][item.id] = item
+    _REGISTRY = reg
+    return reg
+
+
+def papers() -> list[Paper]:
+    return list(_load()["papers"].values())
+
+
+def algorithms() -> list[Algorithm]:
+    return list(_load()["algorithms"].values())
+
+
+def theorems() -> list[Theorem]:
+    return list(_load()["theorems"].values())
+
+
+def tables() -> list[ComparisonTable]:
+    return list(_load()["tables"].values())
+
+
+def get_paper(key: str) -> Paper:
+    try:
+        return _load()["papers"][key]
+    except KeyError:
+        raise ValueError(f"unknown paper {key!r}; known: {', '.join(_load()['papers'])}") from None
+
+
+def get_algorithm(algorithm_id: str) -> Algorithm:
+    try:
+        return _load()["algorithms"][algorithm_id]
+    except KeyError:
+        known = ", ".join(_load()["algorithms"])
+        raise ValueError(f"unknown algorithm {algorithm_id!r}; known algorithms: {known}") from None
+
+
+def get_theorem(theorem_id: str) -> Theorem:
+    try:
+        return _load()["theorems"][theorem_id]
+    except KeyError:
+        known = ", ".join(_load()["theorems"])
+        raise ValueError(f"unknown theorem {theorem_id!r}; known theorems: {known}") from None
+
+
+def get_table(table_id: str) -> ComparisonTable:
+    try:
+        return _load()["tables"][table_id]
+    except KeyError:
+        known = ", ".join(_load()["tables"])
+        raise ValueError(f"unknown table {table_id!r}; known tables: {known}") from None
+
+
+def call_with_params(func: Callable[..., Any], params: dict[str, Any], what: str = "") -> Any:
+    """Call ``func`` with the entries of ``params`` that its signature names (``None`` values are dropped).
+
+    Raises ValueError naming the missing required parameters.
+    """
+    sig = inspect.signature(func)
+    accepts_kwargs = any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values())
+    given = {k: v for k, v in params.items() if v is not None}
+    kwargs = {k: v for k, v in given.items() if accepts_kwargs or k in sig.parameters}
+    missing = [
+        name
+        for name, p in sig.parameters.items()
+        if p.default is p.empty and p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD) and name not in kwargs
+    ]
+    if missing:
+        label = f" for {what}" if what else ""
+        raise ValueError(f"missing required parameter(s){label}: {', '.join(missing)}")
+    return func(**kwargs)
+
+
+def parameters_of(func: Callable[..., Any]) -> dict[str, Any]:
+    """Parameter names of a calibration/bound function with their defaults (``inspect._empty`` if required)."""
+    return {
+        name: p.default
+        for name, p in inspect.signature(func).parameters.items()
+        if p.kind in (p.KEYWORD_ONLY, p.POSITIONAL_OR_KEYWORD)
+    }
+
+
+def calibrate(algorithm_id: str, **params) -> Calibration:
+    """Calibrate ``algorithm_id`` at ``params`` (see the module docstring for names)."""
+    alg = get_algorithm(algorithm_id)
+    if alg.calibrate is None:
+        return Calibration(id=alg.id, feasible=True, reason="non-private baseline: no noise")
+    return call_with_params(alg.calibrate, params, what=f"algorithm {algorithm_id!r}")
+
+
+def bound(theorem_id: str, explicit: bool = False, **params) -> BoundResult:
+    """Evaluate theorem ``theorem_id`` at ``params``; ``explicit=True`` uses the paper's explicit constants."""
+    thm = get_theorem(theorem_id)
+    func = thm.bound
+    if explicit:
+        if thm.explicit_bound is None:
+            raise ValueError(f"{thm.paper.short}, {thm.number} gives no explicit constants; use the rate form.")
+        func = thm.explicit_bound
+    return call_with_params(func, params, what=f"theorem {theorem_id!r}")
+
+
+def _json_safe(obj: Any) -> Any:
+    """Recursively turn tuples into lists and non-finite floats into None (JSON has no inf/nan)."""
+    if isinstance(obj, dict):
+        return {str(k): _json_safe(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_json_safe(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if hasattr(obj, "item") and callable(obj.item):  # numpy scalar
+        return _json_safe(obj.item())
+    return obj

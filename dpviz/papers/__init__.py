@@ -1,0 +1,1 @@
+"""One module per paper of ../shared/seeds/; each defines PAPER, ALGORITHMS, THEOREMS and TABLES (see dpviz.catalog)."""
