@@ -99,6 +99,9 @@ class Paper:
     seed_file: str
 
     def cite(self) -> str:
+        """How users see the paper: authors (venue year), never the seed file name."""
+        if not self.venue:
+            return self.short
         return f"{self.short} ({self.venue} {self.year})"
 
 

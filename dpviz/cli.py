@@ -1,0 +1,288 @@
+"""Command line: ``python -m dpviz {algorithms,theorems,tables,calibrate,bound,reproduce}``.
+
+The sub-command names, the option names and the JSON keys are a contract (external scripts depend on them):
+
+- ``python -m dpviz algorithms --json`` → list of {id, paper, setting, perturbation}
+- ``python -m dpviz theorems --json`` → list of {id, paper, theorem, algorithm}
+- ``python -m dpviz calibrate --algorithm ID --n N --eps E --delta D [--d --T --eta --G --L --M --R --alpha --mu] --json``
+  → {id, sigma, laplace_scale, sigma_schedule, beta, beta_interval, feasible, reason, T, eta, …}
+- ``python -m dpviz bound --theorem ID … --json`` → {terms, total, exponents, eta, T, …}
+- ``python -m dpviz reproduce NAME [--reps R] [--seed S] --out DIR``
+
+Invalid or missing parameters exit with code 2 and one line on stderr (no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any, Sequence
+
+from dpviz import catalog
+from dpviz._validate import check_delta, check_eps, check_int, check_n, check_positive, check_unit
+
+__all__ = ["main", "build_parser"]
+
+
+class UsageError(Exception):
+    """A problem with the command line; reported as one line on stderr with exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one clear line, exit 2 (argparse's default prints the whole usage)
+        raise UsageError(message)
+
+
+def _number(text: str) -> float:
+    """Parse a number written by a user (``1e-8``, ``10000``, ``0.5``); never eval."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def _whole(text: str) -> int:
+    value = _number(text)
+    if value != int(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+    return int(value)
+
+
+def _keyvalue(text: str) -> tuple[str, Any]:
+    if "=" not in text:
+        raise argparse.ArgumentTypeError(f"--param expects NAME=VALUE, got {text!r}")
+    key, _, raw = text.partition("=")
+    key = key.strip()
+    if not key.isidentifier():
+        raise argparse.ArgumentTypeError(f"--param name {key!r} is not a valid parameter name")
+    raw = raw.strip()
+    low = raw.lower()
+    if low in ("true", "false"):
+        return key, low == "true"
+    try:
+        value: Any = _number(raw)
+        if value == int(value) and "." not in raw and "e" not in low:
+            value = int(value)
+    except argparse.ArgumentTypeError:
+        value = raw  # plain string (e.g. a choice); never evaluated
+    return key, value
+
+
+#: Common numeric options of ``calibrate`` and ``bound``: name -> (type, help)
+_PARAMS: dict[str, tuple[Any, str]] = {
+    "n": (_whole, "sample size n (>= 2)"),
+    "d": (_whole, "dimension d"),
+    "eps": (_number, "privacy budget epsilon > 0 (smaller = more private)"),
+    "delta": (_number, "privacy parameter delta in [0, 1) (0 selects pure-DP / Laplace variants where they exist)"),
+    "T": (_whole, "number of iterations T"),
+    "eta": (_number, "step size eta"),
+    "G": (_number, "Lipschitz constant G of the loss"),
+    "L": (_number, "smoothness / Hölder constant L"),
+    "M": (_number, "bound M on ||grad f(0; z)|| (Hölder papers)"),
+    "R": (_number, "radius R of the domain"),
+    "alpha": (_number, "Hölder smoothness exponent alpha in [0, 1]"),
+    "mu": (_number, "strong-convexity / PL constant mu"),
+    "c": (_number, "the paper's unspecified absolute constant (default 1)"),
+    "beta": (_number, "RDP split parameter beta in (0, 1) (default: searched)"),
+    "kappa": (_number, "data radius / label-noise level kappa"),
+}
+
+
+def _add_param_options(p: argparse.ArgumentParser) -> None:
+    for name, (typ, help_) in _PARAMS.items():
+        p.add_argument(f"--{name}", type=typ, default=None, help=help_)
+    p.add_argument(
+        "--param",
+        type=_keyvalue,
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="any further parameter a calibration or theorem takes (repeatable), e.g. --param zeta=0.5",
+    )
+    p.add_argument("--json", action="store_true", help="print JSON")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="python -m dpviz", description="Noise scales, schedules and bounds of DP-SGD papers.")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    p = sub.add_parser("algorithms", help="list the catalogue's algorithms")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("theorems", help="list the catalogue's theorems")
+    p.add_argument("--json", action="store_true")
+    p = sub.add_parser("tables", help="list the papers' comparison tables, evaluated at parameters if given")
+    p.add_argument("--table", default=None, help="one table id")
+    _add_param_options(p)
+
+    p = sub.add_parser("calibrate", help="noise scale of an algorithm at given parameters")
+    p.add_argument("--algorithm", required=True, help="algorithm id (see `algorithms`)")
+    _add_param_options(p)
+
+    p = sub.add_parser("bound", help="schedule and excess-risk bound of a theorem")
+    p.add_argument("--theorem", required=True, help="theorem id (see `theorems`)")
+    p.add_argument("--explicit", action="store_true", help="use the paper's explicit constants where given")
+    _add_param_options(p)
+
+    p = sub.add_parser("reproduce", help="reproduce a figure of a paper by simulation")
+    p.add_argument("name", help="e.g. wang-lownoise-fig1")
+    p.add_argument("--reps", type=_whole, default=500, help="repetitions (default 500)")
+    p.add_argument("--seed", type=_whole, default=0, help="random seed (default 0)")
+    p.add_argument("--out", required=True, help="output directory")
+    return parser
+
+
+def _collect_params(args: argparse.Namespace) -> dict[str, Any]:
+    params = {name: getattr(args, name) for name in _PARAMS if getattr(args, name) is not None}
+    for key, value in args.param:
+        params[key] = value
+    # Validate the universal parameters up front, so every algorithm reports them the same way.
+    if "n" in params:
+        check_n(params["n"])
+    if "eps" in params:
+        check_eps(params["eps"])
+    if "delta" in params:
+        check_delta(params["delta"], allow_zero=True)
+    if "alpha" in params:
+        check_unit("alpha", params["alpha"])
+    if "T" in params:
+        check_int("T", params["T"], minimum=1)
+    if "d" in params:
+        check_int("d", params["d"], minimum=1)
+    for name in ("eta", "G", "L", "mu"):
+        if name in params:
+            check_positive(name, params[name])
+    return params
+
+
+def _fmt(x: Any) -> str:
+    if isinstance(x, float):
+        return f"{x:.6g}"
+    return str(x)
+
+
+def _print_calibration(cal: catalog.Calibration) -> None:
+    d = cal.to_dict()
+    print(f"algorithm: {cal.id}")
+    print(f"feasible:  {cal.feasible}")
+    for key in ("sigma", "laplace_scale", "sigma_schedule", "beta", "beta_interval", "beta_half", "T", "eta"):
+        if d.get(key) is not None:
+            print(f"{key + ':':<15}{_fmt(d[key])}")
+    if cal.reason:
+        print(f"reason: {cal.reason}")
+    if cal.fix:
+        print(f"fix: {cal.fix}")
+    for note in cal.notes:
+        print(f"note: {note}")
+
+
+def _print_bound(res: catalog.BoundResult) -> None:
+    print(f"theorem: {res.theorem}")
+    for t in res.terms:
+        print(f"  {t.name:<16} {t.value:.6g}   (n^{t.n_exp:g} eps^{t.eps_exp:g})")
+    print(f"  {'total':<16} {res.total:.6g}")
+    for key in ("eta", "T", "gradient_complexity"):
+        val = getattr(res, key)
+        if val is not None:
+            print(f"{key}: {_fmt(val)}")
+    for note in res.notes:
+        print(f"note: {note}")
+
+
+def _run(argv: Sequence[str] | None) -> int:
+    args = build_parser().parse_args(argv)
+    cmd = args.command
+    if cmd == "algorithms":
+        rows = [
+            {
+                "id": a.id,
+                "paper": a.paper.cite(),
+                "place": a.place,
+                "setting": a.setting,
+                "perturbation": a.perturbation,
+                "name": a.name,
+            }
+            for a in catalog.algorithms()
+        ]
+        if args.json:
+            print(json.dumps(rows, indent=2))
+        else:
+            for r in rows:
+                print(f"{r['id']:<22} {r['setting']:<10} {r['perturbation']:<9} {r['paper']}, {r['place']}")
+        return 0
+    if cmd == "theorems":
+        rows = [
+            {"id": t.id, "paper": t.paper.cite(), "theorem": t.number, "algorithm": t.algorithm}
+            for t in catalog.theorems()
+        ]
+        if args.json:
+            print(json.dumps(rows, indent=2))
+        else:
+            for r in rows:
+                print(f"{r['id']:<28} {r['paper']}, {r['theorem']}  [{r['algorithm']}]")
+        return 0
+    if cmd == "tables":
+        params = _collect_params(args)
+        tabs = [catalog.get_table(args.table)] if args.table else catalog.tables()
+        out = []
+        for tab in tabs:
+            rows = tab.evaluate(**params) if params else tab.evaluate()
+            out.append({"id": tab.id, "paper": tab.paper.cite(), "table": tab.number, "caption": tab.caption,
+                        "rows": catalog._json_safe(rows)})
+        if args.json:
+            print(json.dumps(out, indent=2))
+        else:
+            for t in out:
+                print(f"{t['id']}: {t['paper']}, {t['table']} — {t['caption']}")
+                for r in t["rows"]:
+                    val = r.get("rate value")
+                    print(f"  {r['method']:<30} {r['rate']:<40} {'' if val is None else f'{val:.4g}'}")
+        return 0
+    if cmd == "calibrate":
+        params = _collect_params(args)
+        cal = catalog.calibrate(args.algorithm, **params)
+        if args.json:
+            print(json.dumps(cal.to_dict(), indent=2))
+        else:
+            _print_calibration(cal)
+        return 0
+    if cmd == "bound":
+        params = _collect_params(args)
+        res = catalog.bound(args.theorem, explicit=args.explicit, **params)
+        if args.json:
+            print(json.dumps(res.to_dict(), indent=2))
+        else:
+            _print_bound(res)
+        return 0
+    if cmd == "reproduce":
+        from dpviz import reproduce as rep  # imported lazily: the engine is heavier than the formulas
+
+        def progress(frac: float) -> None:
+            print(f"\r{args.name}: {100 * frac:5.1f} %", end="", file=sys.stderr, flush=True)
+
+        result = rep.reproduce(args.name, reps=args.reps, seed=args.seed, out_dir=args.out, progress=progress)
+        print(file=sys.stderr)
+        paths = {k: str(v) for k, v in result.items() if k in ("csv", "html")}
+        print(json.dumps(paths))
+        return 0
+    raise UsageError(f"unknown command {cmd!r}")  # pragma: no cover (argparse rejects it first)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        return _run(argv)
+    except (UsageError, ValueError) as exc:
+        message = " ".join(str(exc).split())
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

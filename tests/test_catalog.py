@@ -1,0 +1,152 @@
+"""Catalogue-wide checks: structure of every entry, and property tests of every calibration over the valid domain.
+
+The per-paper test files check the numbers by hand; here hypothesis checks the shape of the answer everywhere:
+finite positive noise (or a reported infeasibility, or a ValueError for invalid input), sigma non-increasing in eps
+and non-decreasing in T.
+"""
+import inspect
+import math
+
+import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+
+from dpviz import catalog
+
+FIXED_IDS = {
+    "dpsgd-rdp", "dpsgd-rdp-pairwise", "dpsgd-output", "pairwise-sgd-output", "dpsgd-pl", "pidp-sgd", "dpgd-sc",
+    "dpgd-c", "dp-epoch-gd", "sgd", "pairwise-sgd", "gd",
+}
+
+#: A typical parameter point; call_with_params passes each calibration the names it takes.
+BASE = dict(n=1000, d=10, eps=1.0, delta=1e-6, T=1000, eta=0.01, G=1.0, L=1.0, M=1.0, R=1.0, alpha=0.5, mu=0.1,
+            kappa=1.0)
+
+PRIVATE = [a for a in catalog.algorithms() if a.calibrate is not None]
+
+
+def test_algorithm_ids_are_the_fixed_contract():
+    ids = {a.id for a in catalog.algorithms()}
+    assert ids <= FIXED_IDS, f"unexpected ids {ids - FIXED_IDS}"
+
+
+@pytest.mark.parametrize("alg", catalog.algorithms(), ids=lambda a: a.id)
+def test_algorithm_entries_are_complete(alg):
+    assert alg.setting in ("pointwise", "pairwise")
+    assert alg.perturbation in ("gradient", "output", "objective", "none")
+    assert set(alg.assumptions) <= set(catalog.ASSUMPTIONS), set(alg.assumptions) - set(catalog.ASSUMPTIONS)
+    assert ".txt" not in alg.paper.cite()
+    if alg.calibrate is not None:
+        params = inspect.signature(alg.calibrate).parameters
+        assert all(p.kind is p.KEYWORD_ONLY for p in params.values()), "calibrations are keyword-only"
+        assert "eps" in params
+        assert alg.calibrate.__doc__ and ".txt" in alg.calibrate.__doc__, "docstring must cite the seed file"
+
+
+@pytest.mark.parametrize("thm", catalog.theorems(), ids=lambda t: t.id)
+def test_theorem_entries_are_complete(thm):
+    catalog.get_algorithm(thm.algorithm)
+    assert set(thm.assumptions) <= set(catalog.ASSUMPTIONS), set(thm.assumptions) - set(catalog.ASSUMPTIONS)
+    assert thm.id.startswith(thm.paper.key + "-")
+    assert thm.bound.__doc__ and ".txt" in thm.bound.__doc__, "bound docstring must cite the seed file"
+    assert all(p.kind is p.KEYWORD_ONLY for p in inspect.signature(thm.bound).parameters.values())
+
+
+@pytest.mark.parametrize("thm", catalog.theorems(), ids=lambda t: t.id)
+def test_every_theorem_evaluates_at_a_typical_point(thm):
+    res = catalog.bound(thm.id, **BASE)
+    assert res.terms, "a bound has at least one named term"
+    for term in res.terms:
+        assert math.isfinite(term.value) and term.value >= 0, term
+        assert math.isfinite(term.n_exp) and math.isfinite(term.eps_exp)
+    assert res.total == pytest.approx(sum(t.value for t in res.terms), rel=1e-9) or res.total >= max(
+        t.value for t in res.terms)
+
+
+@pytest.mark.parametrize("table", catalog.tables(), ids=lambda t: t.id)
+def test_tables_evaluate(table):
+    rows = table.evaluate(**BASE)
+    assert rows
+    for row in rows:
+        v = row["rate value"]
+        assert v is None or (math.isfinite(v) and v > 0)
+
+
+def noise_level(cal):
+    """The noise magnitude of a calibration (Gaussian sigma, Laplace scale, or the largest per-epoch sigma)."""
+    if cal.sigma is not None:
+        return cal.sigma
+    if cal.laplace_scale is not None:
+        return cal.laplace_scale
+    if cal.sigma_schedule:
+        return max(cal.sigma_schedule)
+    return None
+
+
+def _cal(alg, **over):
+    return catalog.call_with_params(alg.calibrate, {**BASE, **over})
+
+
+@pytest.mark.parametrize("alg", PRIVATE, ids=lambda a: a.id)
+def test_typical_point_gives_finite_positive_noise(alg):
+    cal = _cal(alg)
+    assert cal.id == alg.id
+    if cal.feasible:
+        level = noise_level(cal)
+        assert level is not None and math.isfinite(level) and level > 0
+    else:
+        assert cal.reason, "an infeasible calibration must say why"
+
+
+@pytest.mark.parametrize("alg", PRIVATE, ids=lambda a: a.id)
+@pytest.mark.parametrize("bad", [dict(eps=0.0), dict(eps=-1.0), dict(delta=1.0), dict(delta=-0.5), dict(n=1),
+                                 dict(eps=float("nan"))])
+def test_invalid_inputs_raise_value_error(alg, bad):
+    with pytest.raises(ValueError):
+        _cal(alg, **bad)
+
+
+PROPERTY = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+@pytest.mark.parametrize("alg", PRIVATE, ids=lambda a: a.id)
+@PROPERTY
+@given(
+    eps=st.floats(0.05, 10.0),
+    ratio=st.floats(1.05, 4.0),
+    n=st.integers(100, 100_000),
+    delta_exp=st.floats(3.0, 10.0),
+)
+def test_sigma_non_increasing_in_eps(alg, eps, ratio, n, delta_exp):
+    params = dict(n=n, delta=10.0 ** -delta_exp, T=n)
+    try:
+        lo = _cal(alg, eps=eps, **params)
+        hi = _cal(alg, eps=eps * ratio, **params)
+    except ValueError:
+        return  # a documented precondition of the paper is violated: the answer is a clear error
+    if lo.feasible:
+        # more budget can only relax the constraints
+        assert hi.feasible, (lo, hi)
+    assume(lo.feasible and hi.feasible)
+    a, b = noise_level(lo), noise_level(hi)
+    assume(a is not None and b is not None)
+    assert math.isfinite(a) and math.isfinite(b) and a > 0 and b > 0
+    assert b <= a * (1 + 1e-6), (a, b)
+
+
+TAKES_T = [a for a in PRIVATE if "T" in inspect.signature(a.calibrate).parameters]
+
+
+@pytest.mark.parametrize("alg", TAKES_T, ids=lambda a: a.id)
+@PROPERTY
+@given(T=st.integers(10, 10_000), ratio=st.floats(1.1, 10.0), eps=st.floats(0.1, 10.0))
+def test_sigma_non_decreasing_in_T(alg, T, ratio, eps):
+    try:
+        short = _cal(alg, T=T, eps=eps)
+        long = _cal(alg, T=int(T * ratio), eps=eps)
+    except ValueError:
+        return
+    assume(short.feasible and long.feasible)
+    a, b = noise_level(short), noise_level(long)
+    assume(a is not None and b is not None)
+    assert b >= a * (1 - 1e-6), (a, b)
