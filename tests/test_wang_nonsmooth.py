@@ -352,3 +352,17 @@ def test_catalogue_entries():
     assert ".txt" not in alg.paper.cite()
     ids = {t.id for t in catalog.theorems()}
     assert {"wang-nonsmooth-thm7", "wang-nonsmooth-thm9", "wang-nonsmooth-thm10"} <= ids
+
+
+def test_unbounded_constant_overflow_is_reported_not_raised():
+    # alpha = 0.999, L = 5: C_alpha = (0.001/1.999) * 5^(2/0.001) + 2 M0 = 5e-4 * 5^2000 -> beyond float range
+    assert w.C_alpha(L=5, M=1, alpha=0.999) == math.inf
+    cal = w.calibrate_dpsgd_output(n=100, eps=1, delta=1e-5, T=100, eta=0.1, L=5, M=1, alpha=0.999,
+                                   bounded_domain=False)
+    assert not cal.feasible and "overflow" in cal.reason and cal.fix
+    # the bounded-domain variant is fine: A = 100*(0.001/1.999)*(2^-0.999*5*0.1)^2000 = 0 (underflow), g = 1 + 5 = 6
+    # n = T = 100, gamma = 5e-6: k = 1 + 3*log(2e7) = 51.43373; Delta = sqrt(e*4*36*0.01*52.43373*51.43373) = 102.744
+    k = 1 + 3 * LOG(100 / 5e-6)
+    cal = w.calibrate_dpsgd_output(n=100, eps=1, delta=1e-5, T=100, eta=0.1, L=5, M=1, alpha=0.999, R=1)
+    assert cal.extras["Delta"] == pytest.approx(math.sqrt(math.e * 4 * 36 * 0.01 * (1 + k) * k), rel=1e-9)
+    assert cal.extras["Delta"] == pytest.approx(102.744, rel=1e-5)

@@ -232,7 +232,10 @@ def _sensitivity_parts(n, T, eta, L, M, alpha, gamma, R, bounded_domain, M0):
         out["C_alpha"] = Ca
         grad_bound = M + L * (Ca * T * eta) ** (alpha / 2.0) if math.isfinite(Ca) else math.inf
     A = _nonsmooth_term(T, eta, L, alpha)
-    B = 4.0 * grad_bound**2 * eta**2 * (1.0 + k) * k
+    try:
+        B = 4.0 * grad_bound**2 * eta**2 * (1.0 + k) * k
+    except OverflowError:
+        B = math.inf
     out.update(
         {
             "c_alpha_2_sq_T_eta_pow": A,
