@@ -366,3 +366,16 @@ def test_unbounded_constant_overflow_is_reported_not_raised():
     cal = w.calibrate_dpsgd_output(n=100, eps=1, delta=1e-5, T=100, eta=0.1, L=5, M=1, alpha=0.999, R=1)
     assert cal.extras["Delta"] == pytest.approx(math.sqrt(math.e * 4 * 36 * 0.01 * (1 + k) * k), rel=1e-9)
     assert cal.extras["Delta"] == pytest.approx(102.744, rel=1e-5)
+
+
+def test_large_eps_flags_the_gaussian_mechanism_limit():
+    # sigma/Delta = sqrt(2 log(2.5/delta))/eps; exact delta = Phi(1/(2s) - eps s) - e^eps Phi(-1/(2s) - eps s)
+    # eps = 10, delta = 1e-3: s = sqrt(2*log(2500))/10 = 0.395541 -> exact delta = 0.00158 > delta/2 = 5e-4
+    params = dict(n=1000, delta=1e-3, T=1000, eta=0.01, L=1, M=1, alpha=0.5, R=1)
+    cal = w.calibrate_dpsgd_output(eps=10, **params)
+    assert cal.extras["gaussian_exact_delta"] == pytest.approx(0.00158024, rel=1e-4)
+    assert any("under-noises" in note for note in cal.notes)
+    # eps = 1: exact delta 3.59e-6 <= 5e-4: no warning
+    cal = w.calibrate_dpsgd_output(eps=1, **params)
+    assert cal.extras["gaussian_exact_delta"] == pytest.approx(3.5937e-6, rel=1e-3)
+    assert not any("under-noises" in note for note in cal.notes)

@@ -312,6 +312,18 @@ def sgd_sensitivity(*, n, T, eta, L, M, alpha, gamma, R=None, bounded_domain=Tru
 # ----------------------------------------------------------------------------------------------------------------
 # Algorithm 1: DP-SGD-Output
 
+
+def _Phi(x: float) -> float:
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def _gaussian_exact_delta(eps: float, s: float) -> float:
+    """Exact δ(ε) of the Gaussian mechanism with noise σ = s·Δ (Balle & Wang 2018, Theorem 8):
+    Φ(1/(2s) − εs) − e^ε Φ(−1/(2s) − εs).  Used only to flag ε where Lemma 2 (stated for ε < 1) is too weak."""
+    a, b = 1.0 / (2.0 * s), eps * s
+    return max(0.0, _Phi(a - b) - _exp(eps) * _Phi(-a - b))
+
+
 _OUTPUT_FORMULA = (
     r"\sigma^2=\frac{2\log(2.5/\delta)\Delta^2}{\epsilon^2},\quad "
     r"\Delta=\Big(e\big(c_{\alpha,2}^2T\eta^{\frac{2}{1-\alpha}}+4g^2\eta^2\big(1+\tfrac{T}{n}(1+c_{\gamma,T})\big)"
@@ -394,6 +406,14 @@ def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounde
             extras={"domain": domain, **parts},
         )
     sigma = math.sqrt(2.0 * math.log(2.5 / delta)) * Delta / eps
+    exact = _gaussian_exact_delta(eps, sigma / Delta) if Delta > 0 else 0.0
+    parts["gaussian_exact_delta"] = exact
+    if exact > delta / 2.0:
+        notes.append(
+            f"Lemma 2 (the classical Gaussian mechanism, proved for eps < 1) is used here at eps = {eps:g}: the exact "
+            f"delta of this Gaussian mechanism is {exact:.3g} > delta/2 = {delta / 2:.3g}, so the paper's calibration "
+            "under-noises at this large eps."
+        )
     if eta <= 1.0 / T:
         notes.append(
             f"eta = {eta:g} <= 1/T = {1.0 / T:g}: the paper assumes eta > 1/T in its utility analysis "
