@@ -379,3 +379,16 @@ def test_large_eps_flags_the_gaussian_mechanism_limit():
     cal = w.calibrate_dpsgd_output(eps=1, **params)
     assert cal.extras["gaussian_exact_delta"] == pytest.approx(3.5937e-6, rel=1e-3)
     assert not any("under-noises" in note for note in cal.notes)
+
+
+def test_bound_lemma13():
+    # n = 1000: one term, the threshold 1.538946; eps = 1.5 is below it, eps = 2 meets it
+    res = w.bound_lemma13(n=1000, eps=1.5)
+    assert res.total == pytest.approx(1.538946, rel=1e-6) and res.T == 1000
+    assert res.extras["delta"] == pytest.approx(1e-6) and res.extras["valid"] is True
+    assert any("below" in note for note in res.notes)
+    assert any("meets" in note for note in w.bound_lemma13(n=1000, eps=2.0).notes)
+    # n = 30 < 44: flagged
+    assert w.bound_lemma13(n=30).extras["valid"] is False
+    with pytest.raises(ValueError):
+        w.bound_lemma13(n=10)
