@@ -1,0 +1,279 @@
+"""Data sets for the simulation engine: the synthetic designs of the papers, two bundled real data sets, user CSV.
+
+Public API
+----------
+``DATASETS``
+    name -> one-line description of every built-in data set.
+``load_dataset(name, *, n=None, kappa=0.0, n_test=None, seed=0)``
+    a :class:`Dataset` (training sample + a large fresh / held-out sample for the population risk).
+``from_csv(content, label_column, *, max_bytes=MAX_CSV_BYTES, task=None, test_fraction=0.3, seed=0)``
+    a :class:`Dataset` from a user's CSV file (bytes or str), parsed with pandas and validated.
+
+Every data set is scaled so that ``||x||_2 <= 1`` (the papers' bounded-input assumption), which makes the Lipschitz
+constants of the losses computable from the domain radius.
+
+Synthetic designs (000_e4c77d256cde89f2.txt, Section 5.1, Wang, Lei, Ying & Zhou):
+
+* ``wang-least-squares``: d = 10, w* = [0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1], x uniform on the unit sphere,
+  y = <x, w*> + gamma with gamma ~ N(0, kappa^2).  The paper requires |y| <= 0.5; we enforce it by **rejection
+  sampling** (pairs (x, y) with |y| > 0.5 are redrawn).  For kappa = 0 this keeps y = <x, w*> exactly, so the model
+  stays realizable (F(w*) = 0, the low-noise case); for kappa > 0 the truncation makes E[y | x] differ slightly from
+  <x, w*>, so the reference risk is then taken from an accurate solver (see :mod:`dpviz.simulate`).
+* ``wang-logistic``: d = 10, w* = [5, 3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1], x uniform on the unit sphere.  The paper
+  writes y = 1 if 1/(1 + exp(-y <w*, x> + gamma)) > 0.5 with y on both sides; we read it as the label of the noisy
+  score, y = sign(<w*, x> - gamma), gamma ~ N(0, kappa^2) (kappa = 0: separable by w*).
+* ``two-class``: two Gaussian classes (for AUC losses), x normalised to the unit sphere.
+* ``clusters``: labelled clusters (for metric learning), x normalised.
+
+Real data (offline, bundled with scikit-learn): ``breast-cancer`` (classification, labels +-1) and ``diabetes``
+(regression, labels scaled to [-1, 1]); standardised with training statistics, then divided by the largest training
+row norm (test rows are clipped to norm 1); fixed 70/30 split (seed 0).
+"""
+
+from __future__ import annotations
+
+import io
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dpviz import _validate as v
+
+__all__ = ["Dataset", "DATASETS", "load_dataset", "from_csv", "MAX_CSV_BYTES", "WANG_LS_W", "WANG_LOGISTIC_W"]
+
+#: w* of the least-squares experiment (000_e4c77d256cde89f2.txt, Section 5.1).
+WANG_LS_W = np.array([0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1])
+#: w* of the logistic experiment (000_e4c77d256cde89f2.txt, Section 5.1).
+WANG_LOGISTIC_W = np.array([5, 3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1], dtype=float)
+
+MAX_CSV_BYTES = 5_000_000
+
+DATASETS: dict[str, str] = {
+    "wang-least-squares": "Synthetic least squares of Wang, Lei, Ying & Zhou (d = 10, ||x|| = 1, |y| <= 0.5, noise kappa)",
+    "wang-logistic": "Synthetic logistic classification of Wang, Lei, Ying & Zhou (d = 10, ||x|| = 1, noise kappa)",
+    "two-class": "Two Gaussian classes on the unit sphere (for AUC maximisation)",
+    "clusters": "Labelled clusters on the unit sphere (for metric learning)",
+    "breast-cancer": "Breast cancer Wisconsin (scikit-learn), 30 features, labels +-1",
+    "diabetes": "Diabetes (scikit-learn), 10 features, regression target scaled to [-1, 1]",
+}
+
+
+@dataclass
+class Dataset:
+    """A training sample and an evaluation sample.
+
+    ``X_test, y_test`` is a large fresh sample from the same distribution for synthetic data (the population risk is
+    estimated on it) and the held-out split for real / CSV data.  ``w_star`` is the true parameter where known;
+    ``realizable`` says that F(w*) = 0 holds (then excess risk is measured against w*).
+    """
+
+    name: str
+    X: np.ndarray
+    y: np.ndarray
+    X_test: np.ndarray
+    y_test: np.ndarray
+    task: str  # "regression" | "classification" | "multiclass"
+    w_star: np.ndarray | None = None
+    realizable: bool = False
+    kappa: float = 0.0
+    description: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def n(self) -> int:
+        return int(self.X.shape[0])
+
+    @property
+    def d(self) -> int:
+        return int(self.X.shape[1])
+
+    @property
+    def x_bound(self) -> float:
+        """max ||x_i||_2 over the training sample (<= 1 by construction)."""
+        return float(np.sqrt((self.X**2).sum(axis=1)).max())
+
+    @property
+    def y_bound(self) -> float:
+        return float(np.abs(self.y).max())
+
+
+def _sphere(rng: np.random.Generator, m: int, d: int) -> np.ndarray:
+    x = rng.standard_normal((m, d))
+    return x / np.linalg.norm(x, axis=1, keepdims=True)
+
+
+def _wang_ls(rng, m, kappa):
+    """Draw m pairs with |y| <= 0.5 by rejection (000_e4c77d256cde89f2.txt, Section 5.1)."""
+    xs, ys, have = [], [], 0
+    while have < m:
+        k = max(2 * (m - have), 64)
+        x = _sphere(rng, k, 10)
+        y = x @ WANG_LS_W + kappa * rng.standard_normal(k)
+        keep = np.abs(y) <= 0.5
+        xs.append(x[keep])
+        ys.append(y[keep])
+        have += int(keep.sum())
+    return np.concatenate(xs)[:m], np.concatenate(ys)[:m]
+
+
+def _wang_logistic(rng, m, kappa):
+    x = _sphere(rng, m, 10)
+    score = x @ WANG_LOGISTIC_W - kappa * rng.standard_normal(m)
+    return x, np.where(score > 0, 1.0, -1.0)
+
+
+def _two_class(rng, m, d=5, p=0.3, sep=1.0):
+    y = np.where(rng.random(m) < p, 1.0, -1.0)
+    centre = np.zeros(d)
+    centre[0] = sep
+    x = rng.standard_normal((m, d)) + y[:, None] * centre
+    return x / np.linalg.norm(x, axis=1, keepdims=True), y
+
+
+def _clusters(rng, m, d=4, k=3):
+    centres = np.eye(d)[:k] * 2.0
+    lab = rng.integers(0, k, m)
+    x = centres[lab] + rng.standard_normal((m, d))
+    return x / np.linalg.norm(x, axis=1, keepdims=True), lab.astype(float)
+
+
+def load_dataset(name: str, *, n: int | None = None, kappa: float = 0.0, n_test: int | None = None,
+                 seed: int = 0) -> Dataset:
+    """Load a built-in data set.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`DATASETS`.
+    n : int, optional
+        Training sample size for synthetic data (default 5000, the paper's n).  Ignored for real data.
+    kappa : float, default 0
+        Standard deviation of the label noise for the Wang et al. designs (0 = low-noise / realizable).
+    n_test : int, optional
+        Size of the fresh population sample for synthetic data (default 20000).
+    seed : int, default 0
+        Seed of the data draw (the algorithm's randomness is seeded separately).
+    """
+    if name not in DATASETS:
+        raise ValueError(f"unknown data set {name!r}; choose one of: {', '.join(DATASETS)}")
+    kappa = v.check_nonnegative("kappa (label noise)", kappa)
+    seed = v.check_int("seed", seed, minimum=0)
+    if name in ("breast-cancer", "diabetes"):
+        return _real(name)
+    n = 5000 if n is None else v.check_n(n)
+    n_test = 20000 if n_test is None else v.check_int("n_test", n_test, minimum=10)
+    rng = np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, 7919])))
+    if name == "wang-least-squares":
+        X, y = _wang_ls(rng, n + n_test, kappa)
+        return Dataset(name, X[:n], y[:n], X[n:], y[n:], "regression", w_star=WANG_LS_W.copy(),
+                       realizable=kappa == 0, kappa=kappa, description=DATASETS[name],
+                       notes=["|y| <= 0.5 enforced by rejection sampling (Wang, Lei, Ying & Zhou, Section 5.1)."])
+    if name == "wang-logistic":
+        X, y = _wang_logistic(rng, n + n_test, kappa)
+        return Dataset(name, X[:n], y[:n], X[n:], y[n:], "classification", w_star=WANG_LOGISTIC_W.copy(),
+                       realizable=False, kappa=kappa, description=DATASETS[name],
+                       notes=["label y = sign(<w*, x> - gamma), gamma ~ N(0, kappa^2) (our reading of Section 5.1)."])
+    if name == "two-class":
+        X, y = _two_class(rng, n + n_test)
+        return Dataset(name, X[:n], y[:n], X[n:], y[n:], "classification", description=DATASETS[name])
+    X, y = _clusters(rng, n + n_test)
+    return Dataset(name, X[:n], y[:n], X[n:], y[n:], "multiclass", description=DATASETS[name])
+
+
+def _scale_split(X: np.ndarray, y: np.ndarray, test_fraction: float, seed: int):
+    rng = np.random.Generator(np.random.PCG64(seed))
+    perm = rng.permutation(len(y))
+    m_test = max(1, int(round(test_fraction * len(y))))
+    te, tr = perm[:m_test], perm[m_test:]
+    mu = X[tr].mean(axis=0)
+    sd = X[tr].std(axis=0)
+    sd[sd == 0] = 1.0
+    Z = (X - mu) / sd
+    scale = np.linalg.norm(Z[tr], axis=1).max()
+    Z = Z / (scale if scale > 0 else 1.0)
+    norms = np.linalg.norm(Z, axis=1, keepdims=True)
+    Z = Z / np.maximum(norms, 1.0)  # clip held-out rows to the unit ball
+    return Z[tr], y[tr], Z[te], y[te]
+
+
+def _real(name: str) -> Dataset:
+    from sklearn import datasets as skd
+
+    if name == "breast-cancer":
+        b = skd.load_breast_cancer()
+        y = np.where(b.target == 1, 1.0, -1.0)
+        task = "classification"
+    else:
+        b = skd.load_diabetes()
+        t = b.target.astype(float)
+        y = (t - (t.max() + t.min()) / 2) / ((t.max() - t.min()) / 2)
+        task = "regression"
+    X, yy, Xt, yt = _scale_split(np.asarray(b.data, dtype=float), y, 0.3, 0)
+    return Dataset(name, X, yy, Xt, yt, task, description=DATASETS[name],
+                   notes=["standardised, scaled so ||x|| <= 1, fixed 70/30 split; the held-out split estimates the "
+                          "population risk"])
+
+
+def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CSV_BYTES, task: str | None = None,
+             test_fraction: float = 0.3, seed: int = 0) -> Dataset:
+    """Build a :class:`Dataset` from a CSV file with numeric feature columns and one label column.
+
+    The file is parsed with :func:`pandas.read_csv` (no code is evaluated).  A label column with exactly two distinct
+    values is a classification task (mapped to -1 / +1, the larger value is +1); otherwise regression (labels scaled
+    to [-1, 1]).  Features are standardised and scaled to ``||x|| <= 1``; a random ``test_fraction`` is held out.
+
+    Raises
+    ------
+    ValueError
+        Empty or too large file, unparsable CSV, unknown label column, non-numeric columns, missing / infinite values,
+        fewer than 10 rows.
+    """
+    import pandas as pd
+
+    max_bytes = v.check_int("max_bytes", max_bytes)
+    test_fraction = v.check_open_unit("test_fraction", test_fraction)
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    if not isinstance(content, (bytes, bytearray)):
+        raise ValueError("the CSV content must be bytes or text.")
+    if len(content) == 0:
+        raise ValueError("the CSV file is empty.")
+    if len(content) > max_bytes:
+        raise ValueError(f"the CSV file is {len(content) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB.")
+    try:
+        df = pd.read_csv(io.BytesIO(bytes(content)))
+    except Exception as exc:  # pandas raises several parser error types
+        raise ValueError(f"could not parse the file as CSV: {exc}") from None
+    if label_column not in df.columns:
+        raise ValueError(f"label column {label_column!r} not found; the columns are: {', '.join(map(str, df.columns))}")
+    bad = [str(c) for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
+    if bad:
+        raise ValueError(f"these columns are not numeric: {', '.join(bad)}; all columns must hold numbers.")
+    if df.shape[1] < 2:
+        raise ValueError("the CSV needs at least one feature column besides the label column.")
+    arr = df.to_numpy(dtype=float)
+    if np.isnan(arr).any():
+        cols = [str(c) for c in df.columns[np.isnan(arr).any(axis=0)]]
+        raise ValueError(f"missing values (NaN / empty cells) in column(s): {', '.join(cols)}; remove or fill them.")
+    if np.isinf(arr).any():
+        cols = [str(c) for c in df.columns[np.isinf(arr).any(axis=0)]]
+        raise ValueError(f"infinite values in column(s): {', '.join(cols)}.")
+    if len(df) < 10:
+        raise ValueError(f"the CSV has {len(df)} rows; at least 10 are needed.")
+    y = df[label_column].to_numpy(dtype=float)
+    X = df.drop(columns=[label_column]).to_numpy(dtype=float)
+    vals = np.unique(y)
+    if task is None:
+        task = "classification" if len(vals) == 2 else "regression"
+    if task == "classification":
+        if len(vals) != 2:
+            raise ValueError(f"a classification label needs exactly two distinct values, found {len(vals)}.")
+        y = np.where(y == vals[1], 1.0, -1.0)
+    elif task == "regression":
+        span = (y.max() - y.min()) / 2
+        y = (y - (y.max() + y.min()) / 2) / (span if span > 0 else 1.0)
+    else:
+        raise ValueError(f"task must be 'classification' or 'regression', got {task!r}.")
+    X, yy, Xt, yt = _scale_split(X, y, test_fraction, seed)
+    return Dataset("csv", X, yy, Xt, yt, task, description=f"user CSV ({len(df)} rows, label {label_column!r})",
+                   notes=["standardised, scaled so ||x|| <= 1"])

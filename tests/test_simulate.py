@@ -1,0 +1,194 @@
+"""Tests of the simulation engine: hand-traced updates (d = 2, injected noise / indices), noise levels, seeds, cost."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpviz import catalog, simulate as S
+from dpviz.data import Dataset
+
+
+class LS:
+    """f(w; x, y) = (<w, x> - y)^2 / 2, written out here so the hand traces do not depend on dpviz.losses."""
+
+    setting = "pointwise"
+    param = "vector"
+    alpha = 1.0
+
+    def value(self, w, x, y, x2=None, y2=None):
+        return 0.5 * (np.sum(w * x, axis=-1) - y) ** 2
+
+    def grad(self, w, x, y, x2=None, y2=None):
+        return (np.sum(w * x, axis=-1) - y)[..., None] * x
+
+
+class Zero(LS):
+    def value(self, w, x, y, x2=None, y2=None):
+        return np.zeros(np.broadcast_shapes(w.shape[:-1], x.shape[:-1]))
+
+    def grad(self, w, x, y, x2=None, y2=None):
+        return np.zeros(np.broadcast_shapes(w.shape, x.shape))
+
+
+class PairLS(LS):
+    """Pairwise f(w; z, z') = (<w, x - x'> - (y - y'))^2 / 2."""
+
+    setting = "pairwise"
+
+    def value(self, w, x, y, x2=None, y2=None):
+        return 0.5 * (np.sum(w * (x - x2), axis=-1) - (y - y2)) ** 2
+
+    def grad(self, w, x, y, x2=None, y2=None):
+        return (np.sum(w * (x - x2), axis=-1) - (y - y2))[..., None] * (x - x2)
+
+
+def tiny():
+    X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    y = np.array([1.0, 2.0])
+    return Dataset("tiny", X, y, X.copy(), y.copy(), "regression")
+
+
+def idx_seq(seq):
+    return lambda t: np.full((1, 1), seq[t])
+
+
+def noise_seq(seq):
+    return lambda t: np.array(seq[t], dtype=float).reshape(1, 1, 2)
+
+
+def test_dpsgd_hand_trace_average_and_last():
+    # t=1: w1=0, i=0: grad=(0-1)*[1,0]=[-1,0]; +0.5*[1,-1] -> [-0.5,-0.5]; w2 = 0 - 0.1*[-0.5,-0.5] = [0.05, 0.05]
+    # t=2: i=1: grad=(0.05-2)*[0,1]=[0,-1.95]; +0.5*[0,2] -> [0,-0.95]; w3 = [0.05, 0.05+0.095] = [0.05, 0.145]
+    # Algorithm 1 (Wang et al.) outputs (w1+w2)/2 = [0.025, 0.025]; the PL variant outputs w3.
+    kw = dict(reps=1, params={"T": 2, "eta": 0.1, "sigma": 0.5}, indices=idx_seq([0, 1]),
+              noise=noise_seq([[1, -1], [0, 2]]), evaluate=())
+    r = S.simulate("dpsgd-rdp", tiny(), LS(), **kw)
+    assert r.outputs[0, 0] == pytest.approx([0.025, 0.025])
+    r = S.simulate("dpsgd-pl", tiny(), LS(), **kw)
+    assert r.outputs[0, 0] == pytest.approx([0.05, 0.145])
+
+
+def test_projection_onto_ball():
+    # w2 = [0.05, 0.05] has norm 0.0707 > R = 0.06 -> scaled by 0.06/0.070711 -> [0.042426, 0.042426]
+    r = S.simulate("dpsgd-pl", tiny(), LS(), reps=1, params={"T": 1, "eta": 0.1, "sigma": 0.5, "R": 0.06},
+                   indices=idx_seq([0]), noise=noise_seq([[1, -1]]), evaluate=())
+    assert r.outputs[0, 0] == pytest.approx([0.06 / math.sqrt(2)] * 2)
+
+
+def test_output_perturbation_hand_trace():
+    # non-private: w2 = 0 - 0.1*[-1,0] = [0.1,0]; w3 = [0.1,0] - 0.1*[0,(0-2)] = [0.1,0.2]
+    # average (w1+w2)/2 = [0.05, 0]; output + 0.5*[1,-2] = [0.55, -1.0]
+    r = S.simulate("dpsgd-output", tiny(), LS(), reps=1, params={"T": 2, "eta": 0.1, "sigma": 0.5},
+                   indices=idx_seq([0, 1]), output_noise=np.array([[[1.0, -2.0]]]), evaluate=())
+    assert r.outputs[0, 0] == pytest.approx([0.55, -1.0])
+
+
+def test_pairwise_hand_trace():
+    # pair (0,1): x-x' = [1,-1], y-y' = -1; grad at 0 = (0+1)*[1,-1] = [1,-1]; noise 0.5*[2,0] -> [2,-1]
+    # w2 = 0 - 0.1*[2,-1] = [-0.2, 0.1]; (T = 2, second pair (1,0) only moves w3); output (w1+w2)/2 = [-0.1, 0.05]
+    r = S.simulate("dpsgd-rdp-pairwise", tiny(), PairLS(), reps=1, params={"T": 2, "eta": 0.1, "sigma": 0.5},
+                   indices=lambda t: (np.full((1, 1), t), np.full((1, 1), 1 - t)), noise=noise_seq([[2, 0], [0, 0]]),
+                   evaluate=())
+    assert r.outputs[0, 0] == pytest.approx([-0.1, 0.05])
+
+
+def test_gd_full_gradient_hand_trace():
+    # F_S(w) = mean of the two losses; grad at 0 = ([-1,0] + [0,-2])/2 = [-0.5,-1]; w1 = [0.05, 0.1]
+    # grad at w1 = ([0.05-1, 0] + [0, 0.1-2])/2 = [-0.475, -0.95]; w2 = [0.05+0.0475, 0.1+0.095] = [0.0975, 0.195]
+    # gd outputs the average of w0, w1, w2 = [0.1475/3, 0.295/3]
+    r = S.simulate("gd", tiny(), LS(), reps=1, params={"T": 2, "eta": 0.1}, evaluate=())
+    assert r.outputs[0, 0] == pytest.approx([0.1475 / 3, 0.295 / 3])
+
+
+def test_noise_free_limit_equals_sgd():
+    rng = np.random.default_rng(1)
+    X = rng.standard_normal((50, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = X @ np.array([0.3, -0.2, 0.1])
+    ds = Dataset("s", X, y, X, y, "regression")
+    a = S.simulate("dpsgd-rdp", ds, LS(), reps=4, seed=3, params={"T": 30, "eta": 0.1, "sigma": 0.0})
+    b = S.simulate("sgd", ds, LS(), reps=4, seed=3, params={"T": 30, "eta": 0.1})
+    np.testing.assert_allclose(a.outputs, b.outputs)
+
+
+def test_output_noise_std_matches_catalogue_sigma():
+    ds = tiny()
+    p = dict(n=2, eps=1.0, delta=1e-3, T=10, eta=0.1, L=1.0, M=1.0, alpha=1.0, R=1.0)
+    cal = catalog.calibrate("dpsgd-output", **p)
+    r = S.simulate("dpsgd-output", ds, Zero(), reps=4000, seed=0, params=p, evaluate=())
+    sd = r.outputs.std()
+    assert sd == pytest.approx(cal.sigma, rel=0.05)  # 8000 draws: relative se of sd ~ 0.8 %
+
+
+def test_per_step_noise_std():
+    # zero gradient, eta = 1, last iterate: w_T = -sigma * sum of T normals, so sd(w_T) = sigma sqrt(T) = 0.3*sqrt(50)
+    r = S.simulate("dpsgd-pl", tiny(), Zero(), reps=2000, seed=1, params={"T": 50, "eta": 1.0, "sigma": 0.3},
+                   evaluate=())
+    assert r.outputs.std() == pytest.approx(0.3 * math.sqrt(50), rel=0.05)
+
+
+def test_grid_sigma_per_point_and_seeds():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 2))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    ds = Dataset("s", X, X[:, 0] * 0.5, X, X[:, 0] * 0.5, "regression")
+    kw = dict(grid={"eps": [1.0, 2.0]}, reps=50, params={"T": 20, "eta": 1.0, "sigma": [0.2, 0.1]}, evaluate=())
+    a = S.simulate("dpsgd-pl", ds, Zero(), seed=5, **kw)
+    b = S.simulate("dpsgd-pl", ds, Zero(), seed=5, **kw)
+    c = S.simulate("dpsgd-pl", ds, Zero(), seed=6, **kw)
+    np.testing.assert_array_equal(a.outputs, b.outputs)
+    assert not np.allclose(a.outputs, c.outputs)
+    # each grid point has its own sigma: sd ratio ~ 2
+    assert a.outputs[0].std() / a.outputs[1].std() == pytest.approx(2.0, rel=0.25)
+    # different grid points and repetitions get different streams
+    assert not np.allclose(a.outputs[0] / 0.2, a.outputs[1] / 0.1)
+    assert len(np.unique(a.outputs[0, :, 0])) == 50
+    assert list(a.frame["sigma"].unique()) == [0.2, 0.1]
+
+
+def test_frame_summary_and_excess_risk():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 2))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    w = np.array([0.3, 0.1])
+    ds = Dataset("s", X[:200], X[:200] @ w, X[200:], X[200:] @ w, "regression", w_star=w, realizable=True)
+    r = S.simulate("sgd", ds, LS(), reps=5, params={"T": 50, "eta": 0.5})
+    assert len(r.frame) == 5
+    assert {"emp_risk", "pop_risk", "excess_risk", "metric"} <= set(r.frame.columns)
+    # realizable: F(w*) = 0, so the excess risk equals the population risk, and MSE = 2 * population risk
+    np.testing.assert_allclose(r.frame["excess_risk"], r.frame["pop_risk"])
+    np.testing.assert_allclose(r.frame["metric"], 2 * r.frame["pop_risk"])
+    assert r.summary("excess_risk")["count"].iloc[0] == 5
+
+
+def test_progress_cancel_and_cost_guard():
+    seen = []
+    S.simulate("sgd", tiny(), LS(), reps=2, params={"T": 10, "eta": 0.1}, progress=seen.append, evaluate=())
+    assert seen[-1] == 1.0 and all(0 <= f <= 1 for f in seen)
+    with pytest.raises(S.Cancelled):
+        S.simulate("sgd", tiny(), LS(), reps=2, params={"T": 10, "eta": 0.1}, cancel=lambda: True)
+    est = S.estimate_cost("sgd", tiny(), LS(), reps=10, params={"T": 100, "eta": 0.1})
+    assert est["work"] == 10 * 100 * 2  # reps * T * d
+    with pytest.raises(S.CostTooHigh, match="reduce"):
+        S.simulate("sgd", tiny(), LS(), reps=10, params={"T": 100, "eta": 0.1}, max_work=100)
+    # full-gradient pairwise: n(n-1) = 2 gradients per step
+    est = S.estimate_cost("dpgd-c", tiny(), PairLS(), reps=3, params={"T": 4, "eta": 0.1, "sigma": 1.0})
+    assert est["work"] == 3 * 4 * 2 * 2
+
+
+def test_invalid_inputs():
+    with pytest.raises(ValueError, match="does not run"):
+        S.simulate("no-such", tiny(), LS())
+    with pytest.raises(ValueError, match="reps"):
+        S.simulate("sgd", tiny(), LS(), reps=0, params={"T": 1, "eta": 0.1})
+    with pytest.raises(ValueError, match="pairwise"):
+        S.simulate("dpsgd-rdp-pairwise", tiny(), LS(), params={"T": 1, "eta": 0.1, "sigma": 1.0})
+    with pytest.raises(ValueError, match="eta"):
+        S.simulate("sgd", tiny(), LS(), params={"T": 1})
+    with pytest.raises(ValueError, match="exceeds"):
+        S.simulate("sgd", tiny(), LS(), params={"T": 1, "eta": 0.1, "n": 5})
+    with pytest.raises(ValueError, match="grid"):
+        S.simulate("sgd", tiny(), LS(), grid={"eps": [1], "n": [2]}, params={"T": 1, "eta": 0.1})
+    with pytest.raises(ValueError, match="R"):
+        S.simulate("sgd", tiny(), LS(), params={"T": 1, "eta": 0.1, "R": -1})
