@@ -41,13 +41,21 @@ Update rules (``SPECS``)
 * ``dpsgd-rdp-pairwise`` — same paper, Algorithm 2: as above with a uniform pair (i_t, j_t), i_t != j_t.
 * ``dpsgd-output`` — 003_ae9d1ed971b16d33.txt, Algorithm 1: non-private projected SGD, averaged iterate, then one
   Gaussian output noise N(0, sigma^2 I_d).
-* ``pairwise-sgd-output`` — 002_529032789875e3ba.txt: pairwise SGD on uniform pairs, averaged iterate + output noise.
+* ``pairwise-sgd`` — 002_529032789875e3ba.txt, Algorithm 1: w_1 = 0, i_1 ~ Unif[n]; at step t draw i_{t+1} and
+  w_{t+1} = Proj_W(w_t - (eta/t) sum_{k=1}^t grad f(w_t; z_{i_{t+1}}, z_{i_k})), output (1/T) sum_{t=1}^T w_t.  The
+  average runs over all previously drawn examples; for a general (non-smooth) loss it cannot be kept as a running sum,
+  so step t costs t gradient evaluations and a run costs T(T+1)/2 per chain (the cost guard counts this).
+* ``pairwise-sgd-output`` — the same paper: Algorithm 1, then Gaussian output noise N(0, sigma^2 I).
 * ``dpsgd-pl`` — 001_9fced7ebb2318939.txt (DP-SGD under the PL condition): noisy SGD, **last iterate**, eta = 1/L
   by default.
 * ``dpgd-sc`` — 004_f0930831cb554e22.txt, Algorithm 1: full-gradient projected GD on the pairwise empirical risk,
   last iterate w_T plus Gaussian (delta > 0) or Laplace (delta = 0) output noise.
 * ``dpgd-c`` — 004_f0930831cb554e22.txt, Algorithm 2: full gradient + N(0, sigma^2 I) per step, output the average of
   w_0..w_T (the printed ``sum_{i=0}^T (w_0+...+w_T)/(T+1)`` has a spurious outer sum; we follow the plain average).
+* ``dp-epoch-gd`` — 004_f0930831cb554e22.txt, Algorithm 3: k = floor(log2 n) epochs on disjoint consecutive blocks
+  D_i of the training data with n_i = floor(n / 2^i) examples (i < k; D_k the rest); epoch i runs n_i full-gradient
+  projected GD steps on the pairwise empirical risk of D_i with eta_i = 4^{-i} eta from w_{i-1}, averages its iterates
+  w_1..w_{n_i}, and adds N(0, sigma_i^2 I) with sigma_i from the calibration's ``sigma_schedule``; output w_k.
 
 Full-gradient pairwise algorithms cost n(n-1) gradient evaluations per chain-step; the cost guard accounts for it.
 
@@ -115,10 +123,12 @@ SPECS: dict[str, Spec] = {
     "dpsgd-rdp": Spec("sgd", False, "gradient", "average", "000 Algorithm 1"),
     "dpsgd-rdp-pairwise": Spec("sgd", True, "gradient", "average", "000 Algorithm 2"),
     "dpsgd-output": Spec("sgd", False, "output", "average", "003 Algorithm 1"),
-    "pairwise-sgd-output": Spec("sgd", True, "output", "average", "002"),
+    "pairwise-sgd": Spec("history", True, "none", "average", "002 Algorithm 1"),
+    "pairwise-sgd-output": Spec("history", True, "output", "average", "002 Algorithm 1 + output noise"),
     "dpsgd-pl": Spec("sgd", False, "gradient", "last", "001"),
     "dpgd-sc": Spec("full", True, "output", "last", "004 Algorithm 1"),
     "dpgd-c": Spec("full", True, "gradient", "average0", "004 Algorithm 2"),
+    "dp-epoch-gd": Spec("epoch", True, "output", "last", "004 Algorithm 3"),
 }
 
 
@@ -146,13 +156,13 @@ class _LinearLoss:
         self.alpha = 1.0
 
     def value(self, w, x, y, x2=None, y2=None):
-        m = np.sum(w * x, axis=-1)
+        m = np.einsum("...i,...i->...", w, x)
         if self.kind == "least-squares":
             return 0.5 * (m - y) ** 2
         return np.logaddexp(0.0, -y * m)
 
     def grad(self, w, x, y, x2=None, y2=None):
-        m = np.sum(w * x, axis=-1)
+        m = np.einsum("...i,...i->...", w, x)
         if self.kind == "least-squares":
             return (m - y)[..., None] * x
         return (-y * 0.5 * (1.0 - np.tanh(0.5 * y * m)))[..., None] * x
@@ -264,7 +274,8 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
     except ValueError:
         # the update rule is known but the paper's calibration is not in the catalogue: runnable only with an
         # explicit noise level (params["sigma"]) or as a noise-free run
-        if spec.noise != "none" and (params or {}).get("sigma") is None:
+        if spec.noise != "none" and (params or {}).get("sigma") is None and \
+                (params or {}).get("sigma_schedule") is None:
             raise ValueError(f"the calibration of {algorithm_id!r} is not in the catalogue; give params['sigma'].") \
                 from None
         alg_name = algorithm_id
@@ -315,22 +326,36 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         elif sigma_override is not None:
             cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma=v.check_nonnegative("sigma", sigma_override),
                                       reason="noise standard deviation set by the caller")
+        elif p.get("sigma_schedule") is not None:
+            sched_in = [v.check_nonnegative("sigma_schedule entry", x) for x in p["sigma_schedule"]]
+            cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma_schedule=sched_in,
+                                      reason="per-epoch noise set by the caller")
         else:
             cal = catalog.calibrate(algorithm_id, **{k: val for k, val in p.items() if k != "run_infeasible"})
         T = p.get("T", cal.T)
         eta = p.get("eta", cal.eta)
+        if spec.kind == "epoch":
+            T = sum(_epoch_sizes(n)) if T is None else T  # total number of GD steps over all epochs
         if T is None or eta is None:
             raise ValueError(f"{alg_name} needs the number of iterations T and the step size eta (set them in params).")
         T = v.check_int("T", T)
         eta = v.check_positive("eta", eta)
+        sched = p.get("sigma_schedule", cal.sigma_schedule)
+        if spec.kind == "epoch":
+            if sched is None:
+                raise ValueError("DP epoch GD needs the per-epoch noise levels (the calibration's sigma_schedule).")
+            if len(sched) != len(_epoch_sizes(n)):
+                raise ValueError(f"sigma_schedule has {len(sched)} entries; n = {n} gives {len(_epoch_sizes(n))} epochs.")
+            if cal.sigma is None:
+                cal.sigma = float(sched[0])
         sigma = cal.sigma if cal.sigma is not None else 0.0
         lap = cal.laplace_scale if (cal.sigma is None and cal.laplace_scale is not None) else None
         run = cal.feasible or bool(params.get("run_infeasible")) and (cal.sigma is not None or lap is not None)
-        if spec.noise != "none" and cal.sigma is None and lap is None:
+        if spec.noise != "none" and cal.sigma is None and lap is None and sched is None:
             run = False
         cal.extras = dict(cal.extras)
         cal.extras["_params"] = {**p, "T": T, "eta": eta}
-        plans.append({"grid": gv, "n": n, "T": T, "eta": eta, "sigma": float(sigma), "laplace": lap,
+        plans.append({"grid": gv, "n": n, "T": T, "eta": eta, "schedule": sched, "sigma": float(sigma), "laplace": lap,
                       "feasible": bool(cal.feasible), "run": bool(run), "cal": cal, "delta": p.get("delta"),
                       "eps": p.get("eps")})
     return alg_name, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params
@@ -343,6 +368,12 @@ def _work(spec, reps, pshape, plans):
         if not pl["run"]:
             continue
         n = pl["n"]
+        if spec.kind == "epoch":
+            total += reps * D * sum(m * m * (m - 1) for m in _epoch_sizes(n))
+            continue
+        if spec.kind == "history":
+            total += reps * D * pl["T"] * (pl["T"] + 1) / 2
+            continue
         per = 1 if spec.kind == "sgd" else (n * (n - 1) if spec.pairs else n)
         total += reps * pl["T"] * D * per
     return total
@@ -364,6 +395,43 @@ def estimate_cost(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, 
 # the engine
 
 
+def _epoch_sizes(n: int) -> list[int]:
+    """Block sizes of Algorithm 3 of 004_f0930831cb554e22.txt: n_i = floor(n/2^i) for i < k = floor(log2 n), D_k the rest."""
+    k = max(1, int(math.floor(math.log2(n))))
+    sizes = [n // 2**i for i in range(1, k)]
+    sizes.append(n - sum(sizes))
+    return sizes
+
+
+def _history_grad(lossobj, w, X, y, new, hist):
+    """(1/t) sum_{k<=t} grad f(w; z_new, z_{i_k}) for every chain (002_529032789875e3ba.txt, Algorithm 1)."""
+    t = hist.shape[-1]
+    xn, yn = X[new][:, :, None], y[new][:, :, None]
+    we = w[:, :, None]
+    c = max(1, _BUF_FLOATS // max(1, w.size))
+    out = np.zeros_like(w)
+    for s in range(0, t, c):
+        H = hist[:, :, s:s + c]
+        out += lossobj.grad(we, xn, yn, X[H], y[H]).sum(axis=2)
+    return out / t
+
+
+def _run_epochs(lossobj, wg, X, y, n, eta, schedule, R, nparam, rng, z_inject=None):
+    """Algorithm 3 (DPEGD) of 004_f0930831cb554e22.txt for all repetitions of one grid point; wg: (reps, ...)."""
+    start = 0
+    for i, m in enumerate(_epoch_sizes(n), start=1):
+        Xi, yi = X[start:start + m], y[start:start + m]
+        start += m
+        eta_i = eta * 4.0 ** (-i)
+        acc = np.zeros_like(wg)
+        for _ in range(m):
+            wg = _project(wg - eta_i * _full_grad(lossobj, wg, Xi, yi, True, nparam), R, nparam)
+            acc += wg
+        z = z_inject[i - 1] if z_inject is not None else rng.standard_normal(size=wg.shape)
+        wg = acc / m + schedule[i - 1] * z
+    return wg
+
+
 def _bcast(vals, ndim):
     return np.asarray(vals, dtype=float).reshape((-1,) + (1,) * (ndim - 1))
 
@@ -371,9 +439,14 @@ def _bcast(vals, ndim):
 def _project(w, R, nparam):
     if R is None:
         return w
-    axes = tuple(range(w.ndim - nparam, w.ndim))
-    norm = np.sqrt(np.sum(w * w, axis=axes, keepdims=True))
-    return w * np.minimum(1.0, R / np.maximum(norm, 1e-300))
+    if nparam == 1:
+        sq = np.einsum("...i,...i->...", w, w)[..., None]
+    else:
+        sq = np.einsum("...ij,...ij->...", w, w)[..., None, None]
+    if sq.max() <= R * R:
+        return w
+    w *= np.minimum(1.0, R / np.sqrt(np.maximum(sq, 1e-300)))
+    return w
 
 
 def _full_grad(lossobj, wg, X, y, pairs, nparam):
@@ -479,9 +552,23 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
     D = int(np.prod(pshape))
     K = max(1, min(Tmax, _BUF_FLOATS // max(1, G * reps * D))) if Tmax else 1
     nbuf = np.empty((G, K, reps) + pshape) if (grad_noise and noise is None) else None
-    if spec.kind == "sgd" and indices is None:
+    if spec.kind in ("sgd", "history") and indices is None:
         ibuf = np.empty((G, K, reps), dtype=np.intp)
-        jbuf = np.empty((G, K, reps), dtype=np.intp) if spec.pairs else None
+        jbuf = np.empty((G, K, reps), dtype=np.intp) if (spec.pairs and spec.kind == "sgd") else None
+    if spec.kind == "history":
+        hist = np.zeros((G, reps, Tmax + 1), dtype=np.intp)
+        for g in range(G):
+            hist[g, :, 0] = (np.asarray(indices(0), dtype=np.intp)[g] if indices is not None
+                             else rngs[g][0].integers(0, ng[g], size=reps))
+    if spec.kind == "epoch":
+        for g, pl in enumerate(plans):
+            if pl["run"]:
+                w[g] = _run_epochs(lossobj, w[g], X, y, pl["n"], pl["eta"], pl["schedule"], R, nparam, rngs[g][2],
+                                   None if output_noise is None else np.asarray(output_noise, float)[g])
+            if progress is not None:
+                progress(0.9 * (g + 1) / G)
+            _check_cancel(cancel)
+        Tmax = 0
     uniform_T = bool(np.all(Tg == Tmax))
     for t0 in range(0, Tmax, K):
         k = min(K, Tmax - t0)
@@ -490,9 +577,9 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
                 continue
             if nbuf is not None:
                 rngs[g][1].standard_normal(out=nbuf[g, :k])
-            if spec.kind == "sgd" and indices is None:
+            if spec.kind in ("sgd", "history") and indices is None:
                 ibuf[g, :k] = rngs[g][0].integers(0, ng[g], size=(k, reps))
-                if spec.pairs:  # uniform j != i
+                if jbuf is not None:  # uniform j != i
                     j = rngs[g][0].integers(0, ng[g] - 1, size=(k, reps))
                     jbuf[g, :k] = j + (j >= ibuf[g, :k])
         for s in range(k):
@@ -511,6 +598,10 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
                     grad = lossobj.grad(w, X[I], y[I], X[J], y[J])
                 else:
                     grad = lossobj.grad(w, X[I], y[I])
+            elif spec.kind == "history":
+                new = np.asarray(indices(t + 1), dtype=np.intp) if indices is not None else ibuf[:, s]
+                hist[:, :, t + 1] = new
+                grad = _history_grad(lossobj, w, X, y, new, hist[:, :, :t + 1])
             else:
                 grad = np.stack([_full_grad(lossobj, w[g], X[:ng[g]], y[:ng[g]], spec.pairs, nparam)
                                  if t < Tg[g] else np.zeros(w.shape[1:]) for g in range(G)])
@@ -542,7 +633,7 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
         out = (acc + w) / (T_b + 1)
     else:
         out = w
-    if spec.noise == "output":
+    if spec.noise == "output" and spec.kind != "epoch":
         for g, pl in enumerate(plans):
             if not pl["run"]:
                 continue
@@ -675,12 +766,11 @@ def _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape):
         Xt, yt = np.asarray(data.X_test, float), np.asarray(data.y_test, float)
         val = np.full(G * reps, np.nan)
         if data.task == "regression":
+            # mean((X w - y)^2) = w'Aw - 2 b'w + c with A = X'X/m, b = X'y/m, c = mean(y^2): exact, O(d^2) per chain
             name = "mse"
-            c = max(1, _BUF_FLOATS // len(yt))
-            sc = np.empty(Wok.shape[0])
-            for s in range(0, Wok.shape[0], c):
-                sc[s:s + c] = np.mean((Wok[s:s + c] @ Xt.T - yt) ** 2, axis=1)
-            val[ok] = sc
+            m = len(yt)
+            A, bb, cc = Xt.T @ Xt / m, Xt.T @ yt / m, float(yt @ yt) / m
+            val[ok] = np.einsum("ci,ij,cj->c", Wok, A, Wok) - 2 * Wok @ bb + cc
         elif spec.pairs:
             name = "auc"
             val[ok] = _auc(Wok @ Xt.T, yt) if Wok.shape[0] else []

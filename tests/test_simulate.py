@@ -192,3 +192,73 @@ def test_invalid_inputs():
         S.simulate("sgd", tiny(), LS(), grid={"eps": [1], "n": [2]}, params={"T": 1, "eta": 0.1})
     with pytest.raises(ValueError, match="R"):
         S.simulate("sgd", tiny(), LS(), params={"T": 1, "eta": 0.1, "R": -1})
+
+
+def test_pairwise_sgd_history_hand_trace():
+    # i_1=0, i_2=1, i_3=0, i_4=1; eta=0.1
+    # t=1: pair (1,0): x-x'=[-1,1], y-y'=1, grad at 0 = (0-1)*[-1,1] = [1,-1]; w2 = -0.1*[1,-1] = [-0.1, 0.1]
+    # t=2: pairs (0,0) -> 0 and (0,1): x-x'=[1,-1], y-y'=-1, m=-0.2, grad=(−0.2+1)*[1,-1]=[0.8,-0.8];
+    #      mean over t=2 pairs: [0.4,-0.4]; w3 = [-0.1,0.1] - 0.1*[0.4,-0.4] = [-0.14, 0.14]
+    # output (w1+w2+w3)/3 = [-0.24/3, 0.24/3] = [-0.08, 0.08]
+    seq = [0, 1, 0, 1]
+    r = S.simulate("pairwise-sgd", tiny(), PairLS(), reps=1, params={"T": 3, "eta": 0.1},
+                   indices=lambda t: np.full((1, 1), seq[t]), evaluate=())
+    assert r.outputs[0, 0] == pytest.approx([-0.08, 0.08])
+    est = S.estimate_cost("pairwise-sgd", tiny(), PairLS(), reps=2, params={"T": 10, "eta": 0.1})
+    assert est["work"] == 2 * 2 * 10 * 11 / 2  # reps * d * T(T+1)/2
+
+
+def test_dp_epoch_gd_hand_trace():
+    # n = 4 -> k = 2 epochs on D_1 = rows 0,1 and D_2 = rows 2,3; eta_1 = 1/4, eta_2 = 1/16
+    # D_1: (x,y) = (1,1),(0,0): mean pairwise gradient = w - 1; w: 0 -> 0.25 -> 0.4375; average 0.34375; + 0.5*1
+    # D_2: (1,2),(0,0): gradient = w - 2; w: 0.84375 -> 0.916015625 -> 0.9837646484375; average 0.94989013671875
+    # + 0.25*(-2) = 0.44989013671875
+    X = np.array([[1.0], [0.0], [1.0], [0.0]])
+    y = np.array([1.0, 0.0, 2.0, 0.0])
+    ds = Dataset("e", X, y, X, y, "regression")
+    r = S.simulate("dp-epoch-gd", ds, PairLS(), reps=1, params={"eta": 1.0, "sigma_schedule": [0.5, 0.25]},
+                   output_noise=np.array([[[[1.0]], [[-2.0]]]]), evaluate=())
+    assert r.outputs[0, 0, 0] == pytest.approx(0.44989013671875)
+    est = S.estimate_cost("dp-epoch-gd", ds, PairLS(), reps=1, params={"eta": 1.0, "sigma_schedule": [0.5, 0.25]})
+    assert est["work"] == 1 * (2 * 2 * 1 + 2 * 2 * 1)  # sum over epochs of n_i steps * n_i(n_i-1) pairs * d
+
+
+def test_stats_slope_and_summary():
+    from dpviz import stats
+    import pandas as pd
+
+    # y = 3 x^-0.5 exactly: slope -0.5, intercept log 3
+    fit = stats.loglog_slope([1, 4, 16, 64], [3, 1.5, 0.75, 0.375])
+    assert fit["slope"] == pytest.approx(-0.5) and fit["intercept"] == pytest.approx(math.log(3))
+    assert fit["ci_low"] <= -0.5 <= fit["ci_high"]
+    # noisy: log y = [0, -1.1, -1.9] at log x = [0, 1, 2]: slope = (-1.9 - 0)/2 = -0.95;
+    # residuals [0.05, -0.1, 0.05] -> s^2 = 0.015/1, se = sqrt(0.015/2) = 0.0866
+    fit = stats.loglog_slope(np.exp([0, 1, 2]), np.exp([0, -1.1, -1.9]))
+    assert fit["slope"] == pytest.approx(-0.95) and fit["se"] == pytest.approx(math.sqrt(0.015 / 2))
+    df = pd.DataFrame({"g": [1, 1, 2, 2], "v": [1.0, 3.0, 2.0, 2.0]})
+    s = stats.summarize(df, "g", "v")
+    # group 1: mean 2, sd sqrt(2), se = sqrt(2)/sqrt(2) = 1, CI 2 +- 1.96
+    assert s["mean"].tolist() == [2.0, 2.0] and s["se"].tolist() == pytest.approx([1.0, 0.0])
+    assert s["ci_high"].iloc[0] == pytest.approx(2 + 1.959964)
+    with pytest.raises(ValueError, match="positive"):
+        stats.loglog_slope([1, 2], [1, -1])
+    with pytest.raises(ValueError, match="two"):
+        stats.loglog_slope([1], [1])
+    with pytest.raises(ValueError, match="not in"):
+        stats.summarize(df, "nope", "v")
+
+
+def test_bounds_at_grid_points():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((100, 2))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    ds = Dataset("s", X, X[:, 0] * 0.3, X, X[:, 0] * 0.3, "regression")
+    p = dict(T=20, eta=0.1, L=1.0, M=1.0, alpha=1.0, R=1.0)
+    r = S.simulate("dpsgd-output", ds, LS(), grid={"eps": [0.5, 1.0]}, reps=3, params=p)
+    thm = [t.id for t in catalog.theorems() if t.algorithm == "dpsgd-output"]
+    if not thm:
+        pytest.skip("no theorem for dpsgd-output in the catalogue")
+    b = r.bounds()
+    assert len(b) == 2 and list(b["grid"]) == [0.5, 1.0]
+    # delta defaults to 1/n^2 = 1e-4 for every grid point
+    assert r.calibrations[0].extras["_params"]["delta"] == pytest.approx(1e-4)
