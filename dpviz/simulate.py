@@ -95,7 +95,7 @@ __all__ = [
 #: Default cap on work units (chain-steps x parameter dimension x gradients per step).
 DEFAULT_MAX_WORK = 2.0e10
 #: Measured wall time per work unit on the 2-core reference machine (see benchmarks/RESULTS.md).
-SECONDS_PER_UNIT = 4.0e-9
+SECONDS_PER_UNIT = 1.5e-8
 _EVAL_ROWS = 2000  # rows (or pairs) of the evaluation samples used for risks
 _BUF_FLOATS = 2_000_000  # size of the per-block random-number buffers
 
@@ -361,9 +361,11 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
     return alg_name, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params
 
 
-def _work(spec, reps, pshape, plans):
+def _work(spec, reps, pshape, plans, evaluate=("risk", "metric")):
     D = int(np.prod(pshape))
     total = 0.0
+    if "risk" in evaluate:  # empirical and population risk on _EVAL_ROWS rows (or pairs) per chain
+        total += 2 * len(plans) * reps * _EVAL_ROWS * D
     for pl in plans:
         if not pl["run"]:
             continue
@@ -379,14 +381,15 @@ def _work(spec, reps, pshape, plans):
     return total
 
 
-def estimate_cost(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, params=None) -> dict[str, float]:
+def estimate_cost(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, params=None,
+                  evaluate=("risk", "metric")) -> dict[str, float]:
     """Estimate the work of :func:`simulate` without running it.
 
     Returns ``{"work": units, "seconds": estimated seconds, "chains": G * reps, "steps": max T}``; one work unit is
     one gradient coordinate of one chain at one step (``SECONDS_PER_UNIT`` seconds on the reference machine).
     """
     _, spec, _, _, reps, _, gvals, pshape, _, plans, _ = _plan(algorithm_id, data, loss, grid, reps, params)
-    work = _work(spec, reps, pshape, plans)
+    work = _work(spec, reps, pshape, plans, evaluate)
     return {"work": work, "seconds": work * SECONDS_PER_UNIT, "chains": len(gvals) * reps,
             "steps": max(p["T"] for p in plans)}
 
@@ -525,7 +528,7 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
     alg, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params = _plan(
         algorithm_id, data, loss, grid, reps, params)
     seed = v.check_int("seed", seed, minimum=0)
-    work = _work(spec, reps, pshape, plans)
+    work = _work(spec, reps, pshape, plans, evaluate)
     if max_work is not None and work > max_work:
         raise CostTooHigh(
             f"this simulation needs about {work:.3g} work units (~{work * SECONDS_PER_UNIT:.0f} s), above the cap of "

@@ -168,12 +168,16 @@ def test_progress_cancel_and_cost_guard():
     assert seen[-1] == 1.0 and all(0 <= f <= 1 for f in seen)
     with pytest.raises(S.Cancelled):
         S.simulate("sgd", tiny(), LS(), reps=2, params={"T": 10, "eta": 0.1}, cancel=lambda: True)
-    est = S.estimate_cost("sgd", tiny(), LS(), reps=10, params={"T": 100, "eta": 0.1})
+    est = S.estimate_cost("sgd", tiny(), LS(), reps=10, params={"T": 100, "eta": 0.1}, evaluate=())
     assert est["work"] == 10 * 100 * 2  # reps * T * d
     with pytest.raises(S.CostTooHigh, match="reduce"):
         S.simulate("sgd", tiny(), LS(), reps=10, params={"T": 100, "eta": 0.1}, max_work=100)
+    # risks add two evaluation samples of (at most) 2000 rows per chain: 2 * 10 * 2000 * d=2 units
+    est2 = S.estimate_cost("sgd", tiny(), LS(), reps=10, params={"T": 100, "eta": 0.1})
+    assert est2["work"] == 10 * 100 * 2 + 2 * 10 * 2000 * 2
+    assert est2["seconds"] == pytest.approx(est2["work"] * S.SECONDS_PER_UNIT)
     # full-gradient pairwise: n(n-1) = 2 gradients per step
-    est = S.estimate_cost("dpgd-c", tiny(), PairLS(), reps=3, params={"T": 4, "eta": 0.1, "sigma": 1.0})
+    est = S.estimate_cost("dpgd-c", tiny(), PairLS(), reps=3, params={"T": 4, "eta": 0.1, "sigma": 1.0}, evaluate=())
     assert est["work"] == 3 * 4 * 2 * 2
 
 
@@ -204,7 +208,7 @@ def test_pairwise_sgd_history_hand_trace():
     r = S.simulate("pairwise-sgd", tiny(), PairLS(), reps=1, params={"T": 3, "eta": 0.1},
                    indices=lambda t: np.full((1, 1), seq[t]), evaluate=())
     assert r.outputs[0, 0] == pytest.approx([-0.08, 0.08])
-    est = S.estimate_cost("pairwise-sgd", tiny(), PairLS(), reps=2, params={"T": 10, "eta": 0.1})
+    est = S.estimate_cost("pairwise-sgd", tiny(), PairLS(), reps=2, params={"T": 10, "eta": 0.1}, evaluate=())
     assert est["work"] == 2 * 2 * 10 * 11 / 2  # reps * d * T(T+1)/2
 
 
@@ -219,7 +223,8 @@ def test_dp_epoch_gd_hand_trace():
     r = S.simulate("dp-epoch-gd", ds, PairLS(), reps=1, params={"eta": 1.0, "sigma_schedule": [0.5, 0.25]},
                    output_noise=np.array([[[[1.0]], [[-2.0]]]]), evaluate=())
     assert r.outputs[0, 0, 0] == pytest.approx(0.44989013671875)
-    est = S.estimate_cost("dp-epoch-gd", ds, PairLS(), reps=1, params={"eta": 1.0, "sigma_schedule": [0.5, 0.25]})
+    est = S.estimate_cost("dp-epoch-gd", ds, PairLS(), reps=1, params={"eta": 1.0, "sigma_schedule": [0.5, 0.25]},
+                          evaluate=())
     assert est["work"] == 1 * (2 * 2 * 1 + 2 * 2 * 1)  # sum over epochs of n_i steps * n_i(n_i-1) pairs * d
 
 
