@@ -653,7 +653,9 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
     frame, notes = _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape)
     frame.insert(0, "algorithm", algorithm_id)
     frame.insert(1, "loss", loss_id)
-    frame.insert(2, "grid_name", gname or "")
+    frame.insert(2, "dataset", getattr(data, "name", ""))
+    frame.insert(3, "kappa", float(getattr(data, "kappa", 0.0)))
+    frame.insert(4, "grid_name", gname or "")
     if progress is not None:
         progress(1.0)
     for pl in plans:
@@ -765,7 +767,8 @@ def _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape):
         cols["emp_risk"] = emp
         cols["pop_risk"] = pop
         cols["excess_risk"] = pop - ref
-    if "metric" in evaluate and len(pshape) == 1:
+    metric_ok = len(pshape) == 1 and (data.task == "classification" if spec.pairs else data.task != "multiclass")
+    if "metric" in evaluate and metric_ok:
         Xt, yt = np.asarray(data.X_test, float), np.asarray(data.y_test, float)
         val = np.full(G * reps, np.nan)
         if data.task == "regression":
