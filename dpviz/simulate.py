@@ -52,6 +52,18 @@ Update rules (``SPECS``)
   last iterate w_T plus Gaussian (delta > 0) or Laplace (delta = 0) output noise.
 * ``dpgd-c`` — 004_f0930831cb554e22.txt, Algorithm 2: full gradient + N(0, sigma^2 I) per step, output the average of
   w_0..w_T (the printed ``sum_{i=0}^T (w_0+...+w_T)/(T+1)`` has a spurious outer sum; we follow the plain average).
+* ``pidp-sgd`` — 001_9fced7ebb2318939.txt, Algorithm 1 (Performance Improving DP-SGD): ``rounds`` global rounds of
+  ``T_local`` local steps (T = rounds * T_local).  Each round computes the Hessian H of the empirical risk at the
+  round's global model theta^(g) (central finite differences of the loss gradient) and its inverse; each local step
+  draws z_t, its influence-function contribution c = H^{-1} grad l(theta^(g); z_t) / n (eq. (11)), enlarges it by the
+  approximation error E (Theorem 4) coordinate-wise in magnitude, c_t = 2(c + E sign c) + b^(c), b^(c) ~ N(0,
+  sigma_c^2 I), and takes a noisy step w - eta (grad + b), b ~ N(0, sigma^2 I), if some |c_t,i| >= A/(e^{eps1} - 1)
+  or ln(A / (A - (e^{eps1} - 1)|c_t,i|)) > 2 eps1 for some i, A = 2 r e^{eps1} delta1 (lines 9-10), else a plain
+  step.  Output: the last global model.  Line 2 initialises at theta~; following the issue we take theta~ = the
+  non-private empirical risk minimiser (reference solution; note that starting there is not itself private, as in
+  the paper) unless ``params["theta0"]`` is given.  ``eps1, delta1, sigma_c, r, E`` come from ``params`` or the
+  calibration's ``extras``; r defaults to the domain radius R, E to 0.  The fraction of noisy steps is recorded per
+  chain (``noisy_fraction``).
 * ``dp-epoch-gd`` — 004_f0930831cb554e22.txt, Algorithm 3: k = floor(log2 n) epochs on disjoint consecutive blocks
   D_i of the training data with n_i = floor(n / 2^i) examples (i < k; D_k the rest); epoch i runs n_i full-gradient
   projected GD steps on the pairwise empirical risk of D_i with eta_i = 4^{-i} eta from w_{i-1}, averages its iterates
@@ -129,6 +141,7 @@ SPECS: dict[str, Spec] = {
     "dpgd-sc": Spec("full", True, "output", "last", "004 Algorithm 1"),
     "dpgd-c": Spec("full", True, "gradient", "average0", "004 Algorithm 2"),
     "dp-epoch-gd": Spec("epoch", True, "output", "last", "004 Algorithm 3"),
+    "pidp-sgd": Spec("pidp", False, "gradient", "last", "001 Algorithm 1"),
 }
 
 
@@ -336,6 +349,9 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         eta = p.get("eta", cal.eta)
         if spec.kind == "epoch":
             T = sum(_epoch_sizes(n)) if T is None else T  # total number of GD steps over all epochs
+        if algorithm_id == "pidp-sgd":
+            if T is None and p.get("rounds") is not None and p.get("T_local") is not None:
+                T = int(p["rounds"]) * int(p["T_local"])
         if T is None or eta is None:
             raise ValueError(f"{alg_name} needs the number of iterations T and the step size eta (set them in params).")
         T = v.check_int("T", T)
@@ -355,7 +371,33 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
             run = False
         cal.extras = dict(cal.extras)
         cal.extras["_params"] = {**p, "T": T, "eta": eta}
-        plans.append({"grid": gv, "n": n, "T": T, "eta": eta, "schedule": sched, "sigma": float(sigma), "laplace": lap,
+        pidp = None
+        if spec.kind == "pidp":
+            pidp = {}
+            for key in ("eps1", "delta1", "sigma_c", "r", "E"):
+                val = p.get(key, cal.extras.get(key))
+                if key == "r" and val is None:
+                    val = R
+                if key == "E" and val is None:
+                    val = 0.0
+                if val is None:
+                    raise ValueError(f"PIDP-SGD needs {key} (give it in params).")
+                pidp[key] = v.check_nonnegative(key, val)
+            for key in ("eps1", "delta1", "r"):
+                v.check_positive(key, pidp[key])
+            rounds = p.get("rounds")
+            T_local = p.get("T_local")
+            if rounds is None and T_local is None:
+                rounds = min(T, 10)
+            if rounds is None:
+                T_local = v.check_int("T_local", T_local)
+                rounds = max(1, T // T_local)
+            rounds = v.check_int("rounds", rounds)
+            T_local = v.check_int("T_local", T_local if T_local is not None else max(1, T // rounds))
+            pidp["rounds"], pidp["T_local"] = rounds, T_local
+            T = rounds * T_local
+            pidp["theta0"] = p.get("theta0")
+        plans.append({"grid": gv, "n": n, "T": T, "eta": eta, "schedule": sched, "pidp": pidp, "sigma": float(sigma), "laplace": lap,
                       "feasible": bool(cal.feasible), "run": bool(run), "cal": cal, "delta": p.get("delta"),
                       "eps": p.get("eps")})
     return alg_name, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params
@@ -375,6 +417,9 @@ def _work(spec, reps, pshape, plans, evaluate=("risk", "metric")):
             continue
         if spec.kind == "history":
             total += reps * D * pl["T"] * (pl["T"] + 1) / 2
+            continue
+        if spec.kind == "pidp":  # per round: 2 D full gradients (Hessian) + inverse; per step: 2 gradients
+            total += reps * (pl["pidp"]["rounds"] * (2 * D * n * D + D**3) + 2 * pl["T"] * D)
             continue
         per = 1 if spec.kind == "sgd" else (n * (n - 1) if spec.pairs else n)
         total += reps * pl["T"] * D * per
@@ -433,6 +478,65 @@ def _run_epochs(lossobj, wg, X, y, n, eta, schedule, R, nparam, rng, z_inject=No
         z = z_inject[i - 1] if z_inject is not None else rng.standard_normal(size=wg.shape)
         wg = acc / m + schedule[i - 1] * z
     return wg
+
+
+def _hessian(lossobj, w, X, y, h=1e-5):
+    """Hessian of the empirical risk at each row of w (reps, d) by central differences of the mean gradient."""
+    reps, d = w.shape
+    H = np.empty((reps, d, d))
+    for j in range(d):
+        e = np.zeros(d)
+        e[j] = h
+        H[:, :, j] = (_full_grad(lossobj, w + e, X, y, False, 1) - _full_grad(lossobj, w - e, X, y, False, 1)) / (2 * h)
+    return 0.5 * (H + np.swapaxes(H, 1, 2))
+
+
+def _solve_erm(lossobj, X, y, d):
+    from scipy.optimize import minimize
+
+    def fun(w):
+        return float(np.mean(lossobj.value(w[None], X, y))), np.mean(lossobj.grad(w[None], X, y), axis=0)
+
+    return minimize(fun, np.zeros(d), jac=True, method="L-BFGS-B", options={"maxiter": 500, "gtol": 1e-10}).x
+
+
+def _run_pidp(lossobj, X, y, pl, reps, R, rng_idx, rng_noise, noise=None, indices=None, g=0):
+    """Algorithm 1 (PIDP-SGD) of 001_9fced7ebb2318939.txt for all repetitions of one grid point.
+
+    Returns the last global model (reps, d) and the fraction of noisy steps per chain.
+    """
+    n, eta, sigma = pl["n"], pl["eta"], pl["sigma"]
+    q = pl["pidp"]
+    Xn, yn = X[:n], y[:n]
+    d = X.shape[1]
+    theta0 = q["theta0"]
+    theta0 = _solve_erm(lossobj, Xn, yn, d) if theta0 is None else np.asarray(theta0, dtype=float).reshape(d)
+    w = np.tile(theta0, (reps, 1))
+    ke = math.expm1(q["eps1"])
+    A = 2.0 * q["r"] * math.exp(q["eps1"]) * q["delta1"]
+    noisy = np.zeros(reps)
+    t = 0
+    for _ in range(q["rounds"]):
+        wg = w.copy()  # theta^(g)
+        H = _hessian(lossobj, wg, Xn, yn)
+        Hinv = np.linalg.pinv(H)
+        for _ in range(q["T_local"]):
+            i = np.asarray(indices(t), dtype=np.intp)[g] if indices is not None else rng_idx.integers(0, n, reps)
+            c = np.einsum("rij,rj->ri", Hinv, lossobj.grad(wg, Xn[i], yn[i])) / n
+            c = 2.0 * (c + q["E"] * np.sign(c))
+            if q["sigma_c"] > 0:
+                c = c + q["sigma_c"] * rng_noise.standard_normal(c.shape)
+            a = np.abs(c)
+            big = np.any(a >= A / ke, axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                small_ok = np.all(np.log(A / (A - ke * a)) <= 2.0 * q["eps1"], axis=1)
+            use_noise = big | ~small_ok
+            b = np.asarray(noise(t), dtype=float)[g] if noise is not None else rng_noise.standard_normal(w.shape)
+            grad = lossobj.grad(w, Xn[i], yn[i]) + (sigma * use_noise)[:, None] * b
+            w = _project(w - eta * grad, R, 1)
+            noisy += use_noise
+            t += 1
+    return w, noisy / max(t, 1)
 
 
 def _bcast(vals, ndim):
@@ -563,6 +667,18 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
         for g in range(G):
             hist[g, :, 0] = (np.asarray(indices(0), dtype=np.intp)[g] if indices is not None
                              else rngs[g][0].integers(0, ng[g], size=reps))
+    noisy_frac = None
+    if spec.kind == "pidp":
+        if len(pshape) != 1:
+            raise ValueError("PIDP-SGD is implemented for vector parameters only.")
+        noisy_frac = np.full((G, reps), np.nan)
+        for g, pl in enumerate(plans):
+            if pl["run"]:
+                w[g], noisy_frac[g] = _run_pidp(lossobj, X, y, pl, reps, R, rngs[g][0], rngs[g][1], noise, indices, g)
+            if progress is not None:
+                progress(0.9 * (g + 1) / G)
+            _check_cancel(cancel)
+        Tmax = 0
     if spec.kind == "epoch":
         for g, pl in enumerate(plans):
             if pl["run"]:
@@ -651,6 +767,8 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
     out[~active_g] = np.nan
 
     frame, notes = _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape)
+    if noisy_frac is not None:
+        frame["noisy_fraction"] = noisy_frac.ravel()
     frame.insert(0, "algorithm", algorithm_id)
     frame.insert(1, "loss", loss_id)
     frame.insert(2, "dataset", getattr(data, "name", ""))

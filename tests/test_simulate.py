@@ -303,3 +303,39 @@ def test_builtin_data_with_loss_id():
     r = S.simulate("sgd", bc, "logistic", reps=5, params={"T": 2000, "eta": 1.0})
     assert r.frame["metric_name"].iloc[0] == "error"
     assert r.summary("metric")["mean"].iloc[0] < 0.15  # a linear classifier separates this data well
+
+
+def test_pidp_sgd_hand_trace():
+    # X = I, y = [1, 0.001], n = 2: H = diag(1/2, 1/2), H^{-1} = diag(2, 2); theta0 = 0, one round of 2 steps
+    # A = 2 r e^{eps1} delta1 = 2*1*e*1e-3 = 0.0054366; threshold A/(e-1) = 0.0031640
+    # step 1, z_0: grad l(0; z_0) = (0-1)*[1,0] = [-1,0]; c = H^{-1}g/n = [-1,0]; c_t = 2c = [-2,0] -> |.| >= thr: noisy
+    #   w = 0 - 0.1*([-1,0] + 0.5*[1,1]) = [0.05, -0.05]
+    # step 2, z_1: grad l(0; z_1) = (0-0.001)*[0,1]; c = [0,-0.001]; c_t = [0,-0.002] < thr and
+    #   ln(A/(A-(e-1)*0.002)) = ln(0.0054366/0.0020000) = 1.0000 <= 2 eps1 = 2: no noise
+    #   local gradient at w: (-0.05-0.001)*[0,1] = [0,-0.051]; w = [0.05, -0.05+0.0051] = [0.05, -0.0449]
+    X = np.eye(2)
+    y = np.array([1.0, 0.001])
+    ds = Dataset("p", X, y, X, y, "regression")
+    p = dict(T=2, rounds=1, T_local=2, eta=0.1, sigma=0.5, sigma_c=0.0, eps1=1.0, delta1=1e-3, r=1.0, E=0.0,
+             theta0=[0.0, 0.0])
+    r = S.simulate("pidp-sgd", ds, LS(), reps=1, params=p, indices=lambda t: np.full((1, 1), t),
+                   noise=lambda t: np.ones((1, 1, 2)), evaluate=())
+    assert r.outputs[0, 0] == pytest.approx([0.05, -0.0449], abs=1e-9)
+    assert r.frame["noisy_fraction"].iloc[0] == 0.5
+    # with a large approximation error E = 1 every contribution exceeds the threshold: every step is noisy
+    p2 = dict(p, E=1.0)
+    r2 = S.simulate("pidp-sgd", ds, LS(), reps=3, params=p2, evaluate=())
+    assert (r2.frame["noisy_fraction"] == 1.0).all()
+    with pytest.raises(ValueError, match="eps1"):
+        S.simulate("pidp-sgd", ds, LS(), params={k: val for k, val in p.items() if k != "eps1"})
+
+
+def test_pidp_default_start_is_reference_solution():
+    # default theta~ = ERM solution [1, 0.001] (X = I: w = y); there every per-example gradient is 0 and sigma = 0,
+    # so the chain stays at it
+    X = np.eye(2)
+    y = np.array([1.0, 0.001])
+    ds = Dataset("p", X, y, X, y, "regression")
+    p = dict(T=4, eta=0.01, sigma=0.0, sigma_c=0.0, eps1=1.0, delta1=1e-3, r=1.0)
+    r = S.simulate("pidp-sgd", ds, LS(), reps=2, params=p, evaluate=())
+    np.testing.assert_allclose(r.outputs[0], [[1.0, 0.001]] * 2, atol=1e-6)
