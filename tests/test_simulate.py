@@ -339,3 +339,42 @@ def test_pidp_default_start_is_reference_solution():
     p = dict(T=4, eta=0.01, sigma=0.0, sigma_c=0.0, eps1=1.0, delta1=1e-3, r=1.0)
     r = S.simulate("pidp-sgd", ds, LS(), reps=2, params=p, evaluate=())
     np.testing.assert_allclose(r.outputs[0], [[1.0, 0.001]] * 2, atol=1e-6)
+
+
+class MetricSq:
+    """Pairwise metric-learning loss on a matrix W: f = ((x-x')^T W (x-x') - t)^2 / 2, t = 1 if labels differ."""
+
+    setting = "pairwise"
+    param = "matrix"
+    alpha = 1.0
+
+    def _parts(self, W, x, y, x2, y2):
+        u = x - x2
+        q = np.einsum("...i,...ij,...j->...", u, W, u)
+        return u, q, (y != y2).astype(float)
+
+    def value(self, W, x, y, x2=None, y2=None):
+        u, q, t = self._parts(W, x, y, x2, y2)
+        return 0.5 * (q - t) ** 2
+
+    def grad(self, W, x, y, x2=None, y2=None):
+        u, q, t = self._parts(W, x, y, x2, y2)
+        return (q - t)[..., None, None] * u[..., :, None] * u[..., None, :]
+
+
+def test_matrix_parameter_hand_trace_and_projection():
+    # pair (0,1): u = [1,-1], q = 0, t = 1: grad = -[[1,-1],[-1,1]]; W2 = 0.1*[[1,-1],[-1,1]] (Frobenius norm 0.2)
+    # output (W1 + W2)/2 = 0.05*[[1,-1],[-1,1]]; with R = 0.1, W2 is scaled to norm 0.1 -> output 0.025*[[1,-1],[-1,1]]
+    X = np.eye(2)
+    y = np.array([0.0, 1.0])
+    ds = Dataset("m", X, y, X, y, "multiclass")
+    B = np.array([[1.0, -1.0], [-1.0, 1.0]])
+    kw = dict(reps=1, indices=lambda t: (np.full((1, 1), t), np.full((1, 1), 1 - t)),
+              noise=lambda t: np.zeros((1, 1, 2, 2)))
+    r = S.simulate("dpsgd-rdp-pairwise", ds, MetricSq(), params={"T": 2, "eta": 0.1, "sigma": 1.0}, **kw)
+    assert r.outputs.shape == (1, 1, 2, 2)
+    np.testing.assert_allclose(r.outputs[0, 0], 0.05 * B)
+    assert np.isfinite(r.frame["emp_risk"]).all() and "metric" not in r.frame.columns
+    r = S.simulate("dpsgd-rdp-pairwise", ds, MetricSq(), params={"T": 2, "eta": 0.1, "sigma": 1.0, "R": 0.1},
+                   evaluate=(), **kw)
+    np.testing.assert_allclose(r.outputs[0, 0], 0.025 * B)
