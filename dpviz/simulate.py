@@ -6,7 +6,7 @@ Public API
 max_work=DEFAULT_MAX_WORK, evaluate=("risk", "metric"), noise=None, indices=None, output_noise=None)``
     -> :class:`SimulationResult` with ``.frame`` (tidy DataFrame, one row per repetition x grid point),
     ``.summary(value)``, ``.slope(value)``, ``.bounds(theorem_id)``, ``.calibrations``, ``.notes``.
-``estimate_cost(algorithm_id, data, loss, *, grid=None, reps=100, params=None)``
+``estimate_cost(algorithm_id, data, loss, *, grid=None, reps=100, params=None, evaluate=("risk", "metric"))``
     -> ``{"work": units, "seconds": estimated wall time, "chains": ..., "steps": ...}`` without running anything.
 ``CostTooHigh``
     ``ValueError`` raised by :func:`simulate` when the estimated work exceeds ``max_work`` (the message gives the
@@ -29,8 +29,9 @@ Random numbers: ``SeedSequence(seed)`` spawns one child per grid point, and each
 (indices, per-step noise, output noise) of the fast ``SFC64`` bit generator.  Same seed -> identical results; the
 k-th grid point's streams depend only on (seed, k), not on the other grid values; algorithms run with the same seed
 share their index sequences (common random numbers, so DP-SGD and SGD differ only by the noise).  SFC64 is used
-because it draws normals about three times faster than the default PCG64 (the noise is the engine's floor).  Noise and indices
-can be injected (``noise``, ``indices``, ``output_noise``) to check an update by hand.
+because it draws normals about 1.4x faster than numpy's default PCG64 (the noise is the engine's floor; see
+benchmarks/RESULTS.md).  Noise and indices can be injected (``noise``, ``indices``, ``output_noise``) to check an
+update by hand.
 
 Update rules (``SPECS``)
 ------------------------
@@ -46,8 +47,9 @@ Update rules (``SPECS``)
   average runs over all previously drawn examples; for a general (non-smooth) loss it cannot be kept as a running sum,
   so step t costs t gradient evaluations and a run costs T(T+1)/2 per chain (the cost guard counts this).
 * ``pairwise-sgd-output`` — the same paper: Algorithm 1, then Gaussian output noise N(0, sigma^2 I).
-* ``dpsgd-pl`` — 001_9fced7ebb2318939.txt (DP-SGD under the PL condition): noisy SGD, **last iterate**, eta = 1/L
-  by default.
+* ``dpsgd-pl`` — 001_9fced7ebb2318939.txt, eq. (1) and Theorem 1 (DP-SGD under the PL condition):
+  theta_{t+1} = theta_t - eta (grad l(theta_t; z_t) + b), **last iterate** theta_T, eta = 1/L by default; eq. (1)
+  has no projection, so leave ``R`` unset to follow the paper.
 * ``dpgd-sc`` — 004_f0930831cb554e22.txt, Algorithm 1: full-gradient projected GD on the pairwise empirical risk,
   last iterate w_T plus Gaussian (delta > 0) or Laplace (delta = 0) output noise.
 * ``dpgd-c`` — 004_f0930831cb554e22.txt, Algorithm 2: full gradient + N(0, sigma^2 I) per step, output the average of
@@ -76,7 +78,11 @@ Results
 Per chain: ``emp_risk`` (training objective at the output; for pairwise losses on a fixed sample of pairs),
 ``pop_risk`` (on the data set's fresh / held-out sample), ``excess_risk`` = pop_risk - F_ref, where F_ref = F(w*) if
 the data set is realizable with known w*, otherwise the minimum of the same evaluation objective found by an accurate
-non-private solver (L-BFGS); and a task metric (``mse``, ``error`` = misclassification rate, ``auc``).
+non-private solver (L-BFGS); and a task metric (``mse``, ``error`` = misclassification rate, ``auc`` for pairwise
+losses on two-class data; none for metric learning).  Risks use (at most) 2000 evaluation rows / pairs per sample;
+the MSE and misclassification rate use the whole fresh / held-out sample.  Columns: algorithm, loss, dataset, kappa,
+grid_name, grid, rep, n, eps, delta, T, eta, sigma, feasible, emp_risk, pop_risk, excess_risk, metric_name, metric
+(+ noisy_fraction for PIDP-SGD).
 """
 
 from __future__ import annotations
