@@ -79,7 +79,7 @@ Per chain: ``emp_risk`` (training objective at the output; for pairwise losses o
 ``pop_risk`` (on the data set's fresh / held-out sample), ``excess_risk`` = pop_risk - F_ref, where F_ref = F(w*) if
 the data set is realizable with known w*, otherwise the minimum of the same evaluation objective found by an accurate
 non-private solver (L-BFGS); and a task metric (``mse``, ``error`` = misclassification rate, ``auc`` for pairwise
-losses on two-class data; none for metric learning).  Risks use (at most) 2000 evaluation rows / pairs per sample;
+losses on two-class data; none for metric learning).  Risks use (at most) ``eval_rows`` = 2000 rows / pairs per sample;
 the MSE and misclassification rate use the whole fresh / held-out sample.  Columns: algorithm, loss, dataset, kappa,
 grid_name, grid, rep, n, eps, delta, T, eta, sigma, feasible, emp_risk, pop_risk, excess_risk, metric_name, metric
 (+ noisy_fraction for PIDP-SGD).
@@ -409,11 +409,11 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
     return alg_name, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params
 
 
-def _work(spec, reps, pshape, plans, evaluate=("risk", "metric")):
+def _work(spec, reps, pshape, plans, evaluate=("risk", "metric"), eval_rows=_EVAL_ROWS):
     D = int(np.prod(pshape))
     total = 0.0
-    if "risk" in evaluate:  # empirical and population risk on _EVAL_ROWS rows (or pairs) per chain
-        total += 2 * len(plans) * reps * _EVAL_ROWS * D
+    if "risk" in evaluate:  # empirical and population risk on eval_rows rows (or pairs) per chain
+        total += 2 * len(plans) * reps * eval_rows * D
     for pl in plans:
         if not pl["run"]:
             continue
@@ -433,14 +433,14 @@ def _work(spec, reps, pshape, plans, evaluate=("risk", "metric")):
 
 
 def estimate_cost(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, params=None,
-                  evaluate=("risk", "metric")) -> dict[str, float]:
+                  evaluate=("risk", "metric"), eval_rows: int = _EVAL_ROWS) -> dict[str, float]:
     """Estimate the work of :func:`simulate` without running it.
 
     Returns ``{"work": units, "seconds": estimated seconds, "chains": G * reps, "steps": max T}``; one work unit is
     one gradient coordinate of one chain at one step (``SECONDS_PER_UNIT`` seconds on the reference machine).
     """
     _, spec, _, _, reps, _, gvals, pshape, _, plans, _ = _plan(algorithm_id, data, loss, grid, reps, params)
-    work = _work(spec, reps, pshape, plans, evaluate)
+    work = _work(spec, reps, pshape, plans, evaluate, v.check_int("eval_rows", eval_rows, minimum=10))
     return {"work": work, "seconds": work * SECONDS_PER_UNIT, "chains": len(gvals) * reps,
             "steps": max(p["T"] for p in plans)}
 
@@ -594,7 +594,8 @@ def _check_cancel(cancel):
 
 def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed: int = 0, params=None,
              progress: Callable[[float], None] | None = None, cancel=None, max_work: float | None = DEFAULT_MAX_WORK,
-             evaluate=("risk", "metric"), noise=None, indices=None, output_noise=None) -> SimulationResult:
+             evaluate=("risk", "metric"), eval_rows: int = _EVAL_ROWS, noise=None, indices=None,
+             output_noise=None) -> SimulationResult:
     """Run ``reps`` repetitions of ``algorithm_id`` at every grid point, all chains at once.
 
     Parameters
@@ -624,6 +625,9 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
         Refuse (:class:`CostTooHigh`) when the estimated work exceeds this; None disables the guard.
     evaluate : tuple
         Which outputs to compute: ``"risk"`` (empirical, population, excess risk) and/or ``"metric"``.
+    eval_rows : int
+        Rows (pairs for pairwise losses) of the training and of the fresh / held-out sample on which the risks are
+        evaluated (default 2000; the metric always uses the whole fresh / held-out sample).
     noise, indices : callable, optional
         Injection for hand-checked runs: ``noise(t)`` returns standard normals of the state shape (G, reps, ...)
         for step t (0-based); ``indices(t)`` returns (G, reps) indices (a pair of such arrays for pairwise).
@@ -638,7 +642,8 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
     alg, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params = _plan(
         algorithm_id, data, loss, grid, reps, params)
     seed = v.check_int("seed", seed, minimum=0)
-    work = _work(spec, reps, pshape, plans, evaluate)
+    eval_rows = v.check_int("eval_rows", eval_rows, minimum=10)
+    work = _work(spec, reps, pshape, plans, evaluate, eval_rows)
     if max_work is not None and work > max_work:
         raise CostTooHigh(
             f"this simulation needs about {work:.3g} work units (~{work * SECONDS_PER_UNIT:.0f} s), above the cap of "
@@ -772,7 +777,7 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
             out[g] = out[g] + scale * z
     out[~active_g] = np.nan
 
-    frame, notes = _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape)
+    frame, notes = _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape, eval_rows)
     if noisy_frac is not None:
         frame["noisy_fraction"] = noisy_frac.ravel()
     frame.insert(0, "algorithm", algorithm_id)
@@ -796,11 +801,11 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
 # evaluation
 
 
-def _eval_sample(data, pairs, which, seed=12345):
+def _eval_sample(data, pairs, which, rows, seed=12345):
     X = np.asarray(data.X if which == "train" else data.X_test, float)
     y = np.asarray(data.y if which == "train" else data.y_test, float)
     rng = np.random.Generator(np.random.PCG64(seed))
-    m = min(_EVAL_ROWS, len(y))
+    m = min(rows, len(y))
     idx = rng.choice(len(y), size=m, replace=False) if m < len(y) else np.arange(len(y))
     if not pairs:
         return X[idx], y[idx], None, None
@@ -859,7 +864,7 @@ def _auc(scores, y):
     return (r[:, pos].sum(axis=1) - n1 * (n1 + 1) / 2) / (n1 * n0)
 
 
-def _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape):
+def _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape, eval_rows=_EVAL_ROWS):
     import pandas as pd
 
     G = len(plans)
@@ -881,8 +886,8 @@ def _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape):
     if "risk" in evaluate:
         emp = np.full(G * reps, np.nan)
         pop = np.full(G * reps, np.nan)
-        Xs, ys, X2, y2 = _eval_sample(data, spec.pairs, "train")
-        Xp, yp, Xp2, yp2 = _eval_sample(data, spec.pairs, "test")
+        Xs, ys, X2, y2 = _eval_sample(data, spec.pairs, "train", eval_rows)
+        Xp, yp, Xp2, yp2 = _eval_sample(data, spec.pairs, "test", eval_rows)
         if Wok.shape[0]:
             emp[ok] = _mean_loss(lossobj, Wok, Xs, ys, X2, y2)
             pop[ok] = _mean_loss(lossobj, Wok, Xp, yp, Xp2, yp2)
