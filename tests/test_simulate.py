@@ -378,3 +378,10 @@ def test_matrix_parameter_hand_trace_and_projection():
     r = S.simulate("dpsgd-rdp-pairwise", ds, MetricSq(), params={"T": 2, "eta": 0.1, "sigma": 1.0, "R": 0.1},
                    evaluate=(), **kw)
     np.testing.assert_allclose(r.outputs[0, 0], 0.025 * B)
+
+
+def test_auc_by_hand():
+    # scores [0.1, 0.4, 0.35, 0.8], labels [-1, -1, 1, 1]: positive > negative in (0.35 > 0.1), (0.8 > 0.1),
+    # (0.8 > 0.4) but not (0.35 > 0.4): AUC = 3/4; a tie counts 1/2: scores [0.1, 0.4, 0.4, 0.8] -> 3.5/4
+    y = np.array([-1.0, -1.0, 1.0, 1.0])
+    assert S._auc(np.array([[0.1, 0.4, 0.35, 0.8], [0.1, 0.4, 0.4, 0.8]]), y) == pytest.approx([0.75, 0.875])
