@@ -385,3 +385,24 @@ def test_auc_by_hand():
     # (0.8 > 0.4) but not (0.35 > 0.4): AUC = 3/4; a tie counts 1/2: scores [0.1, 0.4, 0.4, 0.8] -> 3.5/4
     y = np.array([-1.0, -1.0, 1.0, 1.0])
     assert S._auc(np.array([[0.1, 0.4, 0.35, 0.8], [0.1, 0.4, 0.4, 0.8]]), y) == pytest.approx([0.75, 0.875])
+
+
+def test_full_pairwise_gradient_dpgd_c_and_laplace_output(monkeypatch):
+    # pairs (0,1) and (1,0) of tiny(): both losses are (<w,[1,-1]> + 1)^2 / 2, mean gradient (<w,[1,-1]> + 1)[1,-1]
+    # (the i = j terms are excluded). eta = 0.1: w0 = 0 -> grad [1,-1] -> w1 = [-0.1, 0.1];
+    # <w1,[1,-1]> = -0.2 -> grad 0.8*[1,-1] -> w2 = [-0.18, 0.18]
+    r = S.simulate("dpgd-c", tiny(), PairLS(), reps=1, params={"T": 2, "eta": 0.1, "sigma": 1.0},
+                   noise=lambda t: np.zeros((1, 1, 2)), evaluate=())
+    assert r.outputs[0, 0] == pytest.approx([-0.28 / 3, 0.28 / 3])  # average of w0, w1, w2 (004 Algorithm 2)
+    # DPGD-SC (004 Algorithm 1) with delta = 0: last iterate + Laplace(lambda) noise; lambda = 0.5, z = [1, 1]:
+    # [-0.18 + 0.5, 0.18 + 0.5] = [0.32, 0.68]
+    from dpviz import catalog
+
+    real_get = catalog.get_algorithm
+    monkeypatch.setattr(catalog, "calibrate",
+                        lambda aid, **p: catalog.Calibration(id=aid, feasible=True, laplace_scale=0.5, T=2, eta=0.1))
+    monkeypatch.setattr(catalog, "get_algorithm",
+                        lambda aid: real_get("gd") if aid == "dpgd-sc" else real_get(aid))
+    r = S.simulate("dpgd-sc", tiny(), PairLS(), reps=1, params={"eps": 1.0, "delta": 0.0},
+                   output_noise=np.array([[[1.0, 1.0]]]), evaluate=())
+    assert r.outputs[0, 0] == pytest.approx([0.32, 0.68])
