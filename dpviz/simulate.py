@@ -288,6 +288,8 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         raise ValueError(
             f"the simulation engine does not run {algorithm_id!r}; it runs: {', '.join(supported_algorithms())}")
     spec = SPECS[algorithm_id]
+    if not all(hasattr(data, a) for a in ("X", "y", "X_test", "y_test", "task")):
+        raise ValueError("data must be a dpviz.data.Dataset (use dpviz.data.load_dataset or dpviz.data.from_csv).")
     try:
         alg_name = catalog.get_algorithm(algorithm_id).name
     except ValueError:

@@ -184,6 +184,10 @@ def test_progress_cancel_and_cost_guard():
 def test_invalid_inputs():
     with pytest.raises(ValueError, match="does not run"):
         S.simulate("no-such", tiny(), LS())
+    with pytest.raises(ValueError, match="Dataset"):
+        S.simulate("sgd", np.zeros((3, 2)), LS(), params={"T": 1, "eta": 0.1})
+    with pytest.raises(ValueError, match="grad"):
+        S.simulate("sgd", tiny(), object(), params={"T": 1, "eta": 0.1})
     with pytest.raises(ValueError, match="reps"):
         S.simulate("sgd", tiny(), LS(), reps=0, params={"T": 1, "eta": 0.1})
     with pytest.raises(ValueError, match="pairwise"):
