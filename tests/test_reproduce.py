@@ -2,6 +2,8 @@
 
 import math
 
+import numpy as np
+
 import pandas as pd
 import pytest
 
@@ -53,3 +55,14 @@ def test_reproduce_errors(tmp_path):
         R.reproduce("nope", out_dir=tmp_path)
     with pytest.raises(ValueError, match="reps"):
         R.reproduce("wang-lownoise-fig1", reps=0, out_dir=tmp_path)
+
+
+def test_lipschitz_constants_of_the_setups():
+    # least squares on the unit ball with ||x|| = 1, |y| <= 0.5: G = R + 0.5 = 1.5 (for the (.)^2/2 convention,
+    # twice that if the loss module omits the 1/2); logistic: G = ||x|| = 1
+    from dpviz import simulate as S
+
+    ls, _ = S._resolve_loss("least-squares")
+    half = ls.value(np.array([1.0, 0]), np.array([1.0, 0]), 0.0) == pytest.approx(0.5)
+    assert R._lipschitz("least-squares", 1.5) == pytest.approx(1.5 if half else 3.0)
+    assert R._lipschitz("logistic", 1.0) == pytest.approx(1.0)
