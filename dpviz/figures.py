@@ -1,0 +1,68 @@
+"""Pure Plotly figure builders for the dashboard (no streamlit).
+
+Each builder takes plain numbers/lists and returns a ``plotly.graph_objects.Figure``; the pages only pass data in.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import plotly.graph_objects as go
+
+__all__ = ["line_figure", "stacked_terms_figure", "loglog_slope"]
+
+
+def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float | None:
+    """Least-squares slope of log(y) against log(x) over the positive finite points (None if fewer than 2)."""
+    pts = [(math.log(a), math.log(b)) for a, b in zip(x, y)
+           if a is not None and b is not None and a > 0 and b > 0 and math.isfinite(a) and math.isfinite(b)]
+    if len(pts) < 2:
+        return None
+    mx = sum(p[0] for p in pts) / len(pts)
+    my = sum(p[1] for p in pts) / len(pts)
+    sxx = sum((p[0] - mx) ** 2 for p in pts)
+    if sxx == 0:
+        return None
+    return sum((p[0] - mx) * (p[1] - my) for p in pts) / sxx
+
+
+def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *, title: str, x_title: str,
+                y_title: str, log_x: bool = True, log_y: bool = True, slope_labels: bool = False) -> go.Figure:
+    """One line per entry of ``series`` (None = missing point, e.g. infeasible); optional log-log slope in legend."""
+    if not series:
+        raise ValueError("nothing to plot: choose at least one curve")
+    fig = go.Figure()
+    for name, ys in series.items():
+        ys = [None if (v is None or not math.isfinite(v) or (log_y and v <= 0)) else float(v) for v in ys]
+        label = name
+        if slope_labels:
+            s = loglog_slope(x, ys)
+            if s is not None:
+                label = f"{name} (slope {s:+.2f})"
+        fig.add_trace(go.Scatter(x=list(x), y=ys, mode="lines+markers", name=label))
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
+                      legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=10))
+    if log_x:
+        fig.update_xaxes(type="log")
+    if log_y:
+        fig.update_yaxes(type="log")
+    return fig
+
+
+def stacked_terms_figure(x: Sequence[float], terms: dict[str, Sequence[float]], *, title: str,
+                         x_title: str, y_title: str = "bound") -> go.Figure:
+    """Named bound terms stacked (filled areas) on log-log axes; the legend carries each term's log-log slope."""
+    if not terms:
+        raise ValueError("nothing to plot: the bound has no terms")
+    fig = go.Figure()
+    for name, ys in terms.items():
+        ys = [max(float(v), 0.0) if v is not None and math.isfinite(v) else None for v in ys]
+        s = loglog_slope(x, ys)
+        label = f"{name} (slope {s:+.2f})" if s is not None else name
+        fig.add_trace(go.Scatter(x=list(x), y=ys, mode="lines", name=label, stackgroup="terms"))
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
+                      legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=10))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    return fig

@@ -1,0 +1,123 @@
+"""Dashboard view state <-> URL query parameters (pure: no streamlit).
+
+Every value is a JSON-safe scalar (int, float, str, bool) or a list of str.  Decoding validates each entry against
+:data:`SCHEMA` and silently falls back to the default for anything unknown or malformed: a URL is user input, so it is
+parsed (``int``/``float``/allowed strings) — never unpickled or evaluated.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["SCHEMA", "DEFAULTS", "encode", "decode", "validate"]
+
+#: name -> (kind, default, (low, high) for numbers).  kind: "int", "float", "str", "list", "bool".
+SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
+    "page": ("str", "home", None),
+    "n": ("int", 1000, (2, 10**9)),
+    "d": ("int", 10, (1, 10**7)),
+    "eps": ("float", 1.0, (1e-6, 1e4)),
+    "log10_delta": ("float", -6.0, (-30.0, -0.0001)),
+    "T": ("int", 1000, (1, 10**12)),
+    "eta": ("float", 0.01, (1e-12, 1e6)),
+    "G": ("float", 1.0, (1e-12, 1e12)),
+    "L": ("float", 1.0, (1e-12, 1e12)),
+    "M": ("float", 1.0, (1e-12, 1e12)),
+    "R": ("float", 1.0, (1e-12, 1e12)),
+    "alpha": ("float", 0.5, (0.0, 1.0)),
+    "mu": ("float", 0.1, (1e-12, 1e12)),
+    "c": ("float", 1.0, (1e-12, 1e12)),
+    "algorithm": ("str", "", None),
+    "theorems": ("list", [], None),
+    "sweep": ("str", "n", None),
+}
+
+DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}
+
+_MAX_STR = 80
+
+
+def _clean_str(value: Any) -> str | None:
+    if not isinstance(value, str) or len(value) > _MAX_STR:
+        return None
+    if not all(ch.isalnum() or ch in "-_." for ch in value):
+        return None
+    return value
+
+
+def validate(name: str, value: Any) -> Any:
+    """Return ``value`` converted to the schema type of ``name``; raise ValueError if it does not fit."""
+    if name not in SCHEMA:
+        raise ValueError(f"unknown view parameter {name!r}")
+    kind, _default, bounds = SCHEMA[name]
+    if kind == "list":
+        items = value.split(",") if isinstance(value, str) else list(value)
+        items = [i for i in items if i != ""]
+        cleaned = [_clean_str(i) for i in items]
+        if any(c is None for c in cleaned) or len(cleaned) > 20:
+            raise ValueError(f"{name} must be a comma-separated list of ids")
+        return cleaned
+    if kind == "str":
+        cleaned = _clean_str(value)
+        if cleaned is None:
+            raise ValueError(f"{name} must be a short id (letters, digits, '-', '_', '.')")
+        return cleaned
+    if kind == "bool":
+        if isinstance(value, bool):
+            return value
+        if str(value).lower() in ("1", "true", "yes"):
+            return True
+        if str(value).lower() in ("0", "false", "no"):
+            return False
+        raise ValueError(f"{name} must be true or false")
+    try:
+        if kind == "int":
+            num = float(value)
+            if not math.isfinite(num) or num != int(num):
+                raise ValueError
+            num = int(num)
+        else:
+            num = float(value)
+            if not math.isfinite(num):
+                raise ValueError
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(f"{name} must be a {'whole number' if kind == 'int' else 'number'}, got {value!r}") from None
+    lo, hi = bounds  # type: ignore[misc]
+    if not lo <= num <= hi:
+        raise ValueError(f"{name} must be between {lo:g} and {hi:g}, got {num:g}")
+    return num
+
+
+def encode(state: dict[str, Any]) -> dict[str, str]:
+    """Query parameters (strings) for the entries of ``state`` that differ from :data:`DEFAULTS`."""
+    out: dict[str, str] = {}
+    for name, value in state.items():
+        if name not in SCHEMA:
+            continue
+        value = validate(name, value)
+        if value == DEFAULTS[name]:
+            continue
+        if SCHEMA[name][0] == "list":
+            out[name] = ",".join(value)
+        elif isinstance(value, float):
+            out[name] = repr(value)
+        else:
+            out[name] = str(value)
+    return out
+
+
+def decode(params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The full view state from query parameters, plus a list of messages about entries that were ignored."""
+    state = dict(DEFAULTS)
+    state["theorems"] = list(DEFAULTS["theorems"])
+    problems: list[str] = []
+    for name, raw in params.items():
+        if name not in SCHEMA:
+            problems.append(f"ignored unknown link parameter {str(name)[:30]!r}")
+            continue
+        try:
+            state[name] = validate(name, raw)
+        except ValueError as exc:
+            problems.append(f"ignored link parameter: {exc}")
+    return state, problems

@@ -1,0 +1,157 @@
+"""The one shared UI helper module of the dashboard: state, URL sync, widgets, cache wrappers, safe rendering."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import streamlit as st
+
+from dpviz import catalog, urlstate
+
+HELP = {
+    "n": "Number of training examples. More data means less noise is needed for the same privacy.",
+    "d": "Dimension of the model parameter w.",
+    "eps": "Privacy budget ε. SMALLER ε = MORE private (more noise); larger ε = less private, more accurate.",
+    "log10_delta": "log10 of δ, the probability that the ε guarantee may fail. Usually δ ≤ 1/n² (−6 means δ = 1e-6).",
+    "T": "Number of iterations (gradient steps).",
+    "eta": "Step size (learning rate) η.",
+    "G": "Lipschitz constant: bound on the gradient norm of the loss.",
+    "L": "Smoothness / Hölder constant of the gradient.",
+    "M": "Bound on the gradient norm at w = 0 (used by the Hölder-smooth papers).",
+    "R": "Radius of the parameter domain (or of the optimum w*, see the theorem).",
+    "alpha": "Hölder smoothness α of the loss gradient: α = 1 smooth (e.g. logistic), α = 0 only Lipschitz "
+             "(e.g. hinge); values in between interpolate.",
+    "mu": "Strong-convexity / PL constant μ.",
+    "c": "The paper's unspecified absolute constant (default 1): rates are only known up to it.",
+}
+NUMERIC = ["n", "d", "eps", "log10_delta", "T", "eta", "G", "L", "M", "R", "alpha", "mu", "c"]
+
+
+def init_state() -> None:
+    """Load the view state from the URL once per session."""
+    if "_view" not in st.session_state:
+        state, problems = urlstate.decode({k: st.query_params.get(k) for k in st.query_params.keys()})
+        st.session_state["_view"] = state
+        st.session_state["_url_problems"] = problems
+    for msg in st.session_state.get("_url_problems", []):
+        st.warning(msg)
+
+
+def view() -> dict:
+    init_state()
+    return st.session_state["_view"]
+
+
+def set_view(**changes) -> None:
+    v = view()
+    v.update(changes)
+    sync_url()
+
+
+def sync_url() -> None:
+    try:
+        enc = urlstate.encode(view())
+    except ValueError:
+        return
+    st.query_params.from_dict(enc)
+
+
+def _on_change(name: str) -> None:
+    value = st.session_state.get(f"w_{name}")
+    try:
+        st.session_state["_view"][name] = urlstate.validate(name, value)
+        st.session_state.pop(f"_err_{name}", None)
+    except ValueError as exc:
+        st.session_state[f"_err_{name}"] = str(exc)
+
+
+def param_widgets(names: list[str], required: set[str] | None = None) -> dict:
+    """Sidebar number inputs for ``names`` (persisting across pages); returns dpviz keyword parameters."""
+    v = view()
+    required = required or set()
+    with st.sidebar:
+        st.subheader("Parameters")
+        for name in names:
+            kind, _default, bounds = urlstate.SCHEMA[name]
+            label = {"log10_delta": "log10 δ", "eps": "ε", "eta": "η", "alpha": "α", "mu": "μ"}.get(name, name)
+            if name in required:
+                label += " *"
+            key = f"w_{name}"
+            st.session_state[key] = v[name]
+            if kind == "int":
+                st.number_input(label, min_value=int(bounds[0]), max_value=int(bounds[1]), step=1, key=key,
+                                help=HELP.get(name), on_change=_on_change, args=(name,))
+            else:
+                st.number_input(label, min_value=float(bounds[0]), max_value=float(bounds[1]), key=key,
+                                format="%g", help=HELP.get(name), on_change=_on_change, args=(name,))
+            if st.session_state.get(f"_err_{name}"):
+                st.error(st.session_state[f"_err_{name}"])
+        st.caption("* used by the current selection. The URL holds all settings: copy it to share this view.")
+    sync_url()
+    return params_from_view(v)
+
+
+def params_from_view(v: dict) -> dict:
+    p = {k: v[k] for k in NUMERIC if k != "log10_delta"}
+    p["delta"] = 10.0 ** v["log10_delta"]
+    return p
+
+
+@st.cache_data(show_spinner=False, max_entries=5000)
+def cached_calibrate(algorithm_id: str, items: tuple) -> dict:
+    """Calibration as a dict (or {'error': msg}) for hashable ``items`` = sorted (name, value) pairs."""
+    try:
+        return {"ok": catalog.calibrate(algorithm_id, **dict(items)).to_dict()}
+    except ValueError as exc:
+        return {"error": str(exc)}
+
+
+@st.cache_data(show_spinner=False, max_entries=5000)
+def cached_bound(theorem_id: str, items: tuple, explicit: bool = False) -> dict:
+    try:
+        res = catalog.bound(theorem_id, explicit=explicit, **dict(items))
+        return {"ok": {"total": res.total, "terms": [(t.name, t.value) for t in res.terms], "eta": res.eta,
+                       "T": res.T, "gradient_complexity": res.gradient_complexity, "notes": list(res.notes),
+                       "terms_latex": [(t.name, t.latex, t.n_exp, t.eps_exp) for t in res.terms]}}
+    except ValueError as exc:
+        return {"error": str(exc)}
+
+
+def items(params: dict) -> tuple:
+    return tuple(sorted((k, v) for k, v in params.items() if v is not None))
+
+
+def show_figure(fig, name: str) -> None:
+    """Plotly chart plus a standalone-HTML download of it."""
+    st.plotly_chart(fig, width="stretch")
+    st.download_button(f"Download figure ({name}.html)", fig.to_html(include_plotlyjs="cdn"),
+                       file_name=f"{name}.html", mime="text/html", key=f"dl_{name}")
+
+
+def download_table(rows: list[dict], name: str) -> None:
+    import pandas as pd
+
+    df = pd.DataFrame(rows)
+    c1, c2 = st.columns(2)
+    c1.download_button("CSV", df.to_csv(index=False), file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}")
+    c2.download_button("JSON", json.dumps(catalog._json_safe(rows), indent=1, default=str),
+                       file_name=f"{name}.json", mime="application/json", key=f"json_{name}")
+
+
+def guarded(func) -> None:
+    """Run a page body; show ValueError as st.error and anything else as a generic error box (no traceback)."""
+    try:
+        func()
+    except ValueError as exc:
+        st.error(str(exc))
+    except Exception:  # noqa: BLE001 - never show a traceback to users
+        st.error("Something went wrong while computing this view. Try other parameters or reload the page.")
+
+
+def fmt(x) -> str:
+    if x is None:
+        return "—"
+    if isinstance(x, float) and not math.isfinite(x):
+        return "∞"
+    return f"{x:.4g}" if isinstance(x, (int, float)) else str(x)

@@ -1,0 +1,81 @@
+"""Bounds: excess-risk bounds vs n and ε, stacked terms, comparison tables."""
+
+import numpy as np
+import streamlit as st
+
+import dpviz_ui as ui
+from dpviz import catalog, figures
+
+
+def body() -> None:
+    st.title("Risk bounds")
+    thms = catalog.theorems()
+    if not thms:
+        st.info("No theorem is in the catalogue yet.")
+        return
+    v = ui.view()
+    ids = [t.id for t in thms]
+    labels = {t.id: f"{t.paper.short} — {t.number}" for t in thms}
+    chosen = [t for t in v["theorems"] if t in ids] or ids[:1]
+    chosen = st.multiselect("Theorems", ids, default=chosen, format_func=labels.get,
+                            help="Each theorem bounds the excess population risk of one algorithm.")
+    ui.set_view(theorems=chosen)
+    sweep = st.radio("Sweep over", ["n", "eps"], index=0 if v["sweep"] == "n" else 1, horizontal=True,
+                     format_func={"n": "sample size n", "eps": "privacy budget ε (smaller = more private)"}.get)
+    ui.set_view(sweep=sweep)
+    needed = set()
+    for t in chosen:
+        needed |= set(catalog.parameters_of(catalog.get_theorem(t).bound))
+    params = ui.param_widgets(ui.NUMERIC, required=needed | ({"log10_delta"} if "delta" in needed else set()))
+    if not chosen:
+        st.warning("Choose at least one theorem.")
+        return
+    grid = ([int(x) for x in np.unique(np.logspace(2, 7, 21).astype(int))] if sweep == "n"
+            else [float(e) for e in np.logspace(-2, 1, 21)])
+    totals = {}
+    for tid in chosen:
+        thm = catalog.get_theorem(tid)
+        st.subheader(labels[tid])
+        if thm.statement:
+            st.latex(thm.statement)
+        if thm.discrepancy:
+            st.warning(f"Reading of the paper: {thm.discrepancy}")
+        for note in thm.notes:
+            st.caption(note)
+        here = ui.cached_bound(tid, ui.items(params))
+        if "error" in here:
+            st.error(here["error"])
+            continue
+        st.write(f"Bound at the current parameters: **{ui.fmt(here['ok']['total'])}**")
+        terms: dict[str, list] = {}
+        tot = []
+        for x in grid:
+            r = ui.cached_bound(tid, ui.items({**params, sweep: x}))
+            ok = r.get("ok")
+            tot.append(ok["total"] if ok else None)
+            for name, _ in (here["ok"]["terms"]):
+                val = dict(ok["terms"]).get(name) if ok else None
+                terms.setdefault(name, []).append(val)
+        totals[labels[tid]] = tot
+        fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {sweep}",
+                                           x_title="n" if sweep == "n" else "ε")
+        ui.show_figure(fig, f"terms_{tid}_{sweep}")
+    if totals:
+        fig = figures.line_figure(grid, totals, title=f"Bounds vs {sweep}", x_title="n" if sweep == "n" else "ε",
+                                  y_title="bound", slope_labels=True)
+        ui.show_figure(fig, f"bounds_{sweep}")
+
+    st.header("The papers' comparison tables")
+    for tab in catalog.tables():
+        st.subheader(f"{tab.paper.short}, {tab.number}")
+        st.caption(tab.caption)
+        try:
+            rows = tab.evaluate(**params)
+        except ValueError as exc:
+            st.error(str(exc))
+            continue
+        st.dataframe(rows, width="stretch")
+        ui.download_table(rows, tab.id)
+
+
+ui.guarded(body)
