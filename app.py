@@ -48,5 +48,6 @@ nav = st.navigation([
     st.Page(home, title="Home", default=True),
     st.Page("pages/calibrate.py", title="Calibrate"),
     st.Page("pages/bounds.py", title="Bounds"),
+    st.Page("pages/simulate.py", title="Simulate"),
 ])
 nav.run()

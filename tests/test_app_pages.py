@@ -91,3 +91,20 @@ def test_preset_loads():
     assert not at.exception
     assert at.session_state["_view"]["alpha"] == 0.5
     assert at.session_state["_view"]["n"] == 10000
+
+
+def test_simulate_page_runs_and_plots_engine_result():
+    from dpviz import data as D, simulate as S
+
+    at = _run("pages/simulate.py", query={"T": "50", "n": "200"})
+    assert not at.exception
+    at.multiselect[0].set_value(["dpsgd-output"]).run()
+    at.button[0].click().run()
+    assert not at.exception and not at.error
+    figs = _figs(at)
+    assert figs
+    mean_trace = [t for t in figs[0]["data"] if t["name"].endswith("empirical mean")][0]
+    ds = D.load_dataset("wang-least-squares", n=1000)
+    res = S.simulate("dpsgd-output", ds, "least-squares", grid={"eps": [0.25, 0.5, 1.0, 2.0, 4.0]}, reps=20, seed=0,
+                     params={"T": 50, "eta": 0.01, "R": 1.0, "delta": 1e-6, "n": 200})
+    assert mean_trace["y"] == pytest.approx(list(res.summary()["mean"]), rel=1e-9)
