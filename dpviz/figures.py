@@ -66,3 +66,39 @@ def stacked_terms_figure(x: Sequence[float], terms: dict[str, Sequence[float]], 
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
     return fig
+
+
+def feasibility_map_figure(n_values: Sequence[float], eps_values: Sequence[float], feasible: Sequence[Sequence[bool]],
+                           *, boundary: tuple[Sequence[float], Sequence[float]] | None = None,
+                           boundary_name: str = "sufficient boundary", title: str = "Feasible (n, ε)") -> go.Figure:
+    """Heat map of feasibility (rows: ε, columns: n; 1 = feasible) with an optional boundary curve ε(n) overlaid."""
+    if not n_values or not eps_values:
+        raise ValueError("the (n, ε) grid is empty")
+    if len(feasible) != len(eps_values) or any(len(r) != len(n_values) for r in feasible):
+        raise ValueError("feasible must have one row per ε and one column per n")
+    z = [[1 if f else 0 for f in row] for row in feasible]
+    fig = go.Figure(go.Heatmap(x=list(n_values), y=list(eps_values), z=z, zmin=0, zmax=1, showscale=False,
+                               colorscale=[[0, "#f4d6d6"], [1, "#cfe8cf"]], name="feasible (green)"))
+    if boundary is not None:
+        fig.add_trace(go.Scatter(x=list(boundary[0]), y=list(boundary[1]), mode="lines", name=boundary_name,
+                                 line=dict(color="black", dash="dash")))
+    fig.update_layout(title=title, xaxis_title="n", yaxis_title="ε", template="plotly_white",
+                      legend=dict(orientation="h", y=-0.25))
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log")
+    return fig
+
+
+def sigma_beta_figure(betas: Sequence[float], sigmas: Sequence[float | None],
+                      interval: tuple[float, float] | None, *, title: str = "σ(β)") -> go.Figure:
+    """σ as a function of the Rényi order parameter β with the feasible β interval shaded."""
+    if not betas:
+        raise ValueError("no β values to plot")
+    fig = go.Figure(go.Scatter(x=list(betas), y=[None if s is None else float(s) for s in sigmas],
+                               mode="lines", name="σ(β)"))
+    if interval is not None:
+        fig.add_vrect(x0=interval[0], x1=interval[1], fillcolor="green", opacity=0.15, line_width=0,
+                      annotation_text="feasible β")
+    fig.update_layout(title=title, xaxis_title="β", yaxis_title="σ", template="plotly_white")
+    fig.update_yaxes(type="log")
+    return fig

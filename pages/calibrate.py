@@ -24,6 +24,21 @@ def body() -> None:
     alg = catalog.get_algorithm(alg_id)
     needed = set(catalog.parameters_of(alg.calibrate))
     params = ui.param_widgets(ui.NUMERIC, required=needed | ({"log10_delta"} if "delta" in needed else set()))
+    thms = [t for t in catalog.theorems() if t.algorithm == alg_id]
+    if thms:
+        src = st.selectbox("T and η from", ["manual"] + [t.id for t in thms],
+                           format_func=lambda i: "manual (sidebar)" if i == "manual" else
+                           f"{catalog.get_theorem(i).paper.short}, {catalog.get_theorem(i).number}",
+                           help="Use the step size and number of iterations the theorem prescribes, or your own.")
+        if src != "manual":
+            b = ui.cached_bound(src, ui.items(params))
+            if "error" in b:
+                st.error(b["error"])
+            else:
+                for key in ("T", "eta"):
+                    if b["ok"][key] is not None:
+                        params[key] = int(b["ok"][key]) if key == "T" else float(b["ok"][key])
+                st.caption(f"Theorem's schedule: T = {ui.fmt(params['T'])}, η = {ui.fmt(params['eta'])}")
     if alg.description:
         st.caption(alg.description)
     res = ui.cached_calibrate(alg_id, ui.items(params))
@@ -57,6 +72,9 @@ def body() -> None:
     for note in cal.get("notes", []):
         st.caption(note)
 
+    beta_plot(alg, params, cal)
+    feasibility_map(alg_id, params)
+
     # sigma (or Laplace scale) vs eps for every private algorithm at these settings
     eps_grid = [float(e) for e in np.logspace(-2, 1, 25)]
     series = {}
@@ -75,6 +93,50 @@ def body() -> None:
         ui.show_figure(fig, "sigma_vs_eps")
     else:
         st.info("No algorithm is feasible on the ε grid at these settings.")
+
+
+def beta_plot(alg, params, cal) -> None:
+    """σ(β) with the feasible band, for calibrations that choose a Rényi order parameter β."""
+    if cal.get("beta_interval") is None:
+        return
+    try:
+        from dpviz.papers import wang_lownoise as wl
+    except ImportError:
+        return
+    lo, hi = cal["beta_interval"]
+    betas = [float(b) for b in np.linspace(0.01, 0.99, 60)]
+    sig = []
+    for b in betas:
+        try:
+            sig.append(wl.sigma_of_beta(n=params["n"], eps=params["eps"], delta=params["delta"], T=params["T"],
+                                        G=params["G"], beta=b, pairwise=alg.setting == "pairwise"))
+        except ValueError:
+            sig.append(None)
+    ui.show_figure(figures.sigma_beta_figure(betas, sig, (lo, hi), title="σ as a function of β"), "sigma_beta")
+
+
+def feasibility_map(alg_id, params) -> None:
+    """Where in the (n, ε) plane the calibration is feasible (T = n, δ = 1/n², as in Wang, Lei, Ying & Zhang Fig. 1)."""
+    with st.expander("Feasibility map in the (n, ε) plane"):
+        ns = [int(x) for x in np.logspace(1.3, 5, 14)]
+        epss = [float(e) for e in np.logspace(-2, 1.3, 14)]
+        feas = [[bool(ui.cached_calibrate(alg_id, ui.items({**params, "n": n, "eps": e, "T": n,
+                                                            "delta": 1.0 / n**2})).get("ok", {}).get("feasible"))
+                 for n in ns] for e in epss]
+        boundary = None
+        try:
+            from dpviz.papers import wang_nonsmooth as wn
+
+            bn = [n for n in ns if n >= 18]
+            boundary = (bn, [wn.lemma13_eps_threshold(n) for n in bn])
+        except (ImportError, ValueError):
+            pass
+        fig = figures.feasibility_map_figure(
+            ns, epss, feas, boundary=boundary, boundary_name="Wang, Lei, Ying & Zhang Lemma 13 sufficient ε",
+            title="Feasible settings (green) with T = n, δ = 1/n²")
+        ui.show_figure(fig, "feasibility_map")
+        st.caption("Lemma 13's curve is the sufficient condition for DP-SGD with Rényi accounting (Fig. 1 of "
+                   "Wang, Lei, Ying & Zhang); it is not sufficient for 18 <= n < 44.")
 
 
 ui.guarded(body)

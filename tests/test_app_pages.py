@@ -39,7 +39,7 @@ def test_calibrate_default_and_figure_matches_dpviz():
     figs = _figs(at)
     assert figs, "sigma vs eps figure drawn"
     alg = at.selectbox[0].value
-    trace = figs[0]["data"][0]
+    trace = [f for f in figs if "Noise level" in f["layout"]["title"]["text"]][0]["data"][0]
     # point 0: eps = 1e-2 on the log grid; recompute with the catalogue at the default parameters
     x0 = trace["x"][0]
     assert x0 == pytest.approx(0.01)
@@ -108,3 +108,32 @@ def test_simulate_page_runs_and_plots_engine_result():
     res = S.simulate("dpsgd-output", ds, "least-squares", grid={"eps": [0.25, 0.5, 1.0, 2.0, 4.0]}, reps=20, seed=0,
                      params={"T": 50, "eta": 0.01, "R": 1.0, "delta": 1e-6, "n": 200})
     assert mean_trace["y"] == pytest.approx(list(res.summary()["mean"]), rel=1e-9)
+
+
+def test_calibrate_infeasible_shows_reason_not_exception():
+    at = _run("pages/calibrate.py", query={"eta": "100000"})
+    assert not at.exception
+    assert any(w.value.startswith("Infeasible") for w in at.warning)
+
+
+def test_bounds_empty_selection_warns():
+    at = _run("pages/bounds.py")
+    at.multiselect[0].set_value([]).run()
+    assert not at.exception
+    assert any("at least one theorem" in w.value for w in at.warning)
+
+
+def test_feasibility_map_matches_catalog():
+    at = _run("pages/calibrate.py")
+    heat = [f for f in _figs(at) if f["data"][0]["type"] == "heatmap"][0]
+    alg = at.selectbox[0].value
+    base = dict(d=10, T=1000, eta=0.01, G=1.0, L=1.0, M=1.0, R=1.0, alpha=0.5, mu=0.1, c=1.0)
+    for i, j in [(0, 0), (len(heat["data"][0]["y"]) - 1, len(heat["data"][0]["x"]) - 1)]:
+        n, e = heat["data"][0]["x"][j], heat["data"][0]["y"][i]
+        cal = catalog.calibrate(alg, **{**base, "n": n, "eps": e, "T": n, "delta": 1.0 / n**2})
+        assert heat["data"][0]["z"][i][j] == int(cal.feasible)
+    # Lemma 13 boundary: at n = 1000, (7*(10-1) + 4*1000*log(1000) + 7) / (2*1000*(10-1)) = 1.5391...
+    lemma = heat["data"][1]
+    assert lemma["name"].startswith("Wang, Lei, Ying & Zhang Lemma 13")
+    from dpviz.papers import wang_nonsmooth as wn
+    assert wn.lemma13_eps_threshold(1000) == pytest.approx((7 * 9 + 4 * 1000 * math.log(1000) + 7) / (2 * 1000 * 9))

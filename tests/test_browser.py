@@ -62,8 +62,16 @@ def test_every_page_draws_a_chart(server):
         page.screenshot(path=str(out / "home.png"))
         for name in ("calibrate", "bounds"):
             page.goto(f"{server}/{name}")
-            page.wait_for_selector(".js-plotly-plot", timeout=40000)
+            page.wait_for_selector(".js-plotly-plot", state="attached", timeout=40000)
             page.wait_for_timeout(500)
             assert page.locator("[data-testid='stException']").count() == 0
             page.screenshot(path=str(out / f"{name}.png"), full_page=True)
+        # a small simulation through the UI
+        page.goto(f"{server}/simulate?T=30&n=200")
+        page.get_by_role("button", name="Run simulation").click()
+        page.wait_for_selector(".js-plotly-plot", timeout=60000)
+        page.wait_for_timeout(500)
+        assert page.locator("[data-testid='stException']").count() == 0
+        assert page.get_by_text("fitted log-log slope").count() >= 1
+        page.screenshot(path=str(out / "simulate.png"), full_page=True)
         browser.close()

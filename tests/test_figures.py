@@ -30,3 +30,17 @@ def test_stacked_and_errors():
         figures.line_figure([1], {}, title="t", x_title="x", y_title="y")
     with pytest.raises(ValueError):
         figures.stacked_terms_figure([1], {}, title="t", x_title="x")
+
+
+def test_feasibility_map_and_sigma_beta():
+    fig = figures.feasibility_map_figure([100, 1000], [0.1, 1.0], [[False, False], [False, True]],
+                                         boundary=([100, 1000], [2.0, 0.5]))
+    assert [list(r) for r in fig.data[0].z] == [[0, 0], [0, 1]]
+    assert list(fig.data[1].y) == [2.0, 0.5]
+    with pytest.raises(ValueError):
+        figures.feasibility_map_figure([1], [1, 2], [[True]])
+    fig = figures.sigma_beta_figure([0.1, 0.5], [3.0, None], (0.2, 0.4))
+    assert list(fig.data[0].y) == [3.0, None]
+    assert fig.layout.shapes[0].x0 == 0.2 and fig.layout.shapes[0].x1 == 0.4
+    with pytest.raises(ValueError):
+        figures.sigma_beta_figure([], [], None)
