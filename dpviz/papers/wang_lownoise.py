@@ -1,0 +1,1176 @@
+"""Wang, Lei, Ying & Zhou — differentially private SGD with low noise (pointwise and pairwise learning).
+
+Seed file: ``000_e4c77d256cde89f2.txt``.  Losses are non-negative, convex and G-Lipschitz (Assumptions 1–2), and
+either L-smooth or α-Hölder smooth with parameter L (Definition 3, α ∈ [0, 1)).  The "low-noise" case is
+F(w*) = 0 (realizable setting).
+
+What this module provides
+
+* the catalogue algorithms ``dpsgd-rdp`` (Algorithm 1, DP-SGD for pointwise learning) and ``dpsgd-rdp-pairwise``
+  (Algorithm 2, DP-SGD-pairwise) with their calibrations :func:`calibrate_dpsgd_rdp` and
+  :func:`calibrate_dpsgd_rdp_pairwise` (the privacy theorems, Theorem 2 and Theorem 5);
+* :func:`sigma_of_beta` (σ as a function of the free constant β), :func:`conditions_at_beta` (the two conditions
+  of Theorems 2 / 5 at one β), :func:`feasible_beta_intervals` (where they hold) and :func:`accountant_sigma` (the
+  σ a numerical RDP accountant gives for the same mechanism);
+* the utility theorems, ids ``wang-lownoise-thm<k><part>`` with part ``a`` = general case and ``b`` = low-noise
+  case F(w*) = 0 — every one of the four utility theorems has exactly these two parts:
+
+  ====================  ============================  ==============  ===========================================
+  id                    paper                         algorithm       loss
+  ====================  ============================  ==============  ===========================================
+  wang-lownoise-thm3a   Theorem 3 (a)                 Algorithm 1     L-smooth, general
+  wang-lownoise-thm3b   Theorem 3 (b)                 Algorithm 1     L-smooth, F(w*) = 0
+  wang-lownoise-thm4a   Theorem 4 (a)                 Algorithm 1     α-Hölder smooth, general
+  wang-lownoise-thm4b   Theorem 4 (b)                 Algorithm 1     α-Hölder smooth, F(w*) = 0
+  wang-lownoise-thm6a   Theorem 6 (a)                 Algorithm 2     L-smooth pairwise, general
+  wang-lownoise-thm6b   Theorem 6 (b)                 Algorithm 2     L-smooth pairwise, F̄(w*) = 0
+  wang-lownoise-thm7a   Theorem 7 (a)                 Algorithm 2     α-Hölder smooth pairwise, general
+  wang-lownoise-thm7b   Theorem 7 (b)                 Algorithm 2     α-Hölder smooth pairwise, F̄(w*) = 0
+  ====================  ============================  ==============  ===========================================
+
+* Tables 1 and 2 as ``wang-lownoise-table1`` (pointwise) and ``wang-lownoise-table2`` (pairwise).
+
+Privacy analysis (proof of Theorem 2, §4.1).  Adjacency is *replace-one* (Definition 1: S and S̃ differ in one
+datum), so the ℓ2-sensitivity of one example's gradient is 2G.  Lemma 8 (Liang et al.; subsampling without
+replacement of k of n examples, rate γ = k/n) with Δ = 2G and γ = 1/n gives per-step RDP
+(λ, 3.5γ²λΔ²/σ²) = (λ, 14λG²/(n²σ²)) provided σ² >= 0.67Δ² = 2.68G² and
+λ − 1 <= σ²/(6G²) log(n/(λ(1 + σ²/(4G²)))).  With σ² = 14G²T λ/(βn²ε) and λ = log(1/δ)/((1−β)ε) + 1 the T-fold
+composition is (λ, βε)-RDP, and Lemma 10 turns it into (βε + (1−β)ε, δ) = (ε, δ)-DP.  Algorithm 2 samples a pair
+(γ = 2/n): σ² = 56G²Tλ/(βn²ε) and the log argument is n/(2λ(1 + σ²/(4G²))).
+
+Both conditions depend on σ²/G² only, so feasibility does not depend on G.  Theorem 11 of Wang, Lei, Ying & Zhang
+(seed 003) is the same statement with G = M + L R^α; :func:`calibrate_dpsgd_rdp` accepts (M, L, R, α) instead of G.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+
+import numpy as np
+
+from dpviz import _validate as v
+from dpviz.catalog import (
+    Algorithm,
+    BoundResult,
+    Calibration,
+    ComparisonRow,
+    ComparisonTable,
+    Paper,
+    Term,
+    Theorem,
+)
+
+__all__ = [
+    "PAPER",
+    "ALGORITHMS",
+    "THEOREMS",
+    "TABLES",
+    "sigma_of_beta",
+    "conditions_at_beta",
+    "feasible_beta_intervals",
+    "sigma_minimising_beta",
+    "min_feasible_eps",
+    "accountant_sigma",
+    "calibrate_dpsgd_rdp",
+    "calibrate_dpsgd_rdp_pairwise",
+    "bound_thm3a",
+    "bound_thm3b",
+    "bound_thm4a",
+    "bound_thm4b",
+    "bound_thm6a",
+    "bound_thm6b",
+    "bound_thm7a",
+    "bound_thm7b",
+]
+
+PAPER = Paper(
+    key="wang-lownoise",
+    authors="Puyu Wang, Yunwen Lei, Yiming Ying, Ding-Xuan Zhou",
+    short="Wang, Lei, Ying & Zhou",
+    title="Differentially private stochastic gradient descent with low-noise",
+    venue="Neurocomputing",
+    year=2024,
+    seed_file="000_e4c77d256cde89f2.txt",
+)
+
+#: σ²/G² >= this (Lemma 8's σ² >= 0.67 Δ² with Δ = 2G).
+SIGMA2_MIN = 2.68
+#: β search range: logit grid from (at most) 1e-12 to 1 − 1e-12.
+BETA_EDGE = 1e-12
+_GRID = 2001
+_EPS_MAX = 1e6
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# the privacy conditions of Theorems 2 and 5
+
+
+def _const(pairwise: bool) -> float:
+    return 56.0 if pairwise else 14.0
+
+
+def _m(n: int, pairwise: bool) -> float:
+    """The numerator of the log in the second condition: n (Theorem 2) or n/2 (Theorem 5)."""
+    return n / 2.0 if pairwise else float(n)
+
+
+def _s_lam(beta, n, eps, delta, T, pairwise):
+    """σ²/G² and λ at β (numpy-vectorised)."""
+    lam = math.log(1.0 / delta) / ((1.0 - beta) * eps) + 1.0
+    s = _const(pairwise) * T / (beta * float(n) ** 2 * eps) * lam
+    return s, lam
+
+
+def _margins(beta, n, eps, delta, T, pairwise):
+    """Relative slacks of the two conditions (>= 0 iff the condition holds), vectorised over β."""
+    s, lam = _s_lam(beta, n, eps, delta, T, pairwise)
+    m1 = s / SIGMA2_MIN - 1.0
+    rhs = s / 6.0 * np.log(_m(n, pairwise) / (lam * (1.0 + s / 4.0)))
+    m2 = (rhs - (lam - 1.0)) / (lam - 1.0)
+    return m1, m2
+
+
+def _check_common(n, eps, delta, T):
+    n = v.check_n(n)
+    eps = v.check_eps(eps)
+    if not isinstance(delta, bool) and isinstance(delta, (int, float)) and delta == 0:
+        raise ValueError(
+            "delta = 0 is not possible for this algorithm: its privacy proof goes through Rényi DP, and converting "
+            "Rényi DP to (eps, delta)-DP (Lemma 10) needs delta > 0; use e.g. delta = 1/n^2."
+        )
+    delta = v.check_delta(delta)
+    T = v.check_int("T", T)
+    return n, eps, delta, T
+
+
+def _check_beta(beta) -> float:
+    return v.check_open_unit("beta (the split of the privacy budget between the RDP and the conversion)", beta)
+
+
+def _check_pairwise(pairwise) -> bool:
+    if not isinstance(pairwise, bool):
+        raise ValueError(f"pairwise must be True (Algorithm 2) or False (Algorithm 1), got {pairwise!r}.")
+    return pairwise
+
+
+def sigma_of_beta(*, n, eps, delta, T, G, beta, pairwise=False) -> float:
+    r"""Noise standard deviation of Algorithm 1 / 2 at a given β (000_e4c77d256cde89f2.txt, Algorithm 1 line 5,
+    Algorithm 2 line 5).
+
+    .. math:: \sigma^2 = \frac{cG^2T}{\beta n^2\epsilon}\Big(\frac{\log(1/\delta)}{(1-\beta)\epsilon}+1\Big),
+              \qquad c = 14\ \text{(Algorithm 1)},\ c = 56\ \text{(Algorithm 2, pairwise)}.
+
+    This is the formula only: whether β satisfies the conditions of Theorem 2 / 5 is :func:`conditions_at_beta`.
+
+    Parameters
+    ----------
+    n, eps, delta, T : int, float, float, int
+        Sample size (>= 2), privacy budget (> 0), δ ∈ (0, 1), number of iterations (>= 1).
+    G : float
+        Lipschitz constant of the loss (> 0).
+    beta : float
+        The constant β ∈ (0, 1).
+    pairwise : bool
+        False: Algorithm 1 (constant 14); True: Algorithm 2 (constant 56).
+    """
+    n, eps, delta, T = _check_common(n, eps, delta, T)
+    G = v.check_positive("G (the Lipschitz constant)", G)
+    beta = _check_beta(beta)
+    pairwise = _check_pairwise(pairwise)
+    s, _ = _s_lam(beta, n, eps, delta, T, pairwise)
+    return G * math.sqrt(s)
+
+
+def conditions_at_beta(*, n, eps, delta, T, beta, pairwise=False) -> dict:
+    r"""The two conditions of Theorem 2 (Algorithm 1) or Theorem 5 (Algorithm 2) at one β
+    (000_e4c77d256cde89f2.txt, Theorems 2 and 5; Lemma 8 with Δ = 2G and γ = 1/n resp. 2/n).
+
+    .. math:: \text{(i)}\ \sigma^2 \ge 2.68G^2, \qquad
+              \text{(ii)}\ \lambda - 1 \le \frac{\sigma^2}{6G^2}\log\frac{n}{k\lambda(1+\sigma^2/(4G^2))},
+              \quad \lambda = \frac{\log(1/\delta)}{(1-\beta)\epsilon}+1,
+
+    with k = 1 (Theorem 2) or k = 2 (Theorem 5).  Both depend on σ²/G² only, so G is not needed.
+
+    Returns
+    -------
+    dict
+        ``sigma2_over_G2`` (σ²/G²), ``lambda`` (the Rényi order), ``cond1`` / ``cond2`` (bool),
+        ``cond1_lhs`` = σ²/G², ``cond1_rhs`` = 2.68, ``cond2_lhs`` = λ − 1, ``cond2_rhs`` = the right-hand side,
+        ``feasible`` = both hold.
+    """
+    n, eps, delta, T = _check_common(n, eps, delta, T)
+    beta = _check_beta(beta)
+    pairwise = _check_pairwise(pairwise)
+    s, lam = _s_lam(beta, n, eps, delta, T, pairwise)
+    rhs = s / 6.0 * math.log(_m(n, pairwise) / (lam * (1.0 + s / 4.0)))
+    c1 = s >= SIGMA2_MIN
+    c2 = lam - 1.0 <= rhs
+    return {
+        "beta": beta,
+        "sigma2_over_G2": s,
+        "lambda": lam,
+        "cond1": bool(c1),
+        "cond1_lhs": s,
+        "cond1_rhs": SIGMA2_MIN,
+        "cond2": bool(c2),
+        "cond2_lhs": lam - 1.0,
+        "cond2_rhs": rhs,
+        "feasible": bool(c1 and c2),
+    }
+
+
+def _logit(p: float) -> float:
+    return math.log(p) - math.log1p(-p)
+
+
+def _expit(u):
+    return 1.0 / (1.0 + np.exp(-u))
+
+
+def _beta_grid_bounds(n, eps, delta, T, pairwise):
+    """Lower / upper end of the β search in logit coordinates.  Below β_lo = 1e-3 K λ0 / 2.68 condition (ii) only
+    gets worse (σ grows like 1/β), so the grid reaches below 1e-12 when that is where the feasible β live."""
+    K = _const(pairwise) * T / (float(n) ** 2 * eps)
+    lam0 = math.log(1.0 / delta) / eps + 1.0
+    lo = min(BETA_EDGE, 1e-3 * K * lam0 / SIGMA2_MIN)
+    lo = max(lo, 1e-300)
+    return _logit(lo), _logit(1.0 - BETA_EDGE)
+
+
+def _h(u: float, args) -> float:
+    """min of the two relative slacks at β = expit(u) (scalar)."""
+    beta = float(_expit(u))
+    if not 0.0 < beta < 1.0:
+        return -math.inf
+    m1, m2 = _margins(beta, *args)
+    return float(min(m1, m2))
+
+
+def _edge(u_in: float, u_out: float, args, iters: int = 80) -> float:
+    """Bisection between a feasible u_in and an infeasible u_out; returns a feasible point next to the edge."""
+    for _ in range(iters):
+        mid = 0.5 * (u_in + u_out)
+        if _h(mid, args) >= 0.0:
+            u_in = mid
+        else:
+            u_out = mid
+        if abs(u_in - u_out) < 1e-13 * max(1.0, abs(u_in)):
+            break
+    return u_in
+
+
+def _golden_max(f, a: float, b: float, iters: int = 80) -> tuple[float, float]:
+    g = (math.sqrt(5.0) - 1.0) / 2.0
+    c, d = b - g * (b - a), a + g * (b - a)
+    fc, fd = f(c), f(d)
+    for _ in range(iters):
+        if fc >= fd:
+            b, d, fd = d, c, fc
+            c = b - g * (b - a)
+            fc = f(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + g * (b - a)
+            fd = f(d)
+    return (c, fc) if fc >= fd else (d, fd)
+
+
+def _search(n, eps, delta, T, pairwise, refine: bool = True):
+    """Feasible β intervals (list of (lo, hi), each end feasible), plus the grid and its slacks.
+
+    A logit-spaced grid of 2001 β covers (β_lo, 1 − 1e-12); each run of feasible grid points is widened to its true
+    edges by bisection.  When no grid point is feasible, the best grid point is refined by golden-section search, so
+    that narrow feasible windows (near the smallest feasible ε) are not missed.
+    """
+    args = (n, eps, delta, T, pairwise)
+    u_lo, u_hi = _beta_grid_bounds(n, eps, delta, T, pairwise)
+    u = np.linspace(u_lo, u_hi, _GRID)
+    beta = _expit(u)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        m1, m2 = _margins(beta, *args)
+    h = np.minimum(m1, m2)
+    h = np.where(np.isnan(h), -np.inf, h)
+    ok = h >= 0.0
+    intervals = []
+    if not ok.any():
+        k = int(np.argmax(h))
+        a, b = u[max(k - 1, 0)], u[min(k + 1, _GRID - 1)]
+        ub, hb = _golden_max(lambda x: _h(x, args), a, b)
+        if hb >= 0.0:
+            lo = _edge(ub, a, args) if refine and _h(a, args) < 0 else ub
+            hi = _edge(ub, b, args) if refine and _h(b, args) < 0 else ub
+            intervals.append((float(_expit(lo)), float(_expit(hi))))
+        return intervals, (beta, m1, m2)
+    idx = np.flatnonzero(ok)
+    runs = np.split(idx, np.flatnonzero(np.diff(idx) > 1) + 1)
+    for run in runs:
+        i, j = int(run[0]), int(run[-1])
+        lo_u = _edge(u[i], u[i - 1], args) if (refine and i > 0) else u[i]
+        hi_u = _edge(u[j], u[j + 1], args) if (refine and j < _GRID - 1) else u[j]
+        intervals.append((float(_expit(lo_u)), float(_expit(hi_u))))
+    return intervals, (beta, m1, m2)
+
+
+def feasible_beta_intervals(*, n, eps, delta, T, pairwise=False) -> list[tuple[float, float]]:
+    r"""The β ∈ (0, 1) satisfying both conditions of Theorem 2 / Theorem 5 (000_e4c77d256cde89f2.txt), as a list of
+    closed intervals (usually one; empty when no β works).
+
+    The search covers (β_lo, 1 − 10⁻¹²) on a logit grid, β_lo <= 10⁻¹² (lower still when n ε is so large that the
+    feasible β are tiny), and locates each edge by bisection; every returned end point satisfies both conditions.
+    """
+    n, eps, delta, T = _check_common(n, eps, delta, T)
+    pairwise = _check_pairwise(pairwise)
+    return _search(n, eps, delta, T, pairwise)[0]
+
+
+def sigma_minimising_beta(*, eps, delta) -> float:
+    r"""The β minimising σ²(β) over all of (0, 1), ignoring the conditions (000_e4c77d256cde89f2.txt, Algorithm 1).
+
+    σ² ∝ (a + 1 − β)/(β(1 − β)) with a = log(1/δ)/ε; setting the derivative to zero gives
+    β² − 2bβ + b = 0 with b = a + 1, i.e.
+
+    .. math:: \beta^\star = b - \sqrt{b^2 - b} = \frac{1}{1+\sqrt{1-1/b}} \in (1/2, 1).
+
+    σ² decreases on (0, β*) and increases on (β*, 1), so the σ-minimising *feasible* β (the rule of §5: "choose
+    the β with the smallest variance") is β* clipped to the feasible interval.  For large log(1/δ)/ε, β* ≈ 1/2,
+    which is why Wang, Lei, Ying & Zhang (Remark 4) choose the feasible β closest to 1/2.
+    """
+    eps = v.check_eps(eps)
+    delta = v.check_delta(delta)
+    b = math.log(1.0 / delta) / eps + 1.0
+    return 1.0 / (1.0 + math.sqrt(1.0 - 1.0 / b))
+
+
+def _exists(n, eps, delta, T, pairwise) -> bool:
+    return bool(_search(n, eps, delta, T, pairwise, refine=False)[0])
+
+
+def min_feasible_eps(*, n, delta, T, pairwise=False, start=None) -> float:
+    r"""Smallest ε at which some β ∈ (0, 1) satisfies Theorem 2's (or Theorem 5's) conditions, other settings fixed
+    (000_e4c77d256cde89f2.txt, Theorems 2 and 5).
+
+    Feasibility is monotone in ε (a larger ε moves the curve β ↦ (λ, σ²/G²) down and extends it to smaller λ, and
+    the feasible region in the (λ, σ²/G²) plane shrinks as λ grows), so the boundary is found by bracketing (doubling
+    ε) and bisection.  Returns ``inf`` if no ε <= 10⁶ works: with λ → 1 condition (ii) needs
+    n/k > 1.67 (k = 1 pointwise, 2 pairwise), so Algorithm 2 with n <= 3 is never feasible.
+    The returned ε is itself feasible (it is the upper end of the final bisection bracket).
+    """
+    n = v.check_n(n)
+    delta = v.check_delta(delta)
+    T = v.check_int("T", T)
+    pairwise = _check_pairwise(pairwise)
+    hi = 1.0 if start is None else v.check_eps(start, "start")
+    lo = 0.0
+    if _exists(n, hi, delta, T, pairwise):
+        while hi > 1e-8:
+            trial = hi / 2.0
+            if not _exists(n, trial, delta, T, pairwise):
+                lo = trial
+                break
+            hi = trial
+        else:
+            return hi
+    else:
+        lo = hi
+        while not _exists(n, hi, delta, T, pairwise):
+            lo = hi
+            hi *= 2.0
+            if hi > _EPS_MAX:
+                return math.inf
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if _exists(n, mid, delta, T, pairwise):
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= 1e-7 * hi:
+            break
+    return hi
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# numerical accountant
+
+
+#: Integer Rényi orders only (fractional orders use a slowly converging series in dp_accounting).
+_ORDERS = (2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 14.0, 16.0, 20.0, 24.0, 28.0, 32.0, 48.0, 64.0, 128.0, 256.0)
+
+ACCOUNTANT_NOTE = (
+    "accountant_sigma = 2G z, where z is the smallest noise multiplier for which T compositions of the "
+    "Poisson-subsampled Gaussian mechanism (sampling probability q = 1/n, or 2/n for pairs) are (eps, delta)-DP "
+    "according to the RDP accountant of dp_accounting (Mironov et al.; conversion of Canonne, Kamath & Steinke). "
+    "The sensitivity 2G is the replace-one sensitivity of one example's gradient used in the paper's proof of "
+    "Theorem 2 (neighbouring data sets differ in one replaced example). The paper's mechanism instead samples "
+    "exactly one example (or one pair) per step, i.e. sampling without replacement; the Poisson accountant is "
+    "used because it is fast, and for these settings it differs from the without-replacement (replace-one) "
+    "accountant of Wang, Balle & Kasiviswanathan by a few percent (e.g. n = T = 1000, delta = 1e-6, z = 1: "
+    "eps 0.95 vs 0.98). The gap between accountant_sigma and the paper's sigma is the price of the closed-form "
+    "Lemma 8 bound and of the beta split."
+)
+
+
+def _acc_eps(z: float, q: float, T: int, delta: float) -> float:
+    from dp_accounting import dp_event
+    from dp_accounting.rdp import RdpAccountant
+
+    acc = RdpAccountant(list(_ORDERS))
+    acc.compose(dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(z)), T))
+    return float(acc.get_epsilon(delta))
+
+
+@functools.lru_cache(maxsize=4096)
+def _acc_z(q: float, T: int, eps: float, delta: float) -> float:
+    lo, hi = 0.25, 1.0
+    while _acc_eps(hi, q, T, delta) > eps:
+        lo, hi = hi, hi * 2.0
+        if hi > 1e5:
+            return math.inf
+    while _acc_eps(lo, q, T, delta) <= eps:
+        hi, lo = lo, lo / 2.0
+        if lo < 1e-4:
+            return hi
+    for _ in range(16):
+        mid = math.sqrt(lo * hi)
+        if _acc_eps(mid, q, T, delta) <= eps:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def accountant_sigma(*, n, eps, delta, T, G, pairwise=False) -> float:
+    r"""σ from a tight numerical RDP accountant for the mechanism of Algorithm 1 / 2 (000_e4c77d256cde89f2.txt,
+    Algorithm 1 and Theorem 2's proof: one example per step, gradient sensitivity 2G under replace-one adjacency).
+
+    Returns :math:`2G\,z`, with z the smallest noise multiplier (relative precision about 1e-4, rounded up) for which
+    T Poisson-subsampled (q = 1/n; 2/n for pairs) Gaussian mechanisms are (ε, δ)-DP by
+    :class:`dp_accounting.rdp.RdpAccountant`; see :data:`ACCOUNTANT_NOTE` for Poisson-vs-uniform sampling.
+    Cached; about 0.05 s per new setting.
+    """
+    n, eps, delta, T = _check_common(n, eps, delta, T)
+    G = v.check_positive("G (the Lipschitz constant)", G)
+    pairwise = _check_pairwise(pairwise)
+    q = min(1.0, (2.0 if pairwise else 1.0) / n)
+    return 2.0 * G * _acc_z(q, T, eps, delta)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# calibrations
+
+
+def _formula(pairwise: bool) -> str:
+    c, k = ("56", "2") if pairwise else ("14", "")
+    return (
+        rf"\sigma^2=\frac{{{c}G^2T}}{{\beta n^2\epsilon}}\Big(\frac{{\log(1/\delta)}}{{(1-\beta)\epsilon}}+1\Big)"
+        rf"\ \text{{with}}\ \sigma^2\ge2.68G^2,\ "
+        rf"\lambda-1\le\frac{{\sigma^2}}{{6G^2}}\log\frac{{n}}{{{k}\lambda(1+\sigma^2/(4G^2))}},\ "
+        r"\lambda=\frac{\log(1/\delta)}{(1-\beta)\epsilon}+1"
+    )
+
+
+def _formula_numbers(n, eps, delta, T, G, beta, s, lam, pairwise) -> str:
+    c = "56" if pairwise else "14"
+    return (
+        rf"\beta={beta:.4g},\ \lambda=\frac{{\log(1/{delta:.3g})}}{{(1-{beta:.4g})\cdot{eps:g}}}+1={lam:.4g},\ "
+        rf"\sigma^2=\frac{{{c}\cdot{G:.4g}^2\cdot{T}}}{{{beta:.4g}\cdot{n}^2\cdot{eps:g}}}\cdot{lam:.4g}"
+        rf"={G * G * s:.4g},\ \sigma={G * math.sqrt(s):.4g}"
+    )
+
+
+def _resolve_G(G, M, L, R, alpha):
+    if G is not None:
+        return v.check_positive("G (the Lipschitz constant)", G), None
+    missing = [name for name, val in (("M", M), ("L", L), ("R", R), ("alpha", alpha)) if val is None]
+    if missing:
+        raise ValueError(
+            "give the Lipschitz constant G, or M, L, R and alpha to derive the gradient bound G = M + L R^alpha "
+            f"(Wang, Lei, Ying & Zhang, Theorem 11); missing: {', '.join(missing)}."
+        )
+    M = v.check_nonnegative("M", M)
+    L = v.check_positive("L", L)
+    R = v.check_positive("R", R)
+    alpha = v.check_unit("alpha (the Hölder exponent)", alpha)
+    G = M + L * R**alpha
+    return G, f"G = M + L R^alpha = {M:g} + {L:g} * {R:g}^{alpha:g} = {G:.4g} (gradient bound on the ball of radius R)."
+
+
+def _fmt_up(x: float) -> str:
+    """x rounded *up* to 4 significant digits (so that the printed value is still feasible)."""
+    if not math.isfinite(x) or x <= 0:
+        return f"{x:g}"
+    e = math.floor(math.log10(x)) - 3
+    return f"{math.ceil(x / 10.0**e - 1e-9) * 10.0**e:.4g}"
+
+
+def _which_fails(n, eps, delta, T, pairwise, grid) -> str:
+    beta, m1, m2 = grid
+    c1, c2 = m1 >= 0, m2 >= 0
+
+    def where(mask):
+        if not mask.any():
+            return "for no beta in (0, 1)"
+        if mask.all():
+            return "for every beta in (0, 1)"
+        idx = np.flatnonzero(mask)
+        return f"only for beta in [{beta[idx[0]]:.3g}, {beta[idx[-1]]:.3g}]"
+
+    h = np.minimum(m1, m2)
+    h = np.where(np.isnan(h), -np.inf, h)
+    b_best = float(beta[int(np.argmax(h))])
+    at = conditions_at_beta(n=n, eps=eps, delta=delta, T=T, beta=b_best, pairwise=pairwise)
+    k = "2" if pairwise else ""
+    parts = [
+        f"no beta in (0, 1) satisfies both privacy conditions of {'Theorem 5' if pairwise else 'Theorem 2'}: "
+        f"(i) sigma^2 >= 2.68 G^2 holds {where(c1)}, "
+        f"(ii) lambda - 1 <= sigma^2/(6G^2) log(n/({k}lambda(1 + sigma^2/(4G^2)))) holds {where(c2)}",
+        f"at the closest beta = {b_best:.3g}: sigma^2/G^2 = {at['sigma2_over_G2']:.4g} "
+        f"{'>=' if at['cond1'] else '<'} 2.68 and lambda - 1 = {at['cond2_lhs']:.4g} "
+        f"{'<=' if at['cond2'] else '>'} {at['cond2_rhs']:.4g}",
+    ]
+    return "; ".join(parts)
+
+
+def _calibrate(alg_id, *, n, eps, delta, T, G, M, L, R, alpha, d, eta, beta, pairwise) -> Calibration:
+    n, eps, delta, T = _check_common(n, eps, delta, T)
+    G, G_note = _resolve_G(G, M, L, R, alpha)
+    if d is not None:
+        d = v.check_int("d", d)
+    if eta is not None:
+        eta = v.check_positive("eta", eta)
+    if beta is not None:
+        beta = _check_beta(beta)
+    thm = "Theorem 5" if pairwise else "Theorem 2"
+    notes = [] if G_note is None else [G_note]
+    formula = _formula(pairwise)
+    intervals, grid = _search(n, eps, delta, T, pairwise)
+    b_star = sigma_minimising_beta(eps=eps, delta=delta)
+    extras: dict = {
+        "G": G,
+        "sensitivity": 2.0 * G,
+        "adjacency": "replace-one",
+        "sampling_rate": (2.0 if pairwise else 1.0) / n,
+        "feasible_intervals": [list(iv) for iv in intervals],
+        "beta_unconstrained_opt": b_star,
+    }
+    if pairwise:
+        notes.append(
+            "Theorem 5's proof ends with log(n/(lambda(1 + sigma^2/(4G^2)))) while its statement (and Lemma 8 with "
+            "sampling rate 2/n) has log(n/(2 lambda(...))); dpviz uses the statement's stricter condition."
+        )
+    try:
+        acc = accountant_sigma(n=n, eps=eps, delta=delta, T=T, G=G, pairwise=pairwise)
+        extras["accountant_sigma"] = acc
+        extras["accountant_note"] = ACCOUNTANT_NOTE
+    except Exception as exc:  # noqa: BLE001 - the accountant is an optional extra
+        extras["accountant_note"] = f"numerical accountant unavailable: {exc}"
+
+    # pick beta: the feasible beta with the smallest sigma (rule of 000 §5) = beta* clipped to an interval
+    best = None
+    half = None
+    for lo, hi in intervals:
+        cand = min(max(b_star, lo), hi)
+        s_c, _ = _s_lam(cand, n, eps, delta, T, pairwise)
+        if best is None or s_c < best[1]:
+            best = (cand, s_c, (lo, hi))
+        ch = min(max(0.5, lo), hi)
+        if half is None or abs(ch - 0.5) < abs(half - 0.5):
+            half = ch
+
+    if beta is not None:
+        cond = conditions_at_beta(n=n, eps=eps, delta=delta, T=T, beta=beta, pairwise=pairwise)
+        s, lam = cond["sigma2_over_G2"], cond["lambda"]
+        extras.update({"lambda": lam, "conditions": cond, "beta_given": True})
+        interval = None
+        for lo, hi in intervals:
+            if lo <= beta <= hi:
+                interval = (lo, hi)
+        if interval is None and best is not None:
+            interval = best[2]
+        if half is not None:
+            extras["beta_half_sigma"] = G * math.sqrt(_s_lam(half, n, eps, delta, T, pairwise)[0])
+        if best is not None:
+            extras["beta_best"] = best[0]
+            extras["sigma_best"] = G * math.sqrt(best[1])
+        cal = Calibration(
+            id=alg_id, feasible=cond["feasible"], sigma=G * math.sqrt(s), beta=beta, beta_interval=interval,
+            beta_half=half, T=T, eta=eta, formula=formula,
+            formula_numbers=_formula_numbers(n, eps, delta, T, G, beta, s, lam, pairwise), notes=notes, extras=extras,
+        )
+        if not cond["feasible"]:
+            failing = []
+            if not cond["cond1"]:
+                failing.append(f"(i) sigma^2/G^2 = {s:.4g} < 2.68")
+            if not cond["cond2"]:
+                failing.append(f"(ii) lambda - 1 = {cond['cond2_lhs']:.4g} > {cond['cond2_rhs']:.4g}")
+            cal.reason = f"at the given beta = {beta:g} the condition(s) of {thm} fail: " + " and ".join(failing)
+            if best is not None:
+                cal.fix = (
+                    f"use a beta in [{best[2][0]:.4g}, {best[2][1]:.4g}], e.g. the sigma-minimising beta = "
+                    f"{best[0]:.4g} (sigma = {G * math.sqrt(best[1]):.4g}); or leave beta unset to choose it"
+                )
+            else:
+                e_min = min_feasible_eps(n=n, delta=delta, T=T, pairwise=pairwise, start=eps)
+                extras["eps_min"] = e_min
+                cal.fix = _eps_fix(e_min, n, pairwise)
+        else:
+            cal.reason = f"beta = {beta:g} satisfies both conditions of {thm}"
+        return cal
+
+    if best is None:
+        e_min = min_feasible_eps(n=n, delta=delta, T=T, pairwise=pairwise, start=eps)
+        extras["eps_min"] = e_min
+        s_u, lam_u = _s_lam(b_star, n, eps, delta, T, pairwise)
+        extras["sigma_unconstrained"] = G * math.sqrt(s_u)
+        extras["lambda"] = lam_u
+        return Calibration(
+            id=alg_id, feasible=False, sigma=None, T=T, eta=eta,
+            reason=_which_fails(n, eps, delta, T, pairwise, grid),
+            fix=_eps_fix(e_min, n, pairwise), formula=formula, notes=notes, extras=extras,
+        )
+
+    beta_c, s, interval = best
+    lam = _s_lam(beta_c, n, eps, delta, T, pairwise)[1]
+    extras["lambda"] = lam
+    extras["conditions"] = conditions_at_beta(n=n, eps=eps, delta=delta, T=T, beta=beta_c, pairwise=pairwise)
+    extras["beta_half_sigma"] = G * math.sqrt(_s_lam(half, n, eps, delta, T, pairwise)[0])
+    if len(intervals) > 1:
+        notes.append(f"The feasible beta form {len(intervals)} separate intervals: {intervals}.")
+    if interval[1] < 1e-4:
+        notes.append(
+            f"Only tiny beta are feasible (beta <= {interval[1]:.3g}): at large n eps the noise needed is so small "
+            "that condition (i) sigma^2 >= 2.68 G^2 forces beta far below the 1e-4 grid of the paper's §5."
+        )
+    return Calibration(
+        id=alg_id, feasible=True, sigma=G * math.sqrt(s), beta=beta_c, beta_interval=interval, beta_half=half,
+        T=T, eta=eta,
+        reason=(
+            f"beta = {beta_c:.4g} minimises sigma over the feasible beta [{interval[0]:.4g}, {interval[1]:.4g}] "
+            f"of {thm} (Rényi order lambda = {lam:.4g})"
+        ),
+        formula=formula, formula_numbers=_formula_numbers(n, eps, delta, T, G, beta_c, s, lam, pairwise),
+        notes=notes, extras=extras,
+    )
+
+
+def _eps_fix(e_min: float, n: int, pairwise: bool) -> str:
+    if not math.isfinite(e_min):
+        if pairwise and n <= 3:
+            return ("no privacy budget works: with n <= 3 condition (ii) of Theorem 5 can never hold "
+                    "(it needs n/2 > 1.67); use n >= 4")
+        return f"no eps <= {_EPS_MAX:g} makes the conditions hold at these n, T, delta; use more data or fewer steps"
+    return f"increase eps to at least {_fmt_up(e_min)} (other settings fixed), or use more data n"
+
+
+def calibrate_dpsgd_rdp(*, n, eps, delta, T, G=None, M=None, L=None, R=None, alpha=None, d=None, eta=None,
+                        beta=None) -> Calibration:
+    r"""Noise of DP-SGD (gradient perturbation, Rényi accounting) for pointwise learning.
+
+    000_e4c77d256cde89f2.txt, Algorithm 1 (line 5) and Theorem 2 (privacy); the same as Algorithm 2 / Theorem 11 of
+    003_ae9d1ed971b16d33.txt with G = M + L R^α:
+
+    .. math:: \sigma^2 = \frac{14G^2T}{\beta n^2\epsilon}\Big(\frac{\log(1/\delta)}{(1-\beta)\epsilon}+1\Big),
+
+    (ε, δ)-DP if σ² >= 2.68G² and λ − 1 <= σ²/(6G²) log(n/(λ(1 + σ²/(4G²)))) with
+    λ = log(1/δ)/((1−β)ε) + 1.
+
+    β: if not given, all of (0, 1) is searched (:func:`feasible_beta_intervals`) and the feasible β with the smallest
+    σ is returned (the rule of §5; = :func:`sigma_minimising_beta` clipped to the feasible interval).  ``beta_half``
+    is the feasible β closest to 1/2 (003, Remark 4), with its σ in ``extras['beta_half_sigma']``.
+
+    Parameters
+    ----------
+    n, eps, delta, T
+        Sample size (>= 2), privacy budget (> 0), δ ∈ (0, 1) (δ > 0 is required by the RDP → DP conversion,
+        Lemma 10), number of iterations.
+    G : float, optional
+        Lipschitz constant.  If omitted, G = M + L R^α from ``M, L, R, alpha`` (003, Theorem 11).
+    d, eta : optional
+        Dimension (validated, unused by the noise) and step size (echoed in the result).
+    beta : float, optional
+        Use this β instead of searching; the result says whether it satisfies the conditions.
+
+    Returns
+    -------
+    Calibration
+        ``sigma``, ``beta``, ``beta_interval``, ``beta_half``; ``extras``: ``lambda`` (the Rényi order), ``G``,
+        ``sensitivity`` (2G), ``accountant_sigma`` / ``accountant_note`` (numerical RDP accountant), ...  When no β
+        is feasible: ``feasible=False``, ``reason`` says which condition fails with numbers, ``fix`` gives the
+        smallest feasible ε (also ``extras['eps_min']``).
+    """
+    return _calibrate("dpsgd-rdp", n=n, eps=eps, delta=delta, T=T, G=G, M=M, L=L, R=R, alpha=alpha, d=d, eta=eta,
+                      beta=beta, pairwise=False)
+
+
+def calibrate_dpsgd_rdp_pairwise(*, n, eps, delta, T, G=None, M=None, L=None, R=None, alpha=None, d=None, eta=None,
+                                 beta=None) -> Calibration:
+    r"""Noise of DP-SGD for pairwise learning (DP-SGD-pairwise).
+
+    000_e4c77d256cde89f2.txt, Algorithm 2 (line 5) and Theorem 5 (privacy; Lemma 8 with sampling rate 2/n):
+
+    .. math:: \sigma^2 = \frac{56G^2T}{\beta n^2\epsilon}\Big(\frac{\log(1/\delta)}{(1-\beta)\epsilon}+1\Big),
+
+    (ε, δ)-DP if σ² >= 2.68G² and λ − 1 <= σ²/(6G²) log(n/(2λ(1 + σ²/(4G²)))), λ = log(1/δ)/((1−β)ε) + 1.
+    The last line of the proof of Theorem 5 drops the factor 2 in the log; dpviz uses the statement (see notes).
+
+    Parameters and result as in :func:`calibrate_dpsgd_rdp`.
+    """
+    return _calibrate("dpsgd-rdp-pairwise", n=n, eps=eps, delta=delta, T=T, G=G, M=M, L=L, R=R, alpha=alpha, d=d,
+                      eta=eta, beta=beta, pairwise=True)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# utility theorems
+
+
+def _result(theorem, terms, *, eta, T, notes=(), extras=None) -> BoundResult:
+    return BoundResult(
+        theorem=theorem,
+        terms=list(terms),
+        total=sum(t.value for t in terms),
+        eta=eta,
+        T=T,
+        gradient_complexity=float(T),
+        notes=list(notes),
+        extras=extras or {},
+    )
+
+
+def _utility_inputs(n, d, eps, delta, c, L):
+    n = v.check_n(n)
+    d = v.check_int("d", d)
+    eps = v.check_eps(eps)
+    delta = v.check_delta(delta)
+    c = v.check_positive("c", c)
+    if L is not None:
+        L = v.check_positive("L", L)
+    return n, d, eps, delta, c, L
+
+
+def _holder_alpha(alpha) -> float:
+    alpha = v.check_unit("alpha (the Hölder exponent)", alpha)
+    if alpha >= 1.0:
+        raise ValueError(
+            "alpha must lie in [0, 1) for the α-Hölder smooth theorems (Definition 3); alpha = 1 is the smooth case: "
+            "use Theorem 3 (pointwise) or Theorem 6 (pairwise)."
+        )
+    return alpha
+
+
+def _eta_notes(eta: float, L) -> list[str]:
+    lim = 1.0 if L is None else min(2.0 / L, 1.0)
+    if eta > lim:
+        what = "min{2/L, 1}" if L is not None else "1"
+        return [f"The schedule's eta = {eta:.4g} exceeds {what} = {lim:g}, which the theorem requires: lower c."]
+    return []
+
+
+def _priv(n, d, eps, delta) -> float:
+    return math.sqrt(d * math.log(1.0 / delta)) / (n * eps)
+
+
+_PRIV_TEX = r"\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}"
+
+
+def _privacy_term(n, d, eps, delta) -> Term:
+    return Term("privacy", _priv(n, d, eps, delta), -1.0, -1.0, _PRIV_TEX)
+
+
+def _smooth_general(thm_id, *, n, d, eps, delta, c, L) -> BoundResult:
+    n, d, eps, delta, c, L = _utility_inputs(n, d, eps, delta, c, L)
+    T = n
+    eta = c * min(1.0 / math.sqrt(n), eps / math.sqrt(d * math.log(1.0 / delta)))
+    terms = [Term("statistical", 1.0 / math.sqrt(n), -0.5, 0.0, r"\frac{1}{\sqrt n}"), _privacy_term(n, d, eps, delta)]
+    notes = _eta_notes(eta, L) + ["T ≍ n is taken as T = n; the O(·) constant is 1."]
+    return _result(thm_id, terms, eta=eta, T=T, notes=notes)
+
+
+def _smooth_lownoise(thm_id, *, n, d, eps, delta, c, L) -> BoundResult:
+    n, d, eps, delta, c, L = _utility_inputs(n, d, eps, delta, c, L)
+    T = n
+    eta = c * eps / math.sqrt(d * math.log(1.0 / delta))
+    notes = _eta_notes(eta, L) + [
+        "Low-noise case F(w*) = 0: the 1/sqrt(n) term disappears. T ≍ n is taken as T = n; the O(·) constant is 1."
+    ]
+    return _result(thm_id, [_privacy_term(n, d, eps, delta)], eta=eta, T=T, notes=notes)
+
+
+def _holder_general(thm_id, *, n, d, eps, delta, alpha, c, L) -> BoundResult:
+    n, d, eps, delta, c, L = _utility_inputs(n, d, eps, delta, c, L)
+    alpha = _holder_alpha(alpha)
+    root = math.sqrt(d * math.log(1.0 / delta))
+    if alpha >= 0.5:
+        T = n
+        eta = c * min(1.0 / math.sqrt(n), eps / root)
+    else:
+        T = max(1, math.ceil(n ** ((2.0 - alpha) / (1.0 + alpha))))
+        eta = c * min(n ** (3.0 * (alpha - 1.0) / (2.0 * (1.0 + alpha))), eps / root)
+    terms = [Term("statistical", 1.0 / math.sqrt(n), -0.5, 0.0, r"\frac{1}{\sqrt n}"), _privacy_term(n, d, eps, delta)]
+    notes = _eta_notes(eta, L) + [
+        "T ≍ n (alpha >= 1/2) or T ≍ n^((2-alpha)/(1+alpha)) (alpha < 1/2), taken with constant 1 (rounded up)."
+    ]
+    return _result(thm_id, terms, eta=eta, T=T, notes=notes)
+
+
+def _holder_lownoise(thm_id, *, n, d, eps, delta, alpha, c, L) -> BoundResult:
+    n, d, eps, delta, c, L = _utility_inputs(n, d, eps, delta, c, L)
+    alpha = _holder_alpha(alpha)
+    root = math.sqrt(d * math.log(1.0 / delta))
+    T = max(1, math.ceil(n ** (2.0 / (1.0 + alpha))))
+    eta = c * min(n ** ((alpha**2 + 2.0 * alpha - 3.0) / (2.0 * (1.0 + alpha))), n * eps / (T * root))
+    terms = [
+        Term("statistical", n ** (-(1.0 + alpha) / 2.0), -(1.0 + alpha) / 2.0, 0.0, r"n^{-\frac{1+\alpha}{2}}"),
+        _privacy_term(n, d, eps, delta),
+    ]
+    notes = _eta_notes(eta, L) + [
+        "Low-noise case F(w*) = 0. T ≍ n^(2/(1+alpha)) taken with constant 1 (rounded up); the O(·) constant is 1."
+    ]
+    return _result(thm_id, terms, eta=eta, T=T, notes=notes)
+
+
+def bound_thm3a(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
+    r"""Utility of Algorithm 1 for L-smooth losses, general case (000_e4c77d256cde89f2.txt, Theorem 3 (a); proof
+    eq. (13) with T ≍ n, κ = √n).
+
+    Schedule :math:`\eta = c\min\{1/\sqrt n,\ \epsilon/\sqrt{d\log(1/\delta)}\}`, T = n;
+
+    .. math:: \mathbb E[F(w_{priv})]-F(w^*) = O\Big(\frac{1}{\sqrt n}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big).
+
+    Terms ``statistical`` (n^{-1/2}) and ``privacy`` (n^{-1} ε^{-1}).  ``L`` (optional) checks η <= min{2/L, 1}.
+    """
+    return _smooth_general("wang-lownoise-thm3a", n=n, d=d, eps=eps, delta=delta, c=c, L=L)
+
+
+def bound_thm3b(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
+    r"""Utility of Algorithm 1 for L-smooth losses in the low-noise case F(w*) = 0 (000_e4c77d256cde89f2.txt,
+    Theorem 3 (b); proof eq. (13) with κ = 1).
+
+    Schedule :math:`\eta = c\epsilon/\sqrt{d\log(1/\delta)}`, T = n;
+
+    .. math:: \mathbb E[F(w_{priv})]-F(w^*) = O\Big(\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big).
+    """
+    return _smooth_lownoise("wang-lownoise-thm3b", n=n, d=d, eps=eps, delta=delta, c=c, L=L)
+
+
+def bound_thm4a(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
+    r"""Utility of Algorithm 1 for α-Hölder smooth losses, general case (000_e4c77d256cde89f2.txt, Theorem 4 (a);
+    proof eq. (18) with κ = √n).
+
+    α >= 1/2: :math:`\eta = c\min\{n^{-1/2}, \epsilon/\sqrt{d\log(1/\delta)}\}`, T = n;
+    α < 1/2: :math:`\eta = c\min\{n^{\frac{3(\alpha-1)}{2(1+\alpha)}}, \epsilon/\sqrt{d\log(1/\delta)}\}`,
+    :math:`T = \lceil n^{\frac{2-\alpha}{1+\alpha}}\rceil`;
+
+    .. math:: \mathbb E[F(w_{priv})]-F(w^*) = O\Big(\frac{1}{\sqrt n}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big).
+    """
+    return _holder_general("wang-lownoise-thm4a", n=n, d=d, eps=eps, delta=delta, alpha=alpha, c=c, L=L)
+
+
+def bound_thm4b(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
+    r"""Utility of Algorithm 1 for α-Hölder smooth losses, low-noise case F(w*) = 0 (000_e4c77d256cde89f2.txt,
+    Theorem 4 (b); end of the proof of Theorem 4).
+
+    :math:`T = \lceil n^{\frac{2}{1+\alpha}}\rceil`,
+    :math:`\eta = c\min\{n^{\frac{\alpha^2+2\alpha-3}{2(1+\alpha)}},\ \frac{n\epsilon}{T\sqrt{d\log(1/\delta)}}\}`;
+
+    .. math:: \mathbb E[F(w_{priv})]-F(w^*) = O\Big(n^{-\frac{1+\alpha}{2}}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big).
+
+    Terms ``statistical`` (n exponent −(1+α)/2) and ``privacy``.  See the theorem's discrepancy note for η.
+    """
+    return _holder_lownoise("wang-lownoise-thm4b", n=n, d=d, eps=eps, delta=delta, alpha=alpha, c=c, L=L)
+
+
+def bound_thm6a(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
+    r"""Utility of Algorithm 2 (pairwise) for L-smooth losses, general case (000_e4c77d256cde89f2.txt, Theorem 6 (a);
+    proof eq. (22) with κ = √n).
+
+    Schedule :math:`\eta = c\min\{1/\sqrt n,\ \epsilon/\sqrt{d\log(1/\delta)}\}`, T = n;
+
+    .. math:: \mathbb E[\bar F(w_{priv})]-\bar F(w^*) = O\Big(\frac{1}{\sqrt n}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big).
+    """
+    return _smooth_general("wang-lownoise-thm6a", n=n, d=d, eps=eps, delta=delta, c=c, L=L)
+
+
+def bound_thm6b(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
+    r"""Utility of Algorithm 2 (pairwise) for L-smooth losses, low-noise case F̄(w*) = 0 (000_e4c77d256cde89f2.txt,
+    Theorem 6 (b)).
+
+    Schedule :math:`\eta = c\epsilon/\sqrt{d\log(1/\delta)}`, T = n;
+
+    .. math:: \mathbb E[\bar F(w_{priv})]-\bar F(w^*) = O\Big(\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big).
+    """
+    return _smooth_lownoise("wang-lownoise-thm6b", n=n, d=d, eps=eps, delta=delta, c=c, L=L)
+
+
+def bound_thm7a(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
+    r"""Utility of Algorithm 2 (pairwise) for α-Hölder smooth losses, general case (000_e4c77d256cde89f2.txt,
+    Theorem 7 (a); proof eq. (25), "similar to Theorem 4").
+
+    Same schedule as Theorem 4 (a): α >= 1/2: η = c min{n^{-1/2}, ε/√(d log(1/δ))}, T = n; α < 1/2:
+    η = c min{n^{3(α−1)/(2(1+α))}, ε/√(d log(1/δ))}, T = ⌈n^{(2−α)/(1+α)}⌉;
+
+    .. math:: \mathbb E[\bar F(w_{priv})]-\bar F(w^*) = O\Big(\frac{1}{\sqrt n}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big).
+    """
+    return _holder_general("wang-lownoise-thm7a", n=n, d=d, eps=eps, delta=delta, alpha=alpha, c=c, L=L)
+
+
+def bound_thm7b(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
+    r"""Utility of Algorithm 2 (pairwise) for α-Hölder smooth losses, low-noise case (000_e4c77d256cde89f2.txt,
+    Theorem 7 (b)).
+
+    T = ⌈n^{2/(1+α)}⌉, η = c min{n^{(α²+2α−3)/(2(1+α))}, nε/(T√(d log(1/δ)))};
+
+    .. math:: \mathbb E[\bar F(w_{priv})]-\bar F(w^*) = O\Big(n^{-\frac{1+\alpha}{2}}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big).
+    """
+    return _holder_lownoise("wang-lownoise-thm7b", n=n, d=d, eps=eps, delta=delta, alpha=alpha, c=c, L=L)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# catalogue entries
+
+_POINT = ("convex", "nonnegative", "lipschitz")
+
+ALGORITHMS = [
+    Algorithm(
+        id="dpsgd-rdp",
+        name="DP-SGD (gradient perturbation, Rényi accounting)",
+        paper=PAPER,
+        place="Algorithm 1",
+        setting="pointwise",
+        perturbation="gradient",
+        assumptions=_POINT,
+        calibrate=calibrate_dpsgd_rdp,
+        description=(
+            "Projected SGD from w_1 = 0 with one uniformly sampled example per step and Gaussian noise N(0, sigma^2 I) "
+            "added to each stochastic gradient; output the average iterate. sigma depends on a free constant beta in "
+            "(0, 1) that must satisfy the two Rényi-DP conditions of Theorem 2."
+        ),
+        noise="gaussian",
+        formula=_formula(False),
+    ),
+    Algorithm(
+        id="dpsgd-rdp-pairwise",
+        name="DP-SGD-pairwise (gradient perturbation, Rényi accounting)",
+        paper=PAPER,
+        place="Algorithm 2",
+        setting="pairwise",
+        perturbation="gradient",
+        assumptions=_POINT + ("pairwise",),
+        calibrate=calibrate_dpsgd_rdp_pairwise,
+        description=(
+            "Projected SGD for pairwise losses: each step samples a pair (i, j), i != j, uniformly and adds Gaussian "
+            "noise to the pair gradient; output the average iterate. Conditions of Theorem 5 (sampling rate 2/n)."
+        ),
+        noise="gaussian",
+        formula=_formula(True),
+    ),
+]
+
+_DISC_REMARK1 = (
+    "Remark 1 prints the Lemma 13 threshold of Wang, Lei, Ying & Zhang without brackets, "
+    "'7(n^(1/3) - 1) + 4 log(n) n + 7/(2n(n^(1/3) - 1))'; the intended formula is "
+    "(7(n^(1/3) - 1) + 4 n log n + 7)/(2n(n^(1/3) - 1))."
+)
+
+_DISC_THM4B = (
+    "The statement chooses eta = c min{n^((alpha^2+2alpha-3)/(2(1+alpha))), n eps/(T sqrt(d log(1/delta)))}; the proof "
+    "prints eta = c min{n^((alpha+2alpha-3)/(2(1+alpha))), eps/(T sqrt(d log(1/delta)))} and calls kappa 'gamma'. The "
+    "proof then uses T^2 eta^2 = O(n^2 eps^2/(d log(1/delta))), which is what the statement's n eps/(T sqrt(...)) "
+    "gives, so dpviz follows the statement (alpha^2 in the exponent, n in the second entry)."
+)
+
+_DISC_THM3A = (
+    "In the proof of Theorem 3 (a) the intermediate bound prints the privacy term as (eta + eta^3 sqrt(n)) "
+    "d log(1/delta) eta/(n eps^2); eq. (13) with T = n, kappa = sqrt(n) gives (eta + eta^3 sqrt(n)) d log(1/delta)/"
+    "(n eps^2) (one eta too many in print). The final rate is unaffected."
+)
+
+_DISC_THM6A = (
+    "The proof of Theorem 6 (a) prints eta = c/max{sqrt(n), sqrt(d log(1/delta))} (no eps); the statement's "
+    "eta = c min{1/sqrt(n), eps/sqrt(d log(1/delta))} is what the rate needs, and dpviz uses it."
+)
+
+_SMOOTH = ("convex", "nonnegative", "lipschitz", "smooth")
+_HOLDER = ("convex", "nonnegative", "lipschitz", "holder")
+_S_GEN = r"\eta=c\min\{\tfrac{1}{\sqrt n},\tfrac{\epsilon}{\sqrt{d\log(1/\delta)}}\},\ T\asymp n"
+_S_LOW = r"\eta=\frac{c\epsilon}{\sqrt{d\log(1/\delta)}},\ T\asymp n"
+_H_GEN = (
+    r"\alpha\ge\tfrac12:\ \eta=c\min\{\tfrac{1}{\sqrt n},\tfrac{\epsilon}{\sqrt{d\log(1/\delta)}}\},\ T\asymp n;\ "
+    r"\alpha<\tfrac12:\ \eta=c\min\{n^{\frac{3(\alpha-1)}{2(1+\alpha)}},\tfrac{\epsilon}{\sqrt{d\log(1/\delta)}}\},\ "
+    r"T\asymp n^{\frac{2-\alpha}{1+\alpha}}"
+)
+_H_LOW = (
+    r"\eta=c\min\{n^{\frac{\alpha^2+2\alpha-3}{2(1+\alpha)}},\tfrac{n\epsilon}{T\sqrt{d\log(1/\delta)}}\},\ "
+    r"T\asymp n^{\frac{2}{1+\alpha}}"
+)
+_R_OPT = r"O\Big(\frac{1}{\sqrt n}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big)"
+_R_LOW = r"O\Big(\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big)"
+_R_HLOW = r"O\Big(n^{-\frac{1+\alpha}{2}}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big)"
+_LOWNOTE = ("Low-noise (realizable) case: the best model has zero population risk.",)
+
+
+def _thm(id_, number, alg, assumptions, bound, statement, schedule, discrepancy="", notes=(), risk=None):
+    return Theorem(
+        id=id_, paper=PAPER, number=number, algorithm=alg, assumptions=assumptions, bound=bound, statement=statement,
+        schedule=schedule, discrepancy=discrepancy, notes=notes,
+        risk=risk or "expected excess population risk",
+    )
+
+
+THEOREMS = [
+    _thm("wang-lownoise-thm3a", "Theorem 3 (a)", "dpsgd-rdp", _SMOOTH, bound_thm3a, _R_OPT, _S_GEN,
+         discrepancy=_DISC_THM3A),
+    _thm("wang-lownoise-thm3b", "Theorem 3 (b)", "dpsgd-rdp", _SMOOTH + ("low-noise",), bound_thm3b, _R_LOW, _S_LOW,
+         notes=_LOWNOTE),
+    _thm("wang-lownoise-thm4a", "Theorem 4 (a)", "dpsgd-rdp", _HOLDER, bound_thm4a, _R_OPT, _H_GEN),
+    _thm("wang-lownoise-thm4b", "Theorem 4 (b)", "dpsgd-rdp", _HOLDER + ("low-noise",), bound_thm4b, _R_HLOW, _H_LOW,
+         discrepancy=_DISC_THM4B, notes=_LOWNOTE),
+    _thm("wang-lownoise-thm6a", "Theorem 6 (a)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise",), bound_thm6a, _R_OPT,
+         _S_GEN, discrepancy=_DISC_THM6A, risk="expected excess population risk (pairwise)"),
+    _thm("wang-lownoise-thm6b", "Theorem 6 (b)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise", "low-noise"),
+         bound_thm6b, _R_LOW, _S_LOW, notes=_LOWNOTE, risk="expected excess population risk (pairwise)"),
+    _thm("wang-lownoise-thm7a", "Theorem 7 (a)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise",), bound_thm7a, _R_OPT,
+         _H_GEN, risk="expected excess population risk (pairwise)"),
+    _thm("wang-lownoise-thm7b", "Theorem 7 (b)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise", "low-noise"),
+         bound_thm7b, _R_HLOW, _H_LOW, discrepancy=_DISC_THM4B.replace("The statement", "As in Theorem 4 (b), the statement"),
+         notes=_LOWNOTE, risk="expected excess population risk (pairwise)"),
+]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Tables 1 and 2
+
+
+def _ld(delta):
+    return math.log(1.0 / delta)
+
+
+def _rate_opt(*, n, d, eps, delta):
+    return 1.0 / math.sqrt(n) + math.sqrt(d * _ld(delta)) / (n * eps)
+
+
+def _rate_low(*, n, d, eps, delta):
+    return math.sqrt(d * _ld(delta)) / (n * eps)
+
+
+def _rate_hlow(*, n, d, eps, delta, alpha):
+    return n ** (-(1.0 + alpha) / 2.0) + math.sqrt(d * _ld(delta)) / (n * eps)
+
+
+def _cx_n(*, n):
+    return float(n)
+
+
+def _cx_holder(*, n, alpha):
+    return n ** ((2.0 - alpha) / (1.0 + alpha)) + n
+
+
+def _cx_holder_low(*, n, alpha):
+    return n ** (2.0 / (1.0 + alpha))
+
+
+_CX_N = r"O(n)"
+_CX_H = r"O\big(n^{\frac{2-\alpha}{1+\alpha}}+n\big)"
+_CX_HL = r"O\big(n^{\frac{2}{1+\alpha}}\big)"
+_OURS = "Wang, Lei, Ying & Zhou"
+
+
+def _flags(lip, smooth, low):
+    return {"Lipschitz": lip, "smooth": smooth, "low-noise": low}
+
+
+def _ours_rows(kind: str) -> tuple[ComparisonRow, ...]:
+    thm = {"point": ("Theorem 3", "Theorem 4"), "pair": ("Theorem 6", "Theorem 7")}[kind]
+    method = "DP-SGD (this paper" if kind == "point" else "Gradient SGD (this paper"
+    return (
+        ComparisonRow(f"{method}, {thm[0]} (a))", _OURS, "Lipschitz & smooth", _R_OPT, _rate_opt, _CX_N, _cx_n,
+                      _flags("✓", "✓", "×")),
+        ComparisonRow(f"{method}, {thm[0]} (b))", _OURS, "Lipschitz & smooth, low noise", _R_LOW, _rate_low, _CX_N,
+                      _cx_n, _flags("✓", "✓", "✓")),
+        ComparisonRow(f"{method}, {thm[1]} (a))", _OURS, "Lipschitz & α-Hölder smooth", _R_OPT, _rate_opt, _CX_H,
+                      _cx_holder, _flags("✓", "α-Hölder", "×")),
+        ComparisonRow(f"{method}, {thm[1]} (b))", _OURS, "Lipschitz & α-Hölder smooth, low noise", _R_HLOW,
+                      _rate_hlow, _CX_HL, _cx_holder_low, _flags("✓", "α-Hölder", "✓")),
+    )
+
+
+def _table1_rows() -> tuple[ComparisonRow, ...]:
+    bftt = "Bassily, Feldman, Talwar & Thakurta (2019)"
+    return (
+        ComparisonRow(
+            "Gradient perturbation (smooth)", bftt, "Lipschitz & smooth", _R_OPT, _rate_opt,
+            r"O\Big(n^{1.5}\sqrt\epsilon+\frac{(n\epsilon)^{2.5}}{d\log(1/\delta)}\Big)",
+            lambda *, n, d, eps, delta: n**1.5 * math.sqrt(eps) + (n * eps) ** 2.5 / (d * _ld(delta)),
+            _flags("✓", "✓", "×"),
+        ),
+        ComparisonRow(
+            "Gradient perturbation (Moreau smoothing)", bftt, "Lipschitz", _R_OPT, _rate_opt,
+            r"O\Big(n^{4.5}\sqrt\epsilon+\frac{n^{6.5}\epsilon^{4.5}}{(d\log(1/\delta))^2}\Big)",
+            lambda *, n, d, eps, delta: n**4.5 * math.sqrt(eps) + n**6.5 * eps**4.5 / (d * _ld(delta)) ** 2,
+            _flags("✓", "×", "×"),
+        ),
+        ComparisonRow(
+            "Noisy projected SGD", "Bassily, Feldman, Guzmán & Talwar (2020)", "Lipschitz", _R_OPT, _rate_opt,
+            r"O(n^2)", lambda *, n: float(n) ** 2, _flags("✓", "×", "×"),
+        ),
+        ComparisonRow(
+            "DP-SGD-Gradient (smooth)", "Wang, Lei, Ying & Zhang (2022)", "smooth, bounded domain", _R_OPT, _rate_opt,
+            _CX_N, _cx_n, _flags("×", "✓", "×"),
+        ),
+        ComparisonRow(
+            "DP-SGD-Gradient (α-Hölder)", "Wang, Lei, Ying & Zhang (2022)", "α-Hölder smooth, bounded domain", _R_OPT,
+            _rate_opt, _CX_H, _cx_holder, _flags("×", "α-Hölder", "×"),
+        ),
+    ) + _ours_rows("point")
+
+
+def _table2_rows() -> tuple[ComparisonRow, ...]:
+    yang = "Yang, Lei, Wang, Yang & Ying (2021)"
+    return (
+        ComparisonRow(
+            "Output GD", "Huai, Wang, Miao, Xu & Zhang (2020)", "Lipschitz & smooth",
+            r"O\Big(\frac{\sqrt{d\log(1/\delta)}}{\sqrt{n\epsilon}}\Big)",
+            lambda *, n, d, eps, delta: math.sqrt(d * _ld(delta)) / math.sqrt(n * eps),
+            r"O(n^2)", lambda *, n: float(n) ** 2, {"method": "Output GD", **_flags("✓", "✓", "×")},
+        ),
+        ComparisonRow(
+            "Localized GD", "Xue, Yang, Huai & Wang (2021)", "Lipschitz & smooth", _R_OPT, _rate_opt,
+            r"O(n^3\log(1/\delta))", lambda *, n, delta: float(n) ** 3 * _ld(delta),
+            {"method": "Localized GD", **_flags("✓", "✓", "×")},
+        ),
+        ComparisonRow(
+            "Localized SGD (smooth)", yang, "Lipschitz & smooth",
+            r"O\Big(\frac{1}{\sqrt n}+\frac{\sqrt{d\log^{3/2}(1/\delta)}}{n\epsilon}\Big)",
+            lambda *, n, d, eps, delta: 1.0 / math.sqrt(n) + math.sqrt(d * _ld(delta) ** 1.5) / (n * eps),
+            r"O(n\log(1/\delta))", lambda *, n, delta: n * _ld(delta),
+            {"method": "Localized SGD", **_flags("✓", "✓", "×")},
+        ),
+        ComparisonRow(
+            "Localized SGD (non-smooth)", yang, "Lipschitz", _R_OPT, _rate_opt,
+            r"O(n^2\log(1/\delta))", lambda *, n, delta: float(n) ** 2 * _ld(delta),
+            {"method": "Localized SGD", **_flags("✓", "×", "×")},
+        ),
+    ) + _ours_rows("pair")
+
+
+TABLES = [
+    ComparisonTable(
+        id="wang-lownoise-table1",
+        paper=PAPER,
+        number="Table 1",
+        caption=(
+            "(ε, δ)-DP algorithms for pointwise learning: assumptions (Lipschitz, smooth, low noise), gradient "
+            "complexity and utility (excess population risk)."
+        ),
+        rows=_table1_rows(),
+    ),
+    ComparisonTable(
+        id="wang-lownoise-table2",
+        paper=PAPER,
+        number="Table 2",
+        caption=(
+            "(ε, δ)-DP algorithms for pairwise learning: output-perturbed GD, localized GD / SGD and SGD with "
+            "gradient perturbation (this paper)."
+        ),
+        rows=_table2_rows(),
+    ),
+]
