@@ -24,8 +24,13 @@ HELP = {
              "(e.g. hinge); values in between interpolate.",
     "mu": "Strong-convexity / PL constant μ.",
     "c": "The paper's unspecified absolute constant (default 1): rates are only known up to it.",
+    "kappa": "Data radius κ = sup ||x||: the largest norm of a feature vector. With R it fixes the loss's constants.",
+    "q": "Exponent q of a q-norm loss, 1 < q ≤ 2; its gradient is (q − 1)-Hölder, so α = q − 1.",
 }
-NUMERIC = ["n", "d", "eps", "log10_delta", "T", "eta", "G", "L", "M", "R", "alpha", "mu", "c"]
+NUMERIC = ["n", "d", "eps", "log10_delta", "T", "eta", "G", "L", "M", "R", "alpha", "mu", "c", "kappa"]
+#: Constants a loss determines (from κ and R); hidden from the sidebar unless the user overrides them.
+LOSS_CONSTANTS = ["G", "L", "M", "alpha"]
+LABELS = {"log10_delta": "log10 δ", "eps": "ε", "eta": "η", "alpha": "α", "mu": "μ", "kappa": "κ (data radius)"}
 
 
 def init_state() -> None:
@@ -67,14 +72,24 @@ def _on_change(name: str) -> None:
 
 
 def param_widgets(names: list[str], required: set[str] | None = None) -> dict:
-    """Sidebar number inputs for ``names`` (persisting across pages); returns dpviz keyword parameters."""
+    """Sidebar number inputs for ``names`` (persisting across pages); returns dpviz keyword parameters.
+
+    δ is entered on a log scale; the checkbox "δ = 1/n²" (on by default) ties it to n.
+    """
     v = view()
     required = required or set()
     with st.sidebar:
         st.subheader("Parameters")
         for name in names:
+            if name == "log10_delta":
+                st.session_state["w_delta_auto"] = v["delta_auto"]
+                st.checkbox("δ = 1/n²", key="w_delta_auto", on_change=_on_change, args=("delta_auto",),
+                            help="The usual choice: δ much smaller than 1/n. Untick to enter log10 δ yourself.")
+                if v["delta_auto"]:
+                    st.caption(f"δ = 1/n² = {1.0 / float(v['n']) ** 2:.3g}")
+                    continue
             kind, _default, bounds = urlstate.SCHEMA[name]
-            label = {"log10_delta": "log10 δ", "eps": "ε", "eta": "η", "alpha": "α", "mu": "μ"}.get(name, name)
+            label = LABELS.get(name, name)
             if name in required:
                 label += " *"
             key = f"w_{name}"
@@ -94,8 +109,93 @@ def param_widgets(names: list[str], required: set[str] | None = None) -> dict:
 
 def params_from_view(v: dict) -> dict:
     p = {k: v[k] for k in NUMERIC if k != "log10_delta"}
-    p["delta"] = 10.0 ** v["log10_delta"]
+    p["delta"] = 1.0 / float(v["n"]) ** 2 if v["delta_auto"] else 10.0 ** v["log10_delta"]
     return p
+
+
+def loss_options(setting: str | None = None) -> dict[str, str]:
+    """Loss id -> label for the losses of ``setting`` ("pointwise" / "pairwise"; None: all)."""
+    from dpviz import losses
+
+    out = {}
+    for lid in losses.loss_ids():
+        loss = losses.get_loss(lid)
+        if setting is None or loss.setting == setting:
+            out[lid] = f"{loss.name} (α = {loss.alpha:g})" if not _takes_q(lid) else f"{loss.name} (α = q − 1)"
+    return out
+
+
+def _takes_q(loss_id: str) -> bool:
+    from dpviz import losses
+
+    return bool(getattr(losses.get_loss(loss_id), "q", None) is not None)
+
+
+@st.cache_data(show_spinner=False, max_entries=2000)
+def cached_loss_constants(loss_id: str, kappa: float, R: float, q: float | None) -> dict:
+    """The constants (G, L, M, α) of a loss on ||w|| <= R with data radius κ, or {'error': msg}."""
+    from dpviz import losses
+
+    try:
+        loss = losses.get_loss(loss_id, q=q) if q is not None else losses.get_loss(loss_id)
+        return {"ok": {k: float(val) for k, val in loss.constants(kappa=kappa, R=R).items()}}
+    except ValueError as exc:
+        return {"error": str(exc)}
+
+
+def loss_picker(setting: str | None, key: str = "loss") -> tuple[str | None, list[str]]:
+    """Loss select box ("custom" = set G, L, M, α by hand) and the override checkbox.
+
+    Returns the chosen loss id (None for custom) and the constant names the sidebar should show.
+    """
+    v = view()
+    opts = {"custom": "custom: set G, L, M and α by hand"}
+    opts.update(loss_options(setting))
+    ids = list(opts)
+    cur = v[key] if v[key] in ids else "custom"
+    chosen = st.selectbox("Loss", ids, index=ids.index(cur), format_func=opts.get,
+                          help="The loss fixes the smoothness α and, with the data radius κ and the domain radius R, "
+                               "the Lipschitz constant G, the Hölder constant L and M = sup ||∇f(0; z)||. α = 1: "
+                               "smooth (least squares, logistic); α = 0: only Lipschitz (hinge, absolute); "
+                               "in between: q-norm losses with α = q − 1.")
+    set_view(**{key: chosen})
+    if chosen == "custom":
+        return None, list(LOSS_CONSTANTS)
+    override = st.checkbox("Override the loss's constants", value=v["override"],
+                           help="Set G, L, M and α by hand instead of deriving them from the loss, κ and R.")
+    set_view(override=override)
+    return chosen, (list(LOSS_CONSTANTS) if override else [])
+
+
+def apply_loss(params: dict, loss_id: str | None, shown: list[str]) -> dict:
+    """Put the loss's derived constants into ``params`` (unless overridden) and say where they come from."""
+    if loss_id is None:
+        return params
+    v = view()
+    q = float(v["q"]) if _takes_q(loss_id) else None
+    res = cached_loss_constants(loss_id, float(params["kappa"]), float(params["R"]), q)
+    if "error" in res:
+        st.error(res["error"])
+        return params
+    const = res["ok"]
+    if shown:  # overridden by hand
+        st.caption("Using your own G, L, M, α (the loss would give "
+                   + ", ".join(f"{k} = {fmt(const[k])}" for k in LOSS_CONSTANTS if k in const) + ").")
+        return params
+    out = dict(params)
+    out.update({k: const[k] for k in LOSS_CONSTANTS if k in const})
+    st.caption("From the loss with κ = " + fmt(params["kappa"]) + " and R = " + fmt(params["R"]) + ": "
+               + ", ".join(f"{k if k != 'alpha' else 'α'} = {fmt(const[k])}" for k in LOSS_CONSTANTS if k in const)
+               + ". Tick 'Override' to change them.")
+    return out
+
+
+def sidebar_names(shown_constants: list[str], loss_id: str | None) -> list[str]:
+    """The sidebar parameters: the common ones, the loss constants if shown, q for q-norm losses."""
+    names = [n for n in NUMERIC if n not in LOSS_CONSTANTS or n in shown_constants]
+    if loss_id is not None and _takes_q(loss_id):
+        names.append("q")
+    return names
 
 
 @st.cache_data(show_spinner=False, max_entries=5000)
@@ -126,7 +226,7 @@ def show_figure(fig, name: str) -> None:
     """Plotly chart plus a standalone-HTML download of it."""
     st.plotly_chart(fig, width="stretch")
     st.download_button(f"Download figure ({name}.html)", fig.to_html(include_plotlyjs="cdn"),
-                       file_name=f"{name}.html", mime="text/html", key=f"dl_{name}")
+                       file_name=f"{name}.html", mime="text/html", key=f"dl_{name}", on_click="ignore")
 
 
 def download_table(rows: list[dict], name: str) -> None:
@@ -134,9 +234,11 @@ def download_table(rows: list[dict], name: str) -> None:
 
     df = pd.DataFrame(rows)
     c1, c2 = st.columns(2)
-    c1.download_button("CSV", df.to_csv(index=False), file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}")
+    c1.download_button("CSV", df.to_csv(index=False), file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
+                        on_click="ignore")
     c2.download_button("JSON", json.dumps(catalog._json_safe(rows), indent=1, default=str),
-                       file_name=f"{name}.json", mime="application/json", key=f"json_{name}")
+                       file_name=f"{name}.json", mime="application/json", key=f"json_{name}",
+                        on_click="ignore")
 
 
 def guarded(func) -> None:

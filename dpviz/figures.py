@@ -10,7 +10,8 @@ from typing import Sequence
 
 import plotly.graph_objects as go
 
-__all__ = ["line_figure", "stacked_terms_figure", "loglog_slope"]
+__all__ = ["line_figure", "stacked_terms_figure", "loglog_slope", "feasibility_map_figure", "sigma_beta_figure",
+           "simulation_figure"]
 
 
 def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float | None:
@@ -90,7 +91,7 @@ def feasibility_map_figure(n_values: Sequence[float], eps_values: Sequence[float
 
 
 def sigma_beta_figure(betas: Sequence[float], sigmas: Sequence[float | None],
-                      interval: tuple[float, float] | None, *, title: str = "σ(β)") -> go.Figure:
+                      interval: tuple[float, float] | None, *, title: str = "σ(β)", log_x: bool = False) -> go.Figure:
     """σ as a function of the Rényi order parameter β with the feasible β interval shaded."""
     if not betas:
         raise ValueError("no β values to plot")
@@ -100,5 +101,47 @@ def sigma_beta_figure(betas: Sequence[float], sigmas: Sequence[float | None],
         fig.add_vrect(x0=interval[0], x1=interval[1], fillcolor="green", opacity=0.15, line_width=0,
                       annotation_text="feasible β")
     fig.update_layout(title=title, xaxis_title="β", yaxis_title="σ", template="plotly_white")
+    fig.update_yaxes(type="log")
+    if log_x:
+        fig.update_xaxes(type="log")
+    return fig
+
+
+def simulation_figure(curves: Sequence[dict], *, x_title: str, y_title: str = "excess risk",
+                      title: str = "Empirical vs theoretical excess risk") -> go.Figure:
+    """Simulation results against theory on log-log axes.
+
+    Each entry of ``curves`` is a dict with ``name`` and ``x`` and one of
+
+    * ``mean`` with ``ci_low`` / ``ci_high`` (an empirical curve: markers + line, with a shaded 95 % band), or
+    * ``y`` with ``kind`` = "fitted" (theory rate times a fitted constant: dashed) or "explicit" (bound with the
+      paper's explicit constants: dotted).
+
+    Non-positive values are dropped (log axes), and the band's lower edge is clipped at a small positive value.
+    """
+    if not curves:
+        raise ValueError("nothing to plot: no simulation results")
+    fig = go.Figure()
+    palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+    for i, c in enumerate(curves):
+        colour = palette[c.get("colour", i) % len(palette)]
+        x = [float(v) for v in c["x"]]
+        if "mean" in c:
+            mean = [float(v) for v in c["mean"]]
+            hi = [float(v) for v in c["ci_high"]]
+            pos = [m for m in mean if m > 0]
+            floor = (min(pos) / 100.0) if pos else 1e-12
+            lo = [max(float(v), floor) for v in c["ci_low"]]
+            fig.add_trace(go.Scatter(x=x + x[::-1], y=hi + lo[::-1], fill="toself", fillcolor=colour, opacity=0.2,
+                                     line=dict(width=0), name=f"{c['name']}: 95 % band", hoverinfo="skip"))
+            fig.add_trace(go.Scatter(x=x, y=[m if m > 0 else None for m in mean], mode="lines+markers",
+                                     line=dict(color=colour), name=f"{c['name']}: empirical mean"))
+        else:
+            dash = "dash" if c.get("kind", "fitted") == "fitted" else "dot"
+            y = [None if (v is None or not math.isfinite(v) or v <= 0) else float(v) for v in c["y"]]
+            fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line=dict(color=colour, dash=dash), name=c["name"]))
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
+                      legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=10))
+    fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
     return fig

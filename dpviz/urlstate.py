@@ -31,6 +31,20 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "algorithm": ("str", "", None),
     "theorems": ("list", [], None),
     "sweep": ("str", "n", None),
+    # loss-derived constants (Calibrate / Bounds)
+    "kappa": ("float", 1.0, (1e-12, 1e12)),
+    "q": ("float", 1.5, (1.0, 2.0)),
+    "loss": ("str", "custom", None),
+    "override": ("bool", False, None),
+    "delta_auto": ("bool", True, None),
+    # Simulate
+    "dataset": ("str", "wang-least-squares", None),
+    "sim_loss": ("str", "least-squares", None),
+    "sim_algs": ("list", [], None),
+    "sim_sweep": ("str", "eps", None),
+    "reps": ("int", 20, (1, 500)),
+    "seed": ("int", 0, (0, 2**31 - 1)),
+    "noise": ("float", 0.0, (0.0, 10.0)),
 }
 
 DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}
@@ -110,7 +124,9 @@ def encode(state: dict[str, Any]) -> dict[str, str]:
 def decode(params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The full view state from query parameters, plus a list of messages about entries that were ignored."""
     state = dict(DEFAULTS)
-    state["theorems"] = list(DEFAULTS["theorems"])
+    for name, (kind, default, _b) in SCHEMA.items():
+        if kind == "list":
+            state[name] = list(default)
     problems: list[str] = []
     for name, raw in params.items():
         if name not in SCHEMA:

@@ -26,13 +26,19 @@ def body() -> None:
     needed = set()
     for t in chosen:
         needed |= set(catalog.parameters_of(catalog.get_theorem(t).bound))
-    params = ui.param_widgets(ui.NUMERIC, required=needed | ({"log10_delta"} if "delta" in needed else set()))
+    loss_id, shown = ui.loss_picker(None)
+    params = ui.param_widgets(ui.sidebar_names(shown, loss_id),
+                              required=needed | ({"log10_delta"} if "delta" in needed else set()))
+    params = ui.apply_loss(params, loss_id, shown)
     if not chosen:
         st.warning("Choose at least one theorem.")
         return
-    grid = ([int(x) for x in np.unique(np.logspace(2, 7, 21).astype(int))] if sweep == "n"
-            else [float(e) for e in np.logspace(-2, 1, 21)])
+    grids = {"n": [int(x) for x in np.unique(np.logspace(2, 7, 21).astype(int))],
+             "eps": [float(e) for e in np.logspace(-2, 1, 21)]}
+    grid = grids[sweep]
     totals = {}
+    totals_other = {}
+    other = "eps" if sweep == "n" else "n"
     for tid in chosen:
         thm = catalog.get_theorem(tid)
         st.subheader(labels[tid])
@@ -46,7 +52,20 @@ def body() -> None:
         if "error" in here:
             st.error(here["error"])
             continue
-        st.write(f"Bound at the current parameters: **{ui.fmt(here['ok']['total'])}**")
+        ok = here["ok"]
+        st.write(f"Bound at the current parameters: **{ui.fmt(ok['total'])}** — step size η = {ui.fmt(ok['eta'])}, "
+                 f"iterations T = {ui.fmt(ok['T'])}, gradient complexity {ui.fmt(ok['gradient_complexity'])}")
+        st.dataframe([{"term": name, "value": val, "rate exponent of n": ne, "rate exponent of ε": ee}
+                      for (name, val), (_n, _l, ne, ee) in zip(ok["terms"], ok["terms_latex"])],
+                     hide_index=True, width="content")
+        if thm.explicit_bound is not None:
+            ex = ui.cached_bound(tid, ui.items(params), explicit=True)
+            if "ok" in ex:
+                st.write(f"With the paper's explicit constants: **{ui.fmt(ex['ok']['total'])}**")
+            else:
+                st.caption(f"Explicit-constant version not available here: {ex['error']}")
+        for note in ok["notes"]:
+            st.caption(note)
         terms: dict[str, list] = {}
         tot = []
         for x in grid:
@@ -57,6 +76,8 @@ def body() -> None:
                 val = dict(ok["terms"]).get(name) if ok else None
                 terms.setdefault(name, []).append(val)
         totals[labels[tid]] = tot
+        totals_other[labels[tid]] = [(ui.cached_bound(tid, ui.items({**params, other: x})).get("ok") or {}).get("total")
+                                     for x in grids[other]]
         fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {sweep}",
                                            x_title="n" if sweep == "n" else "ε")
         ui.show_figure(fig, f"terms_{tid}_{sweep}")
@@ -64,6 +85,9 @@ def body() -> None:
         fig = figures.line_figure(grid, totals, title=f"Bounds vs {sweep}", x_title="n" if sweep == "n" else "ε",
                                   y_title="bound", slope_labels=True)
         ui.show_figure(fig, f"bounds_{sweep}")
+        fig = figures.line_figure(grids[other], totals_other, title=f"Bounds vs {other}",
+                                  x_title="n" if other == "n" else "ε", y_title="bound", slope_labels=True)
+        ui.show_figure(fig, f"bounds_{other}")
 
     st.header("The papers' comparison tables")
     for tab in catalog.tables():

@@ -6,6 +6,9 @@ import streamlit as st
 import dpviz_ui as ui
 from dpviz import catalog, figures
 
+#: algorithms that compute the full (pairwise) empirical gradient at each step
+_FULL_GRADIENT = {"dpgd-sc", "dpgd-c", "dp-epoch-gd", "gd"}
+
 
 def body() -> None:
     st.title("Calibrate the noise")
@@ -23,8 +26,12 @@ def body() -> None:
     ui.set_view(algorithm=alg_id)
     alg = catalog.get_algorithm(alg_id)
     needed = set(catalog.parameters_of(alg.calibrate))
-    params = ui.param_widgets(ui.NUMERIC, required=needed | ({"log10_delta"} if "delta" in needed else set()))
+    loss_id, shown = ui.loss_picker(alg.setting)
+    params = ui.param_widgets(ui.sidebar_names(shown, loss_id),
+                              required=needed | ({"log10_delta"} if "delta" in needed else set()))
+    params = ui.apply_loss(params, loss_id, shown)
     thms = [t for t in catalog.theorems() if t.algorithm == alg_id]
+    complexity = None
     if thms:
         src = st.selectbox("T and η from", ["manual"] + [t.id for t in thms],
                            format_func=lambda i: "manual (sidebar)" if i == "manual" else
@@ -37,8 +44,10 @@ def body() -> None:
             else:
                 for key in ("T", "eta"):
                     if b["ok"][key] is not None:
-                        params[key] = int(b["ok"][key]) if key == "T" else float(b["ok"][key])
-                st.caption(f"Theorem's schedule: T = {ui.fmt(params['T'])}, η = {ui.fmt(params['eta'])}")
+                        params[key] = max(1, int(round(b["ok"][key]))) if key == "T" else float(b["ok"][key])
+                complexity = b["ok"].get("gradient_complexity")
+                st.caption(f"Theorem's schedule: T = {ui.fmt(params['T'])}, η = {ui.fmt(params['eta'])}"
+                           f" (the paper's free constant c = {ui.fmt(params['c'])})")
     if alg.description:
         st.caption(alg.description)
     res = ui.cached_calibrate(alg_id, ui.items(params))
@@ -46,19 +55,41 @@ def body() -> None:
         st.error(res["error"])
         return
     cal = res["ok"]
-    cols = st.columns(4)
+    cols = st.columns(5)
     if cal.get("sigma") is not None:
         cols[0].metric("σ (Gaussian noise)", ui.fmt(cal["sigma"]))
-    if cal.get("laplace_scale") is not None:
+    elif cal.get("laplace_scale") is not None:
         cols[0].metric("Laplace scale", ui.fmt(cal["laplace_scale"]))
+    else:
+        cols[0].metric("σ (Gaussian noise)", "—")
     cols[1].metric("β", ui.fmt(cal.get("beta")))
-    cols[2].metric("η", ui.fmt(cal.get("eta")))
-    cols[3].metric("T", ui.fmt(cal.get("T")))
+    T_shown = cal.get("T") if cal.get("T") is not None else params.get("T")
+    eta_shown = cal.get("eta") if cal.get("eta") is not None else params.get("eta")
+    cols[2].metric("η", ui.fmt(eta_shown))
+    cols[3].metric("T", ui.fmt(T_shown))
+    if complexity is None and T_shown is not None:
+        n_ = params["n"]
+        per_step = (n_ * (n_ - 1) if alg.setting == "pairwise" else n_) if alg.id in _FULL_GRADIENT else 1
+        complexity = T_shown * per_step
+    cols[4].metric("gradient evaluations", ui.fmt(complexity),
+                   help="Gradient complexity: (pair-)gradients computed in total: one per SGD step, n per "
+                        "full-gradient step, n(n − 1) per full pairwise-gradient step.")
     if cal.get("beta_interval"):
         lo, hi = cal["beta_interval"]
-        st.write(f"Feasible β interval: [{ui.fmt(lo)}, {ui.fmt(hi)}]")
+        half = cal.get("beta_half")
+        st.write(f"Feasible β interval: [{ui.fmt(lo)}, {ui.fmt(hi)}]; β minimising σ: {ui.fmt(cal.get('beta'))}"
+                 + (f"; feasible β closest to 1/2 (Wang, Lei, Ying & Zhang, Remark 4): {ui.fmt(half)}"
+                    if half is not None else ""))
+    if cal.get("extras", {}).get("accountant_sigma") is not None:
+        st.write(f"A tight numerical accountant (RDP, dp-accounting) needs σ = "
+                 f"{ui.fmt(cal['extras']['accountant_sigma'])} for the same (ε, δ), n and T.")
+        if cal["extras"].get("accountant_note"):
+            st.caption(cal["extras"]["accountant_note"])
     if cal.get("sigma_schedule"):
-        st.line_chart(cal["sigma_schedule"])
+        sched = cal["sigma_schedule"]
+        st.write("Noise per epoch:")
+        st.dataframe([{"epoch": i + 1, "σ_i": s_} for i, s_ in enumerate(sched)], width="content",
+                     hide_index=True)
     if cal["feasible"]:
         st.success("Feasible: these settings satisfy the paper's privacy conditions.")
     else:
@@ -104,7 +135,10 @@ def beta_plot(alg, params, cal) -> None:
     except ImportError:
         return
     lo, hi = cal["beta_interval"]
-    betas = [float(b) for b in np.linspace(0.01, 0.99, 60)]
+    # log-spaced down to the feasible interval's lower end (it can lie far below 1e-4 at large n·ε)
+    start = min(1e-3, lo / 3) if lo > 0 else 1e-3
+    betas = sorted({float(b) for b in np.concatenate([np.logspace(np.log10(start), np.log10(0.5), 50),
+                                                       1.0 - np.logspace(np.log10(0.5), -4, 30)])})
     sig = []
     for b in betas:
         try:
@@ -112,7 +146,8 @@ def beta_plot(alg, params, cal) -> None:
                                         G=params["G"], beta=b, pairwise=alg.setting == "pairwise"))
         except ValueError:
             sig.append(None)
-    ui.show_figure(figures.sigma_beta_figure(betas, sig, (lo, hi), title="σ as a function of β"), "sigma_beta")
+    ui.show_figure(figures.sigma_beta_figure(betas, sig, (lo, hi), title="σ as a function of β (log axis)",
+                                            log_x=True), "sigma_beta")
 
 
 def feasibility_map(alg_id, params) -> None:

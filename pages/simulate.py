@@ -1,100 +1,251 @@
-"""Simulate: run the engine over a sweep of eps or n and compare with the theory."""
+"""Simulate: run the engine over a sweep of ε or n and compare the empirical excess risk with the theory."""
 
 import math
 
 import numpy as np
-import plotly.graph_objects as go
 import streamlit as st
 
 import dpviz_ui as ui
-from dpviz import catalog, data as D, simulate as S
+from dpviz import catalog, data as D, figures, simulate as S
+
+EPS_CHOICES = [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
+N_CHOICES = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
+#: the UI's cost cap: about 30 s of engine time on the reference machine
+UI_MAX_WORK = 30.0 / S.SECONDS_PER_UNIT
+SYNTHETIC = ("wang-least-squares", "wang-logistic", "two-class", "clusters")
+
+
+@st.cache_data(show_spinner=False, max_entries=20)
+def _dataset(name: str, n: int, noise: float):
+    return D.load_dataset(name, n=n, kappa=noise) if name in SYNTHETIC else D.load_dataset(name)
+
+
+def _data() -> "D.Dataset | None":
+    v = ui.view()
+    src = st.radio("Data", ["bundled", "csv"], horizontal=True,
+                   format_func={"bundled": "synthetic / bundled real data", "csv": "upload a CSV"}.get)
+    if src == "csv":
+        up = st.file_uploader(f"CSV file (numeric columns, at most {D.MAX_CSV_BYTES // 1_000_000} MB)", type=["csv"],
+                              help="One label column; the features are standardised and scaled to norm ≤ 1.")
+        label = st.text_input("Label column", help="Name of the column holding the label / target.")
+        if up is None or not label:
+            st.info("Upload a CSV and name its label column.")
+            return None
+        if up.size > D.MAX_CSV_BYTES:
+            st.error(f"The file is larger than {D.MAX_CSV_BYTES // 1_000_000} MB.")
+            return None
+        try:
+            return D.from_csv(up.getvalue(), label)
+        except ValueError as exc:
+            st.error(f"This CSV cannot be used: {exc}")
+            return None
+    names = list(D.DATASETS)
+    cur = v["dataset"] if v["dataset"] in names else names[0]
+    name = st.selectbox("Data set", names, index=names.index(cur), format_func=lambda k: D.DATASETS[k])
+    ui.set_view(dataset=name)
+    noise = 0.0
+    if name in SYNTHETIC[:2]:
+        noise = st.number_input("Label noise κ (Wang, Lei, Ying & Zhou §5; 0 = realizable, low-noise case)", 0.0,
+                                10.0, float(v["noise"]), step=0.05, format="%g",
+                                help="Standard deviation of the Gaussian noise added to the labels.")
+        ui.set_view(noise=float(noise))
+    n_needed = max(int(v["n"]), 1000)  # the n sweep runs up to max(n, 1000)
+    return _dataset(name, n_needed, float(noise))
+
+
+def _compatible(loss, ds) -> bool:
+    task = getattr(loss, "task", "regression")
+    if task == "metric":
+        return ds.task in ("multiclass", "classification")
+    return task == ds.task
+
+
+def _losses(ds) -> dict[str, str]:
+    from dpviz import losses
+
+    out = {}
+    for lid in losses.loss_ids():
+        loss = losses.get_loss(lid)
+        if _compatible(loss, ds):
+            out[lid] = f"{loss.name} ({loss.setting})"
+    return out
+
+
+def _theory(alg_id, res, params, sweep, grid):
+    """Theory curves for one algorithm: (theorem label, totals, explicit totals or None, dominant exponent)."""
+    thms = [t for t in catalog.theorems() if t.algorithm == alg_id]
+    for thm in thms:
+        totals, explicit, exps = [], [], []
+        for cal in res.calibrations:
+            p = dict(cal.extras.get("_params", {}))
+            p.update({k: params[k] for k in ("c", "mu") if k in params})
+            p.pop("run_infeasible", None)
+            b = ui.cached_bound(thm.id, ui.items(p))
+            if "error" in b:
+                break
+            totals.append(b["ok"]["total"])
+            dom = max(b["ok"]["terms_latex"], key=lambda t: dict(b["ok"]["terms"])[t[0]])
+            exps.append(dom[2] if sweep == "n" else dom[3])
+            if thm.explicit_bound is not None:
+                e = ui.cached_bound(thm.id, ui.items(p), explicit=True)
+                explicit.append(e["ok"]["total"] if "ok" in e else None)
+        else:
+            if totals:
+                label = f"{thm.paper.short}, {thm.number}"
+                return label, totals, (explicit if thm.explicit_bound is not None else None), exps
+    return None
 
 
 def body() -> None:
     st.title("Simulate")
+    st.write("Run an algorithm many times on data and compare its **empirical excess risk** (population risk at the "
+             "output minus the best risk) with the theory's curve. Each grid point and repetition has its own random "
+             "stream from the seed: same seed, same numbers.")
     v = ui.view()
-    params = ui.param_widgets(["n", "log10_delta", "T", "eta", "R"], required={"n", "T", "eta", "R"})
-    src = st.radio("Data", ["bundled", "csv"], horizontal=True,
-                   format_func={"bundled": "synthetic / bundled real data", "csv": "upload a CSV"}.get)
-    if src == "csv":
-        up = st.file_uploader("CSV file (numeric columns, max 5 MB)", type=["csv"],
-                              help="One label column; features are standardised and scaled to norm <= 1.")
-        label = st.text_input("Label column", help="Name of the column holding the label / target.")
-        if up is None or not label:
-            st.info("Upload a CSV and name its label column.")
-            return
-        if up.size > D.MAX_CSV_BYTES:
-            st.error(f"The file is larger than {D.MAX_CSV_BYTES // 1_000_000} MB.")
-            return
-        ds = D.from_csv(up.getvalue(), label)
-    else:
-        name = st.selectbox("Data set", list(D.DATASETS), format_func=lambda k: D.DATASETS[k])
-        ds = D.load_dataset(name, n=max(int(params["n"]), 1000) if name.startswith(("wang", "two", "clu")) else None)
-    loss = st.selectbox("Loss", ["least-squares", "logistic"],
-                        help="Least squares and logistic loss are smooth (α = 1).")
-    algs = [a for a in S.supported_algorithms()]
-    alg_ids = st.multiselect("Algorithm(s)", algs, default=algs[:1],
-                             format_func=lambda i: catalog.get_algorithm(i).name)
-    sweep = st.radio("Sweep over", ["eps", "n"], horizontal=True,
+    params = ui.param_widgets(["n", "eps", "log10_delta", "T", "eta", "R", "mu", "c"],
+                              required={"n", "eps", "T", "eta", "R"})
+    ds = _data()
+    if ds is None:
+        return
+    opts = _losses(ds)
+    if not opts:
+        st.error("No loss of dpviz fits this data set's task.")
+        return
+    lids = list(opts)
+    cur = v["sim_loss"] if v["sim_loss"] in lids else lids[0]
+    loss = st.selectbox("Loss", lids, index=lids.index(cur), format_func=opts.get,
+                        help="Pointwise losses use one example per step, pairwise losses (AUC, metric learning) a pair.")
+    ui.set_view(sim_loss=loss)
+    from dpviz import losses
+
+    setting = losses.get_loss(loss).setting
+    algs = [a for a in S.supported_algorithms() if catalog.get_algorithm(a).setting == setting]
+    chosen = [a for a in v["sim_algs"] if a in algs] or algs[:1]
+    alg_ids = st.multiselect("Algorithm(s)", algs, default=chosen,
+                             format_func=lambda i: f"{catalog.get_algorithm(i).name} — {catalog.get_algorithm(i).paper.short}",
+                             help="Private algorithms and their non-private baselines for this kind of loss.")
+    ui.set_view(sim_algs=alg_ids)
+    sweep = st.radio("Sweep over", ["eps", "n"], index=0 if v["sim_sweep"] == "eps" else 1, horizontal=True,
                      format_func={"eps": "ε (smaller = more private)", "n": "sample size n"}.get)
+    ui.set_view(sim_sweep=sweep)
     if sweep == "eps":
-        grid = [0.25, 0.5, 1.0, 2.0, 4.0]
+        lo, hi = st.select_slider("ε range", EPS_CHOICES, value=(0.25, 4.0))
+        grid = [e for e in EPS_CHOICES if lo <= e <= hi]
     else:
-        top = min(ds.n, int(params["n"]))
-        grid = sorted({max(20, int(top / 2**k)) for k in range(4, -1, -1)})
-    reps = st.number_input("Repetitions", 1, 500, 20, help="Independent runs per grid point (for the 95 % band).")
-    seed = st.number_input("Seed", 0, 2**31 - 1, 0, help="Same seed, same results.")
-    fixed = {"T": params["T"], "eta": params["eta"], "R": params["R"], "delta": params["delta"]}
-    if sweep == "eps":
-        fixed["n"] = min(ds.n, int(params["n"]))
+        choices = [m for m in N_CHOICES if m <= ds.n] or [ds.n]
+        lo, hi = st.select_slider("n range", choices, value=(choices[0], choices[min(4, len(choices) - 1)]))
+        grid = [m for m in choices if lo <= m <= hi]
+    c1, c2 = st.columns(2)
+    reps = c1.number_input("Repetitions", 1, 500, int(v["reps"]), help="Independent runs per grid point (for the "
+                           "95 % band: mean ± 1.96 standard errors).")
+    seed = c2.number_input("Seed", 0, 2**31 - 1, int(v["seed"]), help="Same seed, same results.")
+    ui.set_view(reps=int(reps), seed=int(seed))
+    if len(grid) < 2:
+        st.warning("Choose a range with at least two grid points (a slope needs two).")
+        return
     if not alg_ids:
         st.warning("Choose at least one algorithm.")
         return
+    fixed = {"T": params["T"], "eta": params["eta"], "R": params["R"], "mu": params["mu"]}
+    if not v["delta_auto"]:
+        fixed["delta"] = params["delta"]  # otherwise the engine uses δ = 1/n² at every grid point
+    if sweep == "eps":
+        fixed["n"] = min(ds.n, int(params["n"]))
+    else:
+        fixed["eps"] = params["eps"]
+    total = 0.0
     for a in alg_ids:
-        cost = S.estimate_cost(a, ds, loss, grid={sweep: grid}, reps=int(reps), params=fixed)
-        st.caption(f"{catalog.get_algorithm(a).name}: estimated {cost['seconds']:.1f} s")
-    if not st.button("Run simulation", type="primary"):
-        return
-    bar = st.progress(0.0, text="running…")
-    fig = go.Figure()
-    rows = []
-    for k, a in enumerate(alg_ids):
         try:
-            res = S.simulate(a, ds, loss, grid={sweep: grid}, reps=int(reps), seed=int(seed), params=fixed,
-                             progress=lambda f, k=k: bar.progress(min(1.0, (k + f) / len(alg_ids))))
-        except S.CostTooHigh as exc:
-            st.error(f"Refused: {exc}")
-            continue
-        s = res.summary()
-        x = [float(g) for g in s["grid"]]
-        name = catalog.get_algorithm(a).name
-        fig.add_trace(go.Scatter(x=x + x[::-1], y=list(s["ci_high"]) + list(s["ci_low"])[::-1], fill="toself",
-                                 line=dict(width=0), opacity=0.25, name=f"{name}: 95 % band", showlegend=True))
-        fig.add_trace(go.Scatter(x=x, y=list(s["mean"]), mode="lines+markers", name=f"{name}: empirical mean"))
-        try:
-            b = res.bounds()
-            rate = list(b["bound"])
-            ok = [(m, r) for m, r in zip(s["mean"], rate) if m > 0 and r > 0 and math.isfinite(r)]
-            if ok:
-                const = math.exp(np.mean([math.log(m / r) for m, r in ok]))
-                fig.add_trace(go.Scatter(x=x, y=[const * r for r in rate], mode="lines", line=dict(dash="dash"),
-                                         name=f"{name}: theory rate × fitted constant {const:.3g}"))
+            cost = S.estimate_cost(a, ds, loss, grid={sweep: grid}, reps=int(reps), params=fixed)
         except ValueError as exc:
-            st.caption(str(exc))
-        sl = res.slope()
-        st.write(f"{name}: fitted log-log slope {sl['slope']:.2f} (95 % CI {sl['ci_low']:.2f} to {sl['ci_high']:.2f})")
+            st.error(f"{catalog.get_algorithm(a).name}: {exc}")
+            return
+        total += cost["seconds"]
+    st.caption(f"Estimated run time: {total:.1f} s (runs over about 30 s are refused).")
+    run = st.button("Run simulation", type="primary")
+    key = (ds.name, ds.n, loss, tuple(alg_ids), sweep, tuple(grid), int(reps), int(seed), ui.items(fixed))
+    if run:
+        if st.button("Cancel", help="Stop the running simulation."):
+            pass  # clicking reruns the page, which stops the run at its next progress update
+        bar = st.progress(0.0, text="running…")
+        results = []
+        for k, a in enumerate(alg_ids):
+            try:
+                res = S.simulate(a, ds, loss, grid={sweep: grid}, reps=int(reps), seed=int(seed), params=fixed,
+                                 max_work=UI_MAX_WORK,
+                                 progress=lambda f, k=k: bar.progress(min(1.0, (k + f) / len(alg_ids)),
+                                                                      text=f"running {k + 1}/{len(alg_ids)}…"))
+            except S.CostTooHigh as exc:
+                st.error(f"Refused: {exc}")
+                continue
+            results.append(res)
+        bar.progress(1.0, text="done")
+        st.session_state["_sim"] = {"key": key, "results": results}
+    stored = st.session_state.get("_sim")
+    if not stored or stored["key"] != key:
+        st.info("Press **Run simulation** to see the results.")
+        return
+    show_results(stored["results"], params, sweep)
+
+
+def show_results(results, params, sweep) -> None:
+    curves, rows, slopes = [], [], []
+    for i, res in enumerate(results):
+        name = catalog.get_algorithm(res.algorithm).name
+        s = res.summary()
+        s = s[np.isfinite(s["mean"])]
+        if s.empty:
+            st.warning(f"{name}: no grid point could run ({'; '.join(res.notes) or 'infeasible calibration'}).")
+            continue
+        x = [float(g) for g in s["grid"]]
+        curves.append({"name": name, "x": x, "mean": list(s["mean"]), "ci_low": list(s["ci_low"]),
+                       "ci_high": list(s["ci_high"]), "colour": i})
+        theory = _theory(res.algorithm, res, params, sweep, x)
+        emp = {}
+        try:
+            emp = res.slope()
+        except ValueError as exc:
+            st.caption(f"{name}: no slope ({exc})")
+        row = {"algorithm": name, "fitted slope": emp.get("slope"), "95 % CI low": emp.get("ci_low"),
+               "95 % CI high": emp.get("ci_high"), "theorem": "—", "theory slope": None, "dominant term exponent": None}
+        if theory is not None:
+            label, totals, explicit, exps = theory
+            xs_all = [float(g) for g in res.grid_values]
+            keep = [j for j, g in enumerate(xs_all) if g in x]
+            tot = [totals[j] for j in keep if j < len(totals)]
+            means = list(s["mean"])
+            ok = [(m, r) for m, r in zip(means, tot) if m > 0 and r and r > 0 and math.isfinite(r)]
+            if ok:
+                const = math.exp(float(np.mean([math.log(m / r) for m, r in ok])))
+                curves.append({"name": f"{name}: {label} rate × fitted constant {const:.3g}", "x": x,
+                               "y": [const * r for r in tot], "kind": "fitted", "colour": i})
+            if explicit is not None and any(e is not None for e in explicit):
+                curves.append({"name": f"{name}: {label} bound with the paper's constants", "x": x,
+                               "y": [explicit[j] if j < len(explicit) else None for j in keep], "kind": "explicit",
+                               "colour": i})
+            row.update({"theorem": label, "theory slope": figures.loglog_slope(x, tot),
+                        "dominant term exponent": exps[-1] if exps else None})
+        slopes.append(row)
         for note in res.notes:
-            st.caption(note)
+            st.caption(f"{name}: {note}")
         rows.extend(res.frame.to_dict("records"))
-    bar.progress(1.0, text="done")
-    if fig.data:
-        fig.update_layout(title=f"Excess risk vs {sweep}", xaxis_title=sweep, yaxis_title="excess risk",
-                          template="plotly_white")
-        fig.update_xaxes(type="log")
-        fig.update_yaxes(type="log")
-        ui.show_figure(fig, f"simulation_{sweep}")
-        st.dataframe(rows[:500], width="stretch")
-        ui.download_table(rows, "simulation")
+    if not curves:
+        return
+    fig = figures.simulation_figure(curves, x_title="ε" if sweep == "eps" else "n",
+                                    title=f"Excess risk vs {'ε' if sweep == 'eps' else 'n'}")
+    ui.show_figure(fig, f"simulation_{sweep}")
+    st.caption("Dashed: the theorem's rate multiplied by one constant fitted to the simulated means (the papers leave "
+               "constants unspecified). Dotted: the bound with the paper's explicit constants, where it gives them.")
+    st.subheader("Rates: fitted log-log slope vs theory")
+    for r in slopes:
+        if r["fitted slope"] is not None:
+            st.write(f"{r['algorithm']}: fitted log-log slope {r['fitted slope']:.2f} (95 % CI "
+                     f"{r['95 % CI low']:.2f} to {r['95 % CI high']:.2f}); theory ({r['theorem']}): "
+                     f"{ui.fmt(r['theory slope'])}")
+    st.dataframe(slopes, width="stretch", hide_index=True)
+    st.subheader("Results (one row per repetition and grid point)")
+    st.dataframe(rows[:500], width="stretch")
+    ui.download_table(rows, "simulation")
 
 
 ui.guarded(body)

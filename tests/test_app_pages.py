@@ -67,7 +67,10 @@ def test_bounds_page_runs_and_tables_shown():
     at = _run("pages/bounds.py")
     assert not at.exception
     assert _figs(at)
-    assert len(at.dataframe) == len(catalog.tables())
+    # one terms table for the (one) default theorem, then every comparison table of the papers
+    assert len(at.dataframe) == 1 + len(catalog.tables())
+    terms = at.dataframe[0].value
+    assert list(terms.columns) == ["term", "value", "rate exponent of n", "rate exponent of ε"]
 
 
 def test_bounds_sweep_eps_figure_slope():
@@ -106,14 +109,17 @@ def test_simulate_page_runs_and_plots_engine_result():
     mean_trace = [t for t in figs[0]["data"] if t["name"].endswith("empirical mean")][0]
     ds = D.load_dataset("wang-least-squares", n=1000)
     res = S.simulate("dpsgd-output", ds, "least-squares", grid={"eps": [0.25, 0.5, 1.0, 2.0, 4.0]}, reps=20, seed=0,
-                     params={"T": 50, "eta": 0.01, "R": 1.0, "delta": 1e-6, "n": 200})
+                     params={"T": 50, "eta": 0.01, "R": 1.0, "mu": 0.1, "n": 200})  # δ = 1/n² by default
     assert mean_trace["y"] == pytest.approx(list(res.summary()["mean"]), rel=1e-9)
 
 
 def test_calibrate_infeasible_shows_reason_not_exception():
-    at = _run("pages/calibrate.py", query={"eta": "100000"})
+    at = _run("pages/calibrate.py", query={"algorithm": "dpsgd-rdp", "n": "20", "eps": "0.01"})
     assert not at.exception
     assert any(w.value.startswith("Infeasible") for w in at.warning)
+    # the fix names the smallest feasible eps (Theorem 2 of Wang, Lei, Ying & Zhou), and it really is feasible
+    fix = [i.value for i in at.info if i.value.startswith("What would fix it")][0]
+    assert "increase eps" in fix
 
 
 def test_bounds_empty_selection_warns():
