@@ -365,12 +365,16 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         T = v.check_int("T", T)
         eta = v.check_positive("eta", eta)
         sched = p.get("sigma_schedule", cal.sigma_schedule)
+        epoch_laplace = False
+        if spec.kind == "epoch" and sched is None and cal.extras.get("laplace_schedule") is not None:
+            sched = [float(x) for x in cal.extras["laplace_schedule"]]  # delta = 0: Laplace noise per epoch
+            epoch_laplace = True
         if spec.kind == "epoch":
             if sched is None:
                 raise ValueError("DP epoch GD needs the per-epoch noise levels (the calibration's sigma_schedule).")
             if len(sched) != len(_epoch_sizes(n)):
                 raise ValueError(f"sigma_schedule has {len(sched)} entries; n = {n} gives {len(_epoch_sizes(n))} epochs.")
-            if cal.sigma is None:
+            if cal.sigma is None and not epoch_laplace:
                 cal.sigma = float(sched[0])
         sigma = cal.sigma if cal.sigma is not None else 0.0
         lap = cal.laplace_scale if (cal.sigma is None and cal.laplace_scale is not None) else None
@@ -405,7 +409,8 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
             pidp["rounds"], pidp["T_local"] = rounds, T_local
             T = rounds * T_local
             pidp["theta0"] = p.get("theta0")
-        plans.append({"grid": gv, "n": n, "T": T, "eta": eta, "schedule": sched, "pidp": pidp, "sigma": float(sigma), "laplace": lap,
+        plans.append({"grid": gv, "n": n, "T": T, "eta": eta, "schedule": sched, "epoch_laplace": epoch_laplace,
+                      "pidp": pidp, "sigma": float(sigma), "laplace": lap,
                       "feasible": bool(cal.feasible), "run": bool(run), "cal": cal, "delta": p.get("delta"),
                       "eps": p.get("eps")})
     return alg_name, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params
@@ -472,8 +477,12 @@ def _history_grad(lossobj, w, X, y, new, hist):
     return out / t
 
 
-def _run_epochs(lossobj, wg, X, y, n, eta, schedule, R, nparam, rng, z_inject=None):
-    """Algorithm 3 (DPEGD) of 004_f0930831cb554e22.txt for all repetitions of one grid point; wg: (reps, ...)."""
+def _run_epochs(lossobj, wg, X, y, n, eta, schedule, R, nparam, rng, z_inject=None, laplace=False):
+    """Algorithm 3 (DPEGD) of 004_f0930831cb554e22.txt for all repetitions of one grid point; wg: (reps, ...).
+
+    ``schedule`` holds the per-epoch Gaussian standard deviations sigma_i, or with ``laplace=True`` the per-epoch
+    Laplace scales (the delta = 0 variant of Algorithm 3: coordinate-wise Lap(scale_i) noise).
+    """
     start = 0
     for i, m in enumerate(_epoch_sizes(n), start=1):
         Xi, yi = X[start:start + m], y[start:start + m]
@@ -483,7 +492,12 @@ def _run_epochs(lossobj, wg, X, y, n, eta, schedule, R, nparam, rng, z_inject=No
         for _ in range(m):
             wg = _project(wg - eta_i * _full_grad(lossobj, wg, Xi, yi, True, nparam), R, nparam)
             acc += wg
-        z = z_inject[i - 1] if z_inject is not None else rng.standard_normal(size=wg.shape)
+        if z_inject is not None:
+            z = z_inject[i - 1]
+        elif laplace:
+            z = rng.laplace(0.0, 1.0, size=wg.shape)
+        else:
+            z = rng.standard_normal(size=wg.shape)
         wg = acc / m + schedule[i - 1] * z
     return wg
 
@@ -696,7 +710,8 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
         for g, pl in enumerate(plans):
             if pl["run"]:
                 w[g] = _run_epochs(lossobj, w[g], X, y, pl["n"], pl["eta"], pl["schedule"], R, nparam, rngs[g][2],
-                                   None if output_noise is None else np.asarray(output_noise, float)[g])
+                                   None if output_noise is None else np.asarray(output_noise, float)[g],
+                                   laplace=pl["epoch_laplace"])
             if progress is not None:
                 progress(0.9 * (g + 1) / G)
             _check_cancel(cancel)

@@ -410,3 +410,25 @@ def test_full_pairwise_gradient_dpgd_c_and_laplace_output(monkeypatch):
     r = S.simulate("dpgd-sc", tiny(), PairLS(), reps=1, params={"eps": 1.0, "delta": 0.0},
                    output_noise=np.array([[[1.0, 1.0]]]), evaluate=())
     assert r.outputs[0, 0] == pytest.approx([0.32, 0.68])
+
+
+class ZeroPair(Zero):
+    setting = "pairwise"
+
+
+def test_dp_epoch_gd_laplace_variant_noise():
+    # delta = 0 variant of Algorithm 3 (004): Laplace noise Lap(b_i) on each epoch average, b_i = 4 G eta_i sqrt(d)/eps
+    # with eta_i = 4^-i eta.  n = 16 -> k = 4 epochs; G = eta = d = eps = 1: b = [1, 1/4, 1/16, 1/64].
+    # With a zero loss every iterate equals the previous epoch's output, so w_k = sum_i b_i z_i, z_i ~ Lap(1) and
+    # Var(w_k) = 2 * sum_i b_i^2 = 2 * (1 + 1/16 + 1/256 + 1/4096) = 2.13330078125.
+    X = np.linspace(-1, 1, 16)[:, None]
+    y = np.where(X[:, 0] > 0, 1.0, -1.0)
+    ds = Dataset("line", X, y, X.copy(), y.copy(), "classification")
+    r = S.simulate("dp-epoch-gd", ds, ZeroPair(), reps=20000, seed=1,
+                   params={"eps": 1.0, "delta": 0.0, "eta": 1.0, "G": 1.0}, evaluate=())
+    out = r.outputs[0, :, 0]
+    assert r.calibrations[0].extras["laplace_schedule"] == pytest.approx([1, 0.25, 0.0625, 0.015625])
+    assert np.var(out) == pytest.approx(2 * (1 + 1 / 16 + 1 / 256 + 1 / 4096), rel=0.05)
+    # Laplace, not Gaussian: excess kurtosis of the sum is far from 0 (Lap(1) alone has 3)
+    k = np.mean((out - out.mean()) ** 4) / np.var(out) ** 2 - 3
+    assert k > 1.5
