@@ -1,0 +1,397 @@
+"""Wang, Lei, Ying & Zhou (seed 000): DP-SGD calibrations (Algorithms 1 and 2, Theorems 2 and 5), the β search,
+the accountant extra, Theorems 3/4/6/7 and Tables 1–2, checked against values computed by hand from the paper."""
+import math
+import re
+import time
+
+import pytest
+
+from dpviz import catalog
+from dpviz.papers import wang_lownoise as w
+
+LOG = math.log
+
+
+def conditions(beta, *, n, eps, delta, T, pairwise=False):
+    """Theorem 2 / 5 written out independently of the module (G = 1): returns (cond1, cond2)."""
+    lam = LOG(1 / delta) / ((1 - beta) * eps) + 1
+    s2 = (56 if pairwise else 14) * T / (beta * n**2 * eps) * lam
+    k = 2 if pairwise else 1
+    return s2 >= 2.68, lam - 1 <= s2 / 6 * LOG(n / (k * lam * (1 + s2 / 4)))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# sigma at a fixed beta (Algorithm 1 / 2, line 5)
+
+
+def test_sigma_of_beta_pointwise_by_hand():
+    # n = 1000, eps = 1, delta = 1e-6, T = 1000, G = 1, beta = 0.5:
+    # lambda = log(1e6)/(0.5*1) + 1 = 13.81551*2 + 1 = 28.63102
+    # sigma^2 = 14*1*1000/(0.5*1000^2*1) * 28.63102 = 0.028 * 28.63102 = 0.801669 -> sigma = 0.895359
+    expected = math.sqrt(14 * 1**2 * 1000 / (0.5 * 1000**2 * 1) * (LOG(1e6) / (0.5 * 1) + 1))
+    got = w.sigma_of_beta(n=1000, eps=1, delta=1e-6, T=1000, G=1, beta=0.5)
+    assert got == pytest.approx(expected, rel=1e-12)
+    assert got == pytest.approx(0.895359, rel=1e-6)
+    # n = 500, eps = 2, delta = 1e-5, T = 2000, G = 2, beta = 0.3:
+    # lambda = log(1e5)/(0.7*2) + 1 = 11.512925/1.4 + 1 = 9.223518
+    # sigma^2 = 14*4*2000/(0.3*500^2*2) * 9.223518 = 0.746667 * 9.223518 = 6.886894 -> sigma = 2.624289
+    expected = math.sqrt(14 * 2**2 * 2000 / (0.3 * 500**2 * 2) * (LOG(1e5) / (0.7 * 2) + 1))
+    got = w.sigma_of_beta(n=500, eps=2, delta=1e-5, T=2000, G=2, beta=0.3)
+    assert got == pytest.approx(expected, rel=1e-12)
+    assert got == pytest.approx(2.624289, rel=1e-6)
+
+
+def test_sigma_of_beta_pairwise_by_hand():
+    # Algorithm 2: 56 instead of 14 -> sigma doubles: 2 * 0.895359 = 1.790719, 2 * 2.624289 = 5.248578
+    got = w.sigma_of_beta(n=1000, eps=1, delta=1e-6, T=1000, G=1, beta=0.5, pairwise=True)
+    assert got == pytest.approx(math.sqrt(56 * 1000 / (0.5 * 1000**2) * (LOG(1e6) / 0.5 + 1)), rel=1e-12)
+    assert got == pytest.approx(1.790719, rel=1e-6)
+    got = w.sigma_of_beta(n=500, eps=2, delta=1e-5, T=2000, G=2, beta=0.3, pairwise=True)
+    assert got == pytest.approx(5.248578, rel=1e-6)
+
+
+def test_conditions_at_beta_by_hand():
+    # beta = 0.5 (n = T = 1000, eps = 1, delta = 1e-6): sigma^2/G^2 = 0.801669 < 2.68 -> (i) fails;
+    # (ii): lambda - 1 = 27.63102 vs 0.801669/6 * log(1000/(28.63102*(1 + 0.801669/4))) = 0.133611*3.370566 = 0.450350
+    c = w.conditions_at_beta(n=1000, eps=1, delta=1e-6, T=1000, beta=0.5)
+    assert c["sigma2_over_G2"] == pytest.approx(0.801669, rel=1e-6) and not c["cond1"]
+    assert c["lambda"] == pytest.approx(28.63102, rel=1e-6)
+    assert c["cond2_lhs"] == pytest.approx(27.63102, rel=1e-6)
+    assert c["cond2_rhs"] == pytest.approx(0.450350, rel=1e-5) and not c["cond2"] and not c["feasible"]
+    # beta = 0.002: lambda = 13.81551/0.998 + 1 = 14.84320; sigma^2/G^2 = 14*1000/(0.002*1e6)*14.84320 = 7*14.84320
+    #   = 103.9024 >= 2.68; (ii): 13.84320 <= 103.9024/6 * log(1000/(14.84320*(1 + 25.9756))) = 17.31706*0.915283
+    #   = 15.84998
+    c = w.conditions_at_beta(n=1000, eps=1, delta=1e-6, T=1000, beta=0.002)
+    assert c["sigma2_over_G2"] == pytest.approx(7 * (LOG(1e6) / 0.998 + 1), rel=1e-12)
+    assert c["cond2_rhs"] == pytest.approx(15.84998, rel=1e-6)
+    assert c["cond1"] and c["cond2"] and c["feasible"]
+    # pairwise at beta = 0.002: sigma^2/G^2 = 4*103.9024 = 415.6095; log argument n/(2 lambda (1 + 103.9024))
+    #   = 1000/(2*14.84320*104.9024) = 0.321115 < 1 -> the right-hand side is negative, (ii) fails
+    c = w.conditions_at_beta(n=1000, eps=1, delta=1e-6, T=1000, beta=0.002, pairwise=True)
+    assert c["cond2_rhs"] == pytest.approx(415.6095 / 6 * LOG(1000 / (2 * 14.84320 * 104.9024)), rel=1e-5)
+    assert c["cond1"] and not c["cond2"]
+
+
+def test_sigma_minimising_beta():
+    # b = log(1/delta)/eps + 1 = 13.81551 + 1 = 14.81551; beta* = b - sqrt(b^2 - b) = 0.508734
+    b = LOG(1e6) / 1 + 1
+    assert w.sigma_minimising_beta(eps=1, delta=1e-6) == pytest.approx(b - math.sqrt(b * b - b), rel=1e-9)
+    assert w.sigma_minimising_beta(eps=1, delta=1e-6) == pytest.approx(0.508734, rel=1e-5)
+
+    def s2(beta):  # sigma^2 up to constants: (a/(1 - beta) + 1)/beta
+        return (LOG(1e6) / (1 - beta) + 1) / beta
+
+    bs = 0.508734
+    assert s2(bs) < s2(bs - 0.01) and s2(bs) < s2(bs + 0.01)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# beta search and calibration
+
+
+def test_calibration_picks_the_sigma_minimising_feasible_beta():
+    params = dict(n=1000, eps=1.0, delta=1e-6, T=1000)
+    cal = w.calibrate_dpsgd_rdp(G=1.0, **params)
+    assert cal.feasible and cal.id == "dpsgd-rdp"
+    lo, hi = cal.beta_interval
+    # the interval ends satisfy both conditions, points 0.1% outside do not
+    assert all(conditions(lo, **params)) and all(conditions(hi, **params))
+    assert not all(conditions(lo * 0.999, **params)) and not all(conditions(hi * 1.001, **params))
+    # beta = 0.002 is feasible by hand (test_conditions_at_beta_by_hand), so it lies in the interval
+    assert lo <= 0.002 <= hi
+    # sigma^2 decreases up to beta* = 0.5087 > hi, so the sigma-minimising feasible beta is hi; Remark 4's beta
+    # closest to 1/2 is hi too
+    assert cal.beta == pytest.approx(hi) and cal.beta_half == pytest.approx(hi)
+    expected = math.sqrt(14 * 1000 / (hi * 1000**2 * 1) * (LOG(1e6) / ((1 - hi) * 1) + 1))
+    assert cal.sigma == pytest.approx(expected, rel=1e-12)
+    assert cal.extras["lambda"] == pytest.approx(LOG(1e6) / (1 - hi) + 1, rel=1e-12)
+    assert cal.extras["beta_half_sigma"] == pytest.approx(expected, rel=1e-12)
+    assert cal.formula and cal.formula_numbers and cal.T == 1000
+    # brute force over a fine grid inside the interval: nothing beats the returned sigma
+    grid = [lo + (hi - lo) * k / 1000 for k in range(1001)]
+    best = min(w.sigma_of_beta(G=1.0, beta=b, **params) for b in grid)
+    assert cal.sigma <= best * (1 + 1e-12)
+
+
+def test_beta_interior_optimum_and_half():
+    # large delta budget, small log(1/delta)/eps: n = 2000, T = 100, eps = 4, delta = 1e-3
+    # check that beta = beta* = 1/(1 + sqrt(1 - 1/b)), b = log(1000)/4 + 1 = 2.726939, is chosen when feasible
+    params = dict(n=2000, eps=4.0, delta=1e-3, T=100)
+    b = LOG(1e3) / 4 + 1
+    bstar = 1 / (1 + math.sqrt(1 - 1 / b))  # = 0.557  (sigma^2 = 14*100/(0.557*4e6*4)*(... ) )
+    cal = w.calibrate_dpsgd_rdp(G=1.0, **params)
+    lo, hi = cal.beta_interval
+    if lo <= bstar <= hi:
+        assert cal.beta == pytest.approx(bstar, rel=1e-9)
+    else:
+        assert cal.beta in (pytest.approx(lo), pytest.approx(hi))
+    assert cal.beta_half == pytest.approx(min(max(0.5, lo), hi))
+
+
+def test_tiny_beta_at_large_n_eps():
+    # n = 1e6, eps = 10, delta = 1e-12, T = n.  beta = 1e-6: lambda = log(1e12)/(10(1 - 1e-6)) + 1 = 3.763105,
+    # sigma^2/G^2 = 14*1e6/(1e-6*1e12*10)*3.763105 = 1.4*3.763105 = 5.268347 >= 2.68 and
+    # (ii): 2.763105 <= 5.268347/6*log(1e6/(3.763105*(1 + 1.317087))) = 0.878058*11.64985 = 10.22933 -> feasible.
+    # beta = 1e-4: sigma^2/G^2 = 0.05268 < 2.68 -> infeasible; the feasible beta are all far below 1e-4.
+    assert conditions(1e-6, n=10**6, eps=10, delta=1e-12, T=10**6) == (True, True)
+    assert conditions(1e-4, n=10**6, eps=10, delta=1e-12, T=10**6)[0] is False
+    cal = w.calibrate_dpsgd_rdp(n=10**6, eps=10.0, delta=1e-12, T=10**6, G=1.0)
+    assert cal.feasible
+    lo, hi = cal.beta_interval
+    assert hi < 1e-4 and lo <= 1e-6 <= hi
+    # (i) is tight at the upper end: sigma^2/G^2 = 1.4*lambda/(1e6*hi) ... = 2.68
+    assert cal.sigma == pytest.approx(math.sqrt(2.68), rel=1e-6)
+    assert any("tiny" in note for note in cal.notes)
+
+
+def test_given_beta_is_used_and_checked():
+    cal = w.calibrate_dpsgd_rdp(n=1000, eps=1, delta=1e-6, T=1000, G=1, beta=0.5)
+    assert not cal.feasible and cal.beta == 0.5
+    assert cal.sigma == pytest.approx(0.895359, rel=1e-6)  # test_sigma_of_beta_pointwise_by_hand
+    assert "(i)" in cal.reason and "0.8017" in cal.reason and "(ii)" in cal.reason
+    assert "beta in [" in cal.fix
+    cal = w.calibrate_dpsgd_rdp(n=1000, eps=1, delta=1e-6, T=1000, G=1, beta=0.002)
+    assert cal.feasible and cal.beta == 0.002
+    assert cal.sigma == pytest.approx(math.sqrt(7 * (LOG(1e6) / 0.998 + 1)), rel=1e-12)  # sqrt(103.9024)
+
+
+def test_infeasible_gives_reason_and_fix_and_the_fix_works():
+    # n = 18, T = 18, delta = 1/18^2, eps = 3.881145 (Lemma 13 threshold of Wang, Lei, Ying & Zhang): no beta works;
+    # the smallest feasible eps is about 4.52
+    params = dict(n=18, delta=1 / 18**2, T=18, G=1.0)
+    eps0 = (7 * (18 ** (1 / 3) - 1) + 4 * 18 * LOG(18) + 7) / (2 * 18 * (18 ** (1 / 3) - 1))  # = 3.881145
+    assert not any(all(conditions(b / 10000, n=18, eps=eps0, delta=1 / 324, T=18)) for b in range(1, 10000))
+    cal = w.calibrate_dpsgd_rdp(eps=eps0, **params)
+    assert not cal.feasible and cal.sigma is None
+    assert "no beta" in cal.reason and "(ii)" in cal.reason and "closest beta" in cal.reason
+    e_min = cal.extras["eps_min"]
+    assert e_min == pytest.approx(4.52, abs=0.01)
+    assert "4.5" in cal.fix
+    assert w.calibrate_dpsgd_rdp(eps=e_min, **params).feasible
+    printed = float(re.search(r"at least ([0-9.]+)", cal.fix).group(1))
+    assert printed >= e_min and w.calibrate_dpsgd_rdp(eps=printed, **params).feasible
+    assert not w.calibrate_dpsgd_rdp(eps=e_min * 0.999, **params).feasible
+    # by hand at the fix: some beta satisfies both conditions
+    assert any(all(conditions(b / 100000, n=18, eps=printed, delta=1 / 324, T=18)) for b in range(1, 100000))
+
+
+def test_pairwise_infeasible_and_fix():
+    # pairwise n = 3: (ii) needs n/2 > 1.67 even as lambda -> 1, so no eps helps
+    cal = w.calibrate_dpsgd_rdp_pairwise(n=3, eps=1.0, delta=1e-3, T=3, G=1.0)
+    assert not cal.feasible and "n >= 4" in cal.fix and cal.extras["eps_min"] == math.inf
+    # pairwise n = 1000, T = 1000, delta = 1e-6, eps = 1 is infeasible (pointwise is feasible), the fix works
+    cal = w.calibrate_dpsgd_rdp_pairwise(n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0)
+    assert not cal.feasible and "Theorem 5" in cal.reason
+    e_min = cal.extras["eps_min"]
+    good = w.calibrate_dpsgd_rdp_pairwise(n=1000, eps=e_min, delta=1e-6, T=1000, G=1.0)
+    assert good.feasible and good.id == "dpsgd-rdp-pairwise"
+    assert all(conditions(good.beta, n=1000, eps=e_min, delta=1e-6, T=1000, pairwise=True))
+    assert good.sigma == pytest.approx(
+        math.sqrt(56 * 1000 / (good.beta * 1000**2 * e_min) * (LOG(1e6) / ((1 - good.beta) * e_min) + 1)), rel=1e-12)
+
+
+def test_G_from_holder_constants():
+    # G = M + L R^alpha = 1 + 1*4^0.5 = 3 (Wang, Lei, Ying & Zhang, Theorem 11): sigma = 3 x sigma at G = 1
+    base = w.calibrate_dpsgd_rdp(n=1000, eps=1, delta=1e-6, T=1000, G=1)
+    cal = w.calibrate_dpsgd_rdp(n=1000, eps=1, delta=1e-6, T=1000, M=1, L=1, R=4, alpha=0.5)
+    assert cal.extras["G"] == pytest.approx(3.0) and cal.sigma == pytest.approx(3 * base.sigma, rel=1e-12)
+    assert cal.extras["sensitivity"] == pytest.approx(6.0)
+
+
+@pytest.mark.parametrize("n", [50, 1000, 100_000])
+def test_lemma13_threshold_is_feasible(n):
+    # Wang, Lei, Ying & Zhang, Lemma 13: T = n, delta = 1/n^2, eps = (7(n^(1/3)-1) + 4 n log n + 7)/(2n(n^(1/3)-1))
+    c = n ** (1 / 3) - 1
+    eps = (7 * c + 4 * n * LOG(n) + 7) / (2 * n * c)
+    cal = catalog.calibrate("dpsgd-rdp", n=n, eps=eps, delta=1 / n**2, T=n, M=1.0, L=1.0, R=1.0, alpha=0.5)
+    assert cal.feasible
+    assert all(conditions(cal.beta, n=n, eps=eps, delta=1 / n**2, T=n))
+
+
+def test_reproduce_style_call_and_speed():
+    # as dpviz/reproduce.py calls it (Wang, Lei, Ying & Zhou §5: n = 5000, T = 1000, delta = 1/n^2, eta = 0.01)
+    cal = catalog.calibrate("dpsgd-rdp", n=5000, d=10, eps=0.5, delta=1 / 5000**2, T=1000, eta=0.01, G=1.0)
+    assert cal.feasible and cal.eta == 0.01 and cal.T == 1000
+    assert all(conditions(cal.beta, n=5000, eps=0.5, delta=1 / 5000**2, T=1000))
+    t = time.perf_counter()
+    w.calibrate_dpsgd_rdp(n=4321, eps=0.7, delta=1e-7, T=2000, G=1.0)
+    assert time.perf_counter() - t < 0.5
+
+
+def test_accountant_sigma():
+    from dp_accounting import dp_event
+    from dp_accounting.rdp import RdpAccountant
+
+    cal = w.calibrate_dpsgd_rdp(n=1000, eps=1.0, delta=1e-6, T=1000, G=2.0)
+    acc = cal.extras["accountant_sigma"]
+    assert "Poisson" in cal.extras["accountant_note"] and "replace-one" in cal.extras["accountant_note"]
+    assert acc < cal.sigma  # the closed-form Lemma 8 bound is loose
+    assert acc == pytest.approx(w.accountant_sigma(n=1000, eps=1.0, delta=1e-6, T=1000, G=2.0))
+
+    def eps_of(z):  # independent accountant call: T = 1000 Poisson(q = 1/1000) Gaussian steps, noise multiplier z
+        a = RdpAccountant([2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 14.0, 16.0, 20.0, 24.0, 28.0, 32.0, 48.0,
+                           64.0, 128.0, 256.0])
+        a.compose(dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(1 / 1000, dp_event.GaussianDpEvent(z)),
+                                               1000))
+        return a.get_epsilon(1e-6)
+
+    z = acc / (2 * 2.0)  # sensitivity 2G
+    assert eps_of(z) <= 1.0 < eps_of(z * 0.998)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# invalid input
+
+
+@pytest.mark.parametrize("bad", [dict(delta=0.0), dict(delta=0), dict(eps=0.0), dict(eps=-1.0), dict(n=1),
+                                 dict(G=0.0), dict(G=-1.0), dict(T=0), dict(beta=1.0), dict(beta=0.0), dict(d=0),
+                                 dict(eta=-0.1), dict(delta=1.0), dict(eps=float("nan"))])
+def test_invalid_inputs(bad):
+    params = dict(n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0)
+    params.update(bad)
+    for f in (w.calibrate_dpsgd_rdp, w.calibrate_dpsgd_rdp_pairwise):
+        with pytest.raises(ValueError):
+            f(**params)
+
+
+def test_invalid_inputs_messages():
+    with pytest.raises(ValueError, match="Rényi"):
+        w.calibrate_dpsgd_rdp(n=100, eps=1, delta=0, T=100, G=1)
+    with pytest.raises(ValueError, match="M, L, R and alpha"):
+        w.calibrate_dpsgd_rdp(n=100, eps=1, delta=1e-4, T=100)
+    with pytest.raises(ValueError, match="missing: R"):
+        w.calibrate_dpsgd_rdp(n=100, eps=1, delta=1e-4, T=100, M=1, L=1, alpha=0.5)
+    with pytest.raises(ValueError):
+        w.sigma_of_beta(n=100, eps=1, delta=1e-4, T=100, G=0, beta=0.5)
+    with pytest.raises(ValueError):
+        w.sigma_of_beta(n=100, eps=1, delta=1e-4, T=100, G=1, beta=0.5, pairwise="yes")
+    with pytest.raises(ValueError):
+        w.conditions_at_beta(n=100, eps=1, delta=1e-4, T=100, beta=1.5)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# utility theorems
+
+
+def _terms(res):
+    return {t.name: t for t in res.terms}
+
+
+def test_thm3a_and_6a():
+    # n = 10000, d = 10, eps = 1, delta = 1e-5: sqrt(d log(1/delta)) = sqrt(115.12925) = 10.72983
+    # privacy = 10.72983/10000 = 1.072983e-3; statistical = 1/100; eta = min(1/100, 1/10.72983 = 0.0931980) = 0.01
+    for tid in ("wang-lownoise-thm3a", "wang-lownoise-thm6a"):
+        res = catalog.bound(tid, n=10000, d=10, eps=1.0, delta=1e-5)
+        t = _terms(res)
+        assert t["privacy"].value == pytest.approx(1.072983e-3, rel=1e-6)
+        assert (t["privacy"].n_exp, t["privacy"].eps_exp) == (-1.0, -1.0)
+        assert t["statistical"].value == pytest.approx(0.01) and t["statistical"].n_exp == -0.5
+        assert res.eta == pytest.approx(0.01) and res.T == 10000 and res.gradient_complexity == 10000
+        assert res.total == pytest.approx(0.01 + 1.072983e-3, rel=1e-6)
+    # eps = 0.05: privacy = 10.72983/500 = 0.02145966; eta = min(0.01, 0.05/10.72983 = 0.00465991); c = 2 doubles eta
+    res = w.bound_thm3a(n=10000, d=10, eps=0.05, delta=1e-5, c=2.0)
+    assert _terms(res)["privacy"].value == pytest.approx(0.02145966, rel=1e-6)
+    assert res.eta == pytest.approx(2 * 0.00465991, rel=1e-5)
+
+
+def test_thm3b_and_6b():
+    # eta = c eps/sqrt(d log(1/delta)) = 0.5/10.72983 = 0.0465991; one term, privacy = 1.072983e-3
+    for f in (w.bound_thm3b, w.bound_thm6b):
+        res = f(n=10000, d=10, eps=1.0, delta=1e-5, c=0.5)
+        assert res.eta == pytest.approx(0.0465991, rel=1e-5) and res.T == 10000
+        assert [t.name for t in res.terms] == ["privacy"]
+        assert res.total == pytest.approx(1.072983e-3, rel=1e-6)
+    # n = 100, d = 5, eps = 2, delta = 1e-4: sqrt(5*9.210340) = 6.786140; privacy = 6.786140/200 = 0.0339307;
+    # eta = 2/6.786140 = 0.294717 (exceeds min{2/L, 1} = 0.2 for L = 10 -> flagged)
+    res = w.bound_thm3b(n=100, d=5, eps=2.0, delta=1e-4, L=10.0)
+    assert res.total == pytest.approx(0.0339307, rel=1e-5) and res.eta == pytest.approx(0.294717, rel=1e-5)
+    assert any("exceeds" in note for note in res.notes)
+
+
+def test_thm4a_and_7a():
+    # alpha = 0.75 >= 1/2: as Theorem 3 (a)
+    res = w.bound_thm4a(n=10000, d=10, eps=1.0, delta=1e-5, alpha=0.75)
+    assert res.T == 10000 and res.eta == pytest.approx(0.01)
+    # alpha = 0.25 < 1/2, n = 1000: T = ceil(1000^(1.75/1.25)) = ceil(1000^1.4) = ceil(15848.93) = 15849
+    # eta = min(1000^(3(-0.75)/(2*1.25)) = 1000^(-0.9) = 0.00199526, 1/sqrt(10*13.81551) = 1/11.75394 = 0.0850778)
+    for f in (w.bound_thm4a, w.bound_thm7a):
+        res = f(n=1000, d=10, eps=1.0, delta=1e-6, alpha=0.25)
+        assert res.T == 15849 and res.gradient_complexity == 15849
+        assert res.eta == pytest.approx(0.00199526, rel=1e-5)
+        t = _terms(res)
+        assert t["privacy"].value == pytest.approx(11.75394 / 1000, rel=1e-6)
+        assert t["statistical"].value == pytest.approx(1 / math.sqrt(1000))
+
+
+def test_thm4b_and_7b():
+    # alpha = 0.5, n = 1000, d = 10, eps = 1, delta = 1e-6: T = 1000^(2/1.5) = 10000
+    # eta = min(1000^((0.25 + 1 - 3)/3) = 10^(-1.75) = 0.0177828, 1000*1/(10000*11.75394) = 0.00850778) = 0.00850778
+    # statistical = 1000^(-0.75) = 0.00562341 (n exponent -0.75); privacy = 11.75394/1000 = 0.01175394
+    for f in (w.bound_thm4b, w.bound_thm7b):
+        res = f(n=1000, d=10, eps=1.0, delta=1e-6, alpha=0.5)
+        assert res.T == 10000
+        assert res.eta == pytest.approx(0.00850778, rel=1e-5)
+        t = _terms(res)
+        assert t["statistical"].value == pytest.approx(0.00562341, rel=1e-5)
+        assert t["statistical"].n_exp == pytest.approx(-0.75) and t["statistical"].eps_exp == 0.0
+        assert t["privacy"].value == pytest.approx(0.01175394, rel=1e-6)
+    # alpha = 0, n = 100, d = 5, eps = 2, delta = 1e-4: T = 100^2 = 10000; eta = min(100^(-1.5) = 0.001,
+    # 200/(10000*6.786140) = 0.00294717) = 0.001; statistical = 100^(-1/2) = 0.1; privacy = 6.786140/200 = 0.0339307
+    res = w.bound_thm4b(n=100, d=5, eps=2.0, delta=1e-4, alpha=0.0)
+    assert res.T == 10000 and res.eta == pytest.approx(0.001, rel=1e-9)
+    assert _terms(res)["statistical"].value == pytest.approx(0.1)
+    assert _terms(res)["privacy"].value == pytest.approx(0.0339307, rel=1e-5)
+
+
+def test_theorem_invalid_inputs():
+    for bad in (dict(alpha=1.0), dict(alpha=-0.1), dict(d=0), dict(eps=0.0), dict(delta=0.0), dict(n=1),
+                dict(c=0.0)):
+        params = dict(n=1000, d=10, eps=1.0, delta=1e-6, alpha=0.5)
+        params.update(bad)
+        with pytest.raises(ValueError):
+            w.bound_thm4b(**params)
+
+
+def test_theorem_entries():
+    ids = {t.id: t for t in catalog.theorems() if t.paper.key == "wang-lownoise"}
+    assert set(ids) == {f"wang-lownoise-thm{k}{p}" for k in (3, 4, 6, 7) for p in "ab"}
+    assert ids["wang-lownoise-thm3a"].algorithm == "dpsgd-rdp"
+    assert ids["wang-lownoise-thm7b"].algorithm == "dpsgd-rdp-pairwise"
+    assert "low-noise" in ids["wang-lownoise-thm4b"].assumptions
+    assert "low-noise" not in ids["wang-lownoise-thm4a"].assumptions
+    assert ids["wang-lownoise-thm4b"].discrepancy
+    assert ".txt" not in catalog.get_paper("wang-lownoise").cite()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# tables
+
+
+def test_table1():
+    rows = catalog.get_table("wang-lownoise-table1").evaluate(n=1000, d=10, eps=1.0, delta=1e-6, alpha=0.5)
+    by = {r["method"]: r for r in rows}
+    assert len(rows) == 9
+    # optimal: 1/sqrt(1000) + sqrt(138.1551)/1000 = 0.0316228 + 0.0117539 = 0.0433767
+    assert by["DP-SGD (this paper, Theorem 3 (a))"]["rate value"] == pytest.approx(0.0433767, rel=1e-5)
+    # low noise: 0.0117539
+    assert by["DP-SGD (this paper, Theorem 3 (b))"]["rate value"] == pytest.approx(0.0117539, rel=1e-5)
+    # Hölder low noise: 1000^(-0.75) + 0.0117539 = 0.00562341 + 0.0117539 = 0.0173773; complexity 1000^(4/3) = 1e4
+    assert by["DP-SGD (this paper, Theorem 4 (b))"]["rate value"] == pytest.approx(0.0173773, rel=1e-5)
+    assert by["DP-SGD (this paper, Theorem 4 (b))"]["complexity value"] == pytest.approx(1e4)
+    # Hölder general: complexity 1000^(1.5/1.5) + 1000 = 2000; noisy projected SGD: n^2 = 1e6
+    assert by["DP-SGD (this paper, Theorem 4 (a))"]["complexity value"] == pytest.approx(2000)
+    assert by["Noisy projected SGD"]["complexity value"] == pytest.approx(1e6)
+    assert all(".txt" not in r["reference"] for r in rows)
+
+
+def test_table2():
+    rows = catalog.get_table("wang-lownoise-table2").evaluate(n=1000, d=10, eps=1.0, delta=1e-6, alpha=0.5)
+    by = {r["method"]: r for r in rows}
+    assert len(rows) == 8
+    # Output GD: sqrt(138.1551)/sqrt(1000) = 11.75394/31.62278 = 0.371692; complexity n^2
+    assert by["Output GD"]["rate value"] == pytest.approx(0.371692, rel=1e-5)
+    # Localized SGD: 1/sqrt(1000) + sqrt(10*13.81551^1.5)/1000 = 0.0316228 + sqrt(513.5146)/1000 = 0.0542837
+    assert by["Localized SGD (smooth)"]["rate value"] == pytest.approx(0.0542837, rel=1e-5)
+    # Localized GD complexity n^3 log(1/delta) = 1e9 * 13.81551
+    assert by["Localized GD"]["complexity value"] == pytest.approx(1.381551e10, rel=1e-6)
+    assert by["Gradient SGD (this paper, Theorem 6 (b))"]["rate value"] == pytest.approx(0.0117539, rel=1e-5)
