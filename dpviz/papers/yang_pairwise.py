@@ -18,7 +18,7 @@ Notation mapped to dpviz's conventions
 What this module provides
 
 * :func:`sensitivity` — the high-probability ℓ2-sensitivity of the averaged output (Theorem 1, eq. (9)), and a
-  corrected version (``corrected=True``) re-derived from the proof of eq. (3) (see ``_SENSITIVITY_DISCREPANCY``);
+  corrected version (``corrected=True``) re-derived from the proof of eq. (3) (see the discrepancy of ``yang-pairwise-thm1``);
 * algorithms ``pairwise-sgd`` (Algorithm 1) and ``pairwise-sgd-output`` (Algorithm 2, output perturbation) with
   :func:`calibrate_pairwise_sgd_output` (Theorem 4, eq. (5));
 * theorems ``yang-pairwise-thm1`` (stability), ``-thm2`` / ``-thm3`` (excess risk of Algorithm 1 on a bounded /
@@ -532,6 +532,14 @@ def bound_thm2(*, n, gamma=0.05, c=1.0, c_eta=1.0):
                    notes=["Rate form: constants G, D, M and c_1, c_2 set to c; with probability 1 - gamma."])
 
 
+def _T_thm3(n: int) -> int:
+    """T = ⌈n^{4/3}⌉ (Theorem 3), exact for perfect cubes (floating point gives 1000^{4/3} = 9999.999999999995)."""
+    m = round(n ** (1.0 / 3.0))
+    if m**3 == n:
+        return m**4
+    return math.ceil(n ** (4.0 / 3.0))
+
+
 def _explicit_inputs(n, T, eta, G, R, M0, gamma, kappa, rademacher, c_eta):
     n = v.check_n(n)
     gamma = _gamma(gamma)
@@ -587,7 +595,7 @@ def bound_thm3(*, n, gamma=0.05, c=1.0, c_eta=1.0):
               _{\rm stability} = \tilde O\Big(\frac{\ln^2n}{n^{1/3}}\Big).
     """
     n, gamma, c, c_eta = _common_inputs(n, gamma, c, c_eta)
-    T = math.ceil(n ** (4.0 / 3.0))
+    T = _T_thm3(n)
     eta = c_eta / n
     cl = math.ceil(math.log(n))
     l6 = math.log(6.0 * math.e / gamma)
@@ -629,7 +637,7 @@ def explicit_bound_thm3(*, n, G, R, T=None, eta=None, M0=1.0, gamma=0.05, kappa=
     M0 = v.check_nonnegative("M0 (sup of the loss at w = 0)", M0)
     kappa = v.check_positive("kappa (sup of ||x||)", kappa)
     c_eta = v.check_positive("c_eta (the constant of the step size)", c_eta)
-    T = math.ceil(n ** (4.0 / 3.0)) if T is None else v.check_int("T", T)
+    T = _T_thm3(n) if T is None else v.check_int("T", T)
     eta = c_eta / n if eta is None else v.check_positive("eta", eta)
     c1 = c1_constant(G=G, gamma=gamma)
     c3 = c3_constant(G=G, M0=M0, D=D)
