@@ -1,0 +1,120 @@
+"""dpviz.accounting: closed forms of the Gaussian mechanism, monotonicity, round trips, input checks."""
+import math
+import time
+
+import pytest
+
+from dpviz import accounting as acc
+
+LOG = math.log
+
+
+def _phi(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def test_closed_form_rdp_gaussian():
+    # z = 2, T = 10, delta = 1e-5: min over lambda > 1 = T/(2z^2) + sqrt(2 T log(1/delta))/z
+    #   = 10/8 + sqrt(2*10*11.512925)/2 = 1.25 + 15.174271/2 = 8.837136
+    assert acc.rdp_epsilon_gaussian(noise_multiplier=2, delta=1e-5, steps=10) == pytest.approx(8.837136, rel=1e-6)
+    # on the grid {2, 3}: lambda = 2: 10*2/8 + 11.512925/1 = 14.012925; lambda = 3: 30/8 + 11.512925/2 = 9.506463
+    assert acc.rdp_epsilon_gaussian(noise_multiplier=2, delta=1e-5, steps=10, orders=[2, 3]) == pytest.approx(
+        30 / 8 + LOG(1e5) / 2)
+
+
+@pytest.mark.parametrize("z, T, delta", [(1.0, 1, 1e-5), (5.0, 100, 1e-6), (20.0, 1000, 1e-8)])
+def test_unsampled_epsilon_matches_the_rdp_formula_on_the_order_grid(z, T, delta):
+    from dp_accounting.rdp.rdp_privacy_accountant import DEFAULT_RDP_ORDERS as orders
+
+    # RDP of order lam of T Gaussian mechanisms: T lam/(2 z^2).  dp_accounting converts with the bound
+    # eps = rdp + log(1 - 1/lam) - log(delta lam)/(lam - 1) (Canonne-Kamath-Steinke), never worse than the classical
+    # rdp + log(1/delta)/(lam - 1); both minimised over the same grid of orders.
+    improved = min(T * a / (2 * z * z) + LOG(1 - 1 / a) - LOG(delta * a) / (a - 1) for a in orders if a > 1.01)
+    classical = min(T * a / (2 * z * z) + LOG(1 / delta) / (a - 1) for a in orders)
+    got = acc.epsilon_for(noise_multiplier=z, delta=delta, steps=T)
+    assert got == pytest.approx(improved, rel=1e-9)
+    assert got <= classical + 1e-12
+    assert classical == pytest.approx(acc.rdp_epsilon_gaussian(noise_multiplier=z, delta=delta, steps=T,
+                                                               orders=orders))
+
+
+def test_pld_single_gaussian_matches_the_exact_curve():
+    # exact delta(eps) of one Gaussian mechanism (Balle & Wang 2018): Phi(1/(2z) - eps z) - e^eps Phi(-1/(2z) - eps z)
+    z, delta = 1.0, 1e-5
+    eps = acc.epsilon_for(noise_multiplier=z, delta=delta, steps=1, accountant="pld")
+    exact_delta = _phi(1 / (2 * z) - eps * z) - math.exp(eps) * _phi(-1 / (2 * z) - eps * z)
+    assert exact_delta <= delta * 1.01  # PLD is pessimistic: its eps is enough
+    # and not by much: the exact eps solves delta(eps) = 1e-5 and is ~4.21; PLD within 0.02 of it
+    lo, hi = 0.0, 20.0
+    for _ in range(100):
+        mid = (lo + hi) / 2
+        d = _phi(1 / (2 * z) - mid * z) - math.exp(mid) * _phi(-1 / (2 * z) - mid * z)
+        lo, hi = (mid, hi) if d > delta else (lo, mid)
+    assert eps == pytest.approx(hi, abs=0.02)
+    # the RDP accountant is looser than PLD
+    assert acc.epsilon_for(noise_multiplier=z, delta=delta, steps=1) >= eps - 1e-3
+
+
+def test_monotonicity():
+    base = dict(delta=1e-6, steps=1000, sampling_prob=0.01)
+    e = [acc.epsilon_for(noise_multiplier=z, **base) for z in (0.8, 1.0, 2.0, 4.0)]
+    assert all(a > b for a, b in zip(e, e[1:]))
+    e = [acc.epsilon_for(noise_multiplier=1.0, delta=1e-6, steps=T, sampling_prob=0.01) for T in (10, 100, 1000)]
+    assert all(a < b for a, b in zip(e, e[1:]))
+    e = [acc.epsilon_for(noise_multiplier=1.0, delta=1e-6, steps=100, sampling_prob=q) for q in (0.001, 0.01, 0.1, 1)]
+    assert all(a < b for a, b in zip(e, e[1:]))
+    z = [acc.noise_multiplier_for(eps=eps, delta=1e-6, steps=1000, sampling_prob=1e-3) for eps in (0.5, 1.0, 2.0)]
+    assert z[0] > z[1] > z[2]
+
+
+@pytest.mark.parametrize("eps, delta, steps, q", [(1.0, 1e-6, 1000, 1e-3), (0.1, 1e-6, 100_000, 1e-5),
+                                                  (5.0, 1e-5, 100, 1.0), (2.0, 1e-8, 20_000, 5e-5)])
+def test_round_trip(eps, delta, steps, q):
+    z = acc.noise_multiplier_for(eps=eps, delta=delta, steps=steps, sampling_prob=q)
+    assert acc.epsilon_for(noise_multiplier=z, delta=delta, steps=steps, sampling_prob=q) <= eps
+    # the smallest such z: 0.1 % less noise already exceeds the budget
+    assert acc.epsilon_for(noise_multiplier=z * 0.999, delta=delta, steps=steps, sampling_prob=q) > eps
+
+
+def test_unsampled_noise_multiplier_against_closed_form():
+    # q = 1: eps(z) <= T/(2z^2) + sqrt(2T log(1/delta))/z (classical bound, all orders) -> the classical z is an upper
+    # bound; for T = 100, delta = 1e-5, eps = 5: solve 50/z^2 + sqrt(2302.585)/z = 5 -> 1/z = (-47.98526 +
+    # sqrt(47.98526^2 + 4*50*5))/(2*50) = (-47.98526 + 57.46812)/100 = 0.0948286 -> z = 10.5453
+    z_classical = 1 / ((-math.sqrt(200 * LOG(1e5)) + math.sqrt(200 * LOG(1e5) + 1000)) / 100)
+    assert z_classical == pytest.approx(10.5453, rel=1e-4)
+    z = acc.noise_multiplier_for(eps=5, delta=1e-5, steps=100)
+    assert 0.8 * z_classical < z <= z_classical
+
+
+def test_pld_noise_multiplier_is_smaller_than_rdp():
+    z_rdp = acc.noise_multiplier_for(eps=1.0, delta=1e-6, steps=100, sampling_prob=0.01)
+    z_pld = acc.noise_multiplier_for(eps=1.0, delta=1e-6, steps=100, sampling_prob=0.01, accountant="pld")
+    assert 0.6 * z_rdp < z_pld < z_rdp
+
+
+def test_fast_enough():
+    acc._solve.cache_clear()
+    acc._eps.cache_clear()
+    acc._rdp_eps_idx.cache_clear()
+    t = time.perf_counter()
+    acc.noise_multiplier_for(eps=0.7, delta=1e-6, steps=100_000, sampling_prob=1e-5)
+    assert time.perf_counter() - t < 1.5  # ~0.2 s typically; generous for a shared machine
+
+
+@pytest.mark.parametrize("bad", [dict(eps=0.0), dict(eps=-1.0), dict(delta=0.0), dict(delta=1.0), dict(steps=0),
+                                 dict(steps=2.5), dict(sampling_prob=0.0), dict(sampling_prob=1.5),
+                                 dict(accountant="moments"), dict(eps=float("nan")), dict(rtol=0.5)])
+def test_invalid_inputs(bad):
+    params = dict(eps=1.0, delta=1e-5, steps=10, sampling_prob=0.1)
+    params.update(bad)
+    with pytest.raises(ValueError):
+        acc.noise_multiplier_for(**params)
+
+
+@pytest.mark.parametrize("bad", [dict(noise_multiplier=0.0), dict(noise_multiplier=-1.0), dict(delta=0.0),
+                                 dict(steps=0), dict(sampling_prob=2.0), dict(accountant="x")])
+def test_invalid_inputs_epsilon(bad):
+    params = dict(noise_multiplier=1.0, delta=1e-5, steps=10, sampling_prob=0.1)
+    params.update(bad)
+    with pytest.raises(ValueError):
+        acc.epsilon_for(**params)
