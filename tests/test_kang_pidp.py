@@ -1,0 +1,264 @@
+"""Kang, Li, Liu & Wang (seed 001): DP-SGD under PL (eq. (2)), PIDP-SGD (Theorem 5), Theorems 1/3/6/7, Remark 4 and
+Table 1, checked against values computed by hand from the paper's formulas."""
+import math
+
+import pytest
+
+from dpviz import accounting, catalog
+from dpviz.papers import kang_pidp as k
+
+LOG = math.log
+
+
+def test_schedule_T():
+    # (1 - mu/L)^T <= 1/n: T = ceil(log(1000)/-log(0.9)) = ceil(6.907755/0.1053605) = ceil(65.56) = 66
+    assert k.schedule_T(n=1000, L=1.0, mu=0.1) == 66
+    # without L, mu: ceil(log 100) = ceil(4.605) = 5; mu = L: one step
+    assert k.schedule_T(n=100) == 5
+    assert k.schedule_T(n=100, L=2.0, mu=2.0) == 1
+    with pytest.raises(ValueError):
+        k.schedule_T(n=100, L=1.0, mu=2.0)  # mu > L is impossible for a smooth PL function
+
+
+def test_if_error_bound():
+    # Theorem 4: (2LG + C G^2/zeta)/(zeta^2 n^2) = (2*2*1 + 0.1*1/0.5)/(0.25*1e4) = 4.2/2500 = 0.00168
+    assert k.if_error_bound(n=100, G=1, L=2, zeta=0.5, C_hess=0.1) == pytest.approx(0.00168)
+    # C = 0 (squared loss): 2*1*3/(1*1000^2) = 6e-6
+    assert k.if_error_bound(n=1000, G=3, L=1, zeta=1) == pytest.approx(6e-6)
+    with pytest.raises(ValueError):
+        k.if_error_bound(n=100, G=1, L=2, zeta=0.0)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# dpsgd-pl
+
+
+def test_dpsgd_pl_with_given_c_uses_eq2():
+    # sigma = c G sqrt(T log(1/delta))/(n eps) = 3*2*sqrt(100*13.815511)/(1000*1) = 6*37.16922/1000 = 0.2230153
+    cal = k.calibrate_dpsgd_pl(n=1000, eps=1, delta=1e-6, T=100, G=2, c=3, L=4)
+    assert cal.sigma == pytest.approx(3 * 2 * math.sqrt(100 * LOG(1e6)) / 1000)
+    assert cal.sigma == pytest.approx(0.2230153, rel=1e-6)
+    assert cal.T == 100 and cal.eta == 0.25 and cal.extras["c"] == 3
+    assert any("given c" in note for note in cal.notes)
+    # 1*1*sqrt(50*11.512925)/(500*0.5) = sqrt(575.6463)/250 = 23.99263/250 = 0.0959705
+    cal = catalog.calibrate("dpsgd-pl", n=500, eps=0.5, delta=1e-5, T=50, G=1.0, c=1.0)
+    assert cal.sigma == pytest.approx(0.0959705, rel=1e-5)
+    # c = 1 is far too small for the claimed guarantee: the accountant says so
+    assert cal.extras["eps_accountant"] > 0.5 and any("too small" in note for note in cal.notes)
+
+
+def test_dpsgd_pl_accountant():
+    cal = k.calibrate_dpsgd_pl(n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, L=1.0, mu=0.1)
+    z = accounting.noise_multiplier_for(eps=1.0, delta=1e-6, steps=1000, sampling_prob=1 / 1000)
+    # replace-one: sensitivity 2G = 2
+    assert cal.sigma == pytest.approx(2 * z)
+    assert cal.extras["sensitivity"] == 2.0 and cal.extras["noise_multiplier"] == pytest.approx(z)
+    # implied c = sigma n eps/(G sqrt(T log(1/delta))) = sigma * 1000/sqrt(1000*13.815511) = sigma * 8.50778
+    assert cal.extras["c"] == pytest.approx(cal.sigma * 1000 / math.sqrt(1000 * LOG(1e6)))
+    assert 1.0 < cal.extras["c"] < 100.0
+    assert accounting.epsilon_for(noise_multiplier=cal.sigma / 2, delta=1e-6, steps=1000, sampling_prob=1e-3) <= 1.0
+    assert cal.eta == 1.0 and cal.T == 1000 and cal.formula and cal.formula_numbers
+    # add/remove: sensitivity G, half the noise
+    cal2 = k.calibrate_dpsgd_pl(n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, neighbouring="add-remove")
+    assert cal2.sigma == pytest.approx(cal.sigma / 2)
+
+
+def test_dpsgd_pl_sane_monotone():
+    s = [k.calibrate_dpsgd_pl(n=2000, eps=e, delta=1e-6, T=500, G=1.0).sigma for e in (0.25, 0.5, 1.0, 4.0)]
+    assert all(a > b for a, b in zip(s, s[1:]))
+    s = [k.calibrate_dpsgd_pl(n=2000, eps=1.0, delta=1e-6, T=T, G=1.0).sigma for T in (100, 1000, 10_000)]
+    assert all(a < b for a, b in zip(s, s[1:]))
+    # T from the schedule of Theorem 1 when not given: 66 steps at n = 1000, L = 1, mu = 0.1
+    cal = k.calibrate_dpsgd_pl(n=1000, eps=1.0, delta=1e-6, G=1.0, L=1.0, mu=0.1)
+    assert cal.T == 66
+
+
+@pytest.mark.parametrize("bad", [dict(eps=0.0), dict(delta=1.0), dict(G=0.0), dict(T=0), dict(n=1), dict(c=-1.0),
+                                 dict(neighbouring="swap"), dict(accountant="moments"), dict(L=1.0, mu=2.0)])
+def test_dpsgd_pl_invalid(bad):
+    params = dict(n=1000, eps=1.0, delta=1e-6, T=100, G=1.0)
+    params.update(bad)
+    with pytest.raises(ValueError):
+        k.calibrate_dpsgd_pl(**params)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# pidp-sgd
+
+
+def test_pidp_contribution_noise_by_hand():
+    # eps2 = eps/4 = 0.25, delta2 = delta/4 = 2.5e-7, R = 10 rounds, c' = 2 sqrt 2:
+    # sigma_c = 2.828427*1*10*sqrt(log(1.25*10/2.5e-7))/(1000*0.1*0.25) = 28.28427*sqrt(17.727534)/25
+    #         = 28.28427*4.210408/25 = 4.763535
+    cal = k.calibrate_pidp_sgd(n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, L=1.0, mu=0.1, zeta=0.1, rounds=10, R=2.0)
+    assert cal.feasible
+    assert cal.extras["sigma_c"] == pytest.approx(4.763535, rel=1e-6)
+    assert (cal.extras["eps1"], cal.extras["eps2"]) == (0.75, 0.25)
+    assert cal.extras["delta1"] == pytest.approx(7.5e-7) and cal.extras["delta2"] == pytest.approx(2.5e-7)
+    assert cal.extras["rounds"] == 10 and cal.extras["T_local"] == 100 and cal.extras["r"] == 2.0
+    # E = (2 L G + 0)/(zeta^2 n^2) = 2/(0.01*1e6) = 2e-4
+    assert cal.extras["E"] == pytest.approx(2e-4)
+    # the training noise is dpsgd-pl at (eps1, delta1)
+    pl = k.calibrate_dpsgd_pl(n=1000, eps=0.75, delta=7.5e-7, T=1000, G=1.0)
+    assert cal.sigma == pytest.approx(pl.sigma)
+    # second point: n = 500, eps = 2, delta = 1e-5, G = 2, zeta = 0.5, R = 4, c' = 2.83:
+    # 2.83*2*4*sqrt(log(1.25*4/2.5e-6))/(500*0.5*0.5) = 22.64*sqrt(14.508658)/125 = 22.64*3.809023/125 = 0.689890
+    cal = k.calibrate_pidp_sgd(n=500, eps=2.0, delta=1e-5, T=40, G=2.0, zeta=0.5, rounds=4, c_prime=2.83, c=2.0)
+    assert cal.extras["sigma_c"] == pytest.approx(0.689890, rel=1e-5)
+    assert cal.extras["E"] == 0.0 and cal.extras["T_local"] == 10
+    # training sigma with c = 2 at eps1 = 1.5, delta1 = 7.5e-6: 2*2*sqrt(40*log(1/7.5e-6))/(500*1.5)
+    #   = 4*sqrt(40*11.800607)/750 = 4*21.72614/750 = 0.1158727
+    assert cal.sigma == pytest.approx(0.1158727, rel=1e-6)
+
+
+def test_pidp_zeta_defaults_to_mu_and_simulation_keys():
+    cal = catalog.calibrate("pidp-sgd", n=1000, d=10, eps=1.0, delta=1e-6, T=1000, eta=0.01, G=1.0, L=1.0, R=1.0,
+                            mu=0.1)
+    assert cal.extras["zeta"] == 0.1 and cal.eta == 0.01
+    for key in ("eps1", "delta1", "sigma_c", "r", "E"):
+        assert key in cal.extras
+    assert ".txt" not in " ".join(cal.notes) + cal.reason
+    with pytest.raises(ValueError):
+        k.calibrate_pidp_sgd(n=1000, eps=1.0, delta=1e-6, T=100, G=1.0)  # neither zeta nor mu
+
+
+def test_pidp_split_exceeding_budget_is_infeasible():
+    cal = k.calibrate_pidp_sgd(n=1000, eps=1.0, delta=1e-6, T=100, G=1.0, zeta=0.1, eps1=0.9, eps2=0.3)
+    assert not cal.feasible and cal.sigma is None
+    assert "1.2" in cal.reason and "0.75" in cal.fix
+
+
+@pytest.mark.parametrize("bad", [dict(eps=0.0), dict(delta=0.0), dict(zeta=-1.0), dict(rounds=0), dict(c_prime=0.0),
+                                 dict(R=-1.0), dict(eps1=0.0), dict(delta2=1.0), dict(C_hess=-1.0, L=1.0)])
+def test_pidp_invalid(bad):
+    params = dict(n=1000, eps=1.0, delta=1e-6, T=100, G=1.0, zeta=0.1)
+    params.update(bad)
+    with pytest.raises(ValueError):
+        k.calibrate_pidp_sgd(**params)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# theorems
+
+
+def test_thm1_rate():
+    # m G^2 log(1/delta) log n/(n^2 eps^2) = 10*1*13.815511*6.907755/(1e6*1) = 9.543417e-4
+    res = catalog.bound("kang-pidp-thm1", n=1000, d=10, eps=1.0, delta=1e-6, G=1.0, L=1.0, mu=0.1)
+    assert res.total == pytest.approx(9.543417e-4, rel=1e-6)
+    assert res.T == 66 and res.eta == 1.0
+    assert res.exponents == {"privacy": {"n": -2.0, "eps": -2.0}}
+    # c = 2, n = 100, d = 5, eps = 0.5, delta = 1e-4, G = 2: 2*5*4*9.210340*4.605170/(1e4*0.25) = 0.678643
+    res = k.bound_thm1(n=100, d=5, eps=0.5, delta=1e-4, G=2.0, c=2.0)
+    assert res.total == pytest.approx(2 * 5 * 4 * LOG(1e4) * LOG(100) / (1e4 * 0.25))
+    assert res.total == pytest.approx(0.678643, rel=1e-6)
+
+
+def test_thm1_explicit():
+    # (1 - 0.1)^20 * 2 = 0.1215767*2 = 0.2431533; m sigma^2/(2 mu) = 10*0.25/0.2 = 12.5
+    res = catalog.bound("kang-pidp-thm1", explicit=True, n=1000, d=10, eps=1.0, delta=1e-6, G=1.0, L=1.0, mu=0.1,
+                        T=20, Delta0=2.0, sigma=0.5)
+    t = {term.name: term.value for term in res.terms}
+    assert t["optimisation"] == pytest.approx(0.2431533, rel=1e-6)
+    assert t["privacy"] == pytest.approx(12.5)
+    assert res.explicit and res.T == 20
+    # with the calibrated sigma (eq. (2), c = 3): sigma = 3*sqrt(66*13.815511)/(1000*1) = 3*30.19613/1000 = 0.0905884
+    res = k.explicit_bound_thm1(n=1000, d=10, eps=1.0, delta=1e-6, G=1.0, L=1.0, mu=0.1, c=3.0)
+    assert res.T == 66
+    assert res.extras["sigma"] == pytest.approx(0.0905884, rel=1e-5)
+    # optimisation: 0.9^66 = 9.55004e-4 <= 1/n
+    assert {t.name: t.value for t in res.terms}["optimisation"] == pytest.approx(0.9**66)
+
+
+def test_thm3_with_tau():
+    # e = 9.543417e-4 (test_thm1_rate), tau = 2, L = 1, mu = 0.1, G = 1, n = 1000, E[L*] = 1/n:
+    # optimisation (tau + L)(8 tau + mu)/(mu tau) e = 3*16.1/0.2*e = 241.5*e = 0.2304757
+    # stability (tau + L)*16 G^2/(n^2 mu^2) = 3*16/(1e6*0.01) = 0.0048; statistical L E[L*]/tau = 0.001/2 = 0.0005
+    res = catalog.bound("kang-pidp-thm3", n=1000, d=10, eps=1.0, delta=1e-6, G=1.0, L=1.0, mu=0.1, tau=2.0)
+    t = {term.name: term.value for term in res.terms}
+    assert t["optimisation"] == pytest.approx(241.5 * 9.543417e-4, rel=1e-6)
+    assert t["stability"] == pytest.approx(0.0048) and t["statistical"] == pytest.approx(0.0005)
+    # tau = None: the minimiser sqrt(L (e + L*)/(8 e/mu + b)) beats its neighbours
+    best = k.bound_thm3(n=1000, d=10, eps=1.0, delta=1e-6, L=1.0, mu=0.1)
+    tau = best.extras["tau"]
+    e, b = 9.543417e-4, 16 / (1e6 * 0.01)
+    assert tau == pytest.approx(math.sqrt((e + 1e-3) / (8 * e / 0.1 + b)), rel=1e-5)
+    for other in (tau * 1.05, tau / 1.05):
+        assert best.total < k.bound_thm3(n=1000, d=10, eps=1.0, delta=1e-6, L=1.0, mu=0.1, tau=other).total
+
+
+def test_thm3_explicit():
+    # e = 0.2431533 + 12.5 = 12.7431533 (test_thm1_explicit); tau = 1: (1+1)(8+0.1)/(0.1*1) e = 162 e = 2064.3908
+    # stability 2*16/(1e6*0.01) = 0.0032; statistical 1*(1/1000)/1 = 0.001
+    res = catalog.bound("kang-pidp-thm3", explicit=True, n=1000, d=10, eps=1.0, delta=1e-6, G=1.0, L=1.0, mu=0.1,
+                        T=20, Delta0=2.0, sigma=0.5, tau=1.0)
+    t = {term.name: term.value for term in res.terms}
+    assert t["optimisation"] == pytest.approx(162 * 12.7431533, rel=1e-7)
+    assert t["stability"] == pytest.approx(0.0032) and t["statistical"] == pytest.approx(0.001)
+    assert res.explicit
+
+
+def test_remark4_branches():
+    # n = 1000, d = 10, eps = 1: branch 1 = 10/1e6 + 1e-3 = 0.00101; branch 2 = sqrt(10)/1000^1.5 + 10^1.5/1000^2.5
+    #   = 1e-4 + 1e-6 = 1.01e-4 -> branch 2, tau = sqrt(n) eps/sqrt(m) = 31.62278/3.162278 = 10
+    res = catalog.bound("kang-pidp-remark4", n=1000, d=10, eps=1.0)
+    assert res.extras["branch"] == 2 and res.total == pytest.approx(1.01e-4)
+    assert res.extras["tau"] == pytest.approx(10.0)
+    assert res.exponents["privacy"] == {"n": -1.5, "eps": -1.0}
+    # n = 100, d = 100, eps = 0.1: branch 1 = 100/(1e4*0.01) + 0.01 = 1.01; branch 2 = 10/(1000*0.1) +
+    #   1000/(1e5*1e-3) = 0.1 + 10 = 10.1 -> branch 1
+    res = k.bound_remark4(n=100, d=100, eps=0.1)
+    assert res.extras["branch"] == 1 and res.total == pytest.approx(1.01)
+    assert catalog.get_theorem("kang-pidp-remark4").discrepancy
+
+
+def test_thm6():
+    # k = 50, eps1 = 0.75, delta1 = 7.5e-7: 50*10*log(1/7.5e-7)*log(1000)/(1e9*0.5625)
+    #   = 500*14.103200*6.907755/5.625e8 = 8.65968e-5; T = ceil(log(1e9*0.5625/500)) = ceil(13.93320) = 14
+    res = catalog.bound("kang-pidp-thm6", n=1000, d=10, eps=1.0, delta=1e-6, G=1.0, L=2.0, k=50)
+    assert res.total == pytest.approx(500 * LOG(1 / 7.5e-7) * LOG(1000) / 5.625e8)
+    assert res.total == pytest.approx(8.65968e-5, rel=1e-5)
+    assert res.T == 14 and res.eta == 0.5
+    assert res.exponents["privacy"] == {"n": -3.0, "eps": -2.0}
+    # k = n = 1000 (default) with eps1 = eps, delta1 = delta: exactly Theorem 1's rate
+    res = k.bound_thm6(n=1000, d=10, eps=1.0, delta=1e-6, eps1=1.0, delta1=1e-6)
+    assert res.total == pytest.approx(9.543417e-4, rel=1e-6)
+    with pytest.raises(ValueError):
+        k.bound_thm6(n=100, d=10, eps=1.0, delta=1e-6, k=101)
+
+
+def test_thm7():
+    # n = 1000, d = 10, eps = 1, k = 100 (km = 1000):
+    # branch 1 = 1000/1e9 + 1e-3 = 0.001001; branch 2 = 1000/1000^2.5 + 1000^-1.5 = 3.162278e-5*2 = 6.324555e-5
+    # branch 3 (derived) = sqrt(1000)/1e6 + 1000^1.5/1e12 = 3.162278e-5 + 3.162278e-8 = 3.165440e-5 -> branch 3
+    res = catalog.bound("kang-pidp-thm7", n=1000, d=10, eps=1.0, k=100)
+    assert res.extras["branch"] == 3
+    assert res.extras["branch_values"][0] == pytest.approx(0.001001)
+    assert res.extras["branch_values"][1] == pytest.approx(6.324555e-5, rel=1e-6)
+    assert res.total == pytest.approx(3.165440e-5, rel=1e-6)
+    # printed third branch (km)^1.5/(n^2 eps^3) + eps/sqrt(kmn) = 0.0316228 + 0.001 = 0.0326228
+    assert res.extras["printed_branch3"] == pytest.approx(0.0326228, rel=1e-5)
+    assert res.extras["tau"] == pytest.approx(1000 / math.sqrt(1000))
+    # k = n: the bound is Remark 4's
+    assert k.bound_thm7(n=1000, d=10, eps=1.0).total == pytest.approx(k.bound_remark4(n=1000, d=10, eps=1.0).total)
+    assert "n^4" in catalog.get_theorem("kang-pidp-thm7").discrepancy
+
+
+def test_table1():
+    rows = {r["method"]: r for r in catalog.get_table("kang-pidp-table1").evaluate(n=1000, d=10, eps=1.0)}
+    assert len(rows) == 5
+    # sqrt(10)/1000 + 1/sqrt(1000) = 0.00316228 + 0.0316228 = 0.0347851
+    assert rows["DP-SGD (convex, smooth)"]["rate value"] == pytest.approx(0.0347851, rel=1e-5)
+    # 10/1e6 + 1/1000 = 0.00101
+    assert rows["Phased algorithms (strongly convex)"]["rate value"] == pytest.approx(0.00101)
+    assert rows["DP-SGD under PL (this paper, Remark 4)"]["rate value"] == pytest.approx(1.01e-4)
+    assert all(".txt" not in r["reference"] for r in rows.values())
+
+
+def test_catalogue_entries():
+    for alg_id in ("dpsgd-pl", "pidp-sgd"):
+        alg = catalog.get_algorithm(alg_id)
+        assert alg.paper.key == "kang-pidp" and ".txt" not in alg.paper.cite()
+    ids = {t.id for t in catalog.theorems()}
+    assert {"kang-pidp-thm1", "kang-pidp-thm3", "kang-pidp-thm6", "kang-pidp-thm7", "kang-pidp-remark4"} <= ids
+    assert catalog.get_theorem("kang-pidp-thm1").explicit_bound is not None
+    assert catalog.get_theorem("kang-pidp-thm3").explicit_bound is not None
