@@ -28,16 +28,29 @@ def load_presets() -> list[dict]:
 def home() -> None:
     st.title("dpviz — the theory of differentially private SGD")
     st.write("dpviz turns five papers on differentially private (stochastic) gradient methods into calculators: "
-             "calibrate the noise for a privacy budget, compare risk bounds, and check them against simulations.")
+             "calibrate the noise for a privacy budget, compare excess-risk bounds, and check them against "
+             "simulations. Every number comes from a formula of one of the papers, shown with the numbers plugged in.")
+    st.markdown(
+        "**How to start**\n"
+        "1. **Calibrate** — pick an algorithm and a loss, set n, d, ε and δ in the sidebar, and read off the noise "
+        "σ, the step size η, the number of iterations T, and whether the paper's privacy conditions hold (and if not, "
+        "what would fix them).\n"
+        "2. **Bounds** — pick one or more theorems and see their excess-risk bounds as named terms (statistical, "
+        "privacy, optimisation) against n and ε on log-log axes, with the papers' comparison tables.\n"
+        "3. **Simulate** — run an algorithm many times on synthetic or real data and compare the empirical excess "
+        "risk (with a 95 % band) with the theory.\n\n"
+        "Privacy budget: **smaller ε means more privacy** and therefore more noise; δ is the small probability "
+        "with which the guarantee may fail (by default δ = 1/n²). Every setting lives in the page's address: copy "
+        "the link to share exactly what you see.")
     st.write("Papers covered:")
     for p in catalog.papers():
-        st.write(f"- {p.cite()}")
-    st.write("Start with **Calibrate** (how much noise?) or **Bounds** (how accurate?), or load a paper's setting:")
+        st.write(f"- {p.cite()}: {p.title}")
     st.subheader("Preset gallery")
     for pr in load_presets():
         c1, c2 = st.columns([1, 3])
         if c1.button(pr["title"], key=f"preset_{pr['id']}"):
-            ui.view().update(pr["state"])
+            fresh = {k: (list(val) if isinstance(val, list) else val) for k, val in urlstate.DEFAULTS.items()}
+            st.session_state["_view"] = {**fresh, **pr["state"]}  # a preset starts from the defaults
             ui.sync_url()
             st.switch_page(f"pages/{pr['page']}.py")
         c2.caption(pr["text"])

@@ -376,6 +376,12 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
                 raise ValueError(f"sigma_schedule has {len(sched)} entries; n = {n} gives {len(_epoch_sizes(n))} epochs.")
             if cal.sigma is None and not epoch_laplace:
                 cal.sigma = float(sched[0])
+        if (cal.sigma is None and not cal.feasible and params.get("run_infeasible")
+                and cal.extras.get("sigma_unconstrained") is not None):
+            # the paper's noise formula evaluated outside its sufficient privacy conditions (as in the papers' own
+            # experiments, e.g. 000_e4c77d256cde89f2.txt Section 5): the calibration reports it as sigma_unconstrained
+            cal.sigma = float(cal.extras["sigma_unconstrained"])
+            cal.notes = list(cal.notes) + ["sigma from the paper's formula although its privacy conditions fail"]
         sigma = cal.sigma if cal.sigma is not None else 0.0
         lap = cal.laplace_scale if (cal.sigma is None and cal.laplace_scale is not None) else None
         run = cal.feasible or bool(params.get("run_infeasible")) and (cal.sigma is not None or lap is not None)

@@ -45,6 +45,11 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "reps": ("int", 20, (1, 500)),
     "seed": ("int", 0, (0, 2**31 - 1)),
     "noise": ("float", 0.0, (0.0, 10.0)),
+    "eps_lo": ("float", 0.25, (1e-6, 1e4)),
+    "eps_hi": ("float", 4.0, (1e-6, 1e4)),
+    "n_lo": ("int", 50, (2, 10**9)),
+    "n_hi": ("int", 1000, (2, 10**9)),
+    "run_infeasible": ("bool", False, None),
 }
 
 DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}

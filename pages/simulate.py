@@ -53,6 +53,11 @@ def _data() -> "D.Dataset | None":
     return _dataset(name, n_needed, float(noise))
 
 
+def _snap(value, choices):
+    """The entry of ``choices`` closest to ``value`` (in log scale)."""
+    return min(choices, key=lambda c: abs(math.log(c) - math.log(max(value, 1e-12))))
+
+
 def _compatible(loss, ds) -> bool:
     task = getattr(loss, "task", "regression")
     if task == "metric":
@@ -129,12 +134,23 @@ def body() -> None:
                      format_func={"eps": "ε (smaller = more private)", "n": "sample size n"}.get)
     ui.set_view(sim_sweep=sweep)
     if sweep == "eps":
-        lo, hi = st.select_slider("ε range", EPS_CHOICES, value=(0.25, 4.0))
+        lo, hi = st.select_slider("ε range", EPS_CHOICES, value=(_snap(v["eps_lo"], EPS_CHOICES),
+                                                                  _snap(v["eps_hi"], EPS_CHOICES)),
+                                  help="Grid points of the sweep; smaller ε = more private.")
+        ui.set_view(eps_lo=float(lo), eps_hi=float(hi))
         grid = [e for e in EPS_CHOICES if lo <= e <= hi]
     else:
         choices = [m for m in N_CHOICES if m <= ds.n] or [ds.n]
-        lo, hi = st.select_slider("n range", choices, value=(choices[0], choices[min(4, len(choices) - 1)]))
+        lo, hi = st.select_slider("n range", choices, value=(_snap(v["n_lo"], choices), _snap(v["n_hi"], choices)),
+                                  help="Grid points of the sweep (up to the sidebar's n, at least 1000).")
+        ui.set_view(n_lo=int(lo), n_hi=int(hi))
         grid = [m for m in choices if lo <= m <= hi]
+    run_inf = st.checkbox("Also run settings whose calibration is infeasible, with the paper's noise formula",
+                          value=bool(v["run_infeasible"]),
+                          help="The papers' own experiments (e.g. Wang, Lei, Ying & Zhou §5) use the noise formula "
+                               "even where the theorem's sufficient privacy conditions fail. Such runs are labelled; "
+                               "they carry no privacy guarantee from the theorem.")
+    ui.set_view(run_infeasible=bool(run_inf))
     c1, c2 = st.columns(2)
     reps = c1.number_input("Repetitions", 1, 500, int(v["reps"]), help="Independent runs per grid point (for the "
                            "95 % band: mean ± 1.96 standard errors).")
@@ -147,6 +163,8 @@ def body() -> None:
         st.warning("Choose at least one algorithm.")
         return
     fixed = {"T": params["T"], "eta": params["eta"], "R": params["R"], "mu": params["mu"]}
+    if run_inf:
+        fixed["run_infeasible"] = True
     if not v["delta_auto"]:
         fixed["delta"] = params["delta"]  # otherwise the engine uses δ = 1/n² at every grid point
     if sweep == "eps":
