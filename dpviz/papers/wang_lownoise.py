@@ -421,22 +421,60 @@ def _acc_eps(z: float, q: float, T: int, delta: float) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def _acc_z(q: float, T: int, eps: float, delta: float) -> float:
-    lo, hi = 0.25, 1.0
-    while _acc_eps(hi, q, T, delta) > eps:
+    """Smallest z (relative precision 1e-4, rounded up) with accountant ε(z) <= eps: bracketing by factors of 2,
+    then the Illinois variant of regula falsi on log ε(z) − log eps against log z (ε(z) is close to a power law)."""
+    target = math.log(eps)
+
+    def f(z):
+        e = _acc_eps(z, q, T, delta)
+        return math.log(e) - target if e > 0 else -math.inf
+
+    # starting guess: the moments-accountant scaling z ~ q sqrt(T log(1/delta))/eps (at least 0.5)
+    hi = max(0.5, 2.0 * q * math.sqrt(T * math.log(1.0 / delta)) / eps)
+    lo = hi / 2.0
+    f_hi = f(hi)
+    while f_hi > 0:
         lo, hi = hi, hi * 2.0
         if hi > 1e5:
             return math.inf
-    while _acc_eps(lo, q, T, delta) <= eps:
-        hi, lo = lo, lo / 2.0
+        f_hi = f(hi)
+    f_lo = f(lo)
+    while f_lo <= 0:
+        hi, f_hi = lo, f_lo
+        lo = lo / 2.0
         if lo < 1e-4:
             return hi
-    for _ in range(16):
-        mid = math.sqrt(lo * hi)
-        if _acc_eps(mid, q, T, delta) <= eps:
-            hi = mid
+        f_lo = f(lo)
+    a, fa, b, fb = math.log(lo), f_lo, math.log(hi), f_hi  # fa > 0 >= fb
+    side = 0
+    for _ in range(40):
+        if b - a < 1e-4 or not math.isfinite(fa) or not math.isfinite(fb):
+            if not (math.isfinite(fa) and math.isfinite(fb)):
+                m = 0.5 * (a + b)
+                fm = f(math.exp(m))
+                if fm > 0:
+                    a, fa = m, fm
+                else:
+                    b, fb = m, fm
+                if b - a >= 1e-4:
+                    continue
+            break
+        m = (a * fb - b * fa) / (fb - fa)
+        m = min(max(m, a + 1e-6 * (b - a)), b - 1e-6 * (b - a))
+        fm = f(math.exp(m))
+        if fm > 0:
+            a, fa = m, fm
+            if side == -1:
+                fb /= 2.0
+            side = -1
         else:
-            lo = mid
-    return hi
+            b, fb = m, fm
+            if side == 1:
+                fa /= 2.0
+            side = 1
+        if fm <= 0 and abs(fm) < 1e-5:
+            break
+    return math.exp(b)
 
 
 def accountant_sigma(*, n, eps, delta, T, G, pairwise=False) -> float:
