@@ -395,3 +395,17 @@ def test_table2():
     # Localized GD complexity n^3 log(1/delta) = 1e9 * 13.81551
     assert by["Localized GD"]["complexity value"] == pytest.approx(1.381551e10, rel=1e-6)
     assert by["Gradient SGD (this paper, Theorem 6 (b))"]["rate value"] == pytest.approx(0.0117539, rel=1e-5)
+
+
+def test_unconstrained_sigma_is_reported():
+    # n = 5000, T = 1000, delta = 1/n^2, eps = 5.5 (the paper's §5 setting): b = log(2.5e7)/5.5 + 1 = 4.097813,
+    # beta* = 1/(1 + sqrt(1 - 1/4.097813)) = 0.534912; sigma^2 = 14*1000/(0.534912*5000^2*5.5)*(log(2.5e7)/
+    # ((1 - 0.534912)*5.5) + 1) -> sigma = 0.0381797, far below sqrt(2.68) = 1.637 that condition (i) requires
+    b = LOG(2.5e7) / 5.5 + 1
+    bs = 1 / (1 + math.sqrt(1 - 1 / b))
+    expected = math.sqrt(14 * 1000 / (bs * 5000**2 * 5.5) * (LOG(2.5e7) / ((1 - bs) * 5.5) + 1))
+    cal = w.calibrate_dpsgd_rdp(n=5000, eps=5.5, delta=1 / 5000**2, T=1000, G=1.0)
+    assert cal.extras["sigma_unconstrained"] == pytest.approx(expected, rel=1e-9)
+    assert cal.extras["sigma_unconstrained"] == pytest.approx(0.03818, rel=1e-3)
+    assert cal.sigma >= math.sqrt(2.68) * (1 - 1e-9)
+    assert any("§5" in note for note in cal.notes)

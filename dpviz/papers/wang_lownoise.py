@@ -669,6 +669,15 @@ def _calibrate(alg_id, *, n, eps, delta, T, G, M, L, R, alpha, d, eta, beta, pai
 
     beta_c, s, interval = best
     lam = _s_lam(beta_c, n, eps, delta, T, pairwise)[1]
+    s_u = _s_lam(b_star, n, eps, delta, T, pairwise)[0]
+    extras["sigma_unconstrained"] = G * math.sqrt(s_u)
+    if s > s_u * (1.0 + 1e-9):
+        notes.append(
+            f"Without the privacy conditions the smallest sigma would be {G * math.sqrt(s_u):.4g} at beta = "
+            f"{b_star:.4g} (the paper's §5 experiments search beta in [0.0001, 0.9999] for the smallest variance); "
+            f"{thm}'s conditions exclude it, and condition (i) alone forces sigma >= sqrt(2.68) G = "
+            f"{math.sqrt(SIGMA2_MIN) * G:.4g}."
+        )
     extras["lambda"] = lam
     extras["conditions"] = conditions_at_beta(n=n, eps=eps, delta=delta, T=T, beta=beta_c, pairwise=pairwise)
     extras["beta_half_sigma"] = G * math.sqrt(_s_lam(half, n, eps, delta, T, pairwise)[0])
