@@ -352,7 +352,8 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
             cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma_schedule=sched_in,
                                       reason="per-epoch noise set by the caller")
         else:
-            cal = catalog.calibrate(algorithm_id, **{k: val for k, val in p.items() if k != "run_infeasible"})
+            cal = catalog.calibrate(algorithm_id, **{k: val for k, val in p.items()
+                                                     if k not in ("run_infeasible", "noise_rule")})
         T = p.get("T", cal.T)
         eta = p.get("eta", cal.eta)
         if spec.kind == "epoch":
@@ -376,15 +377,24 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
                 raise ValueError(f"sigma_schedule has {len(sched)} entries; n = {n} gives {len(_epoch_sizes(n))} epochs.")
             if cal.sigma is None and not epoch_laplace:
                 cal.sigma = float(sched[0])
-        if (cal.sigma is None and not cal.feasible and params.get("run_infeasible")
-                and cal.extras.get("sigma_unconstrained") is not None):
-            # the paper's noise formula evaluated outside its sufficient privacy conditions (as in the papers' own
-            # experiments, e.g. 000_e4c77d256cde89f2.txt Section 5): the calibration reports it as sigma_unconstrained
+        rule = params.get("noise_rule", "calibrated")
+        if rule not in ("calibrated", "experiment"):
+            raise ValueError(f"noise_rule must be 'calibrated' or 'experiment', got {rule!r}.")
+        if (sigma_override is None and cal.extras.get("sigma_unconstrained") is not None
+                and (rule == "experiment" or (cal.sigma is None and params.get("run_infeasible")))):
+            # the noise formula at the beta that minimises it over all of (0, 1), ignoring the sufficient privacy
+            # conditions -- the rule of the papers' own experiments (000_e4c77d256cde89f2.txt, Section 5.1)
             cal.sigma = float(cal.extras["sigma_unconstrained"])
-            cal.notes = list(cal.notes) + ["sigma from the paper's formula although its privacy conditions fail"]
+            cal.feasible = cal.feasible and rule != "experiment"
+            cal.notes = list(cal.notes) + ["sigma from the paper's formula at the sigma-minimising beta, without "
+                                           "the theorem's privacy conditions (as in the paper's experiments)"]
+            if rule == "experiment":
+                cal.reason = ("noise rule of the paper's experiments (beta minimising sigma over (0, 1)); the "
+                              "theorem's privacy conditions are not checked")
         sigma = cal.sigma if cal.sigma is not None else 0.0
         lap = cal.laplace_scale if (cal.sigma is None and cal.laplace_scale is not None) else None
-        run = cal.feasible or bool(params.get("run_infeasible")) and (cal.sigma is not None or lap is not None)
+        run = cal.feasible or bool(params.get("run_infeasible") or rule == "experiment") and (
+            cal.sigma is not None or lap is not None)
         if spec.noise != "none" and cal.sigma is None and lap is None and sched is None:
             run = False
         cal.extras = dict(cal.extras)
@@ -639,6 +649,9 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
         also the radius of the projection ball (no projection if absent); G, L, M, alpha default to the loss's
         constants for ``||x|| <= max ||x_i||`` and radius R.  ``delta`` defaults to 1/n^2.  ``sigma`` overrides the
         calibrated noise (one value, or one per grid point); ``run_infeasible=True`` runs grid points whose calibration is infeasible but gives a sigma.
+        ``noise_rule="experiment"`` uses, for calibrations that choose beta (DP-SGD with Rényi accounting), the sigma at
+        the beta minimising it over all of (0, 1) without the privacy conditions -- the rule of the paper's own
+        experiments (000_e4c77d256cde89f2.txt, Section 5.1); such points are marked infeasible in the results.
     progress : callable, optional
         Called with the fraction done (0..1) after every block of steps.
     cancel : callable or threading.Event, optional
@@ -811,11 +824,11 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
     if progress is not None:
         progress(1.0)
     for pl in plans:
+        where = f"grid point {gname} = {pl['grid']:g}" if gname else "the run"
         if not pl["run"]:
-            notes.append(f"grid point {gname} = {pl['grid']:g}: not run ({pl['cal'].reason})")
+            notes.append(f"{where}: not run ({pl['cal'].reason})")
         elif not pl["feasible"]:
-            notes.append(f"grid point {gname} = {pl['grid']:g} run although the calibration is infeasible: "
-                         f"{pl['cal'].reason}")
+            notes.append(f"{where} ran although the calibration is infeasible: {pl['cal'].reason}")
     return SimulationResult(algorithm_id, loss_id, getattr(data, "name", ""), gname, gvals if gname else [],
                             frame, [p["cal"] for p in plans], params, notes, time.perf_counter() - t_start, out)
 

@@ -155,7 +155,7 @@ def feasibility_map(alg_id, params) -> None:
     with st.expander("Feasibility map in the (n, ε) plane"):
         ns = [int(x) for x in np.logspace(1.3, 5, 14)]
         epss = [float(e) for e in np.logspace(-2, 1.3, 14)]
-        feas = [[bool(ui.cached_calibrate(alg_id, ui.items({**params, "n": n, "eps": e, "T": n,
+        feas = [[bool(ui.cached_calibrate(alg_id, ui.items({**params, "n": n, "eps": e, "T": n, "accountant": False,
                                                             "delta": 1.0 / n**2})).get("ok", {}).get("feasible"))
                  for n in ns] for e in epss]
         boundary = None

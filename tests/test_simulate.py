@@ -432,3 +432,24 @@ def test_dp_epoch_gd_laplace_variant_noise():
     # Laplace, not Gaussian: excess kurtosis of the sum is far from 0 (Lap(1) alone has 3)
     k = np.mean((out - out.mean()) ** 4) / np.var(out) ** 2 - 3
     assert k > 1.5
+
+
+def test_noise_rule_of_the_papers_experiments():
+    # 000 Section 5.1: beta minimising sigma^2 = 14 G^2 T/(beta n^2 eps) (log(1/delta)/((1-beta) eps) + 1) over (0, 1)
+    # without Theorem 2's conditions.  With b = log(1/delta)/eps + 1, d/dbeta [1/beta (b - 1)/(1 - beta) + 1/beta] = 0
+    # gives beta* = 1/(1 + sqrt(1 - 1/b)).  n = 2, eps = 1, delta = 1/4, T = 3, G = 1: b = log 4 + 1 = 2.3863,
+    # beta* = 1/(1 + sqrt(1 - 1/2.3863)) = 0.5675, sigma^2 = 14*3/(0.5675*4) * (log 4/0.4325 + 1) = 65.95.
+    b = math.log(4) + 1
+    beta = 1 / (1 + math.sqrt(1 - 1 / b))
+    sigma = math.sqrt(14 * 3 / (beta * 4) * (math.log(4) / (1 - beta) + 1))
+    r = S.simulate("dpsgd-rdp", tiny(), LS(), reps=2, evaluate=(),
+                   params={"T": 3, "eta": 0.1, "eps": 1.0, "delta": 0.25, "G": 1.0, "noise_rule": "experiment"})
+    cal = r.calibrations[0]
+    assert cal.sigma == pytest.approx(sigma, rel=1e-6)
+    assert not cal.feasible and np.all(np.isfinite(r.outputs))
+    # the calibrated rule at the same point: no feasible beta for n = 2, so nothing runs
+    r2 = S.simulate("dpsgd-rdp", tiny(), LS(), reps=2, evaluate=(),
+                    params={"T": 3, "eta": 0.1, "eps": 1.0, "delta": 0.25, "G": 1.0})
+    assert np.all(np.isnan(r2.outputs)) and r2.calibrations[0].sigma is None
+    with pytest.raises(ValueError, match="noise_rule"):
+        S.simulate("dpsgd-rdp", tiny(), LS(), params={"T": 3, "eta": 0.1, "eps": 1.0, "G": 1.0, "noise_rule": "x"})
