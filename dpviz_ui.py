@@ -207,6 +207,59 @@ def cached_calibrate(algorithm_id: str, items: tuple) -> dict:
         return {"error": str(exc)}
 
 
+@st.cache_data(show_spinner=False, max_entries=500)
+def cached_noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple) -> list:
+    """Noise level (σ, else the Laplace scale) of a calibration along ``grid`` values of parameter ``name``.
+
+    None marks an infeasible or invalid point.  One cache entry per curve keeps page reruns fast.
+    """
+    out = []
+    base = dict(items)
+    for x in grid:
+        try:
+            c = catalog.calibrate(algorithm_id, **{**base, name: x})
+        except ValueError:
+            out.append(None)
+            continue
+        val = c.sigma if c.sigma is not None else c.laplace_scale
+        out.append(float(val) if (c.feasible and val is not None) else None)
+    return out
+
+
+@st.cache_data(show_spinner=False, max_entries=200)
+def cached_feasibility_grid(algorithm_id: str, items: tuple, ns: tuple, epss: tuple) -> list:
+    """Feasibility (rows: ε, columns: n) with T = n and δ = 1/n², the setting of Wang, Lei, Ying & Zhang Fig. 1."""
+    base = dict(items)
+    base["accountant"] = False  # the numerical accountant is not needed for feasibility
+    rows = []
+    for e in epss:
+        row = []
+        for n in ns:
+            try:
+                row.append(bool(catalog.calibrate(algorithm_id, **{**base, "n": n, "eps": e, "T": n,
+                                                                  "delta": 1.0 / n**2}).feasible))
+            except ValueError:
+                row.append(False)
+        rows.append(row)
+    return rows
+
+
+@st.cache_data(show_spinner=False, max_entries=200)
+def cached_sigma_of_beta(items: tuple, betas: tuple, pairwise: bool) -> list:
+    """σ(β) of DP-SGD with Rényi accounting (Wang, Lei, Ying & Zhou, Algorithms 1-2) along ``betas``."""
+    from dpviz.papers import wang_lownoise as wl
+
+    p = dict(items)
+    out = []
+    for b in betas:
+        try:
+            out.append(wl.sigma_of_beta(n=p["n"], eps=p["eps"], delta=p["delta"], T=p["T"], G=p["G"], beta=b,
+                                        pairwise=pairwise))
+        except ValueError:
+            out.append(None)
+    return out
+
+
 @st.cache_data(show_spinner=False, max_entries=5000)
 def cached_bound(theorem_id: str, items: tuple, explicit: bool = False) -> dict:
     try:

@@ -109,13 +109,10 @@ def body() -> None:
     # sigma (or Laplace scale) vs eps for every private algorithm at these settings
     eps_grid = [float(e) for e in np.logspace(-2, 1, 25)]
     series = {}
+    with st.spinner("Calibrating every algorithm along the ε grid…"):
+        curves = {a.id: ui.cached_noise_series(a.id, ui.items(params), "eps", tuple(eps_grid)) for a in algs}
     for a in algs:
-        ys = []
-        for e in eps_grid:
-            r = ui.cached_calibrate(a.id, ui.items({**params, "eps": e}))
-            c = r.get("ok") or {}
-            val = c.get("sigma") if c.get("sigma") is not None else c.get("laplace_scale")
-            ys.append(val if c.get("feasible") else None)
+        ys = curves[a.id]
         if any(y is not None for y in ys):
             series[f"{a.paper.short}: {a.name}"] = ys
     if series:
@@ -130,22 +127,13 @@ def beta_plot(alg, params, cal) -> None:
     """σ(β) with the feasible band, for calibrations that choose a Rényi order parameter β."""
     if cal.get("beta_interval") is None:
         return
-    try:
-        from dpviz.papers import wang_lownoise as wl
-    except ImportError:
-        return
     lo, hi = cal["beta_interval"]
     # log-spaced down to the feasible interval's lower end (it can lie far below 1e-4 at large n·ε)
     start = min(1e-3, lo / 3) if lo > 0 else 1e-3
     betas = sorted({float(b) for b in np.concatenate([np.logspace(np.log10(start), np.log10(0.5), 50),
                                                        1.0 - np.logspace(np.log10(0.5), -4, 30)])})
-    sig = []
-    for b in betas:
-        try:
-            sig.append(wl.sigma_of_beta(n=params["n"], eps=params["eps"], delta=params["delta"], T=params["T"],
-                                        G=params["G"], beta=b, pairwise=alg.setting == "pairwise"))
-        except ValueError:
-            sig.append(None)
+    keys = {k: params[k] for k in ("n", "eps", "delta", "T", "G")}
+    sig = ui.cached_sigma_of_beta(ui.items(keys), tuple(betas), alg.setting == "pairwise")
     ui.show_figure(figures.sigma_beta_figure(betas, sig, (lo, hi), title="σ as a function of β (log axis)",
                                             log_x=True), "sigma_beta")
 
@@ -155,9 +143,7 @@ def feasibility_map(alg_id, params) -> None:
     with st.expander("Feasibility map in the (n, ε) plane"):
         ns = [int(x) for x in np.logspace(1.3, 5, 14)]
         epss = [float(e) for e in np.logspace(-2, 1.3, 14)]
-        feas = [[bool(ui.cached_calibrate(alg_id, ui.items({**params, "n": n, "eps": e, "T": n, "accountant": False,
-                                                            "delta": 1.0 / n**2})).get("ok", {}).get("feasible"))
-                 for n in ns] for e in epss]
+        feas = ui.cached_feasibility_grid(alg_id, ui.items(params), tuple(ns), tuple(epss))
         boundary = None
         try:
             from dpviz.papers import wang_nonsmooth as wn
