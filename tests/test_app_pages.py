@@ -143,3 +143,52 @@ def test_feasibility_map_matches_catalog():
     assert lemma["name"].startswith("Wang, Lei, Ying & Zhang Lemma 13")
     from dpviz.papers import wang_nonsmooth as wn
     assert wn.lemma13_eps_threshold(1000) == pytest.approx((7 * 9 + 4 * 1000 * math.log(1000) + 7) / (2 * 1000 * 9))
+
+
+PRESETS = sorted((APP.parent / "assets" / "presets").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", PRESETS, ids=lambda p: p.stem)
+def test_every_preset_loads_its_page_and_state(path):
+    preset = json.loads(path.read_text())
+    at = _run()
+    at.button(key=f"preset_{path.stem}").click().run()
+    assert not at.exception
+    view = at.session_state["_view"]
+    for k, val in preset["state"].items():
+        assert view[k] == val, k
+    at.switch_page(f"pages/{preset['page']}.py").run()
+    assert not at.exception and not at.error
+
+
+def test_loss_sets_the_constants_used_by_the_calibration():
+    # hinge loss max(0, 1 - y<w,x>) with kappa = sup ||x|| = 1 on ||w|| <= R = 1: G = kappa = 1, alpha = 0,
+    # M = ||d f(0; z)|| = kappa = 1, Hölder constant (alpha = 0) L = kappa = 1
+    at = _run("pages/calibrate.py", query={"algorithm": "dpsgd-output", "loss": "hinge", "n": "1000", "T": "1000",
+                                           "eta": "0.01"})
+    assert not at.exception
+    assert any("G = 1" in c.value and "α = 0" in c.value for c in at.caption)
+    sigma = [m for m in at.metric if m.label.startswith("σ")][0].value
+    cal = catalog.calibrate("dpsgd-output", n=1000, eps=1.0, delta=1e-6, T=1000, eta=0.01, G=1.0, L=1.0, M=1.0,
+                            alpha=0.0, R=1.0)
+    assert float(sigma) == pytest.approx(cal.sigma, rel=1e-3)
+    # overriding brings back the hand-set constants in the sidebar
+    over = [c for c in at.checkbox if c.label.startswith("Override")][0]
+    over.check().run()
+    assert not at.exception
+    assert at.number_input(key="w_G") is not None
+
+
+def test_bounds_terms_figure_matches_catalog():
+    at = _run("pages/bounds.py", query={"theorems": "wang-lownoise-thm3a", "sweep": "n"})
+    assert not at.exception
+    fig = [f for f in _figs(at) if "terms vs n" in f["layout"]["title"]["text"]][0]
+    n0 = fig["data"][0]["x"][0]
+    assert n0 == 100
+    # delta = 1/n^2 follows n along the sweep (the "δ = 1/n²" box is ticked by default)
+    params = dict(n=n0, d=10, eps=1.0, delta=1.0 / n0**2, T=1000, eta=0.01, G=1.0, L=1.0, M=1.0, R=1.0, alpha=0.5, mu=0.1,
+                  c=1.0, kappa=1.0)
+    res = catalog.bound("wang-lownoise-thm3a", **params)
+    for trace, term in zip(fig["data"], res.terms):
+        assert trace["name"].startswith(term.name)
+        assert trace["y"][0] == pytest.approx(term.value, rel=1e-9)
