@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import traceback
 
 import streamlit as st
 
@@ -301,6 +303,8 @@ def guarded(func) -> None:
     except ValueError as exc:
         st.error(str(exc))
     except Exception:  # noqa: BLE001 - never show a traceback to users
+        if os.environ.get("DPVIZ_DEBUG"):  # developers: see the traceback in the terminal
+            traceback.print_exc()
         st.error("Something went wrong while computing this view. Try other parameters or reload the page.")
 
 

@@ -237,10 +237,15 @@ class SimulationResult:
         return stats.summarize(self.frame, by, value)
 
     def slope(self, value: str = "excess_risk") -> dict[str, float]:
-        """Log-log slope of the mean of ``value`` against the grid values (a sweep over n or eps)."""
+        """Log-log slope of the mean of ``value`` against the grid values (a sweep over n or eps).
+
+        Grid points without a finite positive mean (e.g. not run because the calibration is infeasible) are left
+        out; at least two must remain.
+        """
         if not self.grid_name:
             raise ValueError("a slope needs a sweep (grid) over n or eps.")
         s = self.summary(value)
+        s = s[np.isfinite(s["mean"]) & (s["mean"] > 0)]  # grid points that did not run (infeasible) are left out
         return stats.loglog_slope(s["grid"].to_numpy(), s["mean"].to_numpy())
 
     def bounds(self, theorem_id: str | None = None, **extra):
@@ -704,10 +709,10 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
     acc = np.zeros(shape) if spec.output != "last" else None
     D = int(np.prod(pshape))
     K = max(1, min(Tmax, _BUF_FLOATS // max(1, G * reps * D))) if Tmax else 1
-    nbuf = np.empty((G, K, reps) + pshape) if (grad_noise and noise is None) else None
+    nbuf = np.zeros((G, K, reps) + pshape) if (grad_noise and noise is None) else None
     if spec.kind in ("sgd", "history") and indices is None:
-        ibuf = np.empty((G, K, reps), dtype=np.intp)
-        jbuf = np.empty((G, K, reps), dtype=np.intp) if (spec.pairs and spec.kind == "sgd") else None
+        ibuf = np.zeros((G, K, reps), dtype=np.intp)  # zeros: chains that do not run (infeasible) read index 0
+        jbuf = np.zeros((G, K, reps), dtype=np.intp) if (spec.pairs and spec.kind == "sgd") else None
     if spec.kind == "history":
         hist = np.zeros((G, reps, Tmax + 1), dtype=np.intp)
         for g in range(G):

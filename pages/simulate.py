@@ -126,7 +126,9 @@ def body() -> None:
 
     setting = losses.get_loss(loss).setting
     algs = [a for a in S.supported_algorithms() if catalog.get_algorithm(a).setting == setting]
-    chosen = [a for a in v["sim_algs"] if a in algs] or algs[:1]
+    private = [a for a in algs if catalog.get_algorithm(a).perturbation != "none"]
+    baseline = [a for a in algs if catalog.get_algorithm(a).perturbation == "none"]
+    chosen = [a for a in v["sim_algs"] if a in algs] or (private[:1] + baseline[:1])
     alg_ids = st.multiselect("Algorithm(s)", algs, default=chosen,
                              format_func=lambda i: f"{catalog.get_algorithm(i).name} — {catalog.get_algorithm(i).paper.short}",
                              help="Private algorithms and their non-private baselines for this kind of loss.")

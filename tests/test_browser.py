@@ -74,4 +74,18 @@ def test_every_page_draws_a_chart(server):
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.get_by_text("fitted log-log slope").count() >= 1
         page.screenshot(path=str(out / "simulate.png"), full_page=True)
+        # a shared link reopens the same view: the URL's values are in the widgets
+        page.goto(f"{server}/calibrate?n=12345&eps=0.25&algorithm=dpsgd-output")
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=40000)
+        values = page.locator("input").evaluate_all("els => els.map(e => e.value)")
+        assert "12345" in values and "0.25" in values
+        shown = " ".join(values) + page.locator("[data-testid='stSelectbox']").first.inner_text()
+        assert "DP-SGD-Output" in shown
+        # one click on a preset of the gallery loads a paper's setting
+        page.goto(server)
+        page.get_by_role("button", name="Wang et al. (non-smooth) Lemma 13 region").click()
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=40000)
+        page.wait_for_timeout(500)
+        assert "n=10000" in page.url
+        assert page.locator("[data-testid='stException']").count() == 0
         browser.close()

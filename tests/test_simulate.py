@@ -453,3 +453,31 @@ def test_noise_rule_of_the_papers_experiments():
     assert np.all(np.isnan(r2.outputs)) and r2.calibrations[0].sigma is None
     with pytest.raises(ValueError, match="noise_rule"):
         S.simulate("dpsgd-rdp", tiny(), LS(), params={"T": 3, "eta": 0.1, "eps": 1.0, "G": 1.0, "noise_rule": "x"})
+
+
+def test_grid_with_infeasible_points_runs_the_feasible_ones():
+    # n = 200, T = 30, delta = 1/n^2: Theorem 2 of Wang, Lei, Ying & Zhou has no feasible beta at eps = 0.25, but
+    # has one at eps = 4; the infeasible point is skipped (NaN) and must not disturb the others
+    from dpviz import data as D
+
+    ds = D.load_dataset("wang-least-squares", n=1000)
+    r = S.simulate("dpsgd-rdp", ds, LS(), grid={"eps": [0.25, 4.0]}, reps=5, seed=0,
+                   params={"T": 30, "eta": 0.01, "R": 1.0, "n": 200, "G": 2.0})
+    assert [c.feasible for c in r.calibrations] == [False, True]
+    assert np.all(np.isnan(r.outputs[0])) and np.all(np.isfinite(r.outputs[1]))
+    assert any("not run" in note for note in r.notes)
+
+
+def test_slope_leaves_out_points_that_did_not_run():
+    from dpviz import data as D
+
+    ds = D.load_dataset("wang-least-squares", n=1000)
+    r = S.simulate("dpsgd-rdp", ds, LS(), grid={"eps": [0.25, 2.0, 4.0]}, reps=5, seed=0,
+                   params={"T": 30, "eta": 0.01, "R": 1.0, "n": 200, "G": 2.0})
+    s = r.summary()
+    assert math.isnan(s["mean"].iloc[0])
+    sl = r.slope()
+    assert sl["k"] == 2
+    # two points: slope = log(m2/m1)/log(4/2)
+    m = s["mean"].to_numpy()
+    assert sl["slope"] == pytest.approx(math.log(m[2] / m[1]) / math.log(2.0))
