@@ -212,7 +212,7 @@ def body() -> None:
 
 
 def show_results(results, params, sweep) -> None:
-    curves, rows, slopes = [], [], []
+    curves, rows, slopes, notes = [], [], [], []
     for i, res in enumerate(results):
         name = catalog.get_algorithm(res.algorithm).name
         s = res.summary()
@@ -249,9 +249,12 @@ def show_results(results, params, sweep) -> None:
             row.update({"theorem": label, "theory slope": figures.loglog_slope(x, tot),
                         "dominant term exponent": exps[-1] if exps else None})
         slopes.append(row)
-        for note in res.notes:
-            st.caption(f"{name}: {note}")
+        notes.extend(f"{name}: {note}" for note in res.notes)
         rows.extend(res.frame.to_dict("records"))
+    if notes:
+        with st.expander(f"Notes on this run ({len(notes)})", expanded=any("not run" in n for n in notes)):
+            for note in notes:
+                st.caption(note)
     if not curves:
         return
     fig = figures.simulation_figure(curves, x_title="ε" if sweep == "eps" else "n",
@@ -262,9 +265,12 @@ def show_results(results, params, sweep) -> None:
     st.subheader("Rates: fitted log-log slope vs theory")
     for r in slopes:
         if r["fitted slope"] is not None:
-            st.write(f"{r['algorithm']}: fitted log-log slope {r['fitted slope']:.2f} (95 % CI "
-                     f"{r['95 % CI low']:.2f} to {r['95 % CI high']:.2f}); theory ({r['theorem']}): "
-                     f"{ui.fmt(r['theory slope'])}")
+            ci = (f"95 % CI {r['95 % CI low']:.2f} to {r['95 % CI high']:.2f}"
+                  if math.isfinite(r["95 % CI low"]) else "a confidence interval needs at least 3 grid points")
+            theory = (f"theory ({r['theorem']}): slope {ui.fmt(r['theory slope'])} over this grid, dominant term "
+                      f"exponent {ui.fmt(r['dominant term exponent'])}" if r["theorem"] != "—"
+                      else "no theorem in the catalogue bounds this algorithm")
+            st.write(f"{r['algorithm']}: fitted log-log slope {r['fitted slope']:.2f} ({ci}); {theory}")
     st.dataframe(slopes, width="stretch", hide_index=True)
     st.subheader("Results (one row per repetition and grid point)")
     st.dataframe(rows[:500], width="stretch")

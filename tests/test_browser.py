@@ -56,21 +56,21 @@ def test_every_page_draws_a_chart(server):
     out.mkdir(exist_ok=True)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page = browser.new_page(viewport={"width": 1400, "height": 2600})
         page.goto(server)
         page.wait_for_selector("text=Preset gallery", timeout=30000)
         page.screenshot(path=str(out / "home.png"))
         for name in ("calibrate", "bounds"):
             page.goto(f"{server}/{name}")
             page.wait_for_selector(".js-plotly-plot", state="attached", timeout=40000)
-            page.wait_for_timeout(500)
+            page.wait_for_timeout(1500)
             assert page.locator("[data-testid='stException']").count() == 0
             page.screenshot(path=str(out / f"{name}.png"), full_page=True)
         # a small simulation through the UI
         page.goto(f"{server}/simulate?T=30&n=200")
         page.get_by_role("button", name="Run simulation").click()
         page.wait_for_selector(".js-plotly-plot", timeout=60000)
-        page.wait_for_timeout(500)
+        page.wait_for_timeout(1500)
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.get_by_text("fitted log-log slope").count() >= 1
         page.screenshot(path=str(out / "simulate.png"), full_page=True)
@@ -85,7 +85,7 @@ def test_every_page_draws_a_chart(server):
         page.goto(server)
         page.get_by_role("button", name="Wang et al. (non-smooth) Lemma 13 region").click()
         page.wait_for_selector(".js-plotly-plot", state="attached", timeout=40000)
-        page.wait_for_timeout(500)
+        page.wait_for_timeout(1500)
         assert "n=10000" in page.url
         assert page.locator("[data-testid='stException']").count() == 0
         browser.close()
