@@ -29,7 +29,8 @@ def body() -> None:
                             help="Each theorem bounds the excess population risk of one algorithm.")
     ui.set_view(theorems=chosen)
     sweep = st.radio("Sweep over", ["n", "eps"], index=0 if v["sweep"] == "n" else 1, horizontal=True,
-                     format_func={"n": "sample size n", "eps": "privacy budget ε (smaller = more private)"}.get)
+                     format_func={"n": "sample size n", "eps": "privacy budget ε (smaller = more private)"}.get,
+                     help="x-axis of the stacked-terms plots; the totals are drawn against both n and ε.")
     ui.set_view(sweep=sweep)
     needed = set()
     for t in chosen:

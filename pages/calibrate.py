@@ -109,14 +109,16 @@ def body() -> None:
     # sigma (or Laplace scale) vs eps for every private algorithm at these settings
     eps_grid = [float(e) for e in np.logspace(-2, 1, 25)]
     series = {}
+    same = [a for a in algs if a.setting == alg.setting]  # the algorithms applicable to this kind of loss
     with st.spinner("Calibrating every algorithm along the ε grid…"):
-        curves = {a.id: ui.cached_noise_series(a.id, ui.items(params), "eps", tuple(eps_grid)) for a in algs}
-    for a in algs:
+        curves = {a.id: ui.cached_noise_series(a.id, ui.items(params), "eps", tuple(eps_grid)) for a in same}
+    for a in same:
         ys = curves[a.id]
         if any(y is not None for y in ys):
             series[f"{a.paper.short}: {a.name}"] = ys
     if series:
-        fig = figures.line_figure(eps_grid, series, title="Noise level vs ε (smaller ε = more private)",
+        fig = figures.line_figure(eps_grid, series,
+                                  title=f"Noise level vs ε of every {alg.setting} algorithm (smaller ε = more private)",
                                   x_title="ε", y_title="σ or Laplace scale", slope_labels=True)
         ui.show_figure(fig, "sigma_vs_eps")
     else:

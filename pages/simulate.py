@@ -23,7 +23,9 @@ def _dataset(name: str, n: int, noise: float):
 def _data() -> "D.Dataset | None":
     v = ui.view()
     src = st.radio("Data", ["bundled", "csv"], horizontal=True,
-                   format_func={"bundled": "synthetic / bundled real data", "csv": "upload a CSV"}.get)
+                   format_func={"bundled": "synthetic / bundled real data", "csv": "upload a CSV"}.get,
+                   help="Synthetic data follow the papers' designs (the true w* is known); real data come with "
+                        "scikit-learn; a CSV of your own needs numeric columns and a label column.")
     if src == "csv":
         up = st.file_uploader(f"CSV file (numeric columns, at most {D.MAX_CSV_BYTES // 1_000_000} MB)", type=["csv"],
                               help="One label column; the features are standardised and scaled to norm ≤ 1.")
@@ -41,7 +43,9 @@ def _data() -> "D.Dataset | None":
             return None
     names = list(D.DATASETS)
     cur = v["dataset"] if v["dataset"] in names else names[0]
-    name = st.selectbox("Data set", names, index=names.index(cur), format_func=lambda k: D.DATASETS[k])
+    name = st.selectbox("Data set", names, index=names.index(cur), format_func=lambda k: D.DATASETS[k],
+                        help="Every data set is scaled so that ||x|| ≤ 1. Excess risk is measured on a large fresh "
+                             "sample (synthetic) or the held-out 30 % (real data).")
     ui.set_view(dataset=name)
     noise = 0.0
     if name in SYNTHETIC[:2]:
@@ -134,7 +138,8 @@ def body() -> None:
                              help="Private algorithms and their non-private baselines for this kind of loss.")
     ui.set_view(sim_algs=alg_ids)
     sweep = st.radio("Sweep over", ["eps", "n"], index=0 if v["sim_sweep"] == "eps" else 1, horizontal=True,
-                     format_func={"eps": "ε (smaller = more private)", "n": "sample size n"}.get)
+                     format_func={"eps": "ε (smaller = more private)", "n": "sample size n"}.get,
+                     help="The parameter on the x-axis; the other one stays at its sidebar value.")
     ui.set_view(sim_sweep=sweep)
     if sweep == "eps":
         lo, hi = st.select_slider("ε range", EPS_CHOICES, value=(_snap(v["eps_lo"], EPS_CHOICES),
