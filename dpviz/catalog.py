@@ -165,6 +165,18 @@ class BoundResult:
     notes: list[str] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def of(cls, theorem: str, terms, *, eta=None, T=None, gradient_complexity=None, notes=(), extras=None,
+           explicit: bool = False, total=None) -> "BoundResult":
+        """A bound from its named terms: ``total`` defaults to their sum, the gradient complexity to T (one
+        gradient per step) when T is known."""
+        terms = list(terms)
+        if gradient_complexity is None and T is not None:
+            gradient_complexity = float(T)
+        return cls(theorem=theorem, terms=terms, total=sum(t.value for t in terms) if total is None else total,
+                   eta=eta, T=T, gradient_complexity=None if gradient_complexity is None else float(gradient_complexity),
+                   explicit=explicit, notes=list(notes), extras=dict(extras or {}))
+
     @property
     def exponents(self) -> dict[str, dict[str, float]]:
         return {t.name: {"n": t.n_exp, "eps": t.eps_exp} for t in self.terms}

@@ -418,15 +418,9 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
                 pidp[key] = v.check_nonnegative(key, val)
             for key in ("eps1", "delta1", "r"):
                 v.check_positive(key, pidp[key])
-            rounds = p.get("rounds")
-            T_local = p.get("T_local")
-            if rounds is None and T_local is None:
-                rounds = min(T, 10)
-            if rounds is None:
-                T_local = v.check_int("T_local", T_local)
-                rounds = max(1, T // T_local)
-            rounds = v.check_int("rounds", rounds)
-            T_local = v.check_int("T_local", T_local if T_local is not None else max(1, T // rounds))
+            from dpviz.papers.kang_pidp import rounds_and_local_steps
+
+            rounds, T_local = rounds_and_local_steps(T, p.get("rounds"), p.get("T_local"))
             pidp["rounds"], pidp["T_local"] = rounds, T_local
             T = rounds * T_local
             pidp["theta0"] = p.get("theta0")

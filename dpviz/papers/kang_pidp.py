@@ -42,6 +42,7 @@ from dpviz.catalog import (
 )
 
 __all__ = [
+    "rounds_and_local_steps",
     "PAPER",
     "ALGORITHMS",
     "THEOREMS",
@@ -275,8 +276,11 @@ def calibrate_dpsgd_pl(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
 # PIDP-SGD (Algorithm 1, Theorem 5)
 
 
-def _rounds_T_local(T, rounds, T_local):
-    """Same defaults as the simulation engine: rounds = min(T, 10) when neither is given."""
+def rounds_and_local_steps(T, rounds=None, T_local=None):
+    """Global rounds and local steps of PIDP-SGD (001_9fced7ebb2318939.txt, Algorithm 1) for T steps in all.
+
+    Defaults (shared with the simulation engine): rounds = min(T, 10) when neither is given.
+    """
     if rounds is None and T_local is None:
         rounds = min(T, 10)
     if rounds is None:
@@ -383,7 +387,7 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
         T = schedule_T(n=n, L=L, mu=mu)
         notes.append(f"T = {T} from T = O(log n) (Theorems 6-7).")
     T = v.check_int("T", T)
-    rounds, T_local = _rounds_T_local(T, rounds, T_local)
+    rounds, T_local = rounds_and_local_steps(T, rounds, T_local)
     if rounds * T_local != T:
         notes.append(f"T = {T} is not rounds x T_local = {rounds} x {T_local}; the simulation runs "
                      f"{rounds * T_local} steps.")
@@ -448,17 +452,8 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
 
 
 def _result(theorem, terms, *, eta=None, T=None, notes=(), extras=None, explicit=False, complexity=None):
-    return BoundResult(
-        theorem=theorem,
-        terms=terms,
-        total=sum(t.value for t in terms),
-        eta=eta,
-        T=T,
-        gradient_complexity=float(T) if complexity is None and T is not None else complexity,
-        explicit=explicit,
-        notes=list(notes),
-        extras=dict(extras or {}),
-    )
+    return BoundResult.of(theorem, terms, eta=eta, T=T, gradient_complexity=complexity, notes=notes, extras=extras,
+                          explicit=explicit)
 
 
 def _common(n, d, eps, delta=None):

@@ -773,16 +773,7 @@ def calibrate_dpsgd_rdp_pairwise(*, n, eps, delta, T, G=None, M=None, L=None, R=
 
 
 def _result(theorem, terms, *, eta, T, notes=(), extras=None) -> BoundResult:
-    return BoundResult(
-        theorem=theorem,
-        terms=list(terms),
-        total=sum(t.value for t in terms),
-        eta=eta,
-        T=T,
-        gradient_complexity=float(T),
-        notes=list(notes),
-        extras=extras or {},
-    )
+    return BoundResult.of(theorem, terms, eta=eta, T=T, notes=notes, extras=extras)
 
 
 def _utility_inputs(n, d, eps, delta, c, L):

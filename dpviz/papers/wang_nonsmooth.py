@@ -452,17 +452,7 @@ _ASSUME = ("convex", "nonnegative", "holder", "bounded-gradient-at-zero")
 
 
 def _result(theorem, terms, *, eta=None, T=None, notes=(), extras=None, explicit=False, total=None):
-    return BoundResult(
-        theorem=theorem,
-        terms=list(terms),
-        total=sum(t.value for t in terms) if total is None else total,
-        eta=eta,
-        T=T,
-        gradient_complexity=None if T is None else float(T),
-        explicit=explicit,
-        notes=list(notes),
-        extras=extras or {},
-    )
+    return BoundResult.of(theorem, terms, eta=eta, T=T, notes=notes, extras=extras, explicit=explicit, total=total)
 
 
 def _thm7_inputs(n, T, eta, L, M, alpha, R, bounded_domain, M0, gamma, delta):

@@ -566,17 +566,8 @@ def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None)
 
 
 def _result(theorem, terms, *, eta, T, complexity, notes=(), extras=None, explicit=False):
-    return BoundResult(
-        theorem=theorem,
-        terms=list(terms),
-        total=sum(t.value for t in terms),
-        eta=eta,
-        T=T,
-        gradient_complexity=float(complexity),
-        explicit=explicit,
-        notes=list(notes),
-        extras=extras or {},
-    )
+    return BoundResult.of(theorem, terms, eta=eta, T=T, gradient_complexity=complexity, notes=notes, extras=extras,
+                          explicit=explicit)
 
 
 _COMPLEXITY_NOTE = "Gradient complexity counts pairwise-loss gradients: each full-gradient step costs n(n-1)."

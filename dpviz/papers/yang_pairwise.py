@@ -100,17 +100,8 @@ def _grad_complexity(T: int) -> float:
 
 
 def _result(theorem, terms, *, eta=None, T=None, notes=(), extras=None, explicit=False, total=None):
-    return BoundResult(
-        theorem=theorem,
-        terms=list(terms),
-        total=sum(t.value for t in terms) if total is None else total,
-        eta=eta,
-        T=T,
-        gradient_complexity=None if T is None else _grad_complexity(T),
-        explicit=explicit,
-        notes=list(notes),
-        extras=extras or {},
-    )
+    return BoundResult.of(theorem, terms, eta=eta, T=T, gradient_complexity=None if T is None else _grad_complexity(T),
+                          notes=notes, extras=extras, explicit=explicit, total=total)
 
 
 def _sqrt_sum_bound(T: int) -> float:
