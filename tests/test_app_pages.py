@@ -192,3 +192,22 @@ def test_bounds_terms_figure_matches_catalog():
     for trace, term in zip(fig["data"], res.terms):
         assert trace["name"].startswith(term.name)
         assert trace["y"][0] == pytest.approx(term.value, rel=1e-9)
+
+
+GENERIC_ERROR = "Something went wrong"
+
+
+@pytest.mark.parametrize("alg", [a.id for a in catalog.algorithms() if a.calibrate is not None])
+def test_calibrate_page_runs_for_every_algorithm(alg):
+    at = _run("pages/calibrate.py", query={"algorithm": alg})
+    assert not at.exception
+    assert not any(GENERIC_ERROR in e.value for e in at.error), [e.value for e in at.error]
+    assert at.selectbox[0].value == alg
+    assert _figs(at), "at least the sigma-vs-eps figure"
+
+
+@pytest.mark.parametrize("thm", [t.id for t in catalog.theorems()])
+def test_bounds_page_runs_for_every_theorem(thm):
+    at = _run("pages/bounds.py", query={"theorems": thm})
+    assert not at.exception
+    assert not any(GENERIC_ERROR in e.value for e in at.error), [e.value for e in at.error]
