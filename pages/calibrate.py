@@ -38,6 +38,8 @@ def body() -> None:
                            f"{catalog.get_theorem(i).paper.short}, {catalog.get_theorem(i).number}",
                            help="Use the step size and number of iterations the theorem prescribes, or your own.")
         if src != "manual":
+            if catalog.get_theorem(src).discrepancy:
+                st.warning(f"Reading of the paper: {catalog.get_theorem(src).discrepancy}")
             b = ui.cached_bound(src, ui.items(params))
             if "error" in b:
                 st.error(b["error"])
