@@ -50,6 +50,7 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "n_lo": ("int", 50, (2, 10**9)),
     "n_hi": ("int", 1000, (2, 10**9)),
     "run_infeasible": ("bool", False, None),
+    "schedule": ("str", "manual", None),
 }
 
 DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}

@@ -33,10 +33,13 @@ def body() -> None:
     thms = [t for t in catalog.theorems() if t.algorithm == alg_id]
     complexity = None
     if thms:
-        src = st.selectbox("T and η from", ["manual"] + [t.id for t in thms],
+        options = ["manual"] + [t.id for t in thms]
+        src = st.selectbox("T and η from", options,
+                           index=options.index(v["schedule"]) if v["schedule"] in options else 0,
                            format_func=lambda i: "manual (sidebar)" if i == "manual" else
                            f"{catalog.get_theorem(i).paper.short}, {catalog.get_theorem(i).number}",
                            help="Use the step size and number of iterations the theorem prescribes, or your own.")
+        ui.set_view(schedule=src)
         if src != "manual":
             if catalog.get_theorem(src).discrepancy:
                 st.warning(f"Reading of the paper: {catalog.get_theorem(src).discrepancy}")

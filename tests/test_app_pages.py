@@ -211,3 +211,15 @@ def test_bounds_page_runs_for_every_theorem(thm):
     at = _run("pages/bounds.py", query={"theorems": thm})
     assert not at.exception
     assert not any(GENERIC_ERROR in e.value for e in at.error), [e.value for e in at.error]
+
+
+def test_schedule_from_theorem_is_in_the_url_and_sets_T_and_eta():
+    # Wang, Lei, Ying & Zhou Theorem 3 (a) prescribes T = n (the page reads it from the catalogue's bound)
+    at = _run("pages/calibrate.py", query={"algorithm": "dpsgd-rdp", "schedule": "wang-lownoise-thm3a", "n": "2000"})
+    assert not at.exception
+    b = catalog.bound("wang-lownoise-thm3a", n=2000, d=10, eps=1.0, delta=1 / 2000**2, T=1000, eta=0.01, G=1.0,
+                      L=1.0, M=1.0, R=1.0, alpha=0.5, mu=0.1, c=1.0, kappa=1.0)
+    assert b.T == 2000
+    T_metric = [m for m in at.metric if m.label == "T"][0]
+    assert T_metric.value == "2000"
+    assert at.query_params["schedule"] in (["wang-lownoise-thm3a"], "wang-lownoise-thm3a")
