@@ -46,7 +46,8 @@ Update rules (``SPECS``)
   w_{t+1} = Proj_W(w_t - (eta/t) sum_{k=1}^t grad f(w_t; z_{i_{t+1}}, z_{i_k})), output (1/T) sum_{t=1}^T w_t.  The
   average runs over all previously drawn examples; for a general (non-smooth) loss it cannot be kept as a running sum,
   so step t costs t gradient evaluations and a run costs T(T+1)/2 per chain (the cost guard counts this).
-* ``pairwise-sgd-output`` — the same paper: Algorithm 1, then Gaussian output noise N(0, sigma^2 I).
+* ``pairwise-sgd-output`` — the same paper, Algorithm 2: Algorithm 1, then Gaussian output noise, and the output
+  projected back onto W: w_priv = Proj_W(w_bar_T + u), u ~ N(0, sigma^2 I).
 * ``dpsgd-pl`` — 001_9fced7ebb2318939.txt, eq. (1) and Theorem 1 (DP-SGD under the PL condition):
   theta_{t+1} = theta_t - eta (grad l(theta_t; z_t) + b), **last iterate** theta_T, eta = 1/L by default; eq. (1)
   has no projection, so leave ``R`` unset to follow the paper.
@@ -133,6 +134,7 @@ class Spec:
     noise: str  # "gradient", "output" or "none"
     output: str  # "average" (w_1..w_T), "average0" (w_0..w_T) or "last"
     place: str = ""
+    project_output: bool = False  # project the noisy output back onto W (002 Algorithm 2: Pi_W(w_bar + u))
 
 
 SPECS: dict[str, Spec] = {
@@ -142,7 +144,7 @@ SPECS: dict[str, Spec] = {
     "dpsgd-rdp-pairwise": Spec("sgd", True, "gradient", "average", "000 Algorithm 2"),
     "dpsgd-output": Spec("sgd", False, "output", "average", "003 Algorithm 1"),
     "pairwise-sgd": Spec("history", True, "none", "average", "002 Algorithm 1"),
-    "pairwise-sgd-output": Spec("history", True, "output", "average", "002 Algorithm 1 + output noise"),
+    "pairwise-sgd-output": Spec("history", True, "output", "average", "002 Algorithm 2", project_output=True),
     "dpsgd-pl": Spec("sgd", False, "gradient", "last", "001"),
     "dpgd-sc": Spec("full", True, "output", "last", "004 Algorithm 1"),
     "dpgd-c": Spec("full", True, "gradient", "average0", "004 Algorithm 2"),
@@ -810,6 +812,8 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
                 z = rngs[g][2].standard_normal(size=out.shape[1:])
             scale = pl["laplace"] if pl["laplace"] is not None else pl["sigma"]
             out[g] = out[g] + scale * z
+            if spec.project_output:
+                out[g] = _project(out[g], R, nparam)
     out[~active_g] = np.nan
 
     frame, notes = _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape, eval_rows)

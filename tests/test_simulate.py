@@ -481,3 +481,16 @@ def test_slope_leaves_out_points_that_did_not_run():
     # two points: slope = log(m2/m1)/log(4/2)
     m = s["mean"].to_numpy()
     assert sl["slope"] == pytest.approx(math.log(m[2] / m[1]) / math.log(2.0))
+
+
+def test_pairwise_output_perturbation_projects_the_noisy_output():
+    # 002 Algorithm 2: w_priv = Proj_W(w_bar_T + u).  Same path as the history trace above ((w1+w2+w3)/3 =
+    # [-0.08, 0.08]), sigma = 1 and injected u = [3, 4]: w_bar + u = [2.92, 4.08] with norm 5.0173...; R = 1 projects
+    # it to [2.92, 4.08]/5.0173 = [0.58199, 0.81319].  Without R there is no projection.
+    seq = [0, 1, 0, 1]
+    kw = dict(reps=1, indices=lambda t: np.full((1, 1), seq[t]), output_noise=np.array([[[3.0, 4.0]]]), evaluate=())
+    r = S.simulate("pairwise-sgd-output", tiny(), PairLS(), params={"T": 3, "eta": 0.1, "sigma": 1.0}, **kw)
+    assert r.outputs[0, 0] == pytest.approx([2.92, 4.08])
+    r = S.simulate("pairwise-sgd-output", tiny(), PairLS(), params={"T": 3, "eta": 0.1, "sigma": 1.0, "R": 1.0}, **kw)
+    norm = math.hypot(2.92, 4.08)
+    assert r.outputs[0, 0] == pytest.approx([2.92 / norm, 4.08 / norm])
