@@ -56,6 +56,7 @@ def home() -> None:
         c2.caption(pr["text"])
 
 
+st.session_state["_nav_ready"] = True  # this run goes through st.navigation (see dpviz_ui._legacy_pages_fallback)
 ui.init_state()
 nav = st.navigation([
     st.Page(home, title="Home", default=True),

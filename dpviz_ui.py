@@ -35,8 +35,29 @@ LOSS_CONSTANTS = ["G", "L", "M", "alpha"]
 LABELS = {"log10_delta": "log10 δ", "eps": "ε", "eta": "η", "alpha": "α", "mu": "μ", "kappa": "κ (data radius)"}
 
 
+def _legacy_pages_fallback() -> None:
+    """Make Streamlit run app.py (and its st.navigation) even when the first visit opens a page's URL.
+
+    Streamlit keeps a process-wide flag for apps with a ``pages/`` folder: until some run of app.py has called
+    ``st.navigation``, a request for e.g. ``/simulate`` runs ``pages/simulate.py`` on its own in the old multipage
+    mode (file names in the sidebar, no page config), and it stays so for every visitor until someone opens the home
+    page -- exactly what happens when the first visitor follows a shared link.  app.py marks its runs with
+    ``_nav_ready``; a page run without that mark clears the flag and reruns, which then goes through app.py.
+    """
+    if st.session_state.get("_nav_ready"):
+        return
+    try:
+        from streamlit.runtime.pages_manager import PagesManager
+    except ImportError:  # pragma: no cover - a future streamlit without the legacy mode
+        return
+    if getattr(PagesManager, "uses_pages_directory", None):
+        PagesManager.uses_pages_directory = False
+        st.rerun()
+
+
 def init_state() -> None:
     """Load the view state from the URL once per session."""
+    _legacy_pages_fallback()
     if "_view" not in st.session_state:
         state, problems = urlstate.decode({k: st.query_params.get(k) for k in st.query_params.keys()})
         st.session_state["_view"] = state

@@ -189,8 +189,14 @@ def body() -> None:
             st.error(f"{catalog.get_algorithm(a).name}: {exc}")
             return
         total += cost["seconds"]
-    st.caption(f"Estimated run time: {total:.1f} s (runs over about 30 s are refused).")
-    run = st.button("Run simulation", type="primary")
+    too_big = total > UI_MAX_WORK * S.SECONDS_PER_UNIT
+    if too_big:
+        st.error(f"Estimated run time {total:.0f} s is above this page's cap of about "
+                 f"{UI_MAX_WORK * S.SECONDS_PER_UNIT:.0f} s: reduce the repetitions, the grid, T or n "
+                 "(or run it from Python with dpviz.simulate, which takes any cap).")
+    else:
+        st.caption(f"Estimated run time: {total:.1f} s (runs over about 30 s are refused).")
+    run = st.button("Run simulation", type="primary", disabled=too_big)
     key = (ds.name, ds.n, loss, tuple(alg_ids), sweep, tuple(grid), int(reps), int(seed), ui.items(fixed))
     if run:
         if st.button("Cancel", help="Stop the running simulation."):

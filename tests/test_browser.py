@@ -57,6 +57,17 @@ def test_every_page_draws_a_chart(server):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 2600})
+        # the very first visit of this fresh server follows a shared link to a page (not the home page): the app's
+        # own navigation must still be used (page titles in the sidebar) and the link's values must be in the widgets
+        page.goto(f"{server}/calibrate?n=12345&eps=0.25&algorithm=dpsgd-output")
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=40000)
+        page.wait_for_timeout(1000)
+        nav = page.locator("[data-testid='stSidebarNav']").inner_text().split()
+        assert nav[:4] == ["Home", "Calibrate", "Bounds", "Simulate"], nav
+        values = page.locator("input").evaluate_all("els => els.map(e => e.value)")
+        assert "12345" in values and "0.25" in values
+        shown = " ".join(values) + page.locator("[data-testid='stSelectbox']").first.inner_text()
+        assert "DP-SGD-Output" in shown
         page.goto(server)
         page.wait_for_selector("text=Preset gallery", timeout=30000)
         page.screenshot(path=str(out / "home.png"))
@@ -74,13 +85,6 @@ def test_every_page_draws_a_chart(server):
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.get_by_text("fitted log-log slope").count() >= 1
         page.screenshot(path=str(out / "simulate.png"), full_page=True)
-        # a shared link reopens the same view: the URL's values are in the widgets
-        page.goto(f"{server}/calibrate?n=12345&eps=0.25&algorithm=dpsgd-output")
-        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=40000)
-        values = page.locator("input").evaluate_all("els => els.map(e => e.value)")
-        assert "12345" in values and "0.25" in values
-        shown = " ".join(values) + page.locator("[data-testid='stSelectbox']").first.inner_text()
-        assert "DP-SGD-Output" in shown
         # one click on a preset of the gallery loads a paper's setting
         page.goto(server)
         page.get_by_role("button", name="Wang et al. (non-smooth) Lemma 13 region").click()
