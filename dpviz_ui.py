@@ -238,6 +238,7 @@ def cached_noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple)
     """
     out = []
     base = dict(items)
+    base["accountant"] = False  # only the paper's noise is plotted; skip the optional numerical-accountant extra
     for x in grid:
         try:
             c = catalog.calibrate(algorithm_id, **{**base, name: x})
@@ -281,6 +282,35 @@ def cached_sigma_of_beta(items: tuple, betas: tuple, pairwise: bool) -> list:
         except ValueError:
             out.append(None)
     return out
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def cached_bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_follows_n: bool) -> dict:
+    """A theorem's bound along ``grid`` values of ``name``: {"total": [...], "terms": {term: [...]}} (None = invalid).
+
+    With ``delta_follows_n`` (the "δ = 1/n²" box), δ = 1/n² at every point of an n sweep.
+    """
+    base = dict(items)
+    total: list = []
+    terms: dict[str, list] = {}
+    for k, x in enumerate(grid):
+        p = {**base, name: x}
+        if name == "n" and delta_follows_n:
+            p["delta"] = 1.0 / float(x) ** 2
+        try:
+            res = catalog.bound(theorem_id, **p)
+        except ValueError:
+            total.append(None)
+            for vals in terms.values():
+                vals.append(None)
+            continue
+        total.append(res.total)
+        for t in res.terms:
+            terms.setdefault(t.name, [None] * k).append(t.value)
+        for tname, vals in terms.items():  # a term missing at this point
+            if len(vals) < k + 1:
+                vals.append(None)
+    return {"total": total, "terms": terms}
 
 
 @st.cache_data(show_spinner=False, max_entries=5000)

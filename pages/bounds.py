@@ -7,14 +7,6 @@ import dpviz_ui as ui
 from dpviz import catalog, figures
 
 
-def _at(params: dict, name: str, x, v: dict) -> dict:
-    """``params`` with ``name`` = x; with the "δ = 1/n²" box ticked, δ follows n along an n sweep."""
-    out = {**params, name: x}
-    if name == "n" and v["delta_auto"]:
-        out["delta"] = 1.0 / float(x) ** 2
-    return out
-
-
 def body() -> None:
     st.title("Risk bounds")
     thms = catalog.theorems()
@@ -75,18 +67,11 @@ def body() -> None:
                 st.caption(f"Explicit-constant version not available here: {ex['error']}")
         for note in ok["notes"]:
             st.caption(note)
-        terms: dict[str, list] = {}
-        tot = []
-        for x in grid:
-            r = ui.cached_bound(tid, ui.items(_at(params, sweep, x, v)))
-            ok = r.get("ok")
-            tot.append(ok["total"] if ok else None)
-            for name, _ in (here["ok"]["terms"]):
-                val = dict(ok["terms"]).get(name) if ok else None
-                terms.setdefault(name, []).append(val)
-        totals[labels[tid]] = tot
-        totals_other[labels[tid]] = [(ui.cached_bound(tid, ui.items(_at(params, other, x, v))).get("ok") or {}).get("total")
-                                     for x in grids[other]]
+        series = ui.cached_bound_series(tid, ui.items(params), sweep, tuple(grid), bool(v["delta_auto"]))
+        terms = {name: series["terms"].get(name, [None] * len(grid)) for name, _ in here["ok"]["terms"]}
+        totals[labels[tid]] = series["total"]
+        totals_other[labels[tid]] = ui.cached_bound_series(tid, ui.items(params), other, tuple(grids[other]),
+                                                           bool(v["delta_auto"]))["total"]
         fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {sweep}",
                                            x_title="n" if sweep == "n" else "ε")
         ui.show_figure(fig, f"terms_{tid}_{sweep}")

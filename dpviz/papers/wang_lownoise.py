@@ -393,88 +393,26 @@ def min_feasible_eps(*, n, delta, T, pairwise=False, start=None) -> float:
 # numerical accountant
 
 
-#: Integer Rényi orders only (fractional orders use a slowly converging series in dp_accounting).
-_ORDERS = (2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0, 10.0, 12.0, 14.0, 16.0, 20.0, 24.0, 28.0, 32.0, 48.0, 64.0, 128.0, 256.0)
-
 ACCOUNTANT_NOTE = (
     "accountant_sigma = 2G z, where z is the smallest noise multiplier for which T compositions of the "
     "Poisson-subsampled Gaussian mechanism (sampling probability q = 1/n, or 2/n for pairs) are (eps, delta)-DP "
-    "according to the RDP accountant of dp_accounting (Mironov et al.; conversion of Canonne, Kamath & Steinke). "
-    "The sensitivity 2G is the replace-one sensitivity of one example's gradient used in the paper's proof of "
-    "Theorem 2 (neighbouring data sets differ in one replaced example). The paper's mechanism instead samples "
-    "exactly one example (or one pair) per step, i.e. sampling without replacement; the Poisson accountant is "
-    "used because it is fast, and for these settings it differs from the without-replacement (replace-one) "
-    "accountant of Wang, Balle & Kasiviswanathan by a few percent (e.g. n = T = 1000, delta = 1e-6, z = 1: "
-    "eps 0.95 vs 0.98). The gap between accountant_sigma and the paper's sigma is the price of the closed-form "
-    "Lemma 8 bound and of the beta split."
+    "according to the RDP accountant of dp_accounting (Mironov et al.; conversion of Canonne, Kamath & Steinke), "
+    "computed by dpviz.accounting. The sensitivity 2G is the replace-one sensitivity of one example's gradient used "
+    "in the paper's proof of Theorem 2 (neighbouring data sets differ in one replaced example). The paper's "
+    "mechanism instead samples exactly one example (or one pair) per step, i.e. sampling without replacement; the "
+    "Poisson accountant is used because it is fast, and for these settings it differs from the without-replacement "
+    "(replace-one) accountant of Wang, Balle & Kasiviswanathan by a few percent (e.g. n = T = 1000, delta = 1e-6, "
+    "z = 1: eps 0.95 vs 0.98). The gap between accountant_sigma and the paper's sigma is the price of the "
+    "closed-form Lemma 8 bound and of the beta split."
 )
-
-
-def _acc_eps(z: float, q: float, T: int, delta: float) -> float:
-    from dp_accounting import dp_event
-    from dp_accounting.rdp import RdpAccountant
-
-    acc = RdpAccountant(list(_ORDERS))
-    acc.compose(dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(q, dp_event.GaussianDpEvent(z)), T))
-    return float(acc.get_epsilon(delta))
 
 
 @functools.lru_cache(maxsize=4096)
 def _acc_z(q: float, T: int, eps: float, delta: float) -> float:
-    """Smallest z (relative precision 1e-4, rounded up) with accountant ε(z) <= eps: bracketing by factors of 2,
-    then the Illinois variant of regula falsi on log ε(z) − log eps against log z (ε(z) is close to a power law)."""
-    target = math.log(eps)
+    """Smallest noise multiplier (relative precision 1e-4) of T Poisson(q)-subsampled Gaussian steps for (ε, δ)."""
+    from dpviz.accounting import noise_multiplier_for
 
-    def f(z):
-        e = _acc_eps(z, q, T, delta)
-        return math.log(e) - target if e > 0 else -math.inf
-
-    # starting guess: the moments-accountant scaling z ~ q sqrt(T log(1/delta))/eps (at least 0.5)
-    hi = max(0.5, 2.0 * q * math.sqrt(T * math.log(1.0 / delta)) / eps)
-    lo = hi / 2.0
-    f_hi = f(hi)
-    while f_hi > 0:
-        lo, hi = hi, hi * 2.0
-        if hi > 1e5:
-            return math.inf
-        f_hi = f(hi)
-    f_lo = f(lo)
-    while f_lo <= 0:
-        hi, f_hi = lo, f_lo
-        lo = lo / 2.0
-        if lo < 1e-4:
-            return hi
-        f_lo = f(lo)
-    a, fa, b, fb = math.log(lo), f_lo, math.log(hi), f_hi  # fa > 0 >= fb
-    side = 0
-    for _ in range(40):
-        if b - a < 1e-4 or not math.isfinite(fa) or not math.isfinite(fb):
-            if not (math.isfinite(fa) and math.isfinite(fb)):
-                m = 0.5 * (a + b)
-                fm = f(math.exp(m))
-                if fm > 0:
-                    a, fa = m, fm
-                else:
-                    b, fb = m, fm
-                if b - a >= 1e-4:
-                    continue
-            break
-        m = (a * fb - b * fa) / (fb - fa)
-        m = min(max(m, a + 1e-6 * (b - a)), b - 1e-6 * (b - a))
-        fm = f(math.exp(m))
-        if fm > 0:
-            a, fa = m, fm
-            if side == -1:
-                fb /= 2.0
-            side = -1
-        else:
-            b, fb = m, fm
-            if side == 1:
-                fa /= 2.0
-            side = 1
-        if fm <= 0 and abs(fm) < 1e-5:
-            break
-    return math.exp(b)
+    return noise_multiplier_for(eps=eps, delta=delta, steps=T, sampling_prob=q, rtol=1e-4)
 
 
 def accountant_sigma(*, n, eps, delta, T, G, pairwise=False) -> float:
