@@ -238,7 +238,7 @@ def cached_noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple)
     """
     out = []
     base = dict(items)
-    base["accountant"] = False  # only the paper's noise is plotted; skip the optional numerical-accountant extra
+    base["accountant_extra"] = False  # only the paper's noise is plotted; skip the optional numerical-accountant extra
     for x in grid:
         try:
             c = catalog.calibrate(algorithm_id, **{**base, name: x})
@@ -254,7 +254,7 @@ def cached_noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple)
 def cached_feasibility_grid(algorithm_id: str, items: tuple, ns: tuple, epss: tuple) -> list:
     """Feasibility (rows: ε, columns: n) with T = n and δ = 1/n², the setting of Wang, Lei, Ying & Zhang Fig. 1."""
     base = dict(items)
-    base["accountant"] = False  # the numerical accountant is not needed for feasibility
+    base["accountant_extra"] = False  # the numerical accountant is not needed for feasibility
     rows = []
     for e in epss:
         row = []

@@ -189,7 +189,9 @@ def _root(f, guess: float, rtol: float, what: str, spread: float = 2.0) -> float
 
 
 #: A coarse sub-grid of the default RDP orders, used to locate the answer before refining on the full grid.
-_COARSE = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 63.0, 128.0, 256.0)
+#: It must include the largest orders: at small ε the optimal order is large, and a grid that stops early cannot
+#: reach the target at all (its ε has the floor log(1/δ)/(λ_max − 1) whatever the noise).
+_COARSE = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 63.0, 128.0, 256.0, 512.0, 1024.0)
 _WINDOW = 8
 
 
@@ -202,6 +204,14 @@ def _solve(eps: float, delta: float, steps: int, q: float, accountant: str, rtol
         return _root(lambda z: _eps(z, delta, steps, q, "pld") - eps, guess, rtol, what)
     orders = _orders()
     full = _all_idx()
+    # the RDP bound as the noise grows without limit (at z = 1e4 the per-step divergence is already negligible, while
+    # far larger z make dp_accounting's series round to a negative divergence and report eps = 0)
+    floor = _rdp_eps_idx(1e4, delta, steps, q, full)[0]
+    if eps <= floor * (1.0 + 1e-9):
+        raise ValueError(
+            f"the RDP accountant cannot certify eps = {eps:g} at delta = {delta:g}: with Rényi orders up to "
+            f"{max(orders):g} its bound never falls below {floor:.4g} (about log(1/delta)/(order - 1)), however "
+            "large the noise; use a larger eps or accountant='pld'.")
 
     def f_on(idx):
         return lambda z: _rdp_eps_idx(z, delta, steps, q, idx)[0] - eps

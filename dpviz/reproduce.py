@@ -88,7 +88,7 @@ def _sigma_feasible(eps, G):
     """sigma of the catalogue's calibration (feasible beta, Theorem 2), or NaN if none is feasible."""
     try:
         cal = catalog.calibrate("dpsgd-rdp", n=_N, d=10, eps=eps, delta=1.0 / _N**2, T=_T, eta=_ETA, G=G,
-                                accountant=False)
+                                accountant_extra=False)
     except ValueError:
         return float("nan")
     return float(cal.sigma) if cal.feasible and cal.sigma is not None else float("nan")

@@ -55,6 +55,9 @@ def body() -> None:
                            f" (the paper's free constant c = {ui.fmt(params['c'])})")
     if alg.description:
         st.caption(alg.description)
+    # the sidebar's c is the free constant of the theorems' rates; calibrations that take a c (Kang et al.'s eq. (2))
+    # calibrate it numerically unless it is given on purpose, so it is not passed on here
+    params = {k: val for k, val in params.items() if k != "c"}
     res = ui.cached_calibrate(alg_id, ui.items(params))
     if "error" in res:
         st.error(res["error"])
@@ -109,7 +112,8 @@ def body() -> None:
         st.caption(note)
 
     beta_plot(alg, params, cal)
-    feasibility_map(alg_id, params)
+    if cal.get("beta_interval") is not None or not cal["feasible"]:  # only where feasibility depends on (n, ε)
+        feasibility_map(alg_id, params)
 
     # sigma (or Laplace scale) vs eps for every private algorithm at these settings
     eps_grid = [float(e) for e in np.logspace(-2, 1, 25)]

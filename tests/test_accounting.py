@@ -118,3 +118,16 @@ def test_invalid_inputs_epsilon(bad):
     params.update(bad)
     with pytest.raises(ValueError):
         acc.epsilon_for(**params)
+
+
+def test_small_eps_uses_the_large_renyi_orders():
+    # T = 1000 steps at q = 1/1000, delta = 1e-6, eps = 0.0178: the optimal Rényi order is near the top of the grid
+    # (~ 2 log(1/delta)/eps); a solver that only looks at orders <= 256 cannot get below log(1e6)/255 = 0.054 and
+    # returned an absurd z ~ 3e4.  The answer must be the threshold: feasible at z, infeasible 1 % below.
+    z = acc.noise_multiplier_for(eps=0.0178, delta=1e-6, steps=1000, sampling_prob=1e-3, rtol=1e-6)
+    assert 1.0 < z < 50.0
+    assert acc.epsilon_for(noise_multiplier=z, delta=1e-6, steps=1000, sampling_prob=1e-3) <= 0.0178
+    assert acc.epsilon_for(noise_multiplier=0.99 * z, delta=1e-6, steps=1000, sampling_prob=1e-3) > 0.0178
+    # below the floor of the order grid (about log(1/delta)/(1024 - 1) = 0.0135 minus the conversion's gain): no z
+    with pytest.raises(ValueError, match="cannot certify"):
+        acc.noise_multiplier_for(eps=0.005, delta=1e-6, steps=1000, sampling_prob=1e-3)

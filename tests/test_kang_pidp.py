@@ -50,9 +50,9 @@ def test_dpsgd_pl_with_given_c_uses_eq2():
 def test_dpsgd_pl_accountant():
     cal = k.calibrate_dpsgd_pl(n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, L=1.0, mu=0.1)
     z = accounting.noise_multiplier_for(eps=1.0, delta=1e-6, steps=1000, sampling_prob=1 / 1000)
-    # replace-one: sensitivity 2G = 2
-    assert cal.sigma == pytest.approx(2 * z)
-    assert cal.extras["sensitivity"] == 2.0 and cal.extras["noise_multiplier"] == pytest.approx(z)
+    # replace-one: sensitivity 2G = 2 (the calibration solves for z to a relative precision of 1e-6)
+    assert cal.sigma == pytest.approx(2 * z, rel=1e-5)
+    assert cal.extras["sensitivity"] == 2.0 and cal.extras["noise_multiplier"] == pytest.approx(z, rel=1e-5)
     # implied c = sigma n eps/(G sqrt(T log(1/delta))) = sigma * 1000/sqrt(1000*13.815511) = sigma * 8.50778
     assert cal.extras["c"] == pytest.approx(cal.sigma * 1000 / math.sqrt(1000 * LOG(1e6)))
     assert 1.0 < cal.extras["c"] < 100.0
@@ -262,3 +262,21 @@ def test_catalogue_entries():
     assert {"kang-pidp-thm1", "kang-pidp-thm3", "kang-pidp-thm6", "kang-pidp-thm7", "kang-pidp-remark4"} <= ids
     assert catalog.get_theorem("kang-pidp-thm1").explicit_bound is not None
     assert catalog.get_theorem("kang-pidp-thm3").explicit_bound is not None
+
+
+def test_given_c_too_small_is_infeasible_with_a_fix():
+    # eq. (2) with c = 1 at n = T = 1000, eps = 1, delta = 1e-6, G = 1: sigma = sqrt(1000 log(1e6))/1000 = 0.11754,
+    # a noise multiplier of 0.11754/(2G) = 0.0588 over 1000 steps at rate 1/1000 -- far from (1, 1e-6)-DP
+    from dpviz import catalog
+
+    sigma = math.sqrt(1000 * math.log(1e6)) / 1000
+    cal = catalog.calibrate("dpsgd-pl", n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, L=1.0, c=1.0)
+    assert cal.sigma == pytest.approx(sigma)
+    assert not cal.feasible and "accountant certifies only eps" in cal.reason
+    assert "leave c unset" in cal.fix
+    # at the c the accountant needs, it is feasible again
+    ok = catalog.calibrate("dpsgd-pl", n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, L=1.0,
+                           c=cal.extras["c_needed"] * 1.001)
+    assert ok.feasible
+    pidp = catalog.calibrate("pidp-sgd", n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, L=1.0, mu=0.1, R=1.0, c=1.0)
+    assert not pidp.feasible

@@ -160,7 +160,7 @@ def _training_sigma(n, eps, delta, T, G, c, neighbouring, accountant):
     notes, extras = [], {"sensitivity": sens, "neighbouring": neighbouring, "sampling_prob": 1.0 / n}
     if c is None:
         z = accounting.noise_multiplier_for(eps=eps, delta=delta, steps=T, sampling_prob=1.0 / n,
-                                            accountant=accountant)
+                                            accountant=accountant, rtol=1e-6)
         sigma = z * sens
         c_used = sigma / base
         extras.update({"noise_multiplier": z, "accountant": accountant, "c": c_used})
@@ -182,11 +182,29 @@ def _training_sigma(n, eps, delta, T, G, c, neighbouring, accountant):
             f"{accountant.upper()} accountant certifies eps = {eps_acc:.4g} for this sigma at delta = {delta:g}."
         )
         if eps_acc > eps * (1 + 1e-9):
+            z = accounting.noise_multiplier_for(eps=eps, delta=delta, steps=T, sampling_prob=1.0 / n,
+                                                accountant=accountant, rtol=1e-6)
+            extras["c_needed"] = z * sens / base
+            extras["too_small"] = (
+                f"with c = {c_used:g}, eq. (2) gives sigma = {sigma:.4g}, for which the {accountant.upper()} "
+                f"accountant certifies only eps = {eps_acc:.4g} > {eps:g}"
+            )
             notes.append(
                 f"With c = {c_used:g} the accountant's eps ({eps_acc:.4g}) exceeds the target {eps:g}: this c is too "
-                "small for the claimed guarantee; leave c unset to calibrate it numerically."
+                f"small for the claimed guarantee (it needs c >= {extras['c_needed']:.4g}); leave c unset to "
+                "calibrate it numerically."
             )
     return sigma, c_used, notes, extras
+
+
+def _mark_too_small(cal: Calibration) -> Calibration:
+    """A calibration whose user-given c of eq. (2) is below what the accountant needs is not private at the target."""
+    if cal.extras.get("too_small"):
+        cal.feasible = False
+        cal.reason = cal.extras["too_small"]
+        cal.fix = (f"use c >= {cal.extras['c_needed']:.4g}, or leave c unset so that the accountant calibrates "
+                   "sigma")
+    return cal
 
 
 _PL_FORMULA = r"\sigma = c\,\frac{G\sqrt{T\log(1/\delta)}}{n\epsilon},\quad \eta = \frac1L,\quad T = O(\log n)"
@@ -258,7 +276,7 @@ def calibrate_dpsgd_pl(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
     formula_numbers = (
         rf"\sigma = {c_used:.4g}\cdot\frac{{{G:g}\sqrt{{{T}\log(1/{delta:g})}}}}{{{n}\cdot{eps:g}}} = {sigma:.4g}"
     )
-    return Calibration(
+    return _mark_too_small(Calibration(
         id="dpsgd-pl",
         feasible=True,
         sigma=sigma,
@@ -269,7 +287,7 @@ def calibrate_dpsgd_pl(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
         formula_numbers=formula_numbers,
         notes=notes,
         extras=extras,
-    )
+    ))
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -432,7 +450,7 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
         rf"\quad \sigma_{{(c)}} = {c_prime:.4g}\cdot\frac{{{G:g}\cdot{rounds}\sqrt{{\log(1.25\cdot{rounds}/{delta2:.3g})}}}}"
         rf"{{{n}\cdot{zeta:g}\cdot{eps2:.4g}}} = {sigma_c:.4g}"
     )
-    return Calibration(
+    return _mark_too_small(Calibration(
         id="pidp-sgd",
         feasible=True,
         sigma=sigma,
@@ -444,7 +462,7 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
         formula_numbers=formula_numbers,
         notes=notes,
         extras=extras,
-    )
+    ))
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -507,7 +507,7 @@ def _which_fails(n, eps, delta, T, pairwise, grid) -> str:
     return "; ".join(parts)
 
 
-def _calibrate(alg_id, *, n, eps, delta, T, G, M, L, R, alpha, d, eta, beta, pairwise, accountant=True) -> Calibration:
+def _calibrate(alg_id, *, n, eps, delta, T, G, M, L, R, alpha, d, eta, beta, pairwise, accountant_extra=True) -> Calibration:
     n, eps, delta, T = _check_common(n, eps, delta, T)
     G, G_note = _resolve_G(G, M, L, R, alpha)
     if d is not None:
@@ -534,7 +534,7 @@ def _calibrate(alg_id, *, n, eps, delta, T, G, M, L, R, alpha, d, eta, beta, pai
             "Theorem 5's proof ends with log(n/(lambda(1 + sigma^2/(4G^2)))) while its statement (and Lemma 8 with "
             "sampling rate 2/n) has log(n/(2 lambda(...))); dpviz uses the statement's stricter condition."
         )
-    if accountant:
+    if accountant_extra:
         try:
             acc = accountant_sigma(n=n, eps=eps, delta=delta, T=T, G=G, pairwise=pairwise)
             extras["accountant_sigma"] = acc
@@ -649,7 +649,7 @@ def _eps_fix(e_min: float, n: int, pairwise: bool) -> str:
 
 
 def calibrate_dpsgd_rdp(*, n, eps, delta, T, G=None, M=None, L=None, R=None, alpha=None, d=None, eta=None,
-                        beta=None, accountant=True) -> Calibration:
+                        beta=None, accountant_extra=True) -> Calibration:
     r"""Noise of DP-SGD (gradient perturbation, Rényi accounting) for pointwise learning.
 
     000_e4c77d256cde89f2.txt, Algorithm 1 (line 5) and Theorem 2 (privacy); the same as Algorithm 2 / Theorem 11 of
@@ -682,15 +682,15 @@ def calibrate_dpsgd_rdp(*, n, eps, delta, T, G=None, M=None, L=None, R=None, alp
         ``sigma``, ``beta``, ``beta_interval``, ``beta_half``; ``extras``: ``lambda`` (the Rényi order), ``G``,
         ``sensitivity`` (2G), ``accountant_sigma`` / ``accountant_note`` (numerical RDP accountant), ...  When no β
         is feasible: ``feasible=False``, ``reason`` says which condition fails with numbers, ``fix`` gives the
-        smallest feasible ε (also ``extras['eps_min']``).  ``accountant=False`` skips the (slower) numerical
+        smallest feasible ε (also ``extras['eps_min']``).  ``accountant_extra=False`` skips the (slower) numerical
         accountant, e.g. for feasibility maps.
     """
     return _calibrate("dpsgd-rdp", n=n, eps=eps, delta=delta, T=T, G=G, M=M, L=L, R=R, alpha=alpha, d=d, eta=eta,
-                      beta=beta, pairwise=False, accountant=accountant)
+                      beta=beta, pairwise=False, accountant_extra=accountant_extra)
 
 
 def calibrate_dpsgd_rdp_pairwise(*, n, eps, delta, T, G=None, M=None, L=None, R=None, alpha=None, d=None, eta=None,
-                                 beta=None, accountant=True) -> Calibration:
+                                 beta=None, accountant_extra=True) -> Calibration:
     r"""Noise of DP-SGD for pairwise learning (DP-SGD-pairwise).
 
     000_e4c77d256cde89f2.txt, Algorithm 2 (line 5) and Theorem 5 (privacy; Lemma 8 with sampling rate 2/n):
@@ -703,7 +703,7 @@ def calibrate_dpsgd_rdp_pairwise(*, n, eps, delta, T, G=None, M=None, L=None, R=
     Parameters and result as in :func:`calibrate_dpsgd_rdp`.
     """
     return _calibrate("dpsgd-rdp-pairwise", n=n, eps=eps, delta=delta, T=T, G=G, M=M, L=L, R=R, alpha=alpha, d=d,
-                      eta=eta, beta=beta, pairwise=True, accountant=accountant)
+                      eta=eta, beta=beta, pairwise=True, accountant_extra=accountant_extra)
 
 
 # ----------------------------------------------------------------------------------------------------------------
