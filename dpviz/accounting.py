@@ -63,6 +63,45 @@ def _orders():
     return tuple(float(o) for o in rdp.DEFAULT_RDP_ORDERS)
 
 
+def _rdp_poisson_gaussian(q: float, z: float, orders) -> "np.ndarray":
+    r"""Per-step RDP of the Poisson-subsampled Gaussian mechanism at each order: the values of
+    ``dp_accounting.rdp.rdp_privacy_accountant._compute_rdp_poisson_subsampled_gaussian``, with the integer orders
+    vectorised.
+
+    For an integer order α (Mironov, Talwar & Zhang 2019, Sec. 3.3; the formula of ``_compute_log_a_int``):
+
+    .. math:: \log A_\alpha = \log\sum_{i=0}^{\alpha}\binom{\alpha}{i} q^i (1-q)^{\alpha-i}
+              e^{(i^2-i)/(2z^2)},\qquad \mathrm{RDP}(\alpha) = \frac{\log A_\alpha}{\alpha-1},
+
+    summed here with one ``logsumexp`` over a padded (orders × terms) array instead of a Python loop over the up to
+    1025 terms of each order (the loop was 90 % of a noise calibration's time).  Fractional orders, and the edge
+    cases q ∈ {0, 1} and z = 0, go through ``dp_accounting`` unchanged.  A test checks equality with it.
+    """
+    import numpy as np
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+    from scipy.special import gammaln, logsumexp
+
+    orders = np.asarray(orders, dtype=float)
+    if q <= 0.0 or q >= 1.0 or z <= 0.0:
+        return np.asarray(rdp._compute_rdp_poisson_subsampled_gaussian(q=q, noise_multiplier=z, orders=orders),
+                          dtype=float)
+    out = np.empty(orders.shape)
+    is_int = (orders == np.floor(orders)) & (orders >= 2) & np.isfinite(orders)
+    if is_int.any():
+        a = orders[is_int].astype(np.int64)[:, None]
+        i = np.arange(int(a.max()) + 1, dtype=np.int64)[None, :]
+        valid = i <= a
+        k = np.where(valid, a - i, 0)
+        terms = (gammaln(a + 1.0) - gammaln(i + 1.0) - gammaln(k + 1.0)
+                 + i * math.log(q) + k * math.log1p(-q) + (i * i - i) / (2.0 * z * z))
+        terms = np.where(valid, terms, -np.inf)
+        out[is_int] = logsumexp(terms, axis=1) / (a[:, 0] - 1.0)
+    rest = np.flatnonzero(~is_int)
+    if rest.size:
+        out[rest] = rdp._compute_rdp_poisson_subsampled_gaussian(q=q, noise_multiplier=z, orders=orders[rest])
+    return out
+
+
 @functools.lru_cache(maxsize=8192)
 def _rdp_eps_idx(z: float, delta: float, steps: int, q: float, idx: tuple[int, ...]) -> tuple[float, int]:
     """(ε, index of the optimal order) over the default RDP orders with indices ``idx``."""
@@ -76,7 +115,7 @@ def _rdp_eps_idx(z: float, delta: float, steps: int, q: float, idx: tuple[int, .
     level = absl_logger.level
     absl_logger.setLevel(logging.ERROR)  # silence "failed to converge ... excluding this order" (order is dropped)
     try:
-        per_step = rdp._compute_rdp_poisson_subsampled_gaussian(q=q, noise_multiplier=z, orders=orders)
+        per_step = _rdp_poisson_gaussian(q, z, orders)
         eps, opt = rdp.compute_epsilon(orders, steps * per_step, delta)
     finally:
         absl_logger.setLevel(level)
