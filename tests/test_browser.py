@@ -85,6 +85,26 @@ def test_every_page_draws_a_chart(server):
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.get_by_text("fitted log-log slope").count() >= 1
         page.screenshot(path=str(out / "simulate.png"), full_page=True)
+        # a user's CSV: upload, name the label column, run
+        rng = __import__("random").Random(0)
+        rows = ["a,b,c,y"]
+        for _ in range(300):
+            a, b, c = (rng.uniform(-1, 1) for _ in range(3))
+            rows.append(f"{a:.4f},{b:.4f},{c:.4f},{0.5 * a - 0.2 * b + 0.05 * rng.gauss(0, 1):.4f}")
+        csv_path = out / "upload.csv"
+        csv_path.write_text("\n".join(rows) + "\n")
+        page.goto(f"{server}/simulate?T=30&n=200&reps=5")
+        page.get_by_text("upload a CSV").click()
+        page.locator("input[type=file]").set_input_files(str(csv_path))
+        label = page.get_by_label("Label column", exact=True).and_(page.locator("input"))
+        label.fill("y")
+        label.press("Enter")
+        page.get_by_role("button", name="Run simulation").click()
+        page.wait_for_selector(".js-plotly-plot", timeout=60000)
+        page.wait_for_timeout(1000)
+        assert page.locator("[data-testid='stException']").count() == 0
+        assert page.get_by_text("fitted log-log slope").count() >= 1
+        page.screenshot(path=str(out / "simulate_csv.png"), full_page=True)
         # one click on a preset of the gallery loads a paper's setting
         page.goto(server)
         page.get_by_role("button", name="Wang et al. (non-smooth) Lemma 13 region").click()
