@@ -77,6 +77,36 @@ def set_view(**changes) -> None:
     sync_url()
 
 
+def view_choice(label: str, key: str, options, *, fallback=None, widget=None, **kwargs):
+    """A select box (or ``widget=st.radio``) bound to the view entry ``key``: it starts from the view's value (the
+    URL's), falls back to ``fallback`` (else the first option) when that is not an option, and writes the choice back.
+    """
+    options = list(options)
+    current = view()[key]
+    if current not in options:
+        current = fallback if fallback in options else options[0]
+    value = (widget or st.selectbox)(label, options, index=options.index(current), **kwargs)
+    set_view(**{key: value})
+    return value
+
+
+def view_multiselect(label: str, key: str, options, *, fallback=(), **kwargs) -> list:
+    """A multiselect bound to the view entry ``key`` (a list); ``fallback`` when none of the view's entries is an
+    option."""
+    options = list(options)
+    chosen = [o for o in view()[key] if o in options] or list(fallback)
+    value = st.multiselect(label, options, default=chosen, **kwargs)
+    set_view(**{key: value})
+    return value
+
+
+def view_checkbox(label: str, key: str, **kwargs) -> bool:
+    """A checkbox bound to the boolean view entry ``key``."""
+    value = bool(st.checkbox(label, value=bool(view()[key]), **kwargs))
+    set_view(**{key: value})
+    return value
+
+
 def sync_url() -> None:
     try:
         enc = urlstate.encode(view())
@@ -171,22 +201,17 @@ def loss_picker(setting: str | None, key: str = "loss") -> tuple[str | None, lis
 
     Returns the chosen loss id (None for custom) and the constant names the sidebar should show.
     """
-    v = view()
     opts = {"custom": "custom: set G, L, M and α by hand"}
     opts.update(loss_options(setting))
-    ids = list(opts)
-    cur = v[key] if v[key] in ids else "custom"
-    chosen = st.selectbox("Loss", ids, index=ids.index(cur), format_func=opts.get,
-                          help="The loss fixes the smoothness α and, with the data radius κ and the domain radius R, "
-                               "the Lipschitz constant G, the Hölder constant L and M = sup ||∇f(0; z)||. α = 1: "
-                               "smooth (least squares, logistic); α = 0: only Lipschitz (hinge, absolute); "
-                               "in between: q-norm losses with α = q − 1.")
-    set_view(**{key: chosen})
+    chosen = view_choice("Loss", key, opts, fallback="custom", format_func=opts.get,
+                         help="The loss fixes the smoothness α and, with the data radius κ and the domain radius R, "
+                              "the Lipschitz constant G, the Hölder constant L and M = sup ||∇f(0; z)||. α = 1: "
+                              "smooth (least squares, logistic); α = 0: only Lipschitz (hinge, absolute); "
+                              "in between: q-norm losses with α = q − 1.")
     if chosen == "custom":
         return None, list(LOSS_CONSTANTS)
-    override = st.checkbox("Override the loss's constants", value=v["override"],
-                           help="Set G, L, M and α by hand instead of deriving them from the loss, κ and R.")
-    set_view(override=override)
+    override = view_checkbox("Override the loss's constants", "override",
+                             help="Set G, L, M and α by hand instead of deriving them from the loss, κ and R.")
     return chosen, (list(LOSS_CONSTANTS) if override else [])
 
 

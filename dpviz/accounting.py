@@ -63,7 +63,7 @@ def _orders():
     return tuple(float(o) for o in rdp.DEFAULT_RDP_ORDERS)
 
 
-def _rdp_poisson_gaussian(q: float, z: float, orders) -> "np.ndarray":
+def _rdp_poisson_gaussian(q: float, z: float, orders):
     r"""Per-step RDP of the Poisson-subsampled Gaussian mechanism at each order: the values of
     ``dp_accounting.rdp.rdp_privacy_accountant._compute_rdp_poisson_subsampled_gaussian``, with the integer orders
     vectorised.

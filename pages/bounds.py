@@ -16,14 +16,11 @@ def body() -> None:
     v = ui.view()
     ids = [t.id for t in thms]
     labels = {t.id: f"{t.paper.short} — {t.number}" for t in thms}
-    chosen = [t for t in v["theorems"] if t in ids] or ids[:1]
-    chosen = st.multiselect("Theorems", ids, default=chosen, format_func=labels.get,
-                            help="Each theorem bounds the excess population risk of one algorithm.")
-    ui.set_view(theorems=chosen)
-    sweep = st.radio("Sweep over", ["n", "eps"], index=0 if v["sweep"] == "n" else 1, horizontal=True,
-                     format_func={"n": "sample size n", "eps": "privacy budget ε (smaller = more private)"}.get,
-                     help="x-axis of the stacked-terms plots; the totals are drawn against both n and ε.")
-    ui.set_view(sweep=sweep)
+    chosen = ui.view_multiselect("Theorems", "theorems", ids, fallback=ids[:1], format_func=labels.get,
+                                 help="Each theorem bounds the excess population risk of one algorithm.")
+    sweep = ui.view_choice("Sweep over", "sweep", ["n", "eps"], widget=st.radio, horizontal=True,
+                           format_func={"n": "sample size n", "eps": "privacy budget ε (smaller = more private)"}.get,
+                           help="x-axis of the stacked-terms plots; the totals are drawn against both n and ε.")
     needed = set()
     for t in chosen:
         needed |= set(catalog.parameters_of(catalog.get_theorem(t).bound))

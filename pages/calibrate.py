@@ -16,14 +16,9 @@ def body() -> None:
     if not algs:
         st.info("No private algorithm is in the catalogue yet.")
         return
-    v = ui.view()
-    ids = [a.id for a in algs]
     labels = {a.id: f"{a.paper.short} — {a.name} ({a.place})" for a in algs}
-    if v["algorithm"] not in ids:
-        v["algorithm"] = ids[0]
-    alg_id = st.selectbox("Algorithm (grouped by paper)", ids, index=ids.index(v["algorithm"]),
-                          format_func=labels.get, help="Which private algorithm to calibrate.")
-    ui.set_view(algorithm=alg_id)
+    alg_id = ui.view_choice("Algorithm (grouped by paper)", "algorithm", labels, format_func=labels.get,
+                            help="Which private algorithm to calibrate.")
     alg = catalog.get_algorithm(alg_id)
     needed = set(catalog.parameters_of(alg.calibrate))
     loss_id, shown = ui.loss_picker(alg.setting)
@@ -33,13 +28,10 @@ def body() -> None:
     thms = [t for t in catalog.theorems() if t.algorithm == alg_id]
     complexity = None
     if thms:
-        options = ["manual"] + [t.id for t in thms]
-        src = st.selectbox("T and η from", options,
-                           index=options.index(v["schedule"]) if v["schedule"] in options else 0,
-                           format_func=lambda i: "manual (sidebar)" if i == "manual" else
-                           f"{catalog.get_theorem(i).paper.short}, {catalog.get_theorem(i).number}",
-                           help="Use the step size and number of iterations the theorem prescribes, or your own.")
-        ui.set_view(schedule=src)
+        src = ui.view_choice("T and η from", "schedule", ["manual"] + [t.id for t in thms],
+                             format_func=lambda i: "manual (sidebar)" if i == "manual" else
+                             f"{catalog.get_theorem(i).paper.short}, {catalog.get_theorem(i).number}",
+                             help="Use the step size and number of iterations the theorem prescribes, or your own.")
         if src != "manual":
             if catalog.get_theorem(src).discrepancy:
                 st.warning(f"Reading of the paper: {catalog.get_theorem(src).discrepancy}")

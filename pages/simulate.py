@@ -41,12 +41,9 @@ def _data() -> "D.Dataset | None":
         except ValueError as exc:
             st.error(f"This CSV cannot be used: {exc}")
             return None
-    names = list(D.DATASETS)
-    cur = v["dataset"] if v["dataset"] in names else names[0]
-    name = st.selectbox("Data set", names, index=names.index(cur), format_func=lambda k: D.DATASETS[k],
-                        help="Every data set is scaled so that ||x|| ≤ 1. Excess risk is measured on a large fresh "
-                             "sample (synthetic) or the held-out 30 % (real data).")
-    ui.set_view(dataset=name)
+    name = ui.view_choice("Data set", "dataset", D.DATASETS, format_func=D.DATASETS.get,
+                          help="Every data set is scaled so that ||x|| ≤ 1. Excess risk is measured on a large fresh "
+                               "sample (synthetic) or the held-out 30 % (real data).")
     noise = 0.0
     if name in SYNTHETIC[:2]:
         noise = st.number_input("Label noise κ (Wang, Lei, Ying & Zhou §5; 0 = realizable, low-noise case)", 0.0,
@@ -121,26 +118,22 @@ def body() -> None:
     if not opts:
         st.error("No loss of dpviz fits this data set's task.")
         return
-    lids = list(opts)
-    cur = v["sim_loss"] if v["sim_loss"] in lids else lids[0]
-    loss = st.selectbox("Loss", lids, index=lids.index(cur), format_func=opts.get,
-                        help="Pointwise losses use one example per step, pairwise losses (AUC, metric learning) a pair.")
-    ui.set_view(sim_loss=loss)
+    loss = ui.view_choice("Loss", "sim_loss", opts, format_func=opts.get,
+                          help="Pointwise losses use one example per step, pairwise losses (AUC, metric learning) a "
+                               "pair.")
     from dpviz import losses
 
     setting = losses.get_loss(loss).setting
     algs = [a for a in S.supported_algorithms() if catalog.get_algorithm(a).setting == setting]
     private = [a for a in algs if catalog.get_algorithm(a).perturbation != "none"]
     baseline = [a for a in algs if catalog.get_algorithm(a).perturbation == "none"]
-    chosen = [a for a in v["sim_algs"] if a in algs] or (private[:1] + baseline[:1])
-    alg_ids = st.multiselect("Algorithm(s)", algs, default=chosen,
-                             format_func=lambda i: f"{catalog.get_algorithm(i).name} — {catalog.get_algorithm(i).paper.short}",
-                             help="Private algorithms and their non-private baselines for this kind of loss.")
-    ui.set_view(sim_algs=alg_ids)
-    sweep = st.radio("Sweep over", ["eps", "n"], index=0 if v["sim_sweep"] == "eps" else 1, horizontal=True,
-                     format_func={"eps": "ε (smaller = more private)", "n": "sample size n"}.get,
-                     help="The parameter on the x-axis; the other one stays at its sidebar value.")
-    ui.set_view(sim_sweep=sweep)
+    alg_ids = ui.view_multiselect(
+        "Algorithm(s)", "sim_algs", algs, fallback=private[:1] + baseline[:1],
+        format_func=lambda i: f"{catalog.get_algorithm(i).name} — {catalog.get_algorithm(i).paper.short}",
+        help="Private algorithms and their non-private baselines for this kind of loss.")
+    sweep = ui.view_choice("Sweep over", "sim_sweep", ["eps", "n"], widget=st.radio, horizontal=True,
+                           format_func={"eps": "ε (smaller = more private)", "n": "sample size n"}.get,
+                           help="The parameter on the x-axis; the other one stays at its sidebar value.")
     if sweep == "eps":
         lo, hi = st.select_slider("ε range", EPS_CHOICES, value=(_snap(v["eps_lo"], EPS_CHOICES),
                                                                   _snap(v["eps_hi"], EPS_CHOICES)),
@@ -153,13 +146,12 @@ def body() -> None:
                                   help="Grid points of the sweep (up to the sidebar's n, at least 1000).")
         ui.set_view(n_lo=int(lo), n_hi=int(hi))
         grid = [m for m in choices if lo <= m <= hi]
-    run_inf = st.checkbox("Noise as in the papers' experiments (no privacy guarantee from the theorem)",
-                          value=bool(v["run_infeasible"]),
-                          help="Wang, Lei, Ying & Zhou §5 choose β to minimise σ over all of (0, 1) without checking "
-                               "their Theorem 2's privacy conditions, which gives far less noise than a feasible β. "
-                               "Tick to use that rule (and to run settings whose calibration is infeasible); "
-                               "untick for the calibrated, provably private noise.")
-    ui.set_view(run_infeasible=bool(run_inf))
+    run_inf = ui.view_checkbox("Noise as in the papers' experiments (no privacy guarantee from the theorem)",
+                               "run_infeasible",
+                                    help="Wang, Lei, Ying & Zhou §5 choose β to minimise σ over all of (0, 1) without "
+                                    "checking their Theorem 2's privacy conditions, which gives far less noise than a "
+                                    "feasible β. Tick to use that rule (and to run settings whose calibration is "
+                                    "infeasible); untick for the calibrated, provably private noise.")
     c1, c2 = st.columns(2)
     reps = c1.number_input("Repetitions", 1, 500, int(v["reps"]), help="Independent runs per grid point (for the "
                            "95 % band: mean ± 1.96 standard errors).")

@@ -6,7 +6,7 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz import catalog, urlstate
+from dpviz import catalog
 
 TIMEOUT = 30
 APP = __import__("pathlib").Path(__file__).resolve().parent.parent / "app.py"

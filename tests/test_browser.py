@@ -1,7 +1,6 @@
 """Real-browser smoke test: streamlit run + Debian Chromium via Playwright; screenshots into test-artifacts/."""
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
