@@ -101,6 +101,7 @@ from dpviz import stats
 
 __all__ = [
     "simulate",
+    "gradient_evaluations",
     "estimate_cost",
     "supported_algorithms",
     "SimulationResult",
@@ -433,7 +434,31 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
     return alg_name, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params
 
 
-def _work(spec, reps, pshape, plans, evaluate=("risk", "metric"), eval_rows=_EVAL_ROWS):
+def gradient_evaluations(algorithm_id: str, *, n: int, T: int) -> float:
+    """(Pair-)gradient evaluations of one run of ``algorithm_id`` with its update rule in :data:`SPECS`.
+
+    One per SGD step; T(T+1)/2 for the history-averaged pairwise SGD of 002_529032789875e3ba.txt (Algorithm 1, step
+    t averages over t pairs); n (pointwise) or n(n - 1) (pairwise) per full-gradient step; for DP epoch GD
+    (004_f0930831cb554e22.txt, Algorithm 3) n_i full pairwise-gradient steps on each block of n_i examples; for
+    PIDP-SGD two per step (the gradient and the influence-function contribution; the per-round Hessians are extra).
+    """
+    if algorithm_id not in SPECS:
+        raise ValueError(f"the simulation engine does not run {algorithm_id!r}; it runs: {', '.join(SPECS)}")
+    n = v.check_n(n)
+    T = v.check_int("T", T)
+    spec = SPECS[algorithm_id]
+    if spec.kind == "epoch":
+        return float(sum(m * m * (m - 1) for m in _epoch_sizes(n)))
+    if spec.kind == "history":
+        return T * (T + 1) / 2
+    if spec.kind == "pidp":
+        return 2.0 * T
+    if spec.kind == "sgd":
+        return float(T)
+    return float(T * (n * (n - 1) if spec.pairs else n))
+
+
+def _work(algorithm_id, spec, reps, pshape, plans, evaluate=("risk", "metric"), eval_rows=_EVAL_ROWS):
     D = int(np.prod(pshape))
     total = 0.0
     if "risk" in evaluate:  # empirical and population risk on eval_rows rows (or pairs) per chain
@@ -441,18 +466,9 @@ def _work(spec, reps, pshape, plans, evaluate=("risk", "metric"), eval_rows=_EVA
     for pl in plans:
         if not pl["run"]:
             continue
-        n = pl["n"]
-        if spec.kind == "epoch":
-            total += reps * D * sum(m * m * (m - 1) for m in _epoch_sizes(n))
-            continue
-        if spec.kind == "history":
-            total += reps * D * pl["T"] * (pl["T"] + 1) / 2
-            continue
-        if spec.kind == "pidp":  # per round: 2 D full gradients (Hessian) + inverse; per step: 2 gradients
-            total += reps * (pl["pidp"]["rounds"] * (2 * D * n * D + D**3) + 2 * pl["T"] * D)
-            continue
-        per = 1 if spec.kind == "sgd" else (n * (n - 1) if spec.pairs else n)
-        total += reps * pl["T"] * D * per
+        total += reps * D * gradient_evaluations(algorithm_id, n=pl["n"], T=pl["T"])
+        if spec.kind == "pidp":  # per round: 2 D full gradients (Hessian) + its inverse
+            total += reps * pl["pidp"]["rounds"] * (2 * D * pl["n"] * D + D**3)
     return total
 
 
@@ -464,7 +480,7 @@ def estimate_cost(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, 
     one gradient coordinate of one chain at one step (``SECONDS_PER_UNIT`` seconds on the reference machine).
     """
     _, spec, _, _, reps, _, gvals, pshape, _, plans, _ = _plan(algorithm_id, data, loss, grid, reps, params)
-    work = _work(spec, reps, pshape, plans, evaluate, v.check_int("eval_rows", eval_rows, minimum=10))
+    work = _work(algorithm_id, spec, reps, pshape, plans, evaluate, v.check_int("eval_rows", eval_rows, minimum=10))
     return {"work": work, "seconds": work * SECONDS_PER_UNIT, "chains": len(gvals) * reps,
             "steps": max(p["T"] for p in plans)}
 
@@ -679,7 +695,7 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
         algorithm_id, data, loss, grid, reps, params)
     seed = v.check_int("seed", seed, minimum=0)
     eval_rows = v.check_int("eval_rows", eval_rows, minimum=10)
-    work = _work(spec, reps, pshape, plans, evaluate, eval_rows)
+    work = _work(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows)
     if max_work is not None and work > max_work:
         raise CostTooHigh(
             f"this simulation needs about {work:.3g} work units (~{work * SECONDS_PER_UNIT:.0f} s), above the cap of "

@@ -4,10 +4,7 @@ import numpy as np
 import streamlit as st
 
 import dpviz_ui as ui
-from dpviz import catalog, figures
-
-#: algorithms that compute the full (pairwise) empirical gradient at each step
-_FULL_GRADIENT = {"dpgd-sc", "dpgd-c", "dp-epoch-gd", "gd"}
+from dpviz import catalog, figures, simulate as S
 
 
 def body() -> None:
@@ -67,13 +64,12 @@ def body() -> None:
     eta_shown = cal.get("eta") if cal.get("eta") is not None else params.get("eta")
     cols[2].metric("η", ui.fmt(eta_shown))
     cols[3].metric("T", ui.fmt(T_shown))
-    if complexity is None and T_shown is not None:
-        n_ = params["n"]
-        per_step = (n_ * (n_ - 1) if alg.setting == "pairwise" else n_) if alg.id in _FULL_GRADIENT else 1
-        complexity = T_shown * per_step
+    if complexity is None and T_shown is not None and alg.id in S.SPECS:
+        complexity = S.gradient_evaluations(alg.id, n=params["n"], T=int(T_shown))
     cols[4].metric("gradient evaluations", ui.fmt(complexity),
-                   help="Gradient complexity: (pair-)gradients computed in total: one per SGD step, n per "
-                        "full-gradient step, n(n − 1) per full pairwise-gradient step.")
+                   help="Gradient complexity: (pair-)gradients computed in total, from the theorem's schedule "
+                        "or else counted for the algorithm's update rule: one per SGD step, n per full-gradient step, "
+                        "n(n − 1) per full pairwise-gradient step.")
     if cal.get("beta_interval"):
         lo, hi = cal["beta_interval"]
         half = cal.get("beta_half")

@@ -494,3 +494,16 @@ def test_pairwise_output_perturbation_projects_the_noisy_output():
     r = S.simulate("pairwise-sgd-output", tiny(), PairLS(), params={"T": 3, "eta": 0.1, "sigma": 1.0, "R": 1.0}, **kw)
     norm = math.hypot(2.92, 4.08)
     assert r.outputs[0, 0] == pytest.approx([2.92 / norm, 4.08 / norm])
+
+
+def test_gradient_evaluations_per_update_rule():
+    # one per SGD step; 002 Algorithm 1 averages over t pairs at step t: T(T+1)/2 = 10*11/2; full pairwise gradient
+    # n(n-1) per step: 3 steps * 5*4; DP epoch GD with n = 8: blocks of 4, 2 and 2 examples (k = 3), each run for
+    # as many steps as it has examples: 4*4*3 + 2*2*1 + 2*2*1 = 56
+    assert S.gradient_evaluations("dpsgd-rdp", n=100, T=7) == 7
+    assert S.gradient_evaluations("pairwise-sgd", n=100, T=10) == 55
+    assert S.gradient_evaluations("dpgd-c", n=5, T=3) == 60
+    assert S.gradient_evaluations("gd", n=5, T=3) == 15
+    assert S.gradient_evaluations("dp-epoch-gd", n=8, T=8) == 56
+    with pytest.raises(ValueError):
+        S.gradient_evaluations("nope", n=5, T=3)
