@@ -218,7 +218,20 @@ class Hinge(Loss):
         return {"G": k, "L": k, "M": k, "alpha": 0.0}
 
 
-class QNormHinge(Loss):
+class _QNorm(Loss):
+    """A loss with an exponent q in (1, 2] whose gradient is (q − 1)-Hölder, α = q − 1 (003_ae9d1ed971b16d33.txt,
+    Section 1).  Subclasses give ``_describe`` (the description with q and α filled in)."""
+
+    _describe = ""
+
+    def __init__(self, *, q=1.5):
+        self.q = _check_q(q)
+        self.alpha = self.q - 1.0
+        self.params = {"q": self.q}
+        self.description = self._describe.format(q=self.q, alpha=self.alpha)
+
+
+class QNormHinge(_QNorm):
     r"""q-norm hinge loss f(w; x, y) = max(0, 1 − y <w, x>)^q, 1 < q <= 2 (003_ae9d1ed971b16d33.txt, Section 1:
     "the hinge loss (1 − y w^T x)_+^q for q-norm soft margin SVM ... (q − 1)-Hölder smooth").
 
@@ -235,12 +248,8 @@ class QNormHinge(Loss):
     latex = r"f(w; x, y) = \max(0,\, 1 - y\langle w, x\rangle)^q,\ 1 < q \le 2"
     source = "Wang, Lei, Ying & Zhang, Section 1"
 
-    def __init__(self, *, q=1.5):
-        self.q = _check_q(q)
-        self.alpha = self.q - 1.0
-        self.params = {"q": self.q}
-        self.description = (f"q-norm soft-margin SVM loss max(0, 1 − y⟨w, x⟩)^q with q = {self.q:g}; "
-                            f"gradient (q − 1)-Hölder, α = {self.alpha:g}. Labels ±1.")
+    _describe = ("q-norm soft-margin SVM loss max(0, 1 − y⟨w, x⟩)^q with q = {q:g}; gradient (q − 1)-Hölder, "
+                 "α = {alpha:g}. Labels ±1.")
 
     def value(self, w, x, y, x2=None, y2=None):
         m, _ = _dot(w, x)
@@ -289,7 +298,7 @@ class Absolute(Loss):
         return {"G": k, "L": 2.0 * k, "M": k, "alpha": 0.0}
 
 
-class QRegression(Loss):
+class QRegression(_QNorm):
     r"""q-norm regression loss f(w; x, y) = |y − <w, x>|^q, 1 < q <= 2 (003_ae9d1ed971b16d33.txt, Section 1:
     "the q-norm loss |y − w^T x|^q in regression ... (q − 1)-Hölder smooth").
 
@@ -306,12 +315,8 @@ class QRegression(Loss):
     latex = r"f(w; x, y) = |y - \langle w, x\rangle|^q,\ 1 < q \le 2"
     source = "Wang, Lei, Ying & Zhang, Section 1"
 
-    def __init__(self, *, q=1.5):
-        self.q = _check_q(q)
-        self.alpha = self.q - 1.0
-        self.params = {"q": self.q}
-        self.description = (f"q-norm regression loss |y − ⟨w, x⟩|^q with q = {self.q:g}; gradient (q − 1)-Hölder, "
-                            f"α = {self.alpha:g}. Labels |y| ≤ 1.")
+    _describe = ("q-norm regression loss |y − ⟨w, x⟩|^q with q = {q:g}; gradient (q − 1)-Hölder, α = {alpha:g}. "
+                 "Labels |y| ≤ 1.")
 
     def value(self, w, x, y, x2=None, y2=None):
         m, _ = _dot(w, x)
@@ -448,7 +453,7 @@ class AUCHinge(Loss):
         return {"G": 2.0 * k, "L": 2.0 * k, "M": 2.0 * k, "alpha": 0.0}
 
 
-class QNormAUCHinge(Loss):
+class QNormAUCHinge(_QNorm):
     r"""q-norm AUC hinge f(w; z, z') = (1 − <w, x − x'>)_+^q I[y = 1 ∧ y' = −1], 1 < q <= 2: the AUC loss of
     002_529032789875e3ba.txt eq. (10) with the q-norm hinge of 003_ae9d1ed971b16d33.txt, Section 1.
 
@@ -465,12 +470,8 @@ class QNormAUCHinge(Loss):
     latex = r"f(w; z, z') = (1 - \langle w, x - x'\rangle)_+^q\, \mathbb{I}[y = 1,\ y' = -1],\ 1 < q \le 2"
     source = "Yang, Lei, Lyu & Ying, eq. (10), with the q-norm hinge of Wang, Lei, Ying & Zhang"
 
-    def __init__(self, *, q=1.5):
-        self.q = _check_q(q)
-        self.alpha = self.q - 1.0
-        self.params = {"q": self.q}
-        self.description = (f"Pairwise AUC loss (1 − ⟨w, x − x'⟩)₊^q with q = {self.q:g} on (positive, negative) "
-                            f"pairs, 0 on other pairs; α = {self.alpha:g}. Positive: y > 0.")
+    _describe = ("Pairwise AUC loss (1 − ⟨w, x − x'⟩)₊^q with q = {q:g} on (positive, negative) pairs, 0 on "
+                 "other pairs; α = {alpha:g}. Positive: y > 0.")
 
     def value(self, w, x, y, x2=None, y2=None):
         m, _ = _dot(w, self._pair(x, x2, y2))
