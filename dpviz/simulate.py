@@ -120,6 +120,10 @@ _EVAL_ROWS = 2000  # rows (or pairs) of the evaluation samples used for risks
 _BUF_FLOATS = 2_000_000  # size of the per-block random-number buffers
 
 
+#: ``params`` entries that steer the engine only (not calibration or theorem parameters).
+_ENGINE_SWITCHES = ("run_infeasible", "noise_rule")
+
+
 class CostTooHigh(ValueError):
     """The requested simulation exceeds the work cap."""
 
@@ -252,7 +256,12 @@ class SimulationResult:
         return stats.loglog_slope(s["grid"].to_numpy(), s["mean"].to_numpy())
 
     def bounds(self, theorem_id: str | None = None, **extra):
-        """The bound of ``theorem_id`` (default: the first theorem of this algorithm) at each grid point."""
+        """The bound of ``theorem_id`` (default: the first theorem of this algorithm) at each grid point.
+
+        Columns: ``grid``, ``theorem``, ``bound`` (the rate form, the paper's constant c = 1 unless given in
+        ``extra``), ``explicit`` (with the paper's explicit constants, NaN where it gives none), ``n_exp`` and
+        ``eps_exp`` (exponents of the largest term), ``error`` (why a point has no bound).
+        """
         import pandas as pd
 
         if theorem_id is None:
@@ -260,15 +269,25 @@ class SimulationResult:
             if not ths:
                 raise ValueError(f"no theorem in the catalogue bounds the algorithm {self.algorithm!r}.")
             theorem_id = ths[0].id
+        has_explicit = catalog.get_theorem(theorem_id).explicit_bound is not None
+        nan = float("nan")
         rows = []
         for g, cal in zip(self.grid_values or [None], self.calibrations):
-            p = dict(cal.extras.get("_params", {}))
-            p.update(extra)
+            p = {**cal.extras.get("_params", {}), **extra}
+            row = {"grid": g, "theorem": theorem_id, "bound": nan, "explicit": nan, "n_exp": nan, "eps_exp": nan,
+                   "error": ""}
             try:
                 b = catalog.bound(theorem_id, **p)
-                rows.append({"grid": g, "theorem": theorem_id, "bound": b.total, "error": ""})
+                top = b.dominant()
+                row.update(bound=b.total, n_exp=top.n_exp, eps_exp=top.eps_exp)
             except ValueError as exc:
-                rows.append({"grid": g, "theorem": theorem_id, "bound": float("nan"), "error": str(exc)})
+                row["error"] = str(exc)
+            if has_explicit and not row["error"]:
+                try:
+                    row["explicit"] = catalog.bound(theorem_id, explicit=True, **p).total
+                except ValueError:
+                    pass  # the explicit constants need parameters the rate form does not; NaN
+            rows.append(row)
         return pd.DataFrame(rows)
 
 
@@ -406,7 +425,8 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         if spec.noise != "none" and cal.sigma is None and lap is None and sched is None:
             run = False
         cal.extras = dict(cal.extras)
-        cal.extras["_params"] = {**p, "T": T, "eta": eta}
+        # the parameters of this grid point, as the catalogue's theorems take them (engine switches left out)
+        cal.extras["_params"] = {**{k: val for k, val in p.items() if k not in _ENGINE_SWITCHES}, "T": T, "eta": eta}
         pidp = None
         if spec.kind == "pidp":
             pidp = {}

@@ -77,29 +77,13 @@ def _losses(ds) -> dict[str, str]:
     return out
 
 
-def _theory(alg_id, res, params, sweep, grid):
-    """Theory curves for one algorithm: (theorem label, totals, explicit totals or None, dominant exponent)."""
-    thms = [t for t in catalog.theorems() if t.algorithm == alg_id]
-    for thm in thms:
-        totals, explicit, exps = [], [], []
-        for cal in res.calibrations:
-            p = dict(cal.extras.get("_params", {}))
-            p.update({k: params[k] for k in ("c", "mu") if k in params})
-            p.pop("run_infeasible", None)
-            p.pop("noise_rule", None)
-            b = ui.cached_bound(thm.id, ui.items(p))
-            if "error" in b:
-                break
-            totals.append(b["ok"]["total"])
-            dom = max(b["ok"]["terms_latex"], key=lambda t: dict(b["ok"]["terms"])[t[0]])
-            exps.append(dom[2] if sweep == "n" else dom[3])
-            if thm.explicit_bound is not None:
-                e = ui.cached_bound(thm.id, ui.items(p), explicit=True)
-                explicit.append(e["ok"]["total"] if "ok" in e else None)
-        else:
-            if totals:
-                label = f"{thm.paper.short}, {thm.number}"
-                return label, totals, (explicit if thm.explicit_bound is not None else None), exps
+def _theory(res, params):
+    """The first theorem of the algorithm that bounds every grid point: (label, bounds DataFrame) or None."""
+    extra = {k: params[k] for k in ("c", "mu") if k in params}
+    for thm in (t for t in catalog.theorems() if t.algorithm == res.algorithm):
+        b = res.bounds(thm.id, **extra)
+        if (b["error"] == "").all():
+            return f"{thm.paper.short}, {thm.number}", b
     return None
 
 
@@ -226,7 +210,7 @@ def show_results(results, params, sweep) -> None:
         x = [float(g) for g in s["grid"]]
         curves.append({"name": name, "x": x, "mean": list(s["mean"]), "ci_low": list(s["ci_low"]),
                        "ci_high": list(s["ci_high"]), "colour": i})
-        theory = _theory(res.algorithm, res, params, sweep, x)
+        theory = _theory(res, params)
         emp = {}
         try:
             emp = res.slope()
@@ -235,22 +219,21 @@ def show_results(results, params, sweep) -> None:
         row = {"algorithm": name, "fitted slope": emp.get("slope"), "95 % CI low": emp.get("ci_low"),
                "95 % CI high": emp.get("ci_high"), "theorem": "—", "theory slope": None, "dominant term exponent": None}
         if theory is not None:
-            label, totals, explicit, exps = theory
-            xs_all = [float(g) for g in res.grid_values]
-            keep = [j for j, g in enumerate(xs_all) if g in x]
-            tot = [totals[j] for j in keep if j < len(totals)]
-            means = list(s["mean"])
-            ok = [(m, r) for m, r in zip(means, tot) if m > 0 and r and r > 0 and math.isfinite(r)]
+            label, b = theory
+            b = b[b["grid"].isin(x)]  # the grid points that ran
+            tot = list(b["bound"])
+            ok = [(m, r) for m, r in zip(s["mean"], tot) if m > 0 and r > 0 and math.isfinite(r)]
             if ok:
                 const = math.exp(float(np.mean([math.log(m / r) for m, r in ok])))
                 curves.append({"name": f"{name}: {label} rate × fitted constant {const:.3g}", "x": x,
                                "y": [const * r for r in tot], "kind": "fitted", "colour": i})
-            if explicit is not None and any(e is not None for e in explicit):
+            if b["explicit"].notna().any():
                 curves.append({"name": f"{name}: {label} bound with the paper's constants", "x": x,
-                               "y": [explicit[j] if j < len(explicit) else None for j in keep], "kind": "explicit",
+                               "y": [None if math.isnan(e) else e for e in b["explicit"]], "kind": "explicit",
                                "colour": i})
+            exp_col = "n_exp" if sweep == "n" else "eps_exp"
             row.update({"theorem": label, "theory slope": figures.loglog_slope(x, tot),
-                        "dominant term exponent": exps[-1] if exps else None})
+                        "dominant term exponent": float(b[exp_col].iloc[-1])})
         slopes.append(row)
         notes.extend(f"{name}: {note}" for note in res.notes)
         rows.extend(res.frame.to_dict("records"))

@@ -269,6 +269,14 @@ def test_bounds_at_grid_points():
         pytest.skip("no theorem for dpsgd-output in the catalogue")
     b = r.bounds()
     assert len(b) == 2 and list(b["grid"]) == [0.5, 1.0]
+    # the rate form and its largest term at each grid point are the catalogue's at that point's parameters
+    for g, row in zip([0.5, 1.0], b.itertuples()):
+        res = catalog.bound(row.theorem, **r.calibrations[[0.5, 1.0].index(g)].extras["_params"])
+        assert row.bound == pytest.approx(res.total)
+        assert (row.n_exp, row.eps_exp) == (res.dominant().n_exp, res.dominant().eps_exp)
+    # engine switches are not theorem parameters
+    r2 = S.simulate("dpsgd-output", ds, LS(), grid={"eps": [0.5, 1.0]}, reps=3, params={**p, "run_infeasible": True})
+    assert "run_infeasible" not in r2.calibrations[0].extras["_params"]
     # delta defaults to 1/n^2 = 1e-4 for every grid point
     assert r.calibrations[0].extras["_params"]["delta"] == pytest.approx(1e-4)
 
