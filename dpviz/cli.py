@@ -23,7 +23,14 @@ from typing import Any, Sequence
 from dpviz import catalog
 from dpviz._validate import check_delta, check_eps, check_int, check_n, check_positive, check_unit
 
-__all__ = ["main", "build_parser"]
+__all__ = ["main", "build_parser", "EXTENSIONS"]
+
+#: Further sub-commands, each in its own module of the ``dpviz`` package.  A module listed here defines
+#: ``add_parser(sub, add_param_options, collect_params)`` (adds its sub-parser(s) to the argparse sub-parsers ``sub``;
+#: ``add_param_options(p)`` adds the common calibrate/bound options, ``collect_params(args)`` reads and checks them)
+#: and ``run(args) -> int | None`` (handles ``args.command`` if it is one of its own, else returns None).
+#: Raise ``ValueError`` for bad input: ``main`` turns it into one stderr line and exit code 2.
+EXTENSIONS: list[str] = []
 
 
 class UsageError(Exception):
@@ -133,7 +140,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--reps", type=_whole, default=500, help="repetitions (default 500)")
     p.add_argument("--seed", type=_whole, default=0, help="random seed (default 0)")
     p.add_argument("--out", required=True, help="output directory")
+    for mod in _extensions():
+        mod.add_parser(sub, _add_param_options, _collect_params)
     return parser
+
+
+def _extensions() -> list:
+    import importlib
+
+    return [importlib.import_module(f"dpviz.{name}") for name in EXTENSIONS]
 
 
 def _collect_params(args: argparse.Namespace) -> dict[str, Any]:
@@ -269,6 +284,10 @@ def _run(argv: Sequence[str] | None) -> int:
         paths = {k: str(v) for k, v in result.items() if k in ("csv", "html")}
         print(json.dumps(paths))
         return 0
+    for mod in _extensions():
+        code = mod.run(args)
+        if code is not None:
+            return code
     raise UsageError(f"unknown command {cmd!r}")  # pragma: no cover (argparse rejects it first)
 
 
