@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import traceback
 
 import streamlit as st
@@ -56,14 +57,33 @@ def _legacy_pages_fallback() -> None:
 
 
 def init_state() -> None:
-    """Load the view state from the URL once per session."""
+    """Load the view state from the URL once per session (the notice about ignored link parameters is shown by
+    :func:`show_link_notice`, once per run, not here)."""
     _legacy_pages_fallback()
     if "_view" not in st.session_state:
         state, problems = urlstate.decode({k: st.query_params.get(k) for k in st.query_params.keys()})
         st.session_state["_view"] = state
         st.session_state["_url_problems"] = problems
-    for msg in st.session_state.get("_url_problems", []):
-        st.warning(msg)
+        st.session_state["_invalid"] = {}
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
+
+
+def plain(text) -> str:
+    """``text`` escaped so that Streamlit's Markdown shows it literally: no links, images, HTML, LaTeX or emphasis.
+
+    Everything a user typed, uploaded or put in a URL goes through this before it reaches st.error/st.warning/...
+    """
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+def show_link_notice() -> None:
+    """One notice listing every ignored link parameter with its reason; gone after the user's first change."""
+    problems = st.session_state.get("_url_problems") or []
+    if problems:
+        st.warning("Some settings in the link were ignored (their defaults are used): "
+                   + "; ".join(plain(p) for p in problems) + ".")
 
 
 def view() -> dict:
@@ -77,15 +97,53 @@ def set_view(**changes) -> None:
     sync_url()
 
 
-def view_choice(label: str, key: str, options, *, fallback=None, widget=None, **kwargs):
-    """A select box (or ``widget=st.radio``) bound to the view entry ``key``: it starts from the view's value (the
-    URL's), falls back to ``fallback`` (else the first option) when that is not an option, and writes the choice back.
+def _user_acted() -> None:
+    st.session_state["_url_problems"] = []
+
+
+def _commit(name: str) -> None:
+    """Widget callback: the widget ``w_<name>`` changed; validate it into the view (or record why it is invalid).
+
+    Runs before the script, so the page that follows already sees the new value: one source of truth (the view),
+    each widget with a stable key -- no second change of a widget is ever lost to a default fighting its state.
     """
+    _user_acted()
+    value = st.session_state.get(f"w_{name}")
+    invalid = st.session_state.setdefault("_invalid", {})
+    try:
+        st.session_state["_view"][name] = urlstate.validate(name, value)
+        invalid.pop(name, None)
+    except ValueError as exc:
+        invalid[name] = (value, str(exc))
+
+
+def _commit_choice(name: str) -> None:
+    _user_acted()
+    value = st.session_state.get(f"w_{name}")
+    if isinstance(value, tuple):
+        value = list(value)
+    st.session_state["_view"][name] = value
+
+
+def _bind(name: str, value) -> str:
+    """Put ``value`` into the widget state of the view entry ``name`` before its widget is drawn; the widget key."""
+    key = f"w_{name}"
+    st.session_state[key] = value
+    return key
+
+
+def view_choice(label: str, key: str, options, *, fallback=None, widget=None, container=None, **kwargs):
+    """A select box (or ``widget=st.radio``) bound to the view entry ``key``: it shows the view's value (the URL's),
+    falls back to ``fallback`` (else the first option) when that is not an option, and every change goes back to the
+    view and the URL."""
     options = list(options)
     current = view()[key]
     if current not in options:
         current = fallback if fallback in options else options[0]
-    value = (widget or st.selectbox)(label, options, index=options.index(current), **kwargs)
+        view()[key] = current
+    wkey = _bind(key, current)
+    draw = getattr(container, (widget or st.selectbox).__name__) if container is not None else (widget or st.selectbox)
+    value = draw(label, options, key=wkey, on_change=_commit_choice, args=(key,), **kwargs)
     set_view(**{key: value})
     return value
 
@@ -94,17 +152,100 @@ def view_multiselect(label: str, key: str, options, *, fallback=(), **kwargs) ->
     """A multiselect bound to the view entry ``key`` (a list); ``fallback`` when none of the view's entries is an
     option."""
     options = list(options)
-    chosen = [o for o in view()[key] if o in options] or list(fallback)
-    value = st.multiselect(label, options, default=chosen, **kwargs)
-    set_view(**{key: value})
-    return value
+    chosen = [o for o in view()[key] if o in options]
+    if not chosen and not st.session_state.get(f"_touched_{key}"):
+        chosen = [o for o in fallback if o in options]
+    view()[key] = chosen
+    wkey = _bind(key, chosen)
+
+    def _changed() -> None:
+        st.session_state[f"_touched_{key}"] = True  # an emptied selection stays empty
+        _commit_choice(key)
+
+    value = st.multiselect(label, options, key=wkey, on_change=_changed, **kwargs)
+    set_view(**{key: list(value)})
+    return list(value)
 
 
-def view_checkbox(label: str, key: str, **kwargs) -> bool:
+def view_checkbox(label: str, key: str, container=None, **kwargs) -> bool:
     """A checkbox bound to the boolean view entry ``key``."""
-    value = bool(st.checkbox(label, value=bool(view()[key]), **kwargs))
+    wkey = _bind(key, bool(view()[key]))
+    value = bool((container or st).checkbox(label, key=wkey, on_change=_commit_choice, args=(key,), **kwargs))
     set_view(**{key: value})
     return value
+
+
+def view_range(label: str, key_lo: str, key_hi: str, choices, *, container=None, **kwargs) -> tuple:
+    """A range select slider bound to the view entries ``key_lo`` and ``key_hi`` (snapped to ``choices``)."""
+    choices = list(choices)
+    v = view()
+    lo, hi = _snap(v[key_lo], choices), _snap(v[key_hi], choices)
+    if lo > hi:
+        lo, hi = hi, lo
+    name = f"{key_lo}_{key_hi}"
+    wkey = f"w_{name}"
+    st.session_state[wkey] = (lo, hi)
+
+    def _changed() -> None:
+        _user_acted()
+        a, b = st.session_state[wkey]
+        st.session_state["_view"][key_lo], st.session_state["_view"][key_hi] = a, b
+
+    lo, hi = (container or st).select_slider(label, choices, key=wkey, on_change=_changed, **kwargs)
+    set_view(**{key_lo: lo, key_hi: hi})
+    return lo, hi
+
+
+def _snap(value, choices):
+    """The entry of ``choices`` closest to ``value`` (in log scale)."""
+    return min(choices, key=lambda c: abs(math.log(c) - math.log(max(float(value), 1e-12))))
+
+
+def view_number(name: str, label: str | None = None, *, container=None, disabled: bool = False, help=None, **kwargs):
+    """A number input bound to the view entry ``name`` (kind and range from :data:`urlstate.SCHEMA`).
+
+    It has no min/max of its own: anything typed is accepted by the widget and checked against the schema, so an
+    out-of-range value is kept on screen and reported by :func:`stop_if_invalid` (the page then shows no numbers).
+    """
+    kind, _default, _bounds = urlstate.SCHEMA[name]
+    invalid = st.session_state.setdefault("_invalid", {})
+    shown = invalid[name][0] if name in invalid else view()[name]
+    if shown is not None:
+        shown = int(shown) if kind == "int" and float(shown).is_integer() and abs(float(shown)) < 2**53 \
+            else float(shown)
+    key = _bind(name, shown)
+    label = label or LABELS.get(name, name)
+    draw = (container or st).number_input
+    if kind == "int":
+        return draw(label, step=1, key=key, help=help or HELP.get(name), on_change=_commit, args=(name,),
+                    disabled=disabled, **kwargs)
+    return draw(label, key=key, format="%g", help=help or HELP.get(name), on_change=_commit, args=(name,),
+                disabled=disabled, **kwargs)
+
+
+def range_text(name: str) -> str:
+    kind, _d, (lo, hi) = urlstate.SCHEMA[name]
+    return f"a {'whole number' if kind == 'int' else 'number'} from {lo:g} to {hi:g}"
+
+
+def invalid_inputs() -> dict:
+    """View entry -> (what was typed, why it is invalid) for the inputs that currently hold an invalid value."""
+    return dict(st.session_state.get("_invalid", {}))
+
+
+def stop_if_invalid(names=None) -> None:
+    """If any input (of ``names``, default all) holds an invalid value: one error naming each input and its valid
+    range, and nothing computed from the other values (the page stops here)."""
+    bad = {k: val for k, val in invalid_inputs().items() if names is None or k in names}
+    if not bad:
+        return
+    parts = []
+    for name, (raw, _msg) in bad.items():
+        typed = "nothing" if raw is None else plain(f"{raw:g}" if isinstance(raw, (int, float)) else raw)
+        parts.append(f"**{LABELS.get(name, name)}** must be {range_text(name)} (you entered {typed})")
+    st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
+             + ". No numbers are shown until then.")
+    st.stop()
 
 
 def sync_url() -> None:
@@ -112,52 +253,48 @@ def sync_url() -> None:
         enc = urlstate.encode(view())
     except ValueError:
         return
-    st.query_params.from_dict(enc)
+    if dict(st.query_params) != enc:
+        st.query_params.from_dict(enc)
 
 
-def _on_change(name: str) -> None:
-    value = st.session_state.get(f"w_{name}")
-    try:
-        st.session_state["_view"][name] = urlstate.validate(name, value)
-        st.session_state.pop(f"_err_{name}", None)
-    except ValueError as exc:
-        st.session_state[f"_err_{name}"] = str(exc)
-
-
-def param_widgets(names: list[str], required: set[str] | None = None) -> dict:
+def param_widgets(names: list[str], required: set[str] | None = None, fixed: dict | None = None) -> dict:
     """Sidebar number inputs for ``names`` (persisting across pages); returns dpviz keyword parameters.
 
-    δ is entered on a log scale; the checkbox "δ = 1/n²" (on by default) ties it to n.
+    δ is entered on a log scale; the checkbox "δ = 1/n²" (on by default) ties it to n.  ``fixed`` maps names to
+    ``(value, source)`` for values the page takes from elsewhere (a theorem's schedule): they are shown read-only,
+    with their source, and returned instead of the view's value.
     """
     v = view()
     required = required or set()
+    fixed = fixed or {}
     with st.sidebar:
         st.subheader("Parameters")
         for name in names:
             if name == "log10_delta":
-                st.session_state["w_delta_auto"] = v["delta_auto"]
-                st.checkbox("δ = 1/n²", key="w_delta_auto", on_change=_on_change, args=("delta_auto",),
-                            help="The usual choice: δ much smaller than 1/n. Untick to enter log10 δ yourself.")
+                view_checkbox("δ = 1/n²", "delta_auto",
+                              help="The usual choice: δ much smaller than 1/n. Untick to enter log10 δ yourself.")
                 if v["delta_auto"]:
-                    st.caption(f"δ = 1/n² = {1.0 / float(v['n']) ** 2:.3g}")
+                    if "n" not in invalid_inputs():
+                        st.caption(f"δ = 1/n² = {1.0 / float(v['n']) ** 2:.3g}")
                     continue
-            kind, _default, bounds = urlstate.SCHEMA[name]
             label = LABELS.get(name, name)
             if name in required:
                 label += " *"
-            key = f"w_{name}"
-            st.session_state[key] = v[name]
-            if kind == "int":
-                st.number_input(label, min_value=int(bounds[0]), max_value=int(bounds[1]), step=1, key=key,
-                                help=HELP.get(name), on_change=_on_change, args=(name,))
-            else:
-                st.number_input(label, min_value=float(bounds[0]), max_value=float(bounds[1]), key=key,
-                                format="%g", help=HELP.get(name), on_change=_on_change, args=(name,))
-            if st.session_state.get(f"_err_{name}"):
-                st.error(st.session_state[f"_err_{name}"])
+            if name in fixed:
+                value, source = fixed[name]
+                key = f"w_{name}_fixed"
+                st.session_state[key] = None if value is None else float(value)
+                st.number_input(f"{label} — {source}", key=key, disabled=True, format="%g",
+                                help=f"Set by {source}; choose 'manual' to enter it yourself.")
+                continue
+            view_number(name, label)
         st.caption("* used by the current selection. The URL holds all settings: copy it to share this view.")
     sync_url()
-    return params_from_view(v)
+    out = params_from_view(v)
+    for name, (value, _source) in fixed.items():
+        if value is not None:
+            out[name] = value
+    return out
 
 
 def params_from_view(v: dict) -> dict:
@@ -377,7 +514,7 @@ def guarded(func) -> None:
     try:
         func()
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(plain(str(exc)))
     except Exception:  # noqa: BLE001 - never show a traceback to users
         if os.environ.get("DPVIZ_DEBUG"):  # developers: see the traceback in the terminal
             traceback.print_exc()
