@@ -352,26 +352,36 @@ def loss_picker(setting: str | None, key: str = "loss") -> tuple[str | None, lis
     return chosen, (list(LOSS_CONSTANTS) if override else [])
 
 
-def apply_loss(params: dict, loss_id: str | None, shown: list[str]) -> dict:
-    """Put the loss's derived constants into ``params`` (unless overridden) and say where they come from."""
+def resolve_loss(params: dict, loss_id: str | None, shown: list[str]) -> tuple[dict, str | None, bool]:
+    """``params`` with the loss's derived constants put in (unless overridden), a sentence saying where they come
+    from, and whether that sentence is an error.  Draws nothing (pages call it before the sidebar is drawn)."""
     if loss_id is None:
-        return params
+        return params, None, False
     v = view()
     q = float(v["q"]) if _takes_q(loss_id) else None
     res = cached_loss_constants(loss_id, float(params["kappa"]), float(params["R"]), q)
     if "error" in res:
-        st.error(res["error"])
-        return params
+        return params, res["error"], True
     const = res["ok"]
     if shown:  # overridden by hand
-        st.caption("Using your own G, L, M, α (the loss would give "
-                   + ", ".join(f"{k} = {fmt(const[k])}" for k in LOSS_CONSTANTS if k in const) + ").")
-        return params
+        return params, ("Using your own G, L, M, α (the loss would give "
+                        + ", ".join(f"{k} = {fmt(const[k])}" for k in LOSS_CONSTANTS if k in const) + ")."), False
     out = dict(params)
     out.update({k: const[k] for k in LOSS_CONSTANTS if k in const})
-    st.caption("From the loss with κ = " + fmt(params["kappa"]) + " and R = " + fmt(params["R"]) + ": "
-               + ", ".join(f"{k if k != 'alpha' else 'α'} = {fmt(const[k])}" for k in LOSS_CONSTANTS if k in const)
-               + ". Tick 'Override' to change them.")
+    return out, ("From the loss with κ = " + fmt(params["kappa"]) + " and R = " + fmt(params["R"]) + ": "
+                 + ", ".join(f"{k if k != 'alpha' else 'α'} = {fmt(const[k])}" for k in LOSS_CONSTANTS if k in const)
+                 + ". Tick 'Override' to change them."), False
+
+
+def show_loss_message(message: str | None, is_error: bool) -> None:
+    if message:
+        (st.error if is_error else st.caption)(message)
+
+
+def apply_loss(params: dict, loss_id: str | None, shown: list[str]) -> dict:
+    """Put the loss's derived constants into ``params`` (unless overridden) and say where they come from."""
+    out, message, is_error = resolve_loss(params, loss_id, shown)
+    show_loss_message(message, is_error)
     return out
 
 
@@ -490,21 +500,82 @@ def items(params: dict) -> tuple:
     return tuple(sorted((k, v) for k, v in params.items() if v is not None))
 
 
-def show_figure(fig, name: str) -> None:
-    """Plotly chart plus a standalone-HTML download of it."""
-    st.plotly_chart(fig, width="stretch")
-    st.download_button(f"Download figure ({name}.html)", fig.to_html(include_plotlyjs="cdn"),
-                       file_name=f"{name}.html", mime="text/html", key=f"dl_{name}", on_click="ignore")
+def params_caption(params: dict, names=None) -> str:
+    """A short plain-text list of the parameters a figure or table was computed at (numbers only)."""
+    keys = names if names is not None else [k for k in ("n", "d", "eps", "delta", "T", "eta", "G", "L", "M", "R",
+                                                        "alpha", "mu", "kappa") if k in params]
+    return ", ".join(f"{LABELS.get(k, 'δ' if k == 'delta' else k)} = {fmt(params[k])}" for k in keys
+                     if params.get(k) is not None)
 
 
-def download_table(rows: list[dict], name: str) -> None:
+def show_figure(fig, name: str, params: dict | None = None, names=None) -> None:
+    """Plotly chart plus a download of it as a standalone HTML page that works offline (plotly.js embedded) and
+    states the parameters it was computed at."""
+    st.plotly_chart(fig, width="stretch", key=f"chart_{name}")
+    caption = params_caption(params, names) if params else ""
+
+    def _html() -> str:
+        import plotly.graph_objects as go
+
+        out = go.Figure(fig)
+        if caption:
+            title = out.layout.title.text or ""
+            out.update_layout(title=dict(text=f"{title}<br><sub>dpviz {_version()}: {caption}</sub>"),
+                              margin=dict(t=90))
+        return out.to_html(include_plotlyjs=True, full_html=True)
+
+    st.download_button(f"Download figure ({name}.html, works offline)", _html, file_name=f"{name}.html",
+                       mime="text/html", key=f"dl_{name}", on_click="ignore")
+
+
+def _version() -> str:
+    from dpviz import __version__
+
+    return __version__
+
+
+def download_view(page: str, inputs: dict, outputs: dict, command: str | None, seed: int | None = None) -> None:
+    """"Download this view": one JSON with every input, every output, the seed, the dpviz version and the exact
+    ``python -m dpviz ...`` command that reproduces the numbers."""
+    doc = {"page": page, "dpviz_version": _version(), "inputs": inputs, "outputs": outputs, "seed": seed,
+           "command": command, "url_query": urlstate.encode(view())}
+    st.download_button("Download this view (JSON)", lambda: json.dumps(catalog._json_safe(doc), indent=1,
+                                                                        default=str),
+                       file_name=f"dpviz_{page}_view.json", mime="application/json", key=f"view_{page}",
+                       on_click="ignore", help="Every input and output of this page, the dpviz version and the "
+                                               "command line that reproduces the numbers.")
+
+
+def cli_command(sub: str, flag: str, ident: str, params: dict) -> str:
+    """The ``python -m dpviz`` command line for ``params`` (known options as flags, the rest as --param)."""
+    from dpviz import cli
+
+    parts = ["python -m dpviz", sub, f"--{flag}", ident]
+    for k, val in sorted(params.items()):
+        if val is None or isinstance(val, (list, dict, tuple)):
+            continue
+        text = repr(val) if isinstance(val, float) else str(val)
+        parts.append(f"--{k} {text}" if k in cli._PARAMS else f"--param {k}={text}")
+    parts.append("--json")
+    return " ".join(parts)
+
+
+def download_table(rows: list[dict], name: str, params: dict | None = None) -> None:
+    """CSV and JSON downloads of ``rows``; both carry the parameters they were computed at (CSV: one column per
+    parameter; JSON: {"parameters": ..., "rows": ...})."""
     import pandas as pd
 
     df = pd.DataFrame(rows)
+    if params:
+        for k, val in params.items():
+            if isinstance(val, (int, float, str, bool)) and k not in df.columns:
+                df[f"param_{k}"] = val
     c1, c2 = st.columns(2)
-    c1.download_button("CSV", df.to_csv(index=False), file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
+    c1.download_button("CSV", lambda: df.to_csv(index=False), file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
                         on_click="ignore")
-    c2.download_button("JSON", json.dumps(catalog._json_safe(rows), indent=1, default=str),
+    c2.download_button("JSON", lambda: json.dumps(catalog._json_safe({"parameters": params or {},
+                                                                       "dpviz_version": _version(), "rows": rows}),
+                                                  indent=1, default=str),
                        file_name=f"{name}.json", mime="application/json", key=f"json_{name}",
                         on_click="ignore")
 
@@ -519,6 +590,39 @@ def guarded(func) -> None:
         if os.environ.get("DPVIZ_DEBUG"):  # developers: see the traceback in the terminal
             traceback.print_exc()
         st.error("Something went wrong while computing this view. Try other parameters or reload the page.")
+
+
+_SCI = re.compile(r"(?<![\\\w.])(\d+(?:\.\d+)?)[eE]([+\-]?)0*(\d+)(?![\w.])")
+_GREEK = {"sigma": "σ", "lambda": "λ", "beta": "β", "epsilon": "ε", "eps": "ε", "delta": "δ", "eta": "η",
+          "alpha": "α", "kappa": "κ", "gamma": "γ", "zeta": "ζ", "mu": "μ", "tau": "τ"}
+_GREEK_RE = re.compile(r"(?<![\\\w])(" + "|".join(sorted(_GREEK, key=len, reverse=True)) + r")(?![a-zA-Z])")
+_POW = {"^2": "²", "^3": "³"}
+
+
+def tex_sci(latex: str) -> str:
+    """LaTeX with numbers like ``1e-06`` written as ``10^{-6}`` (and ``2.5e+03`` as ``2.5 \\times 10^{3}``)."""
+    def rep(m):
+        mant, sign, exp = m.group(1), m.group(2), m.group(3)
+        power = f"10^{{{'-' if sign == '-' else ''}{int(exp)}}}"
+        return power if float(mant) == 1.0 else f"{mant} \\times {power}"
+
+    return _SCI.sub(rep, latex)
+
+
+def pretty(text: str) -> str:
+    """A library note in the notation of the papers: σ, λ, β, ε, δ, η for their names, σ² for sigma^2, and
+    10⁻⁶-style numbers for 1e-06."""
+    out = _GREEK_RE.sub(lambda m: _GREEK[m.group(1)], str(text))
+    for k, v in _POW.items():
+        out = out.replace(k, v)
+
+    def rep(m):
+        mant, sign, exp = m.group(1), m.group(2), m.group(3)
+        sup = ("-" if sign == "-" else "") + str(int(exp))
+        power = "10" + sup.translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+        return power if float(mant) == 1.0 else f"{mant}·{power}"
+
+    return _SCI.sub(rep, out)
 
 
 def fmt(x) -> str:

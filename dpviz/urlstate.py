@@ -51,6 +51,9 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "n_hi": ("int", 1000, (2, 10**9)),
     "run_infeasible": ("bool", False, None),
     "schedule": ("str", "manual", None),
+    # Calibrate: optional heavy plots
+    "compare_all": ("bool", False, None),
+    "show_map": ("bool", False, None),
 }
 
 DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}
@@ -102,7 +105,8 @@ def validate(name: str, value: Any) -> Any:
             if not math.isfinite(num):
                 raise ValueError
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a {'whole number' if kind == 'int' else 'number'}, got {value!r}") from None
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise ValueError(f"{name} must be a {'whole number' if kind == 'int' else 'number'}, got {shown}") from None
     lo, hi = bounds  # type: ignore[misc]
     if not lo <= num <= hi:
         raise ValueError(f"{name} must be between {lo:g} and {hi:g}, got {num:g}")
