@@ -457,10 +457,12 @@ def cached_sigma_of_beta(items: tuple, betas: tuple, pairwise: bool) -> list:
 
 
 @st.cache_data(show_spinner=False, max_entries=500)
-def cached_bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_follows_n: bool) -> dict:
+def cached_bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_follows_n: bool,
+                        explicit: bool = False) -> dict:
     """A theorem's bound along ``grid`` values of ``name``: {"total": [...], "terms": {term: [...]}} (None = invalid).
 
-    With ``delta_follows_n`` (the "δ = 1/n²" box), δ = 1/n² at every point of an n sweep.
+    With ``delta_follows_n`` (the "δ = 1/n²" box), δ = 1/n² at every point of an n sweep; ``explicit`` uses the
+    paper's explicit-constant bound.
     """
     base = dict(items)
     total: list = []
@@ -470,7 +472,7 @@ def cached_bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, d
         if name == "n" and delta_follows_n:
             p["delta"] = 1.0 / float(x) ** 2
         try:
-            res = catalog.bound(theorem_id, **p)
+            res = catalog.bound(theorem_id, explicit=explicit, **p)
         except ValueError:
             total.append(None)
             for vals in terms.values():
@@ -494,6 +496,57 @@ def cached_bound(theorem_id: str, items: tuple, explicit: bool = False) -> dict:
                        "terms_latex": [(t.name, t.latex, t.n_exp, t.eps_exp) for t in res.terms]}}
     except ValueError as exc:
         return {"error": str(exc)}
+
+
+_LATEX_WORDS = [(r"\\varepsilon", "ε"), (r"\\epsilon", "ε"), (r"\\delta", "δ"), (r"\\alpha", "α"),
+                (r"\\beta", "β"), (r"\\mu", "μ"), (r"\\kappa", "κ"), (r"\\sigma", "σ"), (r"\\eta", "η"),
+                (r"\\gamma", "γ"), (r"\\lambda", "λ"), (r"\\log", " log"), (r"\\ln", " ln"), (r"\\cdot", "·"),
+                (r"\\times", "×"), (r"\\tilde", ""), (r"\\widetilde", ""), (r"\\mathcal", ""),
+                (r"\\Big", ""), (r"\\big", ""), (r"\\left", ""), (r"\\right", ""), (r"\\,", " "),
+                (r"\\;", " "), (r"\\!", ""), (r"\\quad", " "), (r"\\min", "min"), (r"\\max", "max")]
+
+
+def latex_plain(tex: str) -> str:
+    """A readable plain-text form of a (simple) LaTeX rate: \\frac{a}{b} -> (a)/(b), \\sqrt{x} -> √(x), Greek letters."""
+    out = str(tex)
+    for _ in range(6):  # innermost first, a few levels deep
+        out = re.sub(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)", out)
+        out = re.sub(r"\\frac\s*(\w)\s*\{([^{}]*)\}", r"\1/(\2)", out)
+        out = re.sub(r"\\frac\s*\{([^{}]*)\}\s*(\w)", r"(\1)/\2", out)
+        out = re.sub(r"\\frac\s*(\w)\s*(\w)", r"\1/\2", out)
+        out = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"√(\1)", out)
+        out = re.sub(r"\^\{([^{}]*)\}", r"^(\1)", out)
+        out = re.sub(r"_\{([^{}]*)\}", r"_\1", out)
+    out = re.sub(r"\\sqrt\s*(\\[a-zA-Z]+|\w)", r"√\1", out)
+    for pat, rep in _LATEX_WORDS:
+        out = re.sub(pat + r"(?![a-zA-Z])", rep, out)
+    out = out.replace("{", "(").replace("}", ")").replace("\\", "")
+    out = re.sub(r"\(\(([^()]*)\)\)", r"(\1)", out)
+    out = re.sub(r"\((√?(?:\d+(?:\.\d+)?|[^\W\d]))\)", r"\1", out)  # (1) -> 1, (√n) -> √n, (nε) stays
+    out = re.sub(r"([(+/])\s+log", r"\1log", out)
+    return re.sub(r"\s+", " ", out).strip()
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def cached_table(table_id: str, items: tuple) -> dict:
+    """A comparison table evaluated at ``items``, for the screen: LaTeX columns in a plain-text form, numbers in
+    scientific notation where tiny or huge; or {"error": msg}."""
+    try:
+        rows = catalog.get_table(table_id).evaluate(**dict(items))
+    except ValueError as exc:
+        return {"error": str(exc)}
+    out = []
+    for r in rows:
+        row = {}
+        for k, val in r.items():
+            if k in ("rate", "gradient complexity") and isinstance(val, str):
+                row[k] = latex_plain(val)
+            elif isinstance(val, float):
+                row[k] = fmt(val)
+            else:
+                row[k] = val
+        out.append(row)
+    return {"ok": out}
 
 
 def items(params: dict) -> tuple:
@@ -626,8 +679,23 @@ def pretty(text: str) -> str:
 
 
 def fmt(x) -> str:
+    """A number for the screen: 0.01702, 3.594, 10000, 2.154·10⁵, 1.4·10⁻⁶ (no 1e+04, no SI prefixes)."""
     if x is None:
         return "—"
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return str(x)
     if isinstance(x, float) and not math.isfinite(x):
-        return "∞"
-    return f"{x:.4g}" if isinstance(x, (int, float)) else str(x)
+        return "∞" if x > 0 else ("−∞" if x < 0 else "—")
+    if x == 0:
+        return "0"
+    ax = abs(x)
+    if 1e-3 <= ax < 1e4 or (isinstance(x, int) and ax < 1e7):
+        return f"{x:.4g}" if not isinstance(x, int) else str(x)
+    if ax < 1e6 and float(x).is_integer():
+        return str(int(x))
+    k = math.floor(math.log10(ax))
+    m = x / 10.0**k
+    if abs(round(m, 3)) >= 10:
+        m, k = m / 10, k + 1
+    power = "10" + str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return power if abs(m - 1) < 5e-4 else (f"−{power}" if abs(m + 1) < 5e-4 else f"{m:.4g}·{power}")

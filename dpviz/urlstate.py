@@ -54,6 +54,8 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     # Calibrate: optional heavy plots
     "compare_all": ("bool", False, None),
     "show_map": ("bool", False, None),
+    # Bounds: rates or explicit constants on the totals plots
+    "bound_kind": ("str", "rate", None),
 }
 
 DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}
