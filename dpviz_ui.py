@@ -240,7 +240,10 @@ def stop_if_invalid(names=None) -> None:
     if not bad:
         return
     parts = []
-    for name, (raw, _msg) in bad.items():
+    for name, (raw, msg) in bad.items():
+        if urlstate.SCHEMA[name][0] not in ("int", "float"):
+            parts.append(plain(msg))
+            continue
         typed = "nothing" if raw is None else plain(f"{raw:g}" if isinstance(raw, (int, float)) else raw)
         parts.append(f"**{LABELS.get(name, name)}** must be {range_text(name)} (you entered {typed})")
     st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)

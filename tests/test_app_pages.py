@@ -123,14 +123,14 @@ def test_simulate_page_runs_and_plots_engine_result():
 
     at = _run("pages/simulate.py", query={"T": "50", "n": "200"})
     assert not at.exception
-    at.multiselect[0].set_value(["dpsgd-output"]).run()
-    at.button[0].click().run()
+    at.multiselect(key="w_sim_algs").set_value(["dpsgd-output"]).run()
+    [b for b in at.button if b.label == "Run simulation"][0].click().run()
     assert not at.exception and not at.error
     figs = _figs(at)
     assert figs
     mean_trace = [t for t in figs[0]["data"] if t["name"].endswith("empirical mean")][0]
-    ds = D.load_dataset("wang-least-squares", n=1000)
-    res = S.simulate("dpsgd-output", ds, "least-squares", grid={"eps": [0.25, 0.5, 1.0, 2.0, 4.0]}, reps=20, seed=0,
+    ds = D.load_dataset("wang-least-squares", n=200)
+    res = S.simulate("dpsgd-output", ds, "least-squares", grid={"eps": [1.0, 2.0, 4.0, 8.0, 16.0]}, reps=20, seed=0,
                      params={"T": 50, "eta": 0.01, "R": 1.0, "mu": 0.1, "n": 200})  # δ = 1/n² by default
     assert mean_trace["y"] == pytest.approx(list(res.summary()["mean"]), rel=1e-9)
 
