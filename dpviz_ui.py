@@ -278,7 +278,7 @@ def param_widgets(names: list[str], required: set[str] | None = None, fixed: dic
                               help="The usual choice: δ much smaller than 1/n. Untick to enter log10 δ yourself.")
                 if v["delta_auto"]:
                     if "n" not in invalid_inputs():
-                        st.caption(f"δ = 1/n² = {1.0 / float(v['n']) ** 2:.3g}")
+                        st.caption(f"δ = 1/n² = {fmt(1.0 / float(v['n']) ** 2)}")
                     continue
             label = LABELS.get(name, name)
             if name in required:

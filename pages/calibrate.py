@@ -67,7 +67,7 @@ def body() -> None:
         st.caption(f"T = {ui.fmt(params['T'])} and η = {ui.fmt(params['eta'])} come from {ui.fmt(thm.number)} "
                    f"(shown read-only in the sidebar; the paper's free constant c = {ui.fmt(params['c'])}).")
     if alg.description:
-        st.caption(alg.description)
+        st.caption(ui.pretty(alg.description))
     # the sidebar's c is the free constant of the theorems' rates; calibrations that take a c (Kang et al.'s eq. (2))
     # calibrate it numerically unless it is given on purpose, so it is not passed on here
     cal_params = {k: val for k, val in _only(params, alg.calibrate).items() if k != "c"}
