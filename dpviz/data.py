@@ -39,7 +39,7 @@ import numpy as np
 
 from dpviz import _validate as v
 
-__all__ = ["Dataset", "DATASETS", "load_dataset", "from_csv", "MAX_CSV_BYTES", "WANG_LS_W", "WANG_LOGISTIC_W"]
+__all__ = ["Dataset", "DATASETS", "load_dataset", "from_csv", "MAX_CSV_BYTES", "MAX_CSV_ABS", "WANG_LS_W", "WANG_LOGISTIC_W"]
 
 #: w* of the least-squares experiment (000_e4c77d256cde89f2.txt, Section 5.1).
 WANG_LS_W = np.array([0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1])
@@ -47,6 +47,9 @@ WANG_LS_W = np.array([0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1])
 WANG_LOGISTIC_W = np.array([5, 3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1], dtype=float)
 
 MAX_CSV_BYTES = 5_000_000
+#: Largest magnitude accepted in a CSV cell.  Standardising squares deviations, so values near the float limit
+#: (1.8e308) would overflow to inf / NaN; 1e100 leaves a wide margin and no real measurement comes close.
+MAX_CSV_ABS = 1e100
 
 DATASETS: dict[str, str] = {
     "wang-least-squares": "Synthetic least squares of Wang, Lei, Ying & Zhou (d = 10, ||x|| = 1, |y| <= 0.5, noise kappa)",
@@ -102,10 +105,17 @@ def _sphere(rng: np.random.Generator, m: int, d: int) -> np.ndarray:
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
+#: Cap on the rounds of the rejection sampling of ``wang-least-squares`` (each round draws twice the shortfall; with
+#: kappa <= 1 about half the draws are kept, so a handful of rounds suffice).
+_MAX_REJECTION_ROUNDS = 200
+
+
 def _wang_ls(rng, m, kappa):
     """Draw m pairs with |y| <= 0.5 by rejection (000_e4c77d256cde89f2.txt, Section 5.1)."""
     xs, ys, have = [], [], 0
-    while have < m:
+    for _ in range(_MAX_REJECTION_ROUNDS):
+        if have >= m:
+            break
         k = max(2 * (m - have), 64)
         x = _sphere(rng, k, 10)
         y = x @ WANG_LS_W + kappa * rng.standard_normal(k)
@@ -113,6 +123,10 @@ def _wang_ls(rng, m, kappa):
         xs.append(x[keep])
         ys.append(y[keep])
         have += int(keep.sum())
+    else:
+        if have < m:
+            raise ValueError(f"kappa = {kappa:g} is so large that almost no draw satisfies |y| <= 0.5 (the rejection "
+                             f"sampling kept {have} of the {m} examples needed); use kappa <= 1.")
     return np.concatenate(xs)[:m], np.concatenate(ys)[:m]
 
 
@@ -225,8 +239,9 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
     Raises
     ------
     ValueError
-        Empty or too large file, unparsable CSV, unknown label column, non-numeric columns, missing / infinite values,
-        fewer than 10 rows.
+        Empty or too large file, unparsable CSV, header without data rows, unknown label column, non-numeric
+        columns, missing / infinite values, values beyond +-MAX_CSV_ABS (1e100, they would overflow when
+        standardised), fewer than 10 rows, a constant label, only constant features.
     """
     import pandas as pd
 
@@ -244,6 +259,8 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
         df = pd.read_csv(io.BytesIO(bytes(content)))
     except Exception as exc:  # pandas raises several parser error types
         raise ValueError(f"could not parse the file as CSV: {exc}") from None
+    if len(df) == 0:
+        raise ValueError("the CSV has a header but no data rows; add at least 10 rows of numbers.")
     if label_column not in df.columns:
         raise ValueError(f"label column {label_column!r} not found; the columns are: {', '.join(map(str, df.columns))}")
     bad = [str(c) for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
@@ -258,11 +275,22 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
     if np.isinf(arr).any():
         cols = [str(c) for c in df.columns[np.isinf(arr).any(axis=0)]]
         raise ValueError(f"infinite values in column(s): {', '.join(cols)}.")
+    huge = np.abs(arr) > MAX_CSV_ABS
+    if huge.any():
+        cols = [str(c) for c in df.columns[huge.any(axis=0)]]
+        raise ValueError(f"values larger than {MAX_CSV_ABS:g} in absolute value in column(s): {', '.join(cols)}; "
+                         "such values overflow when the data are standardised; rescale the column(s) (e.g. change "
+                         "the unit).")
     if len(df) < 10:
         raise ValueError(f"the CSV has {len(df)} rows; at least 10 are needed.")
     y = df[label_column].to_numpy(dtype=float)
     X = df.drop(columns=[label_column]).to_numpy(dtype=float)
     vals = np.unique(y)
+    if len(vals) < 2:
+        raise ValueError(f"the label column {label_column!r} is constant (every row is {vals[0]:g}); there is nothing "
+                         "to learn: choose a label that varies.")
+    if not (X.max(axis=0) > X.min(axis=0)).any():
+        raise ValueError("every feature column is constant; there is nothing to learn from.")
     if task is None:
         task = "classification" if len(vals) == 2 else "regression"
     if task == "classification":
@@ -270,10 +298,14 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
             raise ValueError(f"a classification label needs exactly two distinct values, found {len(vals)}.")
         y = np.where(y == vals[1], 1.0, -1.0)
     elif task == "regression":
-        span = (y.max() - y.min()) / 2
-        y = (y - (y.max() + y.min()) / 2) / (span if span > 0 else 1.0)
+        mid = y.max() / 2 + y.min() / 2  # halves first: y.max() + y.min() could overflow
+        span = y.max() / 2 - y.min() / 2
+        y = (y - mid) / span
     else:
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}.")
     X, yy, Xt, yt = _scale_split(X, y, test_fraction, seed)
+    if not (np.isfinite(X).all() and np.isfinite(Xt).all() and np.isfinite(yy).all() and np.isfinite(yt).all()):
+        raise ValueError("the data could not be scaled to finite numbers (values too large or too spread out); "
+                         "rescale the columns.")
     return Dataset("csv", X, yy, Xt, yt, task, description=f"user CSV ({len(df)} rows, label {label_column!r})",
                    notes=["standardised, scaled so ||x|| <= 1"])
