@@ -39,7 +39,7 @@ import numpy as np
 
 from dpviz import _validate as v
 
-__all__ = ["Dataset", "DATASETS", "load_dataset", "from_csv", "MAX_CSV_BYTES", "MAX_CSV_ABS", "WANG_LS_W", "WANG_LOGISTIC_W"]
+__all__ = ["Dataset", "DATASETS", "DatasetCost", "estimate_dataset_cost", "load_dataset", "from_csv", "MAX_CSV_BYTES", "MAX_CSV_ABS", "WANG_LS_W", "WANG_LOGISTIC_W"]
 
 #: w* of the least-squares experiment (000_e4c77d256cde89f2.txt, Section 5.1).
 WANG_LS_W = np.array([0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1])
@@ -309,3 +309,87 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
                          "rescale the columns.")
     return Dataset("csv", X, yy, Xt, yt, task, description=f"user CSV ({len(df)} rows, label {label_column!r})",
                    notes=["standardised, scaled so ||x|| <= 1"])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Cost of building a data set, estimated BEFORE building it (so a page or a server can refuse with the figures).
+
+#: Dimension d of each synthetic design (the number of feature columns it draws).
+_SYNTHETIC_D = {"wang-least-squares": 10, "wang-logistic": 10, "two-class": 5, "clusters": 4}
+#: Peak working memory of the generator as a multiple of the retained arrays (measured with tracemalloc: the
+#: rejection sampler of wang-least-squares draws twice what it keeps and concatenates, about 6x; the others about 2.2x).
+_PEAK_FACTOR = {"wang-least-squares": 6.5, "wang-logistic": 2.5, "two-class": 2.5, "clusters": 2.5}
+#: Seconds per float of the retained arrays (n + n_test) x (d + 1), measured on the reference machine (2 shared cores;
+#: see benchmarks/RESULTS.md, "Data-set cost"), rounded up.
+_SECONDS_PER_FLOAT = {"wang-least-squares": 2.5e-7, "wang-logistic": 5e-8, "two-class": 8e-8, "clusters": 8e-8}
+#: CSV: peak memory per byte of the file (pandas' parse, the float array, the scaled copies: about 25x measured) and
+#: parse + validation time per byte.
+_CSV_PEAK_PER_BYTE = 30.0
+_CSV_SECONDS_PER_BYTE = 1.5e-6
+#: The bundled real data sets are small and fixed: (rows, columns incl. the label).
+_REAL_SHAPE = {"breast-cancer": (569, 31), "diabetes": (442, 11)}
+
+
+@dataclass(frozen=True)
+class DatasetCost:
+    """Estimated cost of building a data set: memory kept afterwards (``bytes_retained``: training + evaluation
+    arrays), peak memory while building (``bytes_peak``) and time (``seconds``)."""
+
+    rows: int
+    columns: int
+    bytes_retained: int
+    bytes_peak: int
+    seconds: float
+
+    def describe(self) -> str:
+        """One plain-text line with the figures, e.g. for a refusal message."""
+        shape = f"{self.rows:,} rows x {self.columns} columns" if self.columns else f"about {self.rows:,} rows"
+        return (f"{shape}: about {_fmt_bytes(self.bytes_peak)} of memory while "
+                f"building ({_fmt_bytes(self.bytes_retained)} kept) and {self.seconds:.2g} s")
+
+
+def _fmt_bytes(b: float) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if b >= size:
+            return f"{b / size:.3g} {unit}"
+    return f"{b:.0f} B"
+
+
+def estimate_dataset_cost(name: str, *, n: int | None = None, n_test: int | None = None,
+                          csv_bytes: int | None = None) -> DatasetCost:
+    """Memory (bytes) and time (seconds) of building a data set, computed from its size alone, without building it.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`DATASETS`, or ``"csv"`` for a user file (then give ``csv_bytes``).
+    n, n_test : int, optional
+        As in :func:`load_dataset` (defaults 5000 and 20000); ignored for the real data sets.
+    csv_bytes : int, optional
+        Size of the CSV file in bytes (for ``name="csv"``); the file is at most :data:`MAX_CSV_BYTES`.
+
+    The synthetic designs keep (n + n_test) x (d + 1) float64 numbers; the peak while drawing them and the time per
+    number are measured constants (``_PEAK_FACTOR``, ``_SECONDS_PER_FLOAT``), so the figures are estimates
+    within about a factor 2 on the reference machine.  No argument is limited here (any n gives its figures, e.g.
+    n = 10^9 gives about 90 GB kept); the caller decides what to refuse.
+    """
+    if name == "csv":
+        if csv_bytes is None:
+            raise ValueError("give csv_bytes, the size of the CSV file, to estimate its cost.")
+        size = v.check_int("csv_bytes", csv_bytes, minimum=0)
+        rows = max(size // 40, 1)  # a rough row count: ~40 bytes per row of a few numeric cells
+        return DatasetCost(rows=rows, columns=0, bytes_retained=int(8 * size // 4),
+                           bytes_peak=int(_CSV_PEAK_PER_BYTE * size), seconds=_CSV_SECONDS_PER_BYTE * size + 0.01)
+    if name not in DATASETS:
+        raise ValueError(f"unknown data set {name!r}; choose one of: {', '.join(DATASETS)}, csv")
+    if name in _REAL_SHAPE:
+        rows, cols = _REAL_SHAPE[name]
+        kept = 8 * rows * cols
+        return DatasetCost(rows=rows, columns=cols, bytes_retained=kept, bytes_peak=10 * kept, seconds=0.3)
+    n = 5000 if n is None else v.check_n(n)
+    n_test = 20000 if n_test is None else v.check_int("n_test", n_test, minimum=10)
+    d = _SYNTHETIC_D[name]
+    floats = (n + n_test) * (d + 1)
+    return DatasetCost(rows=n + n_test, columns=d + 1, bytes_retained=8 * floats,
+                       bytes_peak=int(8 * floats * _PEAK_FACTOR[name]),
+                       seconds=floats * _SECONDS_PER_FLOAT[name] + 0.001)
