@@ -39,7 +39,7 @@ import numpy as np
 
 from dpviz import _validate as v
 
-__all__ = ["Dataset", "DATASETS", "DatasetCost", "estimate_dataset_cost", "load_dataset", "from_csv", "MAX_CSV_BYTES", "MAX_CSV_ABS", "WANG_LS_W", "WANG_LOGISTIC_W"]
+__all__ = ["Dataset", "DATASETS", "DatasetCost", "DatasetPlan", "estimate_dataset_cost", "plan_dataset", "load_dataset", "from_csv", "MAX_CSV_BYTES", "MAX_CSV_ABS", "WANG_LS_W", "WANG_LOGISTIC_W"]
 
 #: w* of the least-squares experiment (000_e4c77d256cde89f2.txt, Section 5.1).
 WANG_LS_W = np.array([0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1])
@@ -321,7 +321,7 @@ _SYNTHETIC_D = {"wang-least-squares": 10, "wang-logistic": 10, "two-class": 5, "
 _PEAK_FACTOR = {"wang-least-squares": 6.5, "wang-logistic": 2.5, "two-class": 2.5, "clusters": 2.5}
 #: Seconds per float of the retained arrays (n + n_test) x (d + 1), measured on the reference machine (2 shared cores;
 #: see benchmarks/RESULTS.md, "Data-set cost"), rounded up.
-_SECONDS_PER_FLOAT = {"wang-least-squares": 2.5e-7, "wang-logistic": 5e-8, "two-class": 8e-8, "clusters": 8e-8}
+_SECONDS_PER_FLOAT = {"wang-least-squares": 2.5e-7, "wang-logistic": 5e-8, "two-class": 5e-8, "clusters": 5e-8}
 #: CSV: peak memory per byte of the file (pandas' parse, the float array, the scaled copies: about 25x measured) and
 #: parse + validation time per byte.
 _CSV_PEAK_PER_BYTE = 30.0
@@ -393,3 +393,49 @@ def estimate_dataset_cost(name: str, *, n: int | None = None, n_test: int | None
     return DatasetCost(rows=n + n_test, columns=d + 1, bytes_retained=8 * floats,
                        bytes_peak=int(8 * floats * _PEAK_FACTOR[name]),
                        seconds=floats * _SECONDS_PER_FLOAT[name] + 0.001)
+
+
+#: Task of each built-in data set (as :func:`load_dataset` sets it).
+_TASKS = {"wang-least-squares": "regression", "wang-logistic": "classification", "two-class": "classification",
+          "clusters": "multiclass", "breast-cancer": "classification", "diabetes": "regression"}
+
+
+@dataclass(frozen=True)
+class DatasetPlan:
+    """A built-in data set described by its size only, NOT built: what :func:`dpviz.simulate.estimate_cost` needs
+    (n, d, task, the row-norm bound) plus :attr:`cost`, the estimated memory and time of building it.  Pass it to
+    ``estimate_cost`` to know the whole cost (data generation + simulation) before building anything; build the
+    data set with :meth:`build` (i.e. :func:`load_dataset`) only if the figures are acceptable."""
+
+    name: str
+    n: int
+    d: int
+    n_test: int
+    kappa: float
+    seed: int
+    task: str
+    cost: DatasetCost
+    x_bound: float = 1.0  # every data set is scaled to ||x|| <= 1
+    # present (as None) so that code checking for a Dataset's attributes accepts a plan where only sizes matter
+    X = y = X_test = y_test = None
+
+    def build(self) -> Dataset:
+        return load_dataset(self.name, n=self.n, kappa=self.kappa, n_test=self.n_test, seed=self.seed)
+
+
+def plan_dataset(name: str, *, n: int | None = None, kappa: float = 0.0, n_test: int | None = None,
+                 seed: int = 0) -> DatasetPlan:
+    """The :class:`DatasetPlan` of ``load_dataset(name, n=n, kappa=kappa, n_test=n_test, seed=seed)``: sizes and
+    estimated cost, computed without drawing a single number (arguments are validated as by :func:`load_dataset`)."""
+    if name not in DATASETS:
+        raise ValueError(f"unknown data set {name!r}; choose one of: {', '.join(DATASETS)}")
+    kappa = v.check_nonnegative("kappa (label noise)", kappa)
+    seed = v.check_int("seed", seed, minimum=0)
+    cost = estimate_dataset_cost(name, n=n, n_test=n_test)
+    if name in _REAL_SHAPE:
+        rows, cols = _REAL_SHAPE[name]
+        n_train = rows - max(1, int(round(0.3 * rows)))
+        return DatasetPlan(name, n_train, cols - 1, rows - n_train, 0.0, 0, _TASKS[name], cost)
+    n = 5000 if n is None else v.check_n(n)
+    n_test = 20000 if n_test is None else v.check_int("n_test", n_test, minimum=10)
+    return DatasetPlan(name, n, _SYNTHETIC_D[name], n_test, kappa, seed, _TASKS[name], cost)

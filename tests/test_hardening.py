@@ -123,3 +123,27 @@ def test_dataset_cost_matches_the_arrays_built(name):
     ds = D.load_dataset(name, n=2000, n_test=100)
     kept = ds.X.nbytes + ds.y.nbytes + ds.X_test.nbytes + ds.y_test.nbytes
     assert c.bytes_retained == kept
+
+
+def test_estimate_cost_includes_building_a_planned_data_set():
+    from dpviz import simulate as S
+
+    plan = D.plan_dataset("wang-least-squares", n=3_000_000)
+    est = S.estimate_cost("dpsgd-rdp", plan, "least-squares", reps=10,
+                          params={"T": 100, "eta": 0.05, "R": 1.0, "sigma": 1.0})
+    # drawing (3e6 + 2e4) x 11 floats by rejection takes seconds (about 7 s measured), never 0.1 s
+    assert est["data_seconds"] == pytest.approx(plan.cost.seconds) and est["seconds"] > 1.0
+    assert est["bytes"] >= plan.cost.bytes_peak > 1e9
+    with pytest.raises(ValueError, match="build it first"):
+        S.simulate("dpsgd-rdp", plan, "least-squares", reps=1, params={"T": 1, "eta": 0.05, "sigma": 1.0})
+
+
+def test_pairwise_auc_metric_is_part_of_the_estimate():
+    from dpviz import simulate as S
+
+    ds = D.load_dataset("two-class", n=200, n_test=1000)
+    p = {"T": 10, "eta": 0.05, "R": 1.0, "sigma": 1.0}
+    without = S.estimate_cost("dpsgd-rdp-pairwise", ds, "auc-square", reps=4, params=p, evaluate=())
+    with_metric = S.estimate_cost("dpsgd-rdp-pairwise", ds, "auc-square", reps=4, params=p, evaluate=("metric",))
+    # 4 chains x 1000 test rows x (d = 5 scores + 10 ranking units) = 60000 units
+    assert with_metric["engine_seconds"] - without["engine_seconds"] == pytest.approx(60000 * S.SECONDS_PER_UNIT)
