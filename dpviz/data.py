@@ -319,9 +319,9 @@ _SYNTHETIC_D = {"wang-least-squares": 10, "wang-logistic": 10, "two-class": 5, "
 #: Peak working memory of the generator as a multiple of the retained arrays (measured with tracemalloc: the
 #: rejection sampler of wang-least-squares draws twice what it keeps and concatenates, about 6x; the others about 2.2x).
 _PEAK_FACTOR = {"wang-least-squares": 6.5, "wang-logistic": 2.5, "two-class": 2.5, "clusters": 2.5}
-#: Seconds per float of the retained arrays (n + n_test) x (d + 1), measured on the reference machine (2 shared cores;
-#: see benchmarks/RESULTS.md, "Data-set cost"), rounded up.
-_SECONDS_PER_FLOAT = {"wang-least-squares": 2.5e-7, "wang-logistic": 5e-8, "two-class": 5e-8, "clusters": 5e-8}
+#: CPU seconds per float of the retained arrays (n + n_test) x (d + 1), measured by benchmarks/bench_cost_estimate.py
+#: (see benchmarks/RESULTS.md, "Cost estimate").
+_SECONDS_PER_FLOAT = {"wang-least-squares": 1e-7, "wang-logistic": 3e-8, "two-class": 2.3e-8, "clusters": 2.3e-8}
 #: CSV: peak memory per byte of the file (pandas' parse, the float array, the scaled copies: about 25x measured) and
 #: parse + validation time per byte.
 _CSV_PEAK_PER_BYTE = 30.0

@@ -504,19 +504,30 @@ def _work(algorithm_id, spec, reps, pshape, plans, evaluate=("risk", "metric"), 
     return total
 
 
-#: Wall time per work unit of each update-rule kind, relative to SECONDS_PER_UNIT, keyed by (kind, pairs): measured
-#: by benchmarks/bench_cost_estimate.py (actual / estimate per algorithm; see benchmarks/RESULTS.md, "Cost
-#: estimate").  Pairwise steps gather two rows per chain, the history rule loops over blocks of past examples, and
-#: full-gradient rules pay a per-step Python overhead that the unit count does not see.
-_KIND_FACTOR: dict[tuple[str, bool], float] = {
-    ("sgd", False): 1.3,
-    ("sgd", True): 1.6,
-    ("full", False): 2.5,
-    ("full", True): 1.2,
-    ("history", True): 3.0,
-    ("epoch", True): 1.6,
-    ("pidp", False): 0.7,
+#: Time per work unit of each update-rule kind relative to SECONDS_PER_UNIT, keyed by (kind, pairs, per-step
+#: Gaussian noise): measured by benchmarks/bench_cost_estimate.py as CPU time / estimate per algorithm (see
+#: benchmarks/RESULTS.md, "Cost estimate"), set so that CPU time / estimate is about 0.8 for every kind.  Drawing the
+#: per-step noise costs about as much as the gradient itself; pairwise steps gather two rows per chain; the history
+#: rule loops over blocks of past examples.  The estimate is CPU time of one core: on a shared, loaded server the
+#: wall time is larger by the load factor.
+_KIND_FACTOR: dict[tuple[str, bool, bool], float] = {
+    ("sgd", False, True): 0.55,
+    ("sgd", False, False): 0.33,
+    ("sgd", True, True): 1.75,
+    ("sgd", True, False): 1.1,
+    ("full", False, True): 0.4,
+    ("full", False, False): 0.4,
+    ("full", True, True): 0.7,
+    ("full", True, False): 0.7,
+    ("history", True, True): 1.35,
+    ("history", True, False): 1.35,
+    ("epoch", True, True): 1.0,
+    ("epoch", True, False): 1.0,
+    ("pidp", False, True): 0.41,
+    ("pidp", False, False): 0.41,
 }
+#: Time per unit of the risk evaluation (one vectorised loss over eval_rows rows per chain) relative to a step unit.
+_EVAL_FACTOR = 0.4
 #: Work units per test row and chain of the AUC metric (ranking the scores: measured ~1.4e-7 s per element).
 _AUC_UNITS_PER_ROW = 10.0
 
@@ -539,8 +550,8 @@ def _time_units(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows, da
     """Work units scaled to wall time: the update steps weighted by their kind's factor, plus evaluation."""
     steps = _work(algorithm_id, spec, reps, pshape, plans, evaluate=(), eval_rows=eval_rows)
     evals = _work(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows) - steps
-    factor = _KIND_FACTOR.get((spec.kind, bool(spec.pairs)), 1.0)
-    return factor * steps + evals + _metric_units(data, spec, pshape, len(plans) * reps, evaluate)
+    factor = _KIND_FACTOR.get((spec.kind, bool(spec.pairs), spec.noise == "gradient"), 1.0)
+    return factor * steps + _EVAL_FACTOR * evals + _metric_units(data, spec, pshape, len(plans) * reps, evaluate)
 
 
 def estimate_cost(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, params=None,

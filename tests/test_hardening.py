@@ -109,7 +109,7 @@ def test_dataset_cost_is_known_before_building():
     c = D.estimate_dataset_cost("wang-least-squares", n=10**7)
     assert c.bytes_retained == (10**7 + 20000) * 11 * 8
     assert c.bytes_peak > 4e9  # the issue measured 5.4 GB for n = 10^7
-    assert 5 < c.seconds < 100  # ... and 20 s
+    assert 3 < c.seconds < 100  # ... and 20 s (CPU time of one core here; the issue measured wall time)
     big = D.estimate_dataset_cost("wang-least-squares", n=10**9)
     assert big.bytes_retained > 80e9 and "GB" in big.describe()
     assert D.estimate_dataset_cost("csv", csv_bytes=D.MAX_CSV_BYTES).bytes_peak > D.MAX_CSV_BYTES
