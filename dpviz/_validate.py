@@ -188,13 +188,14 @@ def _range_text(kind: str, low: float, high: float) -> str:
 def check_param(name: str, value):
     """Check one calibration / bound parameter against :data:`PARAM_RANGES` (the one place where the ranges live).
 
-    Returns the value (ints for whole-number parameters, floats for real ones); strings and booleans of parameters
-    not in the table (e.g. ``accountant='rdp'``) pass through unchanged.  Raises ValueError naming the parameter,
+    Returns the value (ints for whole-number parameters, floats for real ones); a number not in the table must have
+    |x| <= ``ANY_NUMBER_MAX``; strings, booleans and arrays of parameters not in the table (e.g.
+    ``accountant='rdp'``) pass through unchanged.  Raises ValueError naming the parameter,
     the value and the accepted range.
     """
     if name not in PARAM_RANGES:
-        if isinstance(value, bool) or isinstance(value, str) or value is None:
-            return value
+        if isinstance(value, bool) or not isinstance(value, Real):
+            return value  # strings, flags, arrays (e.g. a starting point theta0): checked by the function itself
         x = check_real(name, value)
         if abs(x) > ANY_NUMBER_MAX:
             raise ValueError(f"{name} must be {_range_text('any', 0, ANY_NUMBER_MAX)}, got {x:g}.")

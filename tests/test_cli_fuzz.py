@@ -230,3 +230,34 @@ def _extension_argv(draw, name: str):
 @given(data=st.data())
 def test_extension_contract(name, data):
     check_contract(data.draw(_extension_argv(name)))
+
+
+# --------------------------------------------------------------------------------------------------------------
+# The exact reports of issue 13, items 3-5 (each must now exit 2 with one line, or exit 0 with finite numbers).
+
+_ALL = ["--n", "1000", "--d", "10", "--T", "1000", "--G", "1", "--eta", "0.01", "--L", "1", "--M", "1", "--R", "1",
+        "--alpha", "0.5", "--mu", "0.1"]
+
+
+@pytest.mark.parametrize("argv, expect", [
+    (["calibrate", "--algorithm", "dpsgd-rdp", "--n", "1000", "--eps", "1", "--delta", "1e-310", "--T", "1000",
+      "--G", "1"], 2),
+    (["calibrate", "--algorithm", "dpsgd-rdp-pairwise", "--n", "1000", "--eps", "1", "--delta", "1e-310", "--T",
+      "1000", "--G", "1"], 2),
+    (["bound", "--theorem", "wang-nonsmooth-thm12", "--eps", "1", "--delta", "1e-310"] + _ALL, 2),
+    (["tables", "--n", "1000", "--d", "10", "--eps", "1", "--delta", "0", "--alpha", "0.5"], 0),
+    (["calibrate", "--algorithm", "dpsgd-rdp", "--eps", "1e18", "--delta", "1e-5"] + _ALL, 2),
+    (["calibrate", "--algorithm", "dpsgd-rdp", "--eps", "1", "--delta", "1e-5"] + _ALL[2:] + ["--n", "1e308"], 2),
+    (["bound", "--theorem", "kang-pidp-thm1", "--eps", "1", "--delta", "1e-5"] + _ALL[:-2] + ["--mu", "1e-308"], 2),
+    (["calibrate", "--algorithm", "dpsgd-output", "--eps", "1e-308", "--delta", "1e-5", "--json"] + _ALL, 2),
+    (["bound", "--theorem", "wang-lownoise-thm3a", "--eps", "5e-324", "--delta", "1e-5", "--json"] + _ALL, 2),
+    (["calibrate", "--algorithm", "dpsgd-rdp", "--eps", "1", "--delta", "1e-5", "--param", "gama=0.5"] + _ALL, 2),
+    (["calibrate", "--algorithm", "dpsgd-rdp", "--eps", "1", "--delta", "1e-5", "--c", "-1"] + _ALL, 2),
+    (["bound", "--theorem", "wang-lownoise-thm3a", "--eps", "1", "--delta", "1e-5", "--R", "1e300"] + _ALL[:-8]
+     + ["--alpha", "0.5", "--mu", "0.1"], 2),
+    (["calibrate", "--algorithm", "dpsgd-rdp", "--eps", "1", "--delta", "1e-5", "--beta", "1.5"] + _ALL, 2),
+    (["calibrate", "--algorithm", "dpsgd-rdp", "--eps", "1", "--delta", "1e-5", "--kappa", "-1"] + _ALL, 2),
+])
+def test_issue_13_reports(argv, expect, tmp_path):
+    code, _ = check_contract(argv)
+    assert code == expect
