@@ -147,3 +147,46 @@ def test_pairwise_auc_metric_is_part_of_the_estimate():
     with_metric = S.estimate_cost("dpsgd-rdp-pairwise", ds, "auc-square", reps=4, params=p, evaluate=("metric",))
     # 4 chains x 1000 test rows x (d = 5 scores + 10 ranking units) = 60000 units
     assert with_metric["engine_seconds"] - without["engine_seconds"] == pytest.approx(60000 * S.SECONDS_PER_UNIT)
+
+
+def test_feasible_calibration_without_a_finite_noise_scale_becomes_infeasible(monkeypatch):
+    import dataclasses
+
+    reg = catalog._load()
+    alg = reg["algorithms"]["dpsgd-rdp"]
+
+    def overflowing(*, n, eps, delta):
+        return catalog.Calibration(id="dpsgd-rdp", feasible=True, sigma=math.inf)
+
+    monkeypatch.setitem(reg["algorithms"], "dpsgd-rdp", dataclasses.replace(alg, calibrate=overflowing))
+    cal = catalog.calibrate("dpsgd-rdp", n=1000, eps=1.0, delta=1e-5)
+    assert not cal.feasible and "sigma" in cal.reason and cal.fix
+    assert cal.to_dict()["feasible"] is False
+
+
+def test_non_finite_bound_is_an_error_not_a_null(monkeypatch):
+    import dataclasses
+
+    reg = catalog._load()
+    thm = reg["theorems"]["wang-lownoise-thm3a"]
+
+    def overflowing(*, n, eps):
+        return catalog.BoundResult.of("wang-lownoise-thm3a", [catalog.Term("privacy", math.inf, -1, -1)])
+
+    monkeypatch.setitem(reg["theorems"], "wang-lownoise-thm3a", dataclasses.replace(thm, bound=overflowing))
+    with pytest.raises(ValueError, match="not a finite number"):
+        catalog.bound("wang-lownoise-thm3a", n=1000, eps=1.0)
+
+
+def test_arithmetic_errors_become_value_errors(monkeypatch):
+    import dataclasses
+
+    reg = catalog._load()
+    thm = reg["theorems"]["wang-lownoise-thm3a"]
+
+    def dividing(*, n, eps):
+        return 1.0 / 0.0
+
+    monkeypatch.setitem(reg["theorems"], "wang-lownoise-thm3a", dataclasses.replace(thm, bound=dividing))
+    with pytest.raises(ValueError, match="double precision"):
+        catalog.bound("wang-lownoise-thm3a", n=1000, eps=1.0)
