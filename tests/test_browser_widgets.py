@@ -18,7 +18,7 @@ if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
 
 pytestmark = pytest.mark.browser
-WAIT = 30000
+WAIT = 60000
 
 
 def _query(page) -> dict:
