@@ -30,7 +30,12 @@ import math
 
 from dpviz import _validate as v
 
-__all__ = ["delta_of", "log_delta_of", "sigma_for", "classical_sigma"]
+__all__ = ["delta_of", "log_delta_of", "sigma_for", "classical_sigma", "SIGMA_RULES", "check_sigma_rule",
+           "compare_with_paper", "choose_sigma", "NOT_PRIVATE_LABEL"]
+
+#: How a closed-form Gaussian calibration picks its released sigma: "private" (default) the smallest sigma that is
+#: (eps, delta)-DP by the exact check (:func:`sigma_for`), "printed" the paper's own formula.
+SIGMA_RULES = ("private", "printed")
 
 _MAX_BRACKET_STEPS = 200  # doublings/halvings of sigma before giving up (2^200 covers every finite float ratio we meet)
 _MAX_BISECTION_STEPS = 200
@@ -170,3 +175,80 @@ def sigma_for(eps, delta, sensitivity, *, rtol: float = 1e-12) -> float:
         else:
             lo = mid
     return hi
+
+
+def check_sigma_rule(sigma_rule) -> str:
+    """``sigma_rule`` must be one of :data:`SIGMA_RULES`."""
+    if sigma_rule not in SIGMA_RULES:
+        raise ValueError(
+            f"sigma_rule must be 'private' (the smallest sigma that is (eps, delta)-DP by the exact Gaussian check) "
+            f"or 'printed' (the paper's formula, possibly not private), got {sigma_rule!r}."
+        )
+    return sigma_rule
+
+
+def compare_with_paper(*, eps, delta, sensitivity, sigma_paper, check: str) -> dict:
+    r"""The exact check of a paper's closed-form Gaussian σ, as the machine-readable fields of
+    :class:`dpviz.catalog.Calibration` ``extras``.
+
+    Parameters
+    ----------
+    eps, delta : the (ε, δ) the Gaussian step must meet (for a high-probability sensitivity: the δ left after the
+        failure probability, e.g. δ/2).
+    sensitivity : Δ of the released quantity (√T·Δ for T composed steps).
+    sigma_paper : the σ the paper prints.
+    check : a short description of the check, stored as ``privacy_check``.
+
+    Returns
+    -------
+    dict with ``sigma_private`` (:func:`sigma_for`), ``sigma_paper``, ``paper_exact_delta`` (:func:`delta_of` at the
+    paper's σ), ``paper_sigma_private`` (bool: that δ is at most the target) and ``privacy_check``.
+    """
+    sigma_paper = v.check_positive("sigma_paper", sigma_paper)
+    private = sigma_for(eps, delta, sensitivity)
+    exact = delta_of(sigma_paper, sensitivity, eps)
+    return {
+        "sigma_private": private,
+        "sigma_paper": sigma_paper,
+        "paper_exact_delta": exact,
+        "paper_sigma_private": bool(exact <= delta * (1.0 + 1e-9)),
+        "privacy_check": check,
+    }
+
+
+#: The label of a paper's σ that fails the exact check (shown by the UI and the CLI beside the private σ).
+NOT_PRIVATE_LABEL = "as printed — not (ε, δ)-DP here"
+
+
+def choose_sigma(cmp: dict, sigma_rule: str, *, eps: float, delta: float, what: str) -> dict:
+    """Apply ``sigma_rule`` to the result of :func:`compare_with_paper`.
+
+    Returns a dict with ``sigma`` (the released σ), ``feasible`` (True only when that σ passes the exact check),
+    ``notes`` (a list: says when the paper's σ is not private), ``reason`` and ``fix`` (non-empty only when the
+    released σ is not private).  The rule of dpviz: *feasible* means (ε, δ)-DP by the tightest check dpviz has.
+    """
+    sigma_rule = check_sigma_rule(sigma_rule)
+    notes: list[str] = []
+    reason = fix = ""
+    if not cmp["paper_sigma_private"]:
+        notes.append(
+            f"{what}: the paper's sigma = {cmp['sigma_paper']:.4g} is {NOT_PRIVATE_LABEL}: its exact delta "
+            f"(Balle & Wang 2018, Thm 8; {cmp['privacy_check']}) is {cmp['paper_exact_delta']:.3g} > {delta:.3g} at "
+            f"eps = {eps:g}; (eps, delta)-DP needs sigma >= {cmp['sigma_private']:.4g}."
+        )
+    else:
+        notes.append(
+            f"{what}: the paper's sigma = {cmp['sigma_paper']:.4g} is private (exact delta "
+            f"{cmp['paper_exact_delta']:.3g} <= {delta:.3g}); the analytic Gaussian mechanism needs only "
+            f"sigma = {cmp['sigma_private']:.4g}."
+        )
+    if sigma_rule == "private":
+        return {"sigma": cmp["sigma_private"], "feasible": True, "notes": notes, "reason": reason, "fix": fix}
+    if not cmp["paper_sigma_private"]:
+        reason = (
+            f"sigma as printed by the paper ({cmp['sigma_paper']:.4g}) — not (eps, delta)-DP here: exact delta "
+            f"{cmp['paper_exact_delta']:.3g} > {delta:.3g}"
+        )
+        fix = f"use sigma_rule='private' (sigma = {cmp['sigma_private']:.4g}, the exact Gaussian calibration)"
+    return {"sigma": cmp["sigma_paper"], "feasible": bool(cmp["paper_sigma_private"]), "notes": notes,
+            "reason": reason, "fix": fix}

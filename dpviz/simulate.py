@@ -420,7 +420,10 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
                               "theorem's privacy conditions are not checked")
         sigma = cal.sigma if cal.sigma is not None else 0.0
         lap = cal.laplace_scale if (cal.sigma is None and cal.laplace_scale is not None) else None
-        run = cal.feasible or bool(params.get("run_infeasible") or rule == "experiment") and (
+        # sigma_rule="printed": the user picked a paper's closed-form sigma (labelled "not private" when it fails the
+        # exact Gaussian check); it runs like the experiment rule
+        run = cal.feasible or bool(params.get("run_infeasible") or rule == "experiment"
+                                   or params.get("sigma_rule") == "printed") and (
             cal.sigma is not None or lap is not None)
         if spec.noise != "none" and cal.sigma is None and lap is None and sched is None:
             run = False

@@ -30,6 +30,7 @@ import importlib.util
 import math
 
 from dpviz import _validate as v
+from dpviz import gaussian as _gauss
 from dpviz.catalog import (
     Algorithm,
     BoundResult,
@@ -332,7 +333,8 @@ _OUTPUT_FORMULA = (
 )
 
 
-def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounded_domain=True, M0=1.0) -> Calibration:
+def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounded_domain=True, M0=1.0,
+                           sigma_rule="private") -> Calibration:
     r"""Noise of DP-SGD-Output: Gaussian noise added once to the averaged SGD iterate.
 
     003_ae9d1ed971b16d33.txt, Algorithm 1 (lines 7–12) with Theorem 7 and Theorem 8:
@@ -371,6 +373,7 @@ def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounde
     alpha = _alpha(alpha)
     M0 = v.check_nonnegative("M0 (sup_z loss(0; z))", M0)
     R = _check_domain(R, bounded_domain)
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
     lim = _eta_limit(L)
     notes = []
     domain = f"W ⊆ B(0, {R:g})" if bounded_domain else "W = R^d"
@@ -405,15 +408,20 @@ def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounde
             formula=_OUTPUT_FORMULA,
             extras={"domain": domain, **parts},
         )
-    sigma = math.sqrt(2.0 * math.log(2.5 / delta)) * Delta / eps
-    exact = _gaussian_exact_delta(eps, sigma / Delta) if Delta > 0 else 0.0
+    sigma_paper = math.sqrt(2.0 * math.log(2.5 / delta)) * Delta / eps
+    exact = _gaussian_exact_delta(eps, sigma_paper / Delta) if Delta > 0 else 0.0
     parts["gaussian_exact_delta"] = exact
-    if exact > delta / 2.0:
-        notes.append(
-            f"Lemma 2 (the classical Gaussian mechanism, proved for eps < 1) is used here at eps = {eps:g}: the exact "
-            f"delta of this Gaussian mechanism is {exact:.3g} > delta/2 = {delta / 2:.3g}, so the paper's calibration "
-            "under-noises at this large eps."
-        )
+    pick = {"sigma": sigma_paper, "feasible": True, "reason": "", "fix": ""}
+    if Delta > 0:
+        # the sensitivity holds with probability 1 - delta/2: the Gaussian step must be (eps, delta/2)-DP
+        cmp = _gauss.compare_with_paper(eps=eps, delta=delta / 2.0, sensitivity=Delta, sigma_paper=sigma_paper,
+                                        check="exact Gaussian mechanism at delta/2 (the other delta/2 is the failure "
+                                              "probability of the sensitivity bound)")
+        pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta / 2.0, what="DP-SGD-Output (Lemma 2)")
+        notes += pick["notes"]
+        parts.update(cmp)
+    parts["sigma_rule"] = sigma_rule
+    sigma = pick["sigma"]
     if eta <= 1.0 / T:
         notes.append(
             f"eta = {eta:g} <= 1/T = {1.0 / T:g}: the paper assumes eta > 1/T in its utility analysis "
@@ -429,15 +437,18 @@ def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounde
     formula_numbers = (
         rf"\gamma={gamma:.3g},\ c_{{\gamma,T}}={parts['c_gamma_T']:.4g},\ g={parts['grad_bound']:.4g},\ "
         rf"\Delta=\sqrt{{e({parts['c_alpha_2_sq_T_eta_pow']:.4g}+{parts['sampling_term']:.4g})}}={Delta:.4g},\ "
-        rf"\sigma=\frac{{\sqrt{{2\log(2.5/{delta:.3g})}}\cdot{Delta:.4g}}}{{{eps:g}}}={sigma:.4g}"
+        rf"\sigma_{{\rm paper}}=\frac{{\sqrt{{2\log(2.5/{delta:.3g})}}\cdot{Delta:.4g}}}{{{eps:g}}}={sigma_paper:.4g},\ \sigma={sigma:.4g}"
     )
     return Calibration(
         id="dpsgd-output",
-        feasible=True,
+        feasible=pick["feasible"],
         sigma=sigma,
         T=T,
         eta=eta,
-        reason=f"Gaussian mechanism on the averaged SGD iterate with sensitivity Delta = {Delta:.4g} ({domain})",
+        reason=pick["reason"] or (
+            f"Gaussian mechanism on the averaged SGD iterate with sensitivity Delta = {Delta:.4g} ({domain}); sigma "
+            + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "from Lemma 2 as printed")),
+        fix=pick["fix"],
         formula=formula,
         formula_numbers=formula_numbers,
         notes=notes,

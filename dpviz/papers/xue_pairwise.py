@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 
 from dpviz import _validate as v
+from dpviz import gaussian as _gauss
 from dpviz.catalog import Algorithm, BoundResult, Calibration, Paper, Term, Theorem
 
 __all__ = [
@@ -178,18 +179,6 @@ def gaussian_mu_for(*, eps, delta) -> float:
     return lo
 
 
-def _gaussian_eps_note(eps: float, delta: float, mu: float, what: str) -> list[str]:
-    """A note when the classical Gaussian mechanism (proved for eps < 1) under-noises at this eps."""
-    exact = gaussian_exact_delta(eps=eps, mu=mu)
-    if exact > delta:
-        return [
-            f"{what}: the classical Gaussian mechanism sigma = sqrt(2 ln(1.25/delta)) Delta / eps is proved for "
-            f"eps < 1; at eps = {eps:g} the exact delta of this mechanism is {exact:.3g} > delta = {delta:.3g}, "
-            "so the paper's calibration under-noises here."
-        ]
-    return []
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # schedules
 
@@ -260,7 +249,7 @@ _SC_FORMULA = (
 )
 
 
-def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None) -> Calibration:
+def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None, sigma_rule="private") -> Calibration:
     r"""Output noise of DPGDSC, 004_f0930831cb554e22.txt, Algorithm 1 (lines 4–5) with Lemma 1 and Theorem 1.
 
     PGD with η <= 2/(L+μ) on a μ-strongly convex, L-smooth, G-Lipschitz pairwise loss has ℓ2-sensitivity 8G/(μn) at
@@ -270,6 +259,12 @@ def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None)
               \lambda = \frac{8G\sqrt d}{\mu n\epsilon}\ (\delta = 0,\ \text{Laplace per coordinate}),
 
     (the Laplace scale uses ‖·‖₁ <= √d ‖·‖₂).
+
+    The printed σ is the classical Gaussian mechanism, proved for ε < 1 only; at large ε (e.g. ε = 16) it
+    under-noises.  dpviz releases by default (``sigma_rule="private"``) the analytic Gaussian σ of Balle & Wang (2018)
+    for the sensitivity 8G/(μn) (:func:`dpviz.gaussian.sigma_for`), and reports the printed σ beside it
+    (``extras['sigma_paper']``, ``extras['paper_sigma_private']``); ``sigma_rule="printed"`` releases the printed σ,
+    feasible only when it passes the exact check.
 
     Parameters
     ----------
@@ -296,6 +291,7 @@ def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None)
     delta = _delta_any(delta)
     G = v.check_positive("G", G)
     mu = v.check_positive("mu (strong-convexity constant)", mu)
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
     if d is not None:
         d = v.check_int("d", d)
     if delta == 0.0:
@@ -332,15 +328,23 @@ def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None)
     sens = 8.0 * G / (mu * n)
     extras = {"sensitivity": sens, "eta_max": eta_max}
     if delta > 0.0:
-        sigma = math.sqrt(2.0 * math.log(1.25 / delta)) * sens / eps
-        notes += _gaussian_eps_note(eps, delta, sens / sigma, "Algorithm 1")
+        sigma_paper = math.sqrt(2.0 * math.log(1.25 / delta)) * sens / eps
+        cmp = _gauss.compare_with_paper(eps=eps, delta=delta, sensitivity=sens, sigma_paper=sigma_paper,
+                                        check="exact Gaussian mechanism on the last iterate, sensitivity 8G/(mu n)")
+        pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta, what="Algorithm 1 (DPGDSC)")
+        notes += pick["notes"]
+        extras.update(cmp)
+        extras["sigma_rule"] = sigma_rule
         nums = (
-            rf"\sigma=\frac{{8\sqrt{{2\ln(1.25/{delta:.3g})}}\cdot{G:g}}}{{{mu:g}\cdot{n}\cdot{eps:g}}}={sigma:.4g}"
+            rf"\sigma_{{\rm paper}}=\frac{{8\sqrt{{2\ln(1.25/{delta:.3g})}}\cdot{G:g}}}{{{mu:g}\cdot{n}\cdot{eps:g}}}"
+            rf"={sigma_paper:.4g},\quad \sigma_{{\rm private}}={cmp['sigma_private']:.4g}"
         )
         return Calibration(
-            id="dpgd-sc", feasible=True, sigma=sigma, T=T, eta=eta,
-            reason=f"Gaussian mechanism on the last PGD iterate, sensitivity 8G/(mu n) = {sens:.4g} (Lemma 1)",
-            formula=_SC_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
+            id="dpgd-sc", feasible=pick["feasible"], sigma=pick["sigma"], T=T, eta=eta,
+            reason=pick["reason"] or (
+                f"Gaussian mechanism on the last PGD iterate, sensitivity 8G/(mu n) = {sens:.4g} (Lemma 1); sigma "
+                + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "as printed")),
+            fix=pick["fix"], formula=_SC_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
         )
     lam = sens * math.sqrt(d) / eps
     nums = rf"\lambda=\frac{{8\cdot{G:g}\sqrt{{{d}}}}}{{{mu:g}\cdot{n}\cdot{eps:g}}}={lam:.4g}"
@@ -355,23 +359,30 @@ def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None)
 # ----------------------------------------------------------------------------------------------------------------
 # Algorithm 2: DPGDC2 (gradient perturbation, convex)
 
-_C_FORMULA = r"\sigma=\frac{4G\sqrt{1.25\,T\log(1/\delta)}}{n\epsilon}"
+_C_FORMULA = r"\sigma=\frac{4G\sqrt{1.25\,T\log(1/\delta)}}{n\epsilon}\ \text{(printed)},\quad \sigma_{\rm private}:\ \delta_{\rm exact}(\epsilon;\sqrt T\,4G/n,\sigma)=\delta"
 _ACCOUNTANTS = ("paper", "exact")
 
 
-def calibrate_dpgd_c(*, n, eps, delta, G, T=None, d=None, R=None, L=None, eta=None, accountant="paper") -> Calibration:
-    r"""Gradient noise of DPGDC2, 004_f0930831cb554e22.txt, Algorithm 2 (line 2) and Theorem 2.
+def calibrate_dpgd_c(*, n, eps, delta, G, T=None, d=None, R=None, L=None, eta=None, sigma_rule="private",
+                     accountant=None) -> Calibration:
+    r"""Gradient noise of DPGDC2, Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 2 (line 2) and Theorem 2.
 
     Each of the T full pairwise gradients (sensitivity 4G/n, :func:`pairwise_gradient_sensitivity`) gets
-    N(0, σ² I_d) with
+    N(0, σ² I_d).  Algorithm 2 prints
 
-    .. math:: \sigma = \frac{4G\sqrt{1.25\,T\log(1/\delta)}}{n\epsilon}
+    .. math:: \sigma_{\rm paper} = \frac{4G\sqrt{1.25\,T\log(1/\delta)}}{n\epsilon}.
 
-    as printed in Algorithm 2.  The paper omits the privacy proof ("advanced composition and Gaussian mechanism").
-    dpviz checks it exactly: T composed Gaussian mechanisms are μ-GDP with μ = √T (4G/n)/σ = ε/√(1.25 log(1/δ))
-    (Dong, Roth & Su 2019), and ``extras['exact_delta']`` is the resulting δ(ε).  When it exceeds δ (e.g. ε = 1,
-    δ = 1e-6: 1.4e-6) a note says so; ``accountant="exact"`` returns instead the smallest σ that is (ε, δ)-DP by this
-    exact composition (``extras['sigma_exact']``).  There is no δ = 0 version (the paper says so after Theorem 2).
+    The paper omits the privacy proof ("advanced composition and Gaussian mechanism").  dpviz checks it exactly:
+    T composed Gaussian mechanisms with sensitivity Δ = 4G/n are exactly one Gaussian mechanism with sensitivity
+    √T·Δ (Dong, Roth & Su 2019), whose δ(ε) is :func:`dpviz.gaussian.delta_of` (Balle & Wang 2018, Theorem 8).
+    E.g. n = 1000, d = 10, ε = 5, δ = 1e-8 (T = 1000): the printed σ = 0.1214 has exact δ = 1.73e-6, and
+    (ε, δ)-DP needs σ = 0.1441; ε = 1, δ = 1e-6: exact δ = 1.40e-6.
+
+    ``sigma_rule="private"`` (default) releases the smallest σ that passes this exact check;
+    ``sigma_rule="printed"`` releases the printed σ, and the calibration is then feasible only if the printed σ
+    passes the check (else ``reason`` says "as printed — not (ε, δ)-DP here").  The printed σ, its exact δ and the
+    verdict are always in ``extras`` (``sigma_paper``, ``paper_exact_delta``, ``paper_sigma_private``).  There is no
+    δ = 0 version (the paper says so after Theorem 2).
 
     Parameters
     ----------
@@ -387,15 +398,20 @@ def calibrate_dpgd_c(*, n, eps, delta, G, T=None, d=None, R=None, L=None, eta=No
         Smoothness; the utility proof needs η <= 1/(2L) (a note if violated; privacy does not depend on η).
     eta : float, optional
         Step size chosen by the user.
-    accountant : {"paper", "exact"}
-        "paper": the printed σ; "exact": the smallest σ by exact Gaussian composition.
+    sigma_rule : {"private", "printed"}
+        Which σ is released (see above).
+    accountant : {"paper", "exact"}, optional
+        Older name of ``sigma_rule`` ("paper" = "printed", "exact" = "private"); overrides it when given.
     """
     n = v.check_n(n)
     eps = v.check_eps(eps)
     delta = _delta_positive(delta, "Algorithm 2 (DPGDC2)")
     G = v.check_positive("G", G)
-    if accountant not in _ACCOUNTANTS:
-        raise ValueError(f"accountant must be one of {', '.join(_ACCOUNTANTS)}, got {accountant!r}.")
+    if accountant is not None:
+        if accountant not in _ACCOUNTANTS:
+            raise ValueError(f"accountant must be one of {', '.join(_ACCOUNTANTS)}, got {accountant!r}.")
+        sigma_rule = "printed" if accountant == "paper" else "private"
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
     if d is not None:
         d = v.check_int("d", d)
     if R is not None:
@@ -421,34 +437,38 @@ def calibrate_dpgd_c(*, n, eps, delta, G, T=None, d=None, R=None, L=None, eta=No
     sens = 4.0 * G / n
     sigma_paper = sens * math.sqrt(1.25 * T * math.log(1.0 / delta)) / eps
     mu_paper = math.sqrt(T) * sens / sigma_paper
-    exact = gaussian_exact_delta(eps=eps, mu=mu_paper)
-    sigma_exact = math.sqrt(T) * sens / gaussian_mu_for(eps=eps, delta=delta)
-    if exact > delta:
-        notes.append(
-            f"Exact Gaussian composition: the printed sigma gives delta(eps) = {exact:.3g} > delta = {delta:.3g}; "
-            f"(eps, delta)-DP needs sigma >= {sigma_exact:.4g} (accountant='exact')."
-        )
-    sigma = sigma_paper if accountant == "paper" else sigma_exact
-    nums = rf"\sigma=\frac{{4\cdot{G:g}\sqrt{{1.25\cdot{T}\log(1/{delta:.3g})}}}}{{{n}\cdot{eps:g}}}={sigma_paper:.4g}"
-    if accountant == "exact":
-        nums += rf",\quad \sigma_{{\rm exact}}=\frac{{\sqrt{{{T}}}\cdot{sens:.4g}}}{{\mu(\epsilon,\delta)}}={sigma_exact:.4g}"
+    cmp = _gauss.compare_with_paper(
+        eps=eps, delta=delta, sensitivity=math.sqrt(T) * sens, sigma_paper=sigma_paper,
+        check=f"exact composition of T = {T} Gaussian steps = one Gaussian with sensitivity sqrt(T) 4G/n",
+    )
+    pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta, what="Algorithm 2 (DPGDC2)")
+    notes += pick["notes"]
+    sigma = pick["sigma"]
+    nums = (rf"\sigma_{{\rm paper}}=\frac{{4\cdot{G:g}\sqrt{{1.25\cdot{T}\log(1/{delta:.3g})}}}}{{{n}\cdot{eps:g}}}"
+            rf"={sigma_paper:.4g},\quad \sigma_{{\rm private}}={cmp['sigma_private']:.4g}")
     return Calibration(
         id="dpgd-c",
-        feasible=True,
+        feasible=pick["feasible"],
         sigma=sigma,
         T=T,
         eta=eta,
-        reason=f"Gaussian noise on each of T = {T} full pairwise gradients (sensitivity 4G/n = {sens:.4g})",
+        reason=pick["reason"] or (
+            f"Gaussian noise on each of T = {T} full pairwise gradients (sensitivity 4G/n = {sens:.4g}); sigma "
+            + ("is the smallest that is (eps, delta)-DP by exact Gaussian composition" if sigma_rule == "private"
+               else "as printed in Algorithm 2 (private by exact Gaussian composition)")
+        ),
+        fix=pick["fix"],
         formula=_C_FORMULA,
         formula_numbers=nums,
         notes=notes,
         extras={
             "sensitivity": sens,
-            "accountant": accountant,
-            "sigma_paper": sigma_paper,
-            "sigma_exact": sigma_exact,
+            "sigma_rule": sigma_rule,
+            "accountant": "paper" if sigma_rule == "printed" else "exact",
+            **cmp,
+            "sigma_exact": cmp["sigma_private"],
             "gdp_mu": mu_paper,
-            "exact_delta": exact,
+            "exact_delta": cmp["paper_exact_delta"],
         },
     )
 
@@ -463,7 +483,7 @@ _EPOCH_FORMULA = (
 )
 
 
-def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None) -> Calibration:
+def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None, sigma_rule="private") -> Calibration:
     r"""Per-epoch noise of DPEGD, 004_f0930831cb554e22.txt, Algorithm 3 (lines 1–6) and Theorem 3 (proof in C.5).
 
     Epoch i = 1, …, k (k = ⌊log₂ n⌋, :func:`epoch_sizes`) runs n_i PGD steps with η_i = 4^{−i}η on its own block
@@ -472,6 +492,10 @@ def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None)
 
     .. math:: \sigma_i = \frac{4\sqrt{2\ln(1.25/\delta)}\,G\eta_i}{\epsilon}\ (\delta>0),\qquad
               \lambda_i = \frac{4G\eta_i\sqrt d}{\epsilon}\ (\delta=0).
+
+    The printed σ_i is the classical Gaussian mechanism (proved for ε < 1); by default (``sigma_rule="private"``)
+    dpviz releases the analytic Gaussian σ_i of Balle & Wang (2018) for sensitivity 4Gη_i, and reports the printed
+    schedule in ``extras['sigma_schedule_paper']`` (``extras['sigma_paper']`` = its first entry).
 
     Parameters
     ----------
@@ -497,6 +521,7 @@ def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None)
     eps = v.check_eps(eps)
     delta = _delta_any(delta)
     G = v.check_positive("G", G)
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
     if d is not None:
         d = v.check_int("d", d)
     if delta == 0.0:
@@ -537,16 +562,30 @@ def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None)
         )
     if delta > 0.0:
         c = 4.0 * math.sqrt(2.0 * math.log(1.25 / delta)) * G / eps
-        sched = [c * e for e in etas]
-        notes += _gaussian_eps_note(eps, delta, 4.0 * G * etas[0] / sched[0], "Algorithm 3")
+        sched_paper = [c * e for e in etas]
+        # sigma_i / (4 G eta_i) is the same for every epoch, so one exact check covers all of them
+        cmp = _gauss.compare_with_paper(eps=eps, delta=delta, sensitivity=4.0 * G * etas[0], sigma_paper=sched_paper[0],
+                                        check="exact Gaussian mechanism per epoch average, sensitivity 4 G eta_i "
+                                              "(disjoint blocks: parallel composition)")
+        pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta, what="Algorithm 3 (DPEGD)")
+        notes += pick["notes"]
+        ratio = cmp["sigma_private"] / sched_paper[0]
+        sched_private = [s_ * ratio for s_ in sched_paper]
+        sched = sched_private if sigma_rule == "private" else sched_paper
+        extras.update(cmp)
+        extras.update({"sigma_rule": sigma_rule, "sigma_schedule_paper": sched_paper,
+                       "sigma_schedule_private": sched_private})
         nums = (
-            rf"\sigma_1=\frac{{4\sqrt{{2\ln(1.25/{delta:.3g})}}\cdot{G:g}\cdot{etas[0]:.4g}}}{{{eps:g}}}={sched[0]:.4g},"
+            rf"\sigma_1^{{\rm paper}}=\frac{{4\sqrt{{2\ln(1.25/{delta:.3g})}}\cdot{G:g}\cdot{etas[0]:.4g}}}{{{eps:g}}}"
+            rf"={sched_paper[0]:.4g},\ \sigma_1^{{\rm private}}={sched_private[0]:.4g},"
             rf"\ \dots,\ \sigma_{{{k}}}={sched[-1]:.4g}"
         )
         return Calibration(
-            id="dp-epoch-gd", feasible=True, sigma=sched[0], sigma_schedule=sched, T=n, eta=eta,
-            reason=f"Gaussian noise on each of k = {k} epoch averages (sensitivity 4 G eta_i, disjoint blocks)",
-            formula=_EPOCH_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
+            id="dp-epoch-gd", feasible=pick["feasible"], sigma=sched[0], sigma_schedule=sched, T=n, eta=eta,
+            reason=pick["reason"] or (
+                f"Gaussian noise on each of k = {k} epoch averages (sensitivity 4 G eta_i, disjoint blocks); sigma_i "
+                + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "as printed")),
+            fix=pick["fix"], formula=_EPOCH_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
         )
     lap = [4.0 * G * e * math.sqrt(d) / eps for e in etas]
     extras["laplace_schedule"] = lap

@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 
 from dpviz import _validate as v
+from dpviz import gaussian as _gauss
 from dpviz.catalog import Algorithm, BoundResult, Calibration, Paper, Term, Theorem
 
 __all__ = [
@@ -216,7 +217,7 @@ _E_FACTOR_NOTE = (
 )
 
 
-def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False) -> Calibration:
+def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, sigma_rule="private") -> Calibration:
     r"""Noise of private pairwise SGD with output perturbation, 002_529032789875e3ba.txt, Algorithm 2, Theorem 4, eq. (5).
 
     Gaussian noise N(0, σ² I_d) is added once to the averaged iterate w̄_T of Algorithm 1.  The high-probability
@@ -252,6 +253,7 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False) 
     eta = v.check_positive("eta", eta)
     G = v.check_positive("G", G)
     corrected = _check_bool("corrected", corrected)
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
     a = math.log(2.0 / delta)
     formula = _OUTPUT_FORMULA_CORRECTED if corrected else _OUTPUT_FORMULA
     if not corrected and T < n:
@@ -274,16 +276,17 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False) 
     Delta2 = _corrected_sq(n, T, eta, G, a) if corrected else eq9
     Delta = math.sqrt(Delta2)
     ln25 = math.log(2.5 / delta)
-    sigma = math.sqrt(2.0 * ln25) * Delta / eps
+    sigma_paper = math.sqrt(2.0 * ln25) * Delta / eps
     sigma_printed = math.sqrt(8.0 * eta**2 * G**2 * ln25 * eq9 / (4.0 * math.e * eta**2 * G**2)) / eps
-    exact = _gaussian_exact_delta(eps, sigma / Delta)
+    exact = _gaussian_exact_delta(eps, sigma_paper / Delta)
     notes = [_E_FACTOR_NOTE]
-    if exact > delta / 2.0:
-        notes.append(
-            f"Lemma 2 (the classical Gaussian mechanism, proved for eps < 1) is used at eps = {eps:g}: the exact delta "
-            f"of this Gaussian mechanism is {exact:.3g} > delta/2 = {delta / 2:.3g}, so the calibration under-noises "
-            "at this large eps."
-        )
+    # the sensitivity holds with probability 1 - delta/2, so the Gaussian step must be (eps, delta/2)-DP
+    cmp = _gauss.compare_with_paper(eps=eps, delta=delta / 2.0, sensitivity=Delta, sigma_paper=sigma_paper,
+                                    check="exact Gaussian mechanism at delta/2 (the other delta/2 is the failure "
+                                          "probability of the sensitivity bound)")
+    pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta / 2.0, what="Output perturbation (Lemma 2)")
+    notes += pick["notes"]
+    sigma = pick["sigma"]
     if not corrected and eq9 < eq3:
         notes.append(
             f"Here eq. (9) ({math.sqrt(eq9):.4g}) is smaller than Theorem 1's eq. (3) at t = T ({math.sqrt(eq3):.4g}): "
@@ -297,18 +300,20 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False) 
         tex_inner = rf"T+\frac{{3\cdot{T}^2\ln^2(e\cdot{T})\cdot{a:.4g}^2}}{{{n}^2}}"
     formula_numbers = (
         rf"\sigma^2=\frac{{8e\cdot{eta:g}^2\cdot{G:g}^2\cdot\ln(2.5/{delta:.3g})}}{{{eps:g}^2}}\big({tex_inner}\big)"
-        rf",\ \Delta_T={Delta:.4g},\ \sigma={sigma:.4g}"
+        rf",\ \Delta_T={Delta:.4g},\ \sigma_{{\rm paper}}={sigma_paper:.4g},\ \sigma={sigma:.4g}"
     )
     return Calibration(
         id="pairwise-sgd-output",
-        feasible=True,
+        feasible=pick["feasible"],
         sigma=sigma,
         T=T,
         eta=eta,
-        reason=(
+        reason=pick["reason"] or (
             f"Gaussian mechanism on the averaged pairwise-SGD iterate with high-probability sensitivity "
-            f"Delta_T = {Delta:.4g} (probability 1 - delta/2)"
+            f"Delta_T = {Delta:.4g} (probability 1 - delta/2); sigma "
+            + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "from Lemma 2 as printed")
         ),
+        fix=pick["fix"],
         formula=formula,
         formula_numbers=formula_numbers,
         notes=notes,
@@ -318,6 +323,8 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False) 
             "Delta_eq3": math.sqrt(eq3),
             "sigma_as_printed": sigma_printed,
             "gaussian_exact_delta": exact,
+            **cmp,
+            "sigma_rule": sigma_rule,
             "gradient_complexity": _grad_complexity(T),
             "corrected": corrected,
         },
@@ -715,11 +722,15 @@ def explicit_bound_thm5(*, n, d, eps, delta, G, R, T=None, eta=None, M0=1.0, gam
     notes = _gamma_note(gamma, d, delta)
     if not cal.feasible:
         raise ValueError(f"Algorithm 2 cannot be calibrated at these values: {cal.reason}; {cal.fix}.")
-    sigma = cal.sigma
+    sigma = cal.extras["sigma_paper"]  # the theorem is stated for the paper's (Lemma 2) sigma
+    if not cal.extras["paper_sigma_private"]:
+        cal.notes.append("Theorem 5 is evaluated with the paper's sigma, which is not (eps, delta)-DP here; the "
+                         f"private sigma is {cal.extras['sigma_private']:.4g}.")
     terms.append(Term("privacy", 2.0 * G * sigma * math.sqrt(d) * math.log(4.0 / gamma) ** 0.25, 0.0, -1.0,
                       r"2G\sigma\sqrt d\ln^{1/4}(4/\gamma)"))
     return _result("yang-pairwise-thm5", terms, eta=eta, T=T, explicit=True, notes=notes + cal.notes,
-                   extras={"gamma": gamma, "c1": c1, "sigma": sigma, "D": D, "rademacher_B": rad})
+                   extras={"gamma": gamma, "c1": c1, "sigma": sigma, "sigma_private": cal.extras["sigma_private"],
+                           "D": D, "rademacher_B": rad})
 
 
 # ----------------------------------------------------------------------------------------------------------------
