@@ -113,6 +113,27 @@ class Calibration:
     the gradient for gradient perturbation, to the output for output perturbation); ``None`` when no Gaussian noise is
     used.  ``laplace_scale`` likewise for Laplace noise (delta = 0 variants).  ``sigma_schedule`` lists per-epoch
     noise when the noise changes across epochs.
+
+    ``feasible`` means: the released mechanism is (ε, δ)-DP by the tightest check dpviz has.  When it is False,
+    ``reason`` says which reading was used and that it is not private, and ``fix`` how to make it private.
+
+    Machine-readable ``extras`` keys of every closed-form Gaussian calibration (DPGDSC, DPGDC2, DPEGD of
+    xue-pairwise; the output-perturbation algorithms of yang-pairwise and wang-nonsmooth):
+
+    ``sigma_rule``
+        ``"private"`` (default: ``sigma`` is the smallest σ passing the exact check) or ``"printed"`` (``sigma`` is
+        the paper's formula; the calibration is then feasible only if that σ passes the check);
+    ``sigma_private``
+        the smallest private σ by the exact (analytic) Gaussian mechanism of Balle & Wang (2018), see
+        :mod:`dpviz.gaussian`;
+    ``sigma_paper``
+        the σ the paper prints;
+    ``paper_exact_delta``
+        the exact δ(ε) of the paper's σ;
+    ``paper_sigma_private``
+        bool, ``paper_exact_delta <= δ`` (False: the paper's σ is "as printed — not (ε, δ)-DP here");
+    ``privacy_check``
+        one line naming the check (e.g. "exact composition of T = 1000 Gaussian steps ...").
     """
 
     id: str
