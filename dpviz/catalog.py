@@ -185,6 +185,12 @@ class BoundResult:
     explicit: bool = False
     notes: list[str] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)
+    risk: str = ""  # which risk the bound controls (set by :func:`bound` from ``Theorem.risk``)
+
+    @property
+    def form(self) -> str:
+        """``"explicit"`` (the paper's constants and logarithms kept) or ``"rate"`` (constants dropped, set to c)."""
+        return "explicit" if self.explicit else "rate"
 
     @classmethod
     def of(cls, theorem: str, terms, *, eta=None, T=None, gradient_complexity=None, notes=(), extras=None,
@@ -216,6 +222,8 @@ class BoundResult:
                 "T": self.T,
                 "gradient_complexity": self.gradient_complexity,
                 "explicit": self.explicit,
+                "form": self.form,
+                "risk": self.risk,
                 "notes": list(self.notes),
                 "extras": self.extras,
             }
@@ -254,6 +262,12 @@ class Theorem:
     ``bound`` returns the bound with the paper's unspecified constants set to ``c`` (default 1), as named terms.
     ``explicit_bound`` (optional) uses the explicit constants the paper gives.  ``discrepancy`` records where a printed
     formula disagrees with its own proof and which reading dpviz follows.
+
+    ``form`` says what ``bound`` is: ``"rate"`` (the paper's O(·) with constants and log factors dropped or set to
+    ``c``) or ``"explicit"`` (constants and logarithms as in the paper); ``explicit_bound`` is always explicit.
+    Compare rate with rate and explicit with explicit only.  ``risk`` names the quantity bounded (excess population
+    risk, excess empirical risk / optimality gap, AUC risk, a stability or privacy quantity, ...): never put bounds on
+    different risks on one axis without saying so.
     """
 
     id: str
@@ -268,6 +282,15 @@ class Theorem:
     discrepancy: str = ""
     notes: tuple[str, ...] = ()
     risk: str = "excess population risk"  # what the bound controls
+    form: Literal["rate", "explicit"] = "rate"  # what ``bound`` returns
+
+    @property
+    def forms(self) -> list[str]:
+        """The forms available: ``form`` of ``bound``, plus "explicit" when ``explicit_bound`` exists."""
+        out = [self.form]
+        if self.explicit_bound is not None and "explicit" not in out:
+            out.append("explicit")
+        return out
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -276,6 +299,9 @@ class Theorem:
             "theorem": self.number,
             "algorithm": self.algorithm,
             "assumptions": list(self.assumptions),
+            "risk": self.risk,
+            "form": self.form,
+            "forms": self.forms,
         }
 
 
@@ -451,7 +477,10 @@ def bound(theorem_id: str, explicit: bool = False, **params) -> BoundResult:
         if thm.explicit_bound is None:
             raise ValueError(f"{thm.paper.short}, {thm.number} gives no explicit constants; use the rate form.")
         func = thm.explicit_bound
-    return call_with_params(func, params, what=f"theorem {theorem_id!r}")
+    res = call_with_params(func, params, what=f"theorem {theorem_id!r}")
+    if not res.risk:
+        res.risk = thm.risk
+    return res
 
 
 def _json_safe(obj: Any) -> Any:

@@ -349,7 +349,7 @@ def test_sensitivity_and_gdp_helpers():
 
 def test_catalogue_entries():
     ids = {a.id for a in catalog.algorithms() if a.paper.key == "xue-pairwise"}
-    assert ids == {"dpgd-sc", "dpgd-c", "dp-epoch-gd"}
+    assert ids == {"dpgd-sc", "dpgd-c", "dp-epoch-gd", "dpgdc"}
     for aid in ids:
         alg = catalog.get_algorithm(aid)
         assert alg.setting == "pairwise" and ".txt" not in alg.paper.cite()
@@ -447,3 +447,54 @@ def test_simulation_uses_private_sigma_unless_printed_is_picked():
     r = simulate.simulate("dpgd-c", ds, PairLS(), reps=1, params={**p, "sigma_rule": "printed"}, evaluate=())
     assert r.calibrations[0].sigma == pytest.approx(printed.sigma) and not r.calibrations[0].feasible
     assert np.isfinite(r.outputs).all()  # the printed sigma was run on request
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Algorithm 4 (DPGDC), Theorem 4, Table 1
+
+
+def test_dpgdc_algorithm4_calibration():
+    from dpviz.gaussian import delta_of
+
+    # n = 1000, T = 100, eta = 0.1, G = 1: sensitivity 4 eta G T / n = 4 * 0.1 * 100 / 1000 = 0.04 (Lemma 7)
+    # printed sigma = 4 sqrt(2 ln 1.25e6) * 1 * 100 * 0.1 / (1000 * 1) = 0.04 * 5.298802 = 0.2119521
+    cal = x.calibrate_dpgdc(n=1000, eps=1.0, delta=1e-6, G=1.0, T=100, eta=0.1, L=1.0)
+    assert cal.extras["sensitivity"] == pytest.approx(0.04)
+    assert cal.extras["sigma_paper"] == pytest.approx(0.2119521, rel=1e-6)
+    assert cal.extras["paper_sigma_private"] is True and cal.feasible
+    assert delta_of(cal.sigma, 0.04, 1.0) == pytest.approx(1e-6, rel=1e-6)
+    # delta = 0: lambda = 4 G eta T sqrt(d) / (n eps) = 0.04 * sqrt(9) / 2 = 0.06
+    cal = x.calibrate_dpgdc(n=1000, eps=2.0, delta=0.0, G=1.0, T=100, eta=0.1, d=9)
+    assert cal.laplace_scale == pytest.approx(0.06) and cal.sigma is None
+    # eta > 2/L: Lemma 7 fails -> infeasible
+    assert not x.calibrate_dpgdc(n=1000, eps=1.0, delta=1e-6, G=1.0, T=100, eta=0.5, L=10.0).feasible
+    with pytest.raises(ValueError):
+        x.calibrate_dpgdc(n=1000, eps=1.0, delta=0.0, G=1.0, T=100, eta=0.1)  # delta = 0 needs d
+
+
+def test_thm4_both_delta_cases():
+    # n = 1000, d = 10, eps = 1, G = 1, R = 1 (||w0 - w*||^2 <= (2R)^2 = 4), T = 100, eta = 0.1:
+    # optimisation 4/(0.1 * 100) = 0.4; stability G^2 eta T / n = 10/1000 = 0.01;
+    # delta = 1e-6: privacy eta G^2 T^2 d ln(1e6) / (n eps)^2 = 0.1 * 1e4 * 10 * 13.81551 / 1e6 = 0.1381551
+    res = catalog.bound("xue-pairwise-thm4", n=1000, d=10, eps=1.0, delta=1e-6, G=1.0, R=1.0, T=100, eta=0.1)
+    t = {term.name: term.value for term in res.terms}
+    assert t["optimisation"] == pytest.approx(0.4) and t["stability"] == pytest.approx(0.01)
+    assert t["privacy"] == pytest.approx(0.1381551, rel=1e-6)
+    assert res.form == "rate" and "population" in res.risk
+    # delta = 0: d^2 = 100 replaces d ln(1/delta): 0.1 * 1e4 * 100 / 1e6 = 0.1
+    res = catalog.bound("xue-pairwise-thm4", n=1000, d=10, eps=1.0, delta=0.0, G=1.0, R=1.0, T=100, eta=0.1)
+    assert {term.name: term.value for term in res.terms}["privacy"] == pytest.approx(0.1)
+
+
+def test_table1_upper_and_lower_bounds():
+    rows = catalog.get_table("xue-pairwise-table1").evaluate(n=1000, d=10, eps=1.0)
+    assert len(rows) == 10
+    assert {r["bound"] for r in rows} == {"upper", "lower"} and {r["privacy"] for r in rows} == {"(eps, delta)-DP", "eps-DP"}
+    by = {(r["assumptions"].split(", ")[-1], r["privacy"], r["bound"], r["method"]): r["rate value"] for r in rows}
+    # strongly convex, (eps, delta): this paper 1/n + d/(n eps)^2 = 1e-3 + 1e-5 = 1.01e-3 = the lower bound
+    assert by[("strongly convex", "(eps, delta)-DP", "upper", "This paper (Algorithm 1, Theorem 1)")] == pytest.approx(1.01e-3)
+    assert by[("strongly convex", "(eps, delta)-DP", "lower", "Lower bound")] == pytest.approx(1.01e-3)
+    # Huai et al. sqrt(d/(n eps)) = sqrt(0.01) = 0.1
+    assert by[("strongly convex", "(eps, delta)-DP", "upper", "Huai et al.")] == pytest.approx(0.1)
+    # convex, eps-DP: 1/sqrt(1000) + 10/1000 = 0.0316228 + 0.01 = 0.0416228
+    assert by[("convex", "eps-DP", "upper", "This paper (Algorithm 3, Theorem 3)")] == pytest.approx(0.0416228, rel=1e-6)

@@ -772,7 +772,7 @@ THEOREMS = [
         statement=r"\mathbb E[L(\theta_{priv};D)-L^*]\le O\Big(\frac{mG^2\log(1/\delta)\log n}{n^2\epsilon^2}\Big)",
         schedule=r"\eta=\frac1L,\ T=O(\log n)",
         notes=("Explicit form: (1 - mu/L)^T Delta0 + m sigma^2/(2 mu) with the calibrated sigma.",),
-        risk="excess empirical risk",
+        risk='expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*]',
     ),
     Theorem(
         id="kang-pidp-thm3",
@@ -814,7 +814,7 @@ THEOREMS = [
         statement=r"\mathbb E[L(\theta_{priv};D)-L^*]\le O\Big(\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}\Big)",
         schedule=r"\eta=\frac1L,\ T=O\Big(\log\frac{n^3\epsilon_1^2}{kmG^2}\Big)",
         notes=("k = number of instances that affect the model significantly (default n).",),
-        risk="excess empirical risk",
+        risk='expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*]',
     ),
     Theorem(
         id="kang-pidp-thm7",

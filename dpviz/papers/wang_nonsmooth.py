@@ -847,7 +847,7 @@ _THEOREMS = [
         statement=r"\epsilon\ge\frac{7(n^{1/3}-1)+4n\log n+7}{2n(n^{1/3}-1)}\Rightarrow\exists\beta\in(0,1)",
         schedule=r"T=n,\ \delta=1/n^2,\ n\ge18",
         discrepancy=_DISCREPANCY_LEMMA13,
-        risk="sufficient privacy budget eps for Theorem 11's conditions",
+        risk="sufficient privacy budget eps for Theorem 11's conditions (not a risk)", form="explicit",
     ),
 ]
 

@@ -26,7 +26,7 @@ import math
 
 from dpviz import _validate as v
 from dpviz import gaussian as _gauss
-from dpviz.catalog import Algorithm, BoundResult, Calibration, Paper, Term, Theorem
+from dpviz.catalog import Algorithm, BoundResult, Calibration, ComparisonRow, ComparisonTable, Paper, Term, Theorem
 
 __all__ = [
     "PAPER",
@@ -40,6 +40,8 @@ __all__ = [
     "calibrate_dpgd_sc",
     "calibrate_dpgd_c",
     "calibrate_dp_epoch_gd",
+    "calibrate_dpgdc",
+    "bound_thm4",
     "schedule_thm1",
     "schedule_thm2",
     "schedule_thm3",
@@ -768,6 +770,165 @@ def bound_thm3(*, n, d, eps, delta, G, R, L=None, c=1.0):
                                                                                 range(1, len(sizes) + 1)]})
 
 
+
+# ----------------------------------------------------------------------------------------------------------------
+# Algorithm 4: DPGDC (output perturbation, general convex; Appendix C.3) and Theorem 4
+
+_C4_FORMULA = (
+    r"\sigma=\frac{4\sqrt{2\ln(1.25/\delta)}\,GT\eta}{n\epsilon}\ (\delta>0),\qquad "
+    r"\lambda=\frac{4G\eta T\sqrt d}{n\epsilon}\ (\delta=0)"
+)
+
+
+def calibrate_dpgdc(*, n, eps, delta, G, T, eta, d=None, L=None, sigma_rule="private") -> Calibration:
+    r"""Output noise of DPGDC, Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 4 with Lemma 7 (Appendix C.3).
+
+    T projected full-gradient steps with η <= 2/L on a convex, G-Lipschitz, L-smooth pairwise loss; the average
+    w_avg = (w_1 + … + w_T)/T has ℓ2-sensitivity 4ηGT/n (Lemma 7, eq. (7): ‖w_t − w'_t‖ <= 4ηGt/n) and is released
+    with
+
+    .. math:: \sigma = \frac{4\sqrt{2\ln(1.25/\delta)}\,GT\eta}{n\epsilon}\ (\delta>0),\qquad
+              \lambda = \frac{4G\eta T\sqrt d}{n\epsilon}\ (\delta = 0,\ \text{Laplace per coordinate}).
+
+    Line 6 of Algorithm 4 prints "return w̃_T = w_avg^T" for δ = 0, dropping the "+ ζ" it then defines; dpviz reads it
+    as w_avg^T + ζ (the only reading under which Theorem 4 claims ε-DP).  The printed σ is the classical Gaussian
+    mechanism (ε < 1); by default (``sigma_rule="private"``) dpviz releases the analytic Gaussian σ of Balle & Wang
+    (2018) for the sensitivity 4ηGT/n and reports the printed σ in ``extras['sigma_paper']``.
+
+    Parameters
+    ----------
+    n, eps, delta, G
+        Sample size, privacy budget, δ ∈ [0, 1) (δ = 0: Laplace), Lipschitz constant.
+    T, eta
+        Number of PGD steps and step size (the paper gives no schedule for Algorithm 4).
+    d : int, optional
+        Dimension (required for δ = 0).
+    L : float, optional
+        Smoothness; η > 2/L makes the calibration infeasible (Lemma 7 needs η <= 2/L).
+    sigma_rule : {"private", "printed"}
+    """
+    n = v.check_n(n)
+    eps = v.check_eps(eps)
+    delta = _delta_any(delta)
+    G = v.check_positive("G", G)
+    T = v.check_int("T", T)
+    eta = v.check_positive("eta", eta)
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
+    if d is not None:
+        d = v.check_int("d", d)
+    if delta == 0.0:
+        d = _need_d(d, "for the delta = 0 (Laplace) variant of Algorithm 4, whose scale is 4 G eta T sqrt(d)/(n eps)")
+    if L is not None:
+        L = v.check_positive("L", L)
+    sens = 4.0 * eta * G * T / n
+    extras = {"sensitivity": sens}
+    if L is not None and eta > 2.0 / L * (1 + 1e-12):
+        return Calibration(
+            id="dpgdc", feasible=False, T=T, eta=eta,
+            reason=f"the sensitivity 4 eta G T/n ({_WHO}, Lemma 7) needs eta <= 2/L = {2.0 / L:.4g}, got eta = {eta:g}",
+            fix=f"use a step size eta <= {2.0 / L:.4g}", formula=_C4_FORMULA, extras=extras,
+        )
+    notes: list[str] = []
+    if delta > 0.0:
+        sigma_paper = 4.0 * math.sqrt(2.0 * math.log(1.25 / delta)) * G * T * eta / (n * eps)
+        cmp = _gauss.compare_with_paper(eps=eps, delta=delta, sensitivity=sens, sigma_paper=sigma_paper,
+                                        check="exact Gaussian mechanism on the average iterate, sensitivity 4 eta G T/n")
+        pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta, what="Algorithm 4 (DPGDC)")
+        notes += pick["notes"]
+        extras.update(cmp)
+        extras["sigma_rule"] = sigma_rule
+        nums = (rf"\sigma_{{\rm paper}}=\frac{{4\sqrt{{2\ln(1.25/{delta:.3g})}}\cdot{G:g}\cdot{T}\cdot{eta:g}}}"
+                rf"{{{n}\cdot{eps:g}}}={sigma_paper:.4g},\quad \sigma_{{\rm private}}={cmp['sigma_private']:.4g}")
+        return Calibration(
+            id="dpgdc", feasible=pick["feasible"], sigma=pick["sigma"], T=T, eta=eta,
+            reason=pick["reason"] or (
+                f"Gaussian mechanism on the average of T = {T} PGD iterates, sensitivity 4 eta G T/n = {sens:.4g} "
+                "(Lemma 7); sigma " + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private"
+                                       else "as printed")),
+            fix=pick["fix"], formula=_C4_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
+        )
+    lam = sens * math.sqrt(d) / eps
+    extras["l1_sensitivity"] = sens * math.sqrt(d)
+    notes.append("Algorithm 4, line 6 omits '+ zeta' for delta = 0; dpviz adds the Laplace noise it defines.")
+    nums = rf"\lambda=\frac{{4\cdot{G:g}\cdot{eta:g}\cdot{T}\sqrt{{{d}}}}}{{{n}\cdot{eps:g}}}={lam:.4g}"
+    return Calibration(
+        id="dpgdc", feasible=True, laplace_scale=lam, T=T, eta=eta,
+        reason=f"Laplace mechanism on the average iterate, l1-sensitivity sqrt(d) 4 eta G T/n = {sens * math.sqrt(d):.4g}",
+        formula=_C4_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
+    )
+
+
+def bound_thm4(*, n, d, eps, delta, G, R, T, eta, L=None, c=1.0):
+    r"""Excess population risk of DPGDC, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 4 (Appendix C.3), rate form.
+
+    .. math:: \mathbb E\,\mathrm{Err}_P(\tilde w_T) \le c\Big(\frac{\|w_0-w^*\|_2^2}{\eta T}
+              + \frac{\eta G^2T^2\,d\log(1/\delta)}{n^2\epsilon^2} + \frac{G^2\eta T}{n}\Big)\ (\delta>0),
+
+    with d² in place of d log(1/δ) for δ = 0.  ‖w_0 − w*‖ <= ‖C‖₂ = 2R (both lie in C).  The theorem's statement
+    says "Algorithm 1"; its proof is about Algorithm 4 (Lemma 7, "Algorithm 4 is uniform stability with 4GηT/n"), the
+    reading dpviz follows.  The proof's noise term is (L/2)E‖ζ‖² = 16 L G²η²T² d ln(1.25/δ)/(n²ε²), which the printed
+    ηG²T²d log(1/δ)/(n²ε²) bounds up to a constant because Lη <= 2.  The paper notes after the theorem that this bound
+    is sub-optimal: it cannot reach O(1/√n + √d/(nε)) (Theorem 3 / Algorithm 3 does).
+    """
+    n, d, eps, G, R, c = _convex_inputs(n, d, eps, G, R, c)
+    delta = _delta_any(delta)
+    T = v.check_int("T", T)
+    eta = v.check_positive("eta", eta)
+    D = _diameter(R)
+    priv = d * math.log(1.0 / delta) if delta > 0 else float(d * d)
+    priv_tex = r"d\log(1/\delta)" if delta > 0 else r"d^2"
+    terms = [
+        Term("optimisation", c * D**2 / (eta * T), 0.0, 0.0, r"\frac{\|w_0-w^*\|_2^2}{\eta T}"),
+        Term("privacy", c * eta * G**2 * T**2 * priv / (n * eps) ** 2, -2.0, -2.0,
+             rf"\frac{{\eta G^2T^2{priv_tex}}}{{n^2\epsilon^2}}"),
+        Term("stability", c * G**2 * eta * T / n, -1.0, 0.0, r"\frac{G^2\eta T}{n}"),
+    ]
+    notes = ["Expected excess population risk; ||w_0 - w*|| <= ||C|| = 2R.",
+             "Sub-optimal (the paper, after Theorem 4): no eta, T reach O(1/sqrt(n) + sqrt(d)/(n eps)); see Theorem 3."]
+    if L is not None:
+        L = v.check_positive("L", L)
+        if eta > 2.0 / L:
+            notes.append(f"eta = {eta:g} > 2/L = {2.0 / L:.4g}: Lemma 7 (and hence privacy and the bound) needs eta <= 2/L.")
+    return _result("xue-pairwise-thm4", terms, eta=eta, T=T, complexity=T * n * (n - 1), notes=notes)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Table 1: upper and lower bounds on the population error (constants and log factors omitted)
+
+
+def _t1(rate_tex, rate, method, reference, assumptions, privacy, kind):
+    return ComparisonRow(method=method, reference=reference, assumptions=assumptions, rate_latex=rate_tex, rate=rate,
+                         extra={"privacy": privacy, "bound": kind})
+
+
+def _table1_rows() -> tuple[ComparisonRow, ...]:
+    sc, cv = "Lipschitz, smooth, strongly convex", "Lipschitz, smooth, convex"
+    huai = "Huai, Wang, Miao, Xu & Zhang (2020)"
+    bassily = "Bassily, Feldman, Talwar & Thakurta (2019) (pointwise lower bounds, valid for pairwise)"
+    ed, e0 = "(eps, delta)-DP", "eps-DP"
+    return (
+        _t1(r"O\Big(\frac{\sqrt d}{\sqrt{n\epsilon}}\Big)", lambda *, n, d, eps: math.sqrt(d / (n * eps)),
+            "Huai et al.", huai, sc, ed, "upper"),
+        _t1(r"O\Big(\frac1n+\frac{d}{n^2\epsilon^2}\Big)", lambda *, n, d, eps: 1 / n + d / (n * eps) ** 2,
+            "This paper (Algorithm 1, Theorem 1)", "Xue, Yang, Huai & Wang (2021)", sc, ed, "upper"),
+        _t1(r"\Omega\Big(\frac1n+\frac{d}{n^2\epsilon^2}\Big)", lambda *, n, d, eps: 1 / n + d / (n * eps) ** 2,
+            "Lower bound", bassily, sc, ed, "lower"),
+        _t1(r"O\Big(\frac1n+\frac{d^2}{n^2\epsilon^2}\Big)", lambda *, n, d, eps: 1 / n + d**2 / (n * eps) ** 2,
+            "This paper (Algorithm 1, Theorem 1)", "Xue, Yang, Huai & Wang (2021)", sc, e0, "upper"),
+        _t1(r"\Omega\Big(\frac1n+\frac{d^2}{n^2\epsilon^2}\Big)", lambda *, n, d, eps: 1 / n + d**2 / (n * eps) ** 2,
+            "Lower bound", bassily, sc, e0, "lower"),
+        _t1(r"O\Big(\frac{\sqrt d}{\sqrt{n\epsilon}}\Big)", lambda *, n, d, eps: math.sqrt(d / (n * eps)),
+            "Huai et al.; Yang et al.", huai + "; Yang, Lei, Lyu & Ying (2021)", cv, ed, "upper"),
+        _t1(r"O\Big(\frac1{\sqrt n}+\frac{\sqrt d}{n\epsilon}\Big)", lambda *, n, d, eps: 1 / math.sqrt(n) + math.sqrt(d) / (n * eps),
+            "This paper (Algorithm 3, Theorem 3)", "Xue, Yang, Huai & Wang (2021)", cv, ed, "upper"),
+        _t1(r"\Omega\Big(\frac1{\sqrt n}+\frac{\sqrt d}{n\epsilon}\Big)", lambda *, n, d, eps: 1 / math.sqrt(n) + math.sqrt(d) / (n * eps),
+            "Lower bound", bassily, cv, ed, "lower"),
+        _t1(r"O\Big(\frac1{\sqrt n}+\frac{d}{n\epsilon}\Big)", lambda *, n, d, eps: 1 / math.sqrt(n) + d / (n * eps),
+            "This paper (Algorithm 3, Theorem 3)", "Xue, Yang, Huai & Wang (2021)", cv, e0, "upper"),
+        _t1(r"\Omega\Big(\frac1{\sqrt n}+\frac{d}{n\epsilon}\Big)", lambda *, n, d, eps: 1 / math.sqrt(n) + d / (n * eps),
+            "Lower bound", bassily, cv, e0, "lower"),
+    )
+
 # ----------------------------------------------------------------------------------------------------------------
 # Catalogue entries
 
@@ -807,6 +968,23 @@ ALGORITHMS = [
         ),
         noise="gaussian",
         formula=_C_FORMULA,
+    ),
+    Algorithm(
+        id="dpgdc",
+        name="DPGDC (DP gradient descent, convex; output perturbation)",
+        paper=PAPER,
+        place="Algorithm 4 (Appendix C.3)",
+        setting="pairwise",
+        perturbation="output",
+        assumptions=_CVX,
+        calibrate=calibrate_dpgdc,
+        description=(
+            "Projected full-gradient descent with eta <= 2/L for T steps; the average of w_1..w_T (sensitivity "
+            "4 eta G T/n, Lemma 7) is released with Gaussian (delta > 0) or Laplace (delta = 0) noise. Sub-optimal "
+            "(Theorem 4); the paper's motivation for Algorithm 3."
+        ),
+        noise="gaussian-or-laplace",
+        formula=_C4_FORMULA,
     ),
     Algorithm(
         id="dp-epoch-gd",
@@ -871,6 +1049,7 @@ THEOREMS = [
         schedule=r"\eta=\frac{2}{L+\mu},\ T=\lceil 2(L/\mu)\ln n\rceil\ \big(=\tilde O(\tfrac{L}{\mu}\log n)\big)",
         discrepancy=_DISCREPANCY_THM1,
         notes=("The paper's strong-convexity constant alpha is mu in dpviz.",),
+        risk="expected excess population risk E Err_P",
     ),
     Theorem(
         id="xue-pairwise-thm2",
@@ -883,6 +1062,7 @@ THEOREMS = [
         schedule=r"T=\min\{n,\frac{n^2\epsilon^2}{d\log(1/\delta)}\},\ \eta=\frac{\|C\|_2}{G\sqrt T}",
         discrepancy=_DISCREPANCY_THM2,
         notes=("(eps, delta)-DP only: the paper gives no delta = 0 version of Algorithm 2.",),
+        risk="expected excess population risk E Err_P",
     ),
     Theorem(
         id="xue-pairwise-thm3",
@@ -900,7 +1080,38 @@ THEOREMS = [
             r"\ (\delta=0:\ \tfrac{\epsilon}{d}),\ \eta_i=4^{-i}\eta,\ n_i\text{ steps per epoch}"
         ),
         discrepancy=_DISCREPANCY_THM3,
+        risk="expected excess population risk E Err_P",
+    ),
+    Theorem(
+        id="xue-pairwise-thm4",
+        paper=PAPER,
+        number="Theorem 4 (Appendix C.3)",
+        algorithm="dpgdc",
+        assumptions=_CVX,
+        bound=bound_thm4,
+        statement=(
+            r"O\Big(rac{\|w_0-w^*\|_2^2}{\eta T}+rac{\eta G^2T^2d\log(1/\delta)}{n^2\epsilon^2}"
+            r"+rac{G^2\eta T}{n}\Big)\ (\delta>0;\ d^2\ 	ext{for}\ \delta=0)"
+        ),
+        schedule=r"\eta\le 2/L,\ T\ 	ext{free (no schedule given)}",
+        discrepancy=(
+            "The statement says 'Algorithm 1'; the proof is about Algorithm 4 (Lemma 7), which dpviz follows. "
+            "Algorithm 4 line 6 (delta = 0) omits '+ zeta'; dpviz adds the Laplace noise."
+        ),
+        risk="expected excess population risk E Err_P",
     ),
 ]
 
-TABLES: list = []
+TABLES: list = [
+    ComparisonTable(
+        id="xue-pairwise-table1",
+        paper=PAPER,
+        number="Table 1",
+        caption=(
+            "Upper and lower bounds on the population error of DP pairwise learning with Lipschitz and smooth losses "
+            "(constants, log factors and the diameter of C omitted), for (ε, δ)-DP and ε-DP; the lower bounds are "
+            "Bassily et al.'s for pointwise losses, which are a special case."
+        ),
+        rows=_table1_rows(),
+    ),
+]

@@ -989,7 +989,7 @@ THEOREMS = [
             "sqrt(n) rate comes from Theorem 2's other terms, which do not involve kappa. dpviz shows the printed rate."
         ),
         notes=("Application: AUC maximisation with the pairwise hinge loss, problem (10); kappa = sup ||x||.",),
-        risk="excess population risk (with high probability)",
+        risk='excess AUC risk (population square-loss AUC objective, eq. (10); with high probability)',
     ),
     Theorem(
         id="yang-pairwise-cor2",
@@ -1002,7 +1002,7 @@ THEOREMS = [
         schedule=r"T=n^2,\ \eta=c\,n^{-3/2},\ \sigma\text{ from (5)}",
         discrepancy=_DISCREPANCY_COR_PRIV,
         notes=("Application: private AUC maximisation, problem (10).",),
-        risk="excess population risk (with high probability)",
+        risk='excess AUC risk (population square-loss AUC objective, eq. (10); with high probability)',
     ),
     Theorem(
         id="yang-pairwise-cor3",
@@ -1015,7 +1015,7 @@ THEOREMS = [
         schedule=r"T=n^2,\ \eta=c\,n^{-3/2}",
         discrepancy=_DISCREPANCY_COR3,
         notes=("Application: similarity metric learning, problem (11), nuclear-norm ball (Lemma 5).",),
-        risk="excess population risk (with high probability)",
+        risk='excess population risk of similarity metric learning (hinge loss, eq. (11); with high probability)',
     ),
     Theorem(
         id="yang-pairwise-cor4",
@@ -1030,7 +1030,7 @@ THEOREMS = [
             " Also, w is a d x d matrix here, so Theorem 5's sigma sqrt(d) would read sigma d; dpviz keeps the printed d."
         ),
         notes=("Application: private similarity metric learning, problem (11).",),
-        risk="excess population risk (with high probability)",
+        risk='excess population risk of similarity metric learning (hinge loss, eq. (11); with high probability)',
     ),
 ]
 
