@@ -280,3 +280,40 @@ def test_given_c_too_small_is_infeasible_with_a_fix():
     assert ok.feasible
     pidp = catalog.calibrate("pidp-sgd", n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, L=1.0, mu=0.1, R=1.0, c=1.0)
     assert not pidp.feasible
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Issue 9: eq. (2)'s implied constant, "consistent constants", the moments-accountant condition
+
+
+def test_implied_c_and_moments_accountant_condition():
+    from dpviz.papers import kang_pidp as kp
+
+    # n = 1e4, eps = 1, delta = 1e-8, T = 88: the RDP sigma 1.8402 (replace-one, sensitivity 2G) gives
+    # c = sigma n eps / (G sqrt(T ln 1e8)) = 1.8402 * 1e4 / sqrt(88 * 18.42068) = 18402 / 40.262 = 457
+    cal = kp.calibrate_dpsgd_pl(n=10_000, eps=1.0, delta=1e-8, G=1.0, T=88)
+    assert cal.extras["c_implied"] == pytest.approx(cal.sigma * 1e4 / math.sqrt(88 * math.log(1e8)), rel=1e-9)
+    assert cal.extras["c_implied"] == pytest.approx(457, rel=2e-3)
+    # q = 1/n: q^2 T = 88 / 1e8 = 8.8e-7 < eps = 1, so eps < c1 q^2 T fails with c1 = 1
+    assert cal.extras["ma_q2T"] == pytest.approx(8.8e-7)
+    assert cal.extras["ma_condition_holds"] is False and "fails" in cal.extras["ma_condition"]
+    # the condition holds when eps is below q^2 T: n = 10, T = 100 -> q^2 T = 1 > eps = 0.5
+    assert kp.moments_accountant_condition(n=10, eps=0.5, T=100)["holds"] is True
+    with pytest.raises(ValueError):
+        kp.moments_accountant_condition(n=10, eps=0.5, T=100, c1=0.0)
+
+
+def test_consistent_constants_option():
+    from dpviz.papers import kang_pidp as kp
+
+    # Theorem 1 at n = 1e4, d = 10, eps = 1, delta = 1e-8, L = 1, mu = 0.1 (T = 88):
+    # rate with c = 1: 10 * ln(1e8) * ln(1e4) / 1e8 = 10 * 18.42068 * 9.21034 / 1e8 = 1.69661e-5
+    plain = kp.bound_thm1(n=10_000, d=10, eps=1.0, delta=1e-8, L=1.0, mu=0.1)
+    assert plain.total == pytest.approx(1.69661e-5, rel=1e-5)
+    cons = kp.bound_thm1(n=10_000, d=10, eps=1.0, delta=1e-8, L=1.0, mu=0.1, consistent_constants=True)
+    ci = cons.extras["c_implied"]
+    assert ci == pytest.approx(457, rel=2e-3)
+    assert cons.total == pytest.approx(1.69661e-5 * ci**2, rel=1e-5)  # ~ 3.54
+    assert any("Consistent constants" in n for n in cons.notes)
+    t3 = kp.bound_thm3(n=10_000, d=10, eps=1.0, delta=1e-8, L=1.0, mu=0.1, consistent_constants=True)
+    assert t3.extras["excess_empirical"] == pytest.approx(cons.total, rel=1e-9)

@@ -51,6 +51,8 @@ __all__ = [
     "schedule_T",
     "if_error_bound",
     "calibrate_dpsgd_pl",
+    "implied_c",
+    "moments_accountant_condition",
     "calibrate_pidp_sgd",
     "bound_thm1",
     "explicit_bound_thm1",
@@ -194,7 +196,58 @@ def _training_sigma(n, eps, delta, T, G, c, neighbouring, accountant):
                 f"small for the claimed guarantee (it needs c >= {extras['c_needed']:.4g}); leave c unset to "
                 "calibrate it numerically."
             )
+    # the c of eq. (2) dpviz's accountant needs (known when it calibrated sigma, or when a user c was too small)
+    extras["c_implied"] = c_used if c is None else extras.get("c_needed")
+    ma = moments_accountant_condition(n=n, eps=eps, T=T)
+    extras.update({"ma_q2T": ma["q2T"], "ma_condition_holds": ma["holds"], "ma_condition": ma["text"]})
+    notes.append(ma["text"])
     return sigma, c_used, notes, extras
+
+
+def moments_accountant_condition(*, n, eps, T, c1=1.0) -> dict:
+    r"""The hypothesis ε < c₁q²T of the moments-accountant theorem behind eq. (2) of Kang, Li, Liu & Wang (kang-pidp).
+
+    Eq. (2) quotes Abadi et al. (2016), Theorem 1: there are constants c₁, c₂ such that for any ε < c₁q²T, DP-SGD
+    with sampling ratio q is (ε, δ)-DP if σ >= c₂ q√(T log(1/δ))/ε.  With one example per step q = 1/n, so the
+    condition is ε < c₁T/n²; e.g. n = 10⁴, T = 88: q²T = 88/10⁸ = 8.8e-7, far below any useful ε with c₁ = 1.  c₁ is
+    unspecified; dpviz checks the condition with ``c1`` (default 1).  dpviz's own σ does not rely on it (the RDP
+    accountant holds for every ε); it only tells whether eq. (2)'s form c G√(T log(1/δ))/(nε) is backed by the theorem
+    it cites.
+    """
+    n = v.check_n(n)
+    eps = v.check_eps(eps)
+    T = v.check_int("T", T)
+    c1 = v.check_positive("c1", c1)
+    q2T = T / float(n) ** 2
+    holds = eps < c1 * q2T
+    text = (f"Moments-accountant condition behind eq. (2) (Abadi et al. 2016, Thm 1): eps < c1 q^2 T with q = 1/n, "
+            f"q^2 T = {T}/{n}^2 = {q2T:.3g}; with c1 = {c1:g} it {'holds' if holds else 'fails'} at eps = {eps:g}"
+            + ("" if holds else ", so eq. (2)'s form is not backed by that theorem here (dpviz's accountant sigma is "
+               "still valid)") + ".")
+    return {"q2T": q2T, "holds": holds, "text": text, "c1": c1}
+
+
+def implied_c(*, n, eps, delta, G, T, neighbouring="replace-one", accountant="rdp") -> float:
+    r"""The constant c of eq. (2) implied by dpviz's own calibration (Kang, Li, Liu & Wang (kang-pidp), §4, eq. (2)).
+
+    c = σ n ε / (G √(T log(1/δ))) with σ the accountant's σ of ``dpsgd-pl``; e.g. c ≈ 457 at n = 10⁴, ε = 1,
+    δ = 1e-8, T = 88 (replace-one, RDP).  Used by the "consistent constants" option of Theorems 1, 3 and 6.
+    """
+    return float(calibrate_dpsgd_pl(n=n, eps=eps, delta=delta, G=G, T=T, neighbouring=neighbouring,
+                                    accountant=accountant).extras["c"])
+
+
+def _consistent_c(c, consistent_constants, n, eps, delta, G, T):
+    """(constant of the rate, extras): with ``consistent_constants`` the privacy term carries c_implied² (σ² ∝ c²)."""
+    if not consistent_constants:
+        return c, {}
+    ci = implied_c(n=n, eps=eps, delta=delta, G=G, T=T)
+    return ci**2, {"c_implied": ci, "consistent_constants": True}
+
+
+_CONSISTENT_NOTE = ("Consistent constants: the privacy term uses c = c_implied^2 = {c2:.4g} (c_implied = {ci:.4g}, "
+                    "the constant of eq. (2) dpviz's accountant sigma implies; the term is m sigma^2-proportional, "
+                    "so c enters squared). The other constants stay dropped.")
 
 
 def _mark_too_small(cal: Calibration) -> Calibration:
@@ -491,22 +544,26 @@ def _emp_rate(n, d, eps, delta, G, c):
     return c * d * G**2 * _ld(delta) * math.log(n) / (n**2 * eps**2)
 
 
-def bound_thm1(*, n, d, eps, delta, G=1.0, L=None, mu=None, c=1.0) -> BoundResult:
+def bound_thm1(*, n, d, eps, delta, G=1.0, L=None, mu=None, c=1.0, consistent_constants=False) -> BoundResult:
     r"""Excess empirical risk of DP-SGD under the PL condition (001_9fced7ebb2318939.txt, Theorem 1).
 
     .. math:: \mathbb E[L(\theta_{priv};D) - L^*] \le O\Big(\frac{mG^2\log(1/\delta)\log n}{n^2\epsilon^2}\Big),
               \quad \eta = 1/L,\ T = O(\log n),
 
-    one term ``privacy`` with the constant set to ``c``; T from :func:`schedule_T`.
+    one term ``privacy`` with the constant set to ``c``; T from :func:`schedule_T`.  ``consistent_constants=True``
+    replaces c by c_implied² (:func:`implied_c`, the constant of eq. (2) that dpviz's calibration implies; σ² ∝ c²).
     """
     n, d, eps, delta = _common(n, d, eps, delta)
     G = v.check_positive("G", G)
     c = v.check_positive("c", c)
     T = schedule_T(n=n, L=L, mu=mu)
+    c, extras = _consistent_c(c, consistent_constants, n, eps, delta, G, T)
     term = Term("privacy", _emp_rate(n, d, eps, delta, G, c), -2.0, -2.0,
                 r"\frac{mG^2\log(1/\delta)\log n}{n^2\epsilon^2}")
-    return _result("kang-pidp-thm1", [term], eta=_eta_of(L), T=T,
-                   notes=["Excess empirical risk; m is the model dimension d."])
+    notes = ["Excess empirical risk; m is the model dimension d."]
+    if extras:
+        notes.append(_CONSISTENT_NOTE.format(c2=c, ci=extras["c_implied"]))
+    return _result("kang-pidp-thm1", [term], eta=_eta_of(L), T=T, notes=notes, extras=extras)
 
 
 def explicit_bound_thm1(*, n, d, eps, delta, G, L, mu, T=None, Delta0=1.0, sigma=None, c=None,
@@ -558,7 +615,8 @@ _TAU_NOTE = ("tau = argmin of the bound, sqrt(L (e + E[L*]) / (8 e/mu + 16 G^2/(
              "empirical risk (the bound is tau (8e/mu + b) + L (e + E[L*])/tau + const).")
 
 
-def bound_thm3(*, n, d, eps, delta, L, mu, G=1.0, tau=None, Lstar=None, c=1.0) -> BoundResult:
+def bound_thm3(*, n, d, eps, delta, L, mu, G=1.0, tau=None, Lstar=None, c=1.0,
+               consistent_constants=False) -> BoundResult:
     r"""Excess population risk of DP-SGD under the PL condition (001_9fced7ebb2318939.txt, Theorem 3, Theorem 2).
 
     .. math:: \mathbb E[L_P(\theta_{priv}) - \min L_P] \le (\tau+L)\Big(\frac{8\tau+\mu}{\mu\tau}\,e
@@ -573,12 +631,16 @@ def bound_thm3(*, n, d, eps, delta, L, mu, G=1.0, tau=None, Lstar=None, c=1.0) -
     L, mu = _check_L_mu(L, mu)
     c = v.check_positive("c", c)
     Lstar = 1.0 / n if Lstar is None else v.check_nonnegative("Lstar (expected minimal empirical risk)", Lstar)
+    T = schedule_T(n=n, L=L, mu=mu)
+    c, cextras = _consistent_c(c, consistent_constants, n, eps, delta, G, T)
     e = _emp_rate(n, d, eps, delta, G, c)
     tau_given = tau is not None
     tau, terms = _thm3_terms(e, n, G, L, mu, tau, Lstar)
     notes = [] if tau_given else [_TAU_NOTE]
-    return _result("kang-pidp-thm3", terms, eta=1.0 / L, T=schedule_T(n=n, L=L, mu=mu), notes=notes,
-                   extras={"tau": tau, "Lstar": Lstar, "excess_empirical": e})
+    if cextras:
+        notes.append(_CONSISTENT_NOTE.format(c2=c, ci=cextras["c_implied"]))
+    return _result("kang-pidp-thm3", terms, eta=1.0 / L, T=T, notes=notes,
+                   extras={"tau": tau, "Lstar": Lstar, "excess_empirical": e, **cextras})
 
 
 def explicit_bound_thm3(*, n, d, eps, delta, L, mu, G=1.0, tau=None, Lstar=None, T=None, Delta0=1.0,
@@ -655,7 +717,8 @@ def _k(k, n):
     return k
 
 
-def bound_thm6(*, n, d, eps, delta, G=1.0, L=None, k=None, eps1=None, delta1=None, c=1.0) -> BoundResult:
+def bound_thm6(*, n, d, eps, delta, G=1.0, L=None, k=None, eps1=None, delta1=None, c=1.0,
+               consistent_constants=False) -> BoundResult:
     r"""Excess empirical risk of PIDP-SGD (001_9fced7ebb2318939.txt, Theorem 6).
 
     .. math:: \mathbb E[L(\theta_{priv};D) - L^*] \le O\Big(\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}\Big),
@@ -671,14 +734,17 @@ def bound_thm6(*, n, d, eps, delta, G=1.0, L=None, k=None, eps1=None, delta1=Non
     k = n if k_in is None else k_in
     eps1 = 0.75 * eps if eps1 is None else v.check_eps(eps1, "eps1")
     delta1 = 0.75 * delta if delta1 is None else v.check_delta(delta1, "delta1")
-    val = c * k * d * G**2 * _ld(delta1) * math.log(n) / (n**3 * eps1**2)
     T = max(1, math.ceil(math.log(n**3 * eps1**2 / (k * d * G**2)))) if n**3 * eps1**2 > k * d * G**2 else 1
+    c, cextras = _consistent_c(c, consistent_constants, n, eps1, delta1, G, T)
+    val = c * k * d * G**2 * _ld(delta1) * math.log(n) / (n**3 * eps1**2)
     term = Term("privacy", val, -3.0 if k_in is not None else -2.0, -2.0,
                 r"\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}")
     notes = ["k = n (every instance significant) recovers Theorem 1." if k_in is None else
              f"k = {k} of n = {n} instances get noise (probability k/n per step)."]
+    if cextras:
+        notes.append(_CONSISTENT_NOTE.format(c2=c, ci=cextras["c_implied"]))
     return _result("kang-pidp-thm6", [term], eta=_eta_of(L), T=T, notes=notes,
-                   extras={"k": k, "eps1": eps1, "delta1": delta1})
+                   extras={"k": k, "eps1": eps1, "delta1": delta1, **cextras})
 
 
 def bound_thm7(*, n, d, eps, k=None, c=1.0) -> BoundResult:
