@@ -317,3 +317,11 @@ def test_consistent_constants_option():
     assert any("Consistent constants" in n for n in cons.notes)
     t3 = kp.bound_thm3(n=10_000, d=10, eps=1.0, delta=1e-8, L=1.0, mu=0.1, consistent_constants=True)
     assert t3.extras["excess_empirical"] == pytest.approx(cons.total, rel=1e-9)
+
+
+def test_theorem1_and_theorem6_readings_recorded():
+    from dpviz import catalog
+
+    assert "variance" in catalog.get_theorem("kang-pidp-thm1").discrepancy
+    d6 = catalog.get_theorem("kang-pidp-thm6").discrepancy
+    assert "O(log n)" in d6 and "n^3 eps1^2" in d6

@@ -408,3 +408,15 @@ def test_unconstrained_sigma_is_reported():
     assert cal.extras["sigma_unconstrained"] == pytest.approx(0.03818, rel=1e-3)
     assert cal.sigma >= math.sqrt(2.68) * (1 - 1e-9)
     assert any("§5" in note for note in cal.notes)
+
+
+def test_remark1_remark4_remark5_and_table1_misprints_are_recorded():
+    from dpviz import catalog
+
+    for tid in ("wang-lownoise-thm3a", "wang-lownoise-thm3b", "wang-lownoise-thm4a", "wang-lownoise-thm4b"):
+        assert any("Remark 1" in n for n in catalog.get_theorem(tid).notes)
+    assert "Remark 5" in catalog.get_theorem("wang-lownoise-thm4a").discrepancy
+    t1 = catalog.get_table("wang-lownoise-table1").evaluate(n=1000, d=10, eps=1.0, delta=1e-6, alpha=0.5)
+    assert any("(n eps)^6.5" in (r.get("note") or "") for r in t1)
+    t2 = catalog.get_table("wang-lownoise-table2").evaluate(n=1000, d=10, eps=1.0, delta=1e-6, alpha=0.5)
+    assert any("Remark 4" in (r.get("note") or "") for r in t2)

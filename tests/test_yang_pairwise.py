@@ -400,3 +400,19 @@ def test_catalogue_entries():
     assert "AUC" in catalog.get_theorem("yang-pairwise-cor1").notes[0]
     assert "metric" in catalog.get_theorem("yang-pairwise-cor3").notes[0]
     assert "sqrt(n) eps" in catalog.get_theorem("yang-pairwise-thm5").discrepancy
+
+
+def test_thm1_note_on_the_step_from_eq3_to_eq9():
+    # At T = n the step (3) -> (9) reads (1 + a + sqrt(a))^2 <= 3 a^2, a = ln(1/gamma):
+    # sqrt(a) >= (1 + sqrt(1 + 4 (sqrt 3 - 1)))/(2 (sqrt 3 - 1)) = (1 + 1.98197)/1.46410 = 2.03672 -> a >= 4.148
+    root = ((1 + math.sqrt(1 + 4 * (math.sqrt(3) - 1))) / (2 * (math.sqrt(3) - 1))) ** 2
+    assert root == pytest.approx(4.148, abs=1e-3)
+    note = catalog.get_theorem("yang-pairwise-thm1").discrepancy
+    assert "4.15" in note and "never holds" not in note and "1.28" in note
+    # n = T = 1000, gamma = 1e-6: eq. (9)/eq. (3) (sensitivities) = 1.28; n = T = 100, gamma = 0.05 (a = 3.0): < 1
+    e9 = y.sensitivity(n=1000, T=1000, eta=0.01, G=1, gamma=1e-6)
+    e3 = math.sqrt(y.stability_eq3(n=1000, t=1000, eta=0.01, G=1, gamma=1e-6))
+    assert e9 / e3 == pytest.approx(1.28, abs=5e-3)
+    e9 = y.sensitivity(n=100, T=100, eta=0.01, G=1, gamma=0.05)
+    e3 = math.sqrt(y.stability_eq3(n=100, t=100, eta=0.01, G=1, gamma=0.05))
+    assert e9 < e3

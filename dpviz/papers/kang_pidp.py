@@ -818,6 +818,18 @@ _DISCREPANCY_REMARK4 = (
     "drops Theorem 3's stability term (tau + L) 16 G^2/(n^2 mu^2)."
 )
 
+_DISCREPANCY_THM1 = (
+    "The proof of Theorem 1 replaces the second moment E||grad l(theta_t, z_t)||^2 of the sampled gradient by the "
+    "squared full gradient ||grad L(theta_t)||^2 (eq. (4) onward), so the bound has no SGD variance floor: it is "
+    "exact for full-batch noisy GD, and for one-example SGD it omits a term of order eta E||grad l - grad L||^2/mu. "
+    "The explicit bound (1 - mu/L)^T Delta0 + m sigma^2/(2 mu) follows the proof as printed and inherits this."
+)
+
+_DISCREPANCY_THM6 = (
+    "The statement of Theorem 6 takes T = O(log n); its proof takes T = O(log(n^3 eps1^2/(k m G^2))). dpviz uses the "
+    "proof's T = max(1, ceil(log(n^3 eps1^2/(k m G^2)))) (both are logarithmic in n)."
+)
+
 _DISCREPANCY_THM7 = (
     "The third branch is printed as (km)^1.5/(n^2 eps^3) + eps/sqrt(kmn) 'from tau = O(n eps/sqrt(km))', but "
     "substituting that tau into Remark 4's template e/tau + tau e + 1/(tau n) with e = km/(n^3 eps^2) (Theorem 6) "
@@ -838,6 +850,7 @@ THEOREMS = [
         statement=r"\mathbb E[L(\theta_{priv};D)-L^*]\le O\Big(\frac{mG^2\log(1/\delta)\log n}{n^2\epsilon^2}\Big)",
         schedule=r"\eta=\frac1L,\ T=O(\log n)",
         notes=("Explicit form: (1 - mu/L)^T Delta0 + m sigma^2/(2 mu) with the calibrated sigma.",),
+        discrepancy=_DISCREPANCY_THM1,
         risk='expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*]',
     ),
     Theorem(
@@ -881,6 +894,7 @@ THEOREMS = [
         schedule=r"\eta=\frac1L,\ T=O\Big(\log\frac{n^3\epsilon_1^2}{kmG^2}\Big)",
         notes=("k = number of instances that affect the model significantly (default n).",),
         risk='expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*]',
+        discrepancy=_DISCREPANCY_THM6,
     ),
     Theorem(
         id="kang-pidp-thm7",

@@ -967,6 +967,12 @@ _DISC_THM3A = (
     "(n eps^2) (one eta too many in print). The final rate is unaffected."
 )
 
+_DISC_REMARK5 = (
+    "Remark 5 says that for alpha < 1/2 the optimal rate is reached with T ~ n^(2/(1+alpha)); the theorem's own "
+    "schedule (part (a), alpha < 1/2, as in Theorem 7 (a) for the pairwise case) is T ~ n^((2-alpha)/(1+alpha)), "
+    "which dpviz uses; n^(2/(1+alpha)) is the low-noise part (b)'s T."
+)
+
 _DISC_THM6A = (
     "The proof of Theorem 6 (a) prints eta = c/max{sqrt(n), sqrt(d log(1/delta))} (no eps); the statement's "
     "eta = c min{1/sqrt(n), eps/sqrt(d log(1/delta))} is what the rate needs, and dpviz uses it."
@@ -1001,12 +1007,13 @@ def _thm(id_, number, alg, assumptions, bound, statement, schedule, discrepancy=
 
 THEOREMS = [
     _thm("wang-lownoise-thm3a", "Theorem 3 (a)", "dpsgd-rdp", _SMOOTH, bound_thm3a, _R_OPT, _S_GEN,
-         discrepancy=_DISC_THM3A),
+         discrepancy=_DISC_THM3A, notes=(_DISC_REMARK1,)),
     _thm("wang-lownoise-thm3b", "Theorem 3 (b)", "dpsgd-rdp", _SMOOTH + ("low-noise",), bound_thm3b, _R_LOW, _S_LOW,
-         notes=_LOWNOTE),
-    _thm("wang-lownoise-thm4a", "Theorem 4 (a)", "dpsgd-rdp", _HOLDER, bound_thm4a, _R_OPT, _H_GEN),
+         notes=_LOWNOTE + (_DISC_REMARK1,)),
+    _thm("wang-lownoise-thm4a", "Theorem 4 (a)", "dpsgd-rdp", _HOLDER, bound_thm4a, _R_OPT, _H_GEN,
+         discrepancy=_DISC_REMARK5, notes=(_DISC_REMARK1,)),
     _thm("wang-lownoise-thm4b", "Theorem 4 (b)", "dpsgd-rdp", _HOLDER + ("low-noise",), bound_thm4b, _R_HLOW, _H_LOW,
-         discrepancy=_DISC_THM4B, notes=_LOWNOTE),
+         discrepancy=_DISC_THM4B, notes=_LOWNOTE + (_DISC_REMARK1,)),
     _thm("wang-lownoise-thm6a", "Theorem 6 (a)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise",), bound_thm6a, _R_OPT,
          _S_GEN, discrepancy=_DISC_THM6A, risk="expected excess population risk (pairwise)"),
     _thm("wang-lownoise-thm6b", "Theorem 6 (b)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise", "low-noise"),
@@ -1089,7 +1096,9 @@ def _table1_rows() -> tuple[ComparisonRow, ...]:
             "Gradient perturbation (Moreau smoothing)", bftt, "Lipschitz", _R_OPT, _rate_opt,
             r"O\Big(n^{4.5}\sqrt\epsilon+\frac{n^{6.5}\epsilon^{4.5}}{(d\log(1/\delta))^2}\Big)",
             lambda *, n, d, eps, delta: n**4.5 * math.sqrt(eps) + n**6.5 * eps**4.5 / (d * _ld(delta)) ** 2,
-            _flags("✓", "×", "×"),
+            {**_flags("✓", "×", "×"),
+             "note": "misprint: §1.1 of the paper gives this complexity as n^4.5 sqrt(eps) + (n eps)^6.5 eps^4.5 "
+                     "(d log(1/delta))^-2; Table 1 (used here) has n^6.5."},
         ),
         ComparisonRow(
             "Noisy projected SGD", "Bassily, Feldman, Guzmán & Talwar (2020)", "Lipschitz", _R_OPT, _rate_opt,
@@ -1113,7 +1122,10 @@ def _table2_rows() -> tuple[ComparisonRow, ...]:
             "Output GD", "Huai, Wang, Miao, Xu & Zhang (2020)", "Lipschitz & smooth",
             r"O\Big(\frac{\sqrt{d\log(1/\delta)}}{\sqrt{n\epsilon}}\Big)",
             lambda *, n, d, eps, delta: math.sqrt(d * _ld(delta)) / math.sqrt(n * eps),
-            r"O(n^2)", lambda *, n: float(n) ** 2, _flags("✓", "✓", "×"),
+            r"O(n^2)", lambda *, n: float(n) ** 2,
+            {**_flags("✓", "✓", "×"),
+             "note": "misprint: Remark 4 gives this rate as O(sqrt(d log(1/delta))/sqrt(n)) (eps missing); Table 2 "
+                     "(used here) has sqrt(n eps)."},
         ),
         ComparisonRow(
             "Localized GD", "Xue, Yang, Huai & Wang (2021)", "Lipschitz & smooth", _R_OPT, _rate_opt,

@@ -868,8 +868,11 @@ _DISCREPANCY_THM1 = (
     "Three slips in the proof of eq. (3): the harmonic sum sum_{l<=t} 1/l is bounded by ln(t) instead of 1 + ln(t) "
     "(the factor ln(et) should be ln(e^2 t)); Lemma 1 yields the deviation sqrt(2 mu ln(1/gamma)), not "
     "sqrt(mu ln(1/gamma)), when mu = (t+1)/n exceeds ln(1/gamma) (as for T = n^2); and the passage from (3) to eq. (9), "
-    "(t/n + a + sqrt(t a/n))^2 <= 3 t^2 a^2/n^2, fails for T close to n (at T = n it never holds). dpviz uses eq. (9) "
-    "as printed by default and offers corrected=True, the bound re-derived with these three fixes."
+    "(t/n + a + sqrt(t a/n))^2 <= 3 t^2 a^2/n^2 with a = ln(1/gamma), does not hold for every T >= n: at T = n it "
+    "reads (1 + a + sqrt(a))^2 <= 3 a^2, true exactly when a = ln(1/gamma) >= 4.15 (e.g. n = T = 1000, gamma = 1e-6: "
+    "eq. (9) exceeds eq. (3) by a factor 1.28; n = T = 100, gamma = 0.05: a = 3.0 and eq. (9) is below eq. (3)). "
+    "dpviz checks (9) >= (3) at run time and notes when it fails. dpviz uses eq. (9) as printed by default and offers "
+    "corrected=True, the bound re-derived with these three fixes."
 )
 
 _DISCREPANCY_THM2 = (
