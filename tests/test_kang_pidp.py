@@ -325,3 +325,39 @@ def test_theorem1_and_theorem6_readings_recorded():
     assert "variance" in catalog.get_theorem("kang-pidp-thm1").discrepancy
     d6 = catalog.get_theorem("kang-pidp-thm6").discrepancy
     assert "O(log n)" in d6 and "n^3 eps1^2" in d6
+
+
+def test_theorem2_generalization_gap_by_hand():
+    from dpviz.papers import kang_pidp as kp
+
+    # e = 0.001, E[L*] = 0.01, L = 1, mu = 0.5, G = 1, n = 100: b = 16/(1e4 * 0.25) = 0.0064,
+    # A = 8 e/mu + b = 0.016 + 0.0064 = 0.0224, tau* = sqrt(L (e + L*)/A) = sqrt(0.011/0.0224) = 0.700765
+    # terms: 8 (tau + L) e/mu = 8 * 1.700765 * 0.001/0.5 = 0.0272122; b (tau + L) = 0.0108849;
+    #        L (e + L*)/tau = 0.011/0.700765 = 0.0156972
+    res = kp.bound_thm2(n=100, L=1.0, mu=0.5, G=1.0, excess_empirical=0.001, Lstar=0.01)
+    t = {x.name: x.value for x in res.terms}
+    assert res.extras["tau"] == pytest.approx(0.700765, rel=1e-5)
+    assert t["optimisation"] == pytest.approx(0.0272122, rel=1e-5)
+    assert t["stability"] == pytest.approx(0.0108849, rel=1e-5)
+    assert t["statistical"] == pytest.approx(0.0156972, rel=1e-5)
+    assert res.form == "explicit"
+    with pytest.raises(ValueError):
+        kp.bound_thm2(n=100, L=1.0, mu=0.5)  # needs e or (d, eps, delta)
+
+
+def test_theorem4_remark3_remark8_by_hand():
+    from dpviz import catalog
+    from dpviz.papers import kang_pidp as kp
+
+    # Theorem 4: n = 100, G = 1, L = 2, zeta = 0.5, C = 3: 2LG/(zeta^2 n^2) = 4/2500 = 1.6e-3,
+    # C G^2/(zeta^3 n^2) = 3/(0.125 * 1e4) = 2.4e-3, total 4.0e-3 = if_error_bound
+    res = catalog.bound("kang-pidp-thm4", n=100, G=1.0, L=2.0, zeta=0.5, C_hess=3.0)
+    assert res.total == pytest.approx(4.0e-3) == kp.if_error_bound(n=100, G=1.0, L=2.0, zeta=0.5, C_hess=3.0)
+    assert "not a risk" in catalog.get_theorem("kang-pidp-thm4").risk
+    # Remark 3: [43]'s rate is Theorem 1's times log n: n = 1e4 -> factor 9.21034
+    r3 = catalog.bound("kang-pidp-remark3", n=10_000, d=10, eps=1.0, delta=1e-8)
+    assert r3.total == pytest.approx(1.69661e-5 * 9.21034, rel=1e-5)
+    assert r3.extras["factor"] == pytest.approx(9.21034, rel=1e-6)
+    # Remark 8: R n m^2 + R T_local m = 10 * 1000 * 100 + 10 * 5 * 10 = 1e6 + 500; efficient: 10 * 1000 * 10 + 500
+    assert kp.time_complexity(n=1000, d=10, rounds=10, T_local=5) == 1_000_500
+    assert kp.time_complexity(n=1000, d=10, rounds=10, T_local=5, efficient=True) == 100_500

@@ -52,6 +52,10 @@ __all__ = [
     "if_error_bound",
     "calibrate_dpsgd_pl",
     "implied_c",
+    "bound_thm2",
+    "bound_thm4",
+    "bound_remark3",
+    "time_complexity",
     "moments_accountant_condition",
     "calibrate_pidp_sgd",
     "bound_thm1",
@@ -771,6 +775,106 @@ def bound_thm7(*, n, d, eps, k=None, c=1.0) -> BoundResult:
                            "printed_branch3": printed3})
 
 
+def bound_thm2(*, n, L, mu, G=1.0, excess_empirical=None, Lstar=None, tau=None, d=None, eps=None, delta=None,
+               T=None, Delta0=1.0) -> BoundResult:
+    r"""Generalization error of DP-SGD under the PL condition, Kang, Li, Liu & Wang (kang-pidp), Theorem 2, eq. (5).
+
+    .. math:: \mathbb E[L_P(\theta_{priv}) - L(\theta_{priv};D)] \le \inf_{\tau>0}\Big\{\frac{8(\tau+L)}{\mu}e
+              + \frac{16G^2(\tau+L)}{n^2\mu^2} + \frac{L\,\mathbb E[L(\theta_{priv};D)]}{\tau}\Big\},
+
+    with e = E[L(θ_priv; D) − L*] and E[L(θ_priv; D)] = e + E[L*].  Explicit constants as printed.  ``e`` is
+    ``excess_empirical`` if given, else Theorem 1's explicit bound (:func:`explicit_bound_thm1`, needs d, eps, delta);
+    E[L*] = ``Lstar`` (default 1/n).  ``tau=None`` takes the minimiser τ* = √(L(e + E[L*])/(8e/μ + 16G²/(n²μ²))) of
+    the τ-dependent part.  Bounds the generalization gap, not an excess risk.
+    """
+    n = v.check_n(n)
+    G = v.check_positive("G", G)
+    L, mu = _check_L_mu(L, mu)
+    Lstar = 1.0 / n if Lstar is None else v.check_nonnegative("Lstar (expected minimal empirical risk)", Lstar)
+    extras = {}
+    if excess_empirical is None:
+        if d is None or eps is None or delta is None:
+            raise ValueError("Theorem 2 needs the excess empirical risk: give excess_empirical, or d, eps and delta "
+                             "to take Theorem 1's explicit bound.")
+        emp = explicit_bound_thm1(n=n, d=d, eps=eps, delta=delta, G=G, L=L, mu=mu, T=T, Delta0=Delta0)
+        e = emp.total
+        extras.update(emp.extras)
+    else:
+        e = v.check_nonnegative("excess_empirical", excess_empirical)
+    b = 16.0 * G**2 / (n**2 * mu**2)
+    if tau is None:
+        A = 8.0 * e / mu + b
+        tau = math.sqrt(L * (e + Lstar) / A) if A > 0 and e + Lstar > 0 else 1.0
+    else:
+        tau = v.check_positive("tau", tau)
+    terms = [
+        Term("optimisation", 8.0 * (tau + L) / mu * e, -2.0, -2.0, r"\frac{8(\tau+L)}{\mu}\mathbb E[L(\theta_{priv};D)-L^*]"),
+        Term("stability", b * (tau + L), -2.0, 0.0, r"\frac{16G^2(\tau+L)}{n^2\mu^2}"),
+        Term("statistical", L * (e + Lstar) / tau, -1.0, 0.0, r"\frac{L\,\mathbb E[L(\theta_{priv};D)]}{\tau}"),
+    ]
+    extras.update({"tau": tau, "Lstar": Lstar, "excess_empirical": e})
+    return _result("kang-pidp-thm2", terms, eta=1.0 / L, notes=["Generalization gap E[L_P - L_D], eq. (5)."],
+                   extras=extras, explicit=True)
+
+
+def bound_thm4(*, n, G, L, zeta=None, mu=None, C_hess=0.0) -> BoundResult:
+    r"""Influence-function approximation error, Kang, Li, Liu & Wang (kang-pidp), Theorem 4.
+
+    .. math:: E = \|(\theta^*_{-z}-\theta^*) - c_z\|_2 \le \frac{1}{\zeta^2 n^2}\Big(2LG + \frac{CG^2}{\zeta}\Big)
+
+    (:func:`if_error_bound`), as two terms ``smoothness`` 2LG/(ζ²n²) and ``hessian-lipschitz`` CG²/(ζ³n²).  Not a
+    risk: how far the one-step influence estimate c_z of eq. (11) is from the true leave-one-out change.  ζ defaults
+    to μ (as in ``pidp-sgd``).
+    """
+    n = v.check_n(n)
+    G = v.check_positive("G", G)
+    L = v.check_positive("L", L)
+    if zeta is None:
+        if mu is None:
+            raise ValueError("Theorem 4 needs zeta, the lower bound on the Hessian (or mu, then zeta = mu).")
+        zeta = mu
+    zeta = v.check_positive("zeta (Hessian lower bound)", zeta)
+    C_hess = v.check_nonnegative("C_hess (Hessian-Lipschitz constant)", C_hess)
+    terms = [
+        Term("smoothness", 2.0 * L * G / (zeta**2 * n**2), -2.0, 0.0, r"\frac{2LG}{\zeta^2n^2}"),
+        Term("hessian-lipschitz", C_hess * G**2 / (zeta**3 * n**2), -2.0, 0.0, r"\frac{CG^2}{\zeta^3n^2}"),
+    ]
+    return _result("kang-pidp-thm4", terms, notes=["O(1/n^2): the influence estimate c_z is precise (Section 5.3)."],
+                   explicit=True)
+
+
+def bound_remark3(*, n, d, eps, delta, G=1.0, c=1.0) -> BoundResult:
+    r"""The earlier excess empirical risk bound that Remark 3 of Kang, Li, Liu & Wang (kang-pidp) improves on.
+
+    .. math:: O\Big(\frac{mG^2\log(1/\delta)\log^2 n}{n^2\epsilon^2}\Big)\quad\text{(their reference [43])},
+
+    one factor log n above Theorem 1's :math:`O(mG^2\log(1/\delta)\log n/(n^2\epsilon^2))` ("T multiplied rudely to the
+    noise term" vs a geometric sum).  ``extras['theorem1']`` is Theorem 1's rate at the same constant c and
+    ``extras['factor']`` = log n.
+    """
+    n, d, eps, delta = _common(n, d, eps, delta)
+    G = v.check_positive("G", G)
+    c = v.check_positive("c", c)
+    val = c * d * G**2 * _ld(delta) * math.log(n) ** 2 / (n**2 * eps**2)
+    term = Term("privacy", val, -2.0, -2.0, r"\frac{mG^2\log(1/\delta)\log^2n}{n^2\epsilon^2}")
+    return _result("kang-pidp-remark3", [term], notes=["Rate of reference [43] quoted in Remark 3; constants dropped."],
+                   extras={"theorem1": _emp_rate(n, d, eps, delta, G, c), "factor": math.log(n)})
+
+
+def time_complexity(*, n, d, rounds, T_local, efficient=False) -> float:
+    r"""Time complexity of PIDP-SGD, Kang, Li, Liu & Wang (kang-pidp), Remark 8 (operations, constants dropped).
+
+    :math:`R n m^2 + R T_{local} m` (the Hessian of each round costs n m²), or :math:`R n m + R T_{local} m` with the
+    efficient influence-function computation Remark 8 cites (``efficient=True``).  m = d.
+    """
+    n = v.check_n(n)
+    d = v.check_int("d (model dimension, the paper's m)", d)
+    rounds = v.check_int("rounds (the paper's R)", rounds)
+    T_local = v.check_int("T_local", T_local)
+    per = n * d if efficient else n * d * d
+    return float(rounds * per + rounds * T_local * d)
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # catalogue entries
 
@@ -867,6 +971,42 @@ THEOREMS = [
         ),
         schedule=r"\eta=\frac1L,\ T=O(\log n),\ \tau>0",
         notes=("E[L*] defaults to 1/n (Remark 4's assumption); tau defaults to the minimiser.",),
+    ),
+    Theorem(
+        id="kang-pidp-thm2",
+        paper=PAPER,
+        number="Theorem 2",
+        algorithm="dpsgd-pl",
+        assumptions=_ASSUME,
+        bound=bound_thm2,
+        statement=(
+            r"\inf_{	au>0}\Big\{rac{8(	au+L)}{\mu}\mathbb E[L(	heta_{priv};D)-L^*]+rac{16G^2(	au+L)}{n^2\mu^2}"
+            r"+rac{L\,\mathbb E[L(	heta_{priv};D)]}{	au}\Big\}"
+        ),
+        schedule=r"	au>0\ 	ext{free (inf)}",
+        risk="generalization gap E[L_P(θ_priv) − L(θ_priv; D)] (not an excess risk)",
+        form="explicit",
+    ),
+    Theorem(
+        id="kang-pidp-thm4",
+        paper=PAPER,
+        number="Theorem 4",
+        algorithm="pidp-sgd",
+        assumptions=_ASSUME,
+        bound=bound_thm4,
+        statement=r"\|(	heta^*_{-z}-	heta^*)-c_z\|_2\lerac{1}{\zeta^2n^2}\Big(2LG+rac{CG^2}{\zeta}\Big)",
+        risk="influence-function approximation error ||(θ*_{-z} − θ*) − c_z|| (not a risk)",
+        form="explicit",
+    ),
+    Theorem(
+        id="kang-pidp-remark3",
+        paper=PAPER,
+        number="Remark 3",
+        algorithm="dpsgd-pl",
+        assumptions=_ASSUME,
+        bound=bound_remark3,
+        statement=r"O\Big(rac{mG^2\log(1/\delta)\log^2n}{n^2\epsilon^2}\Big)\ 	ext{(reference [43]; Theorem 1 removes one }\log n)",
+        risk="expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*] (earlier bound, reference [43])",
     ),
     Theorem(
         id="kang-pidp-remark4",
