@@ -420,3 +420,31 @@ def test_remark1_remark4_remark5_and_table1_misprints_are_recorded():
     assert any("(n eps)^6.5" in (r.get("note") or "") for r in t1)
     t2 = catalog.get_table("wang-lownoise-table2").evaluate(n=1000, d=10, eps=1.0, delta=1e-6, alpha=0.5)
     assert any("Remark 4" in (r.get("note") or "") for r in t2)
+
+
+def test_explicit_constants_m_alpha_and_theorems_15_16():
+    from dpviz.papers import wang_lownoise as w
+
+    # eq. (4): alpha = 1/2, L = 2: (1 + 2)^(1/3) 2^(2/3) = 1.44225 * 1.58740 = 2.28943; alpha = 0: M + L = 1 + 2 = 3
+    assert w.m_alpha_1(alpha=0.5, L=2.0) == pytest.approx(2.28943, rel=1e-5)
+    assert w.m_alpha_1(alpha=0.0, L=2.0, M=1.0) == 3.0
+    # eq. (5): (1/3) (2/3)^2 M1^6 = (1/3)(4/9)(3^2 * 2^4) = 0.148148 * 144 = 21.3333
+    assert w.m_alpha_2(alpha=0.5, L=2.0) == pytest.approx(64 / 3, rel=1e-9)
+    assert w.m_alpha_2(alpha=0.0, L=2.0, M=1.0) == 9.0
+    # Lemma 14 (b): sqrt(1/3) (2^-0.5 * 2)^2 = 0.577350 * 2 = 1.154701
+    assert w.m_alpha_3(alpha=0.5, L=2.0) == pytest.approx(1.154701, rel=1e-6)
+    # Theorem 16 (a): T = 100, eta = 0.1, d = 10, sigma = 1, ||w*|| = 1, F(w*) = 0.1, L = 1:
+    # (1/2 + 0.3) * 1 = 0.8; 3 * 100 * (3e-3 * 10 + 2e-2 * 0.1) = 300 * 0.032 = 9.6; 3 * 100 * 0.01 * 10 = 30
+    r = w.optimization_thm16(T=100, eta=0.1, d=10, sigma=1.0, R=1.0, Fstar=0.1, L=1.0)
+    assert [t.value for t in r.terms] == pytest.approx([0.8, 9.6, 30.0])
+    assert r.extras["average"] == pytest.approx(40.4 / 10) and r.explicit
+    # Theorem 15 (a): n = T = 100, eta = 0.1, L = 1, FS = 0.5: a = L FS = 0.5,
+    # b = 4e (1 + T/n) L T eta^2 FS / n = 4e * 2 * 100 * 0.01 * 0.5 / 100 = 0.108731, kappa* = sqrt(a/b) = 2.14441,
+    # total = a/kappa + (L + kappa) b = 0.233164 + 3.14441 * 0.108731 = 0.575060
+    g = w.generalization_thm15(n=100, T=100, eta=0.1, L=1.0, FS=0.5)
+    assert g.extras["kappa"] == pytest.approx(2.14441, rel=1e-5)
+    assert g.total == pytest.approx(0.575060, rel=1e-5)
+    with pytest.raises(ValueError):
+        w.m_alpha_1(alpha=1.0, L=1.0)
+    with pytest.raises(ValueError):
+        w.generalization_thm15(n=100, T=100, eta=3.0, L=1.0, FS=0.5)  # eta > 2/L

@@ -62,6 +62,11 @@ from dpviz.catalog import (
 )
 
 __all__ = [
+    "m_alpha_1",
+    "m_alpha_2",
+    "m_alpha_3",
+    "generalization_thm15",
+    "optimization_thm16",
     "PAPER",
     "ALGORITHMS",
     "THEOREMS",
@@ -387,6 +392,147 @@ def min_feasible_eps(*, n, delta, T, pairwise=False, start=None) -> float:
         if hi - lo <= 1e-7 * hi:
             break
     return hi
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Explicit constants of the appendix: M_{alpha,1/2/3} (eq. (4), (5), Lemma 14), Theorems 15 and 16
+
+
+def _alpha_open(alpha) -> float:
+    alpha = v.check_real("alpha (Hölder exponent)", alpha)
+    if not 0.0 <= alpha < 1.0:
+        raise ValueError(f"alpha must lie in [0, 1) for these alpha-Hölder constants, got {alpha:g} "
+                         "(use the smooth case, part (a), for alpha = 1).")
+    return alpha
+
+
+def m_alpha_1(*, alpha, L, M=None) -> float:
+    r"""M_{α,1} of Wang, Lei, Ying & Zhou (wang-lownoise), eq. (4) (self-bounding constant of Lemma 12):
+
+    .. math:: M_{\alpha,1} = (1+1/\alpha)^{\frac{\alpha}{1+\alpha}}L^{\frac1{1+\alpha}}\ (\alpha>0),\qquad
+              M_{0,1} = M + L\ (\alpha = 0),
+
+    so that ‖∂f(w; z)‖ <= M_{α,1} f^{α/(1+α)}(w; z) for a non-negative α-Hölder smooth f.  (Lemma 12 prints the smooth
+    case as ‖∂f‖ <= √(2L) f; the self-bounding property is ‖∂f‖ <= √(2L f).)
+    """
+    alpha = _alpha_open(alpha)
+    L = v.check_positive("L", L)
+    if alpha == 0.0:
+        if M is None:
+            raise ValueError("M_{0,1} = M + L needs M (the bound on ||grad f(0; z)||).")
+        return v.check_nonnegative("M", M) + L
+    return (1.0 + 1.0 / alpha) ** (alpha / (1.0 + alpha)) * L ** (1.0 / (1.0 + alpha))
+
+
+def m_alpha_2(*, alpha, L, M=None) -> float:
+    r"""M_{α,2} of Wang, Lei, Ying & Zhou (wang-lownoise), eq. (5):
+    :math:`\frac{1-\alpha}{1+\alpha}(2\alpha/(1+\alpha))^{\frac{2\alpha}{1-\alpha}}M_{\alpha,1}^{\frac{2+2\alpha}{1-\alpha}}`
+    for α > 0 and M_{0,1}² for α = 0."""
+    alpha = _alpha_open(alpha)
+    m1 = m_alpha_1(alpha=alpha, L=L, M=M)
+    if alpha == 0.0:
+        return m1**2
+    return ((1 - alpha) / (1 + alpha) * (2 * alpha / (1 + alpha)) ** (2 * alpha / (1 - alpha))
+            * m1 ** ((2 + 2 * alpha) / (1 - alpha)))
+
+
+def m_alpha_3(*, alpha, L) -> float:
+    r"""M_{α,3} = √((1−α)/(1+α)) (2^{−α}L)^{1/(1−α)}, Wang, Lei, Ying & Zhou (wang-lownoise), Lemma 14 (b)."""
+    alpha = _alpha_open(alpha)
+    L = v.check_positive("L", L)
+    return math.sqrt((1 - alpha) / (1 + alpha)) * (2.0**-alpha * L) ** (1.0 / (1.0 - alpha))
+
+
+def generalization_thm15(*, n, T, eta, L, FS, alpha=1.0, M=None, kappa=None) -> BoundResult:
+    r"""Generalization gap E[F(w_priv) − F_S(w_priv)], Wang, Lei, Ying & Zhou (wang-lownoise), Theorem 15, with a
+    constant step size η and explicit constants.
+
+    (a) α = 1 (L-smooth, η <= 2/L), with E[F_S(w_priv)] <= FS and E[F_S(w_t)] <= FS for all t:
+
+    .. math:: \frac{L}{\kappa}FS + \frac{4e(L+\kappa)(1+T/n)L}{n}T\eta^2 FS.
+
+    (b) α ∈ [0, 1) with FS bounding E[F_S^{2α/(1+α)}] at w_priv and every w_t:
+
+    .. math:: \frac{M_{\alpha,1}^2}{2\kappa}FS + \frac\kappa2\Big(M_{\alpha,3}^2 e T\eta^{\frac{2}{1-\alpha}}
+              + \frac{4eM_{\alpha,1}^2(1+T/n)}{n}T\eta^2 FS\Big).
+
+    ``kappa=None`` takes the minimising κ > 0.  Terms: ``statistical`` (the 1/κ part) and ``stability``.
+    """
+    n = v.check_n(n)
+    T = v.check_int("T", T)
+    eta = v.check_positive("eta", eta)
+    L = v.check_positive("L", L)
+    FS = v.check_nonnegative("FS (bound on the expected empirical risk)", FS)
+    alpha = v.check_unit("alpha", alpha)
+    if kappa is not None:
+        kappa = v.check_positive("kappa", kappa)
+    if alpha == 1.0:
+        if eta > 2.0 / L:
+            raise ValueError(f"Theorem 15 (a) needs eta <= 2/L = {2.0 / L:.4g}, got eta = {eta:g}.")
+        a = L * FS
+        b = 4.0 * math.e * (1.0 + T / n) * L / n * T * eta**2 * FS
+        if kappa is None:
+            kappa = math.sqrt(a / b) if a > 0 and b > 0 else 1.0
+        terms = [Term("statistical", a / kappa, -1.0, 0.0, r"\frac{L}{\kappa}\mathbb E[F_S(w_{priv})]"),
+                 Term("stability", (L + kappa) * b, -1.0, 0.0,
+                      r"\frac{4e(L+\kappa)(1+T/n)L}{n}\sum_t\eta_t^2\mathbb E[F_S(w_t)]")]
+        extras = {"kappa": kappa}
+    else:
+        m1 = m_alpha_1(alpha=alpha, L=L, M=M)
+        m3 = m_alpha_3(alpha=alpha, L=L)
+        a = m1**2 * FS / 2.0
+        inner = m3**2 * math.e * T * eta ** (2.0 / (1.0 - alpha)) + 4.0 * math.e * m1**2 * (1.0 + T / n) / n * T * eta**2 * FS
+        if kappa is None:
+            kappa = math.sqrt(2.0 * a / inner) if a > 0 and inner > 0 else 1.0
+        terms = [Term("statistical", a / kappa, -1.0, 0.0, r"\frac{M_{\alpha,1}^2}{2\kappa}\mathbb E[F_S^{2\alpha/(1+\alpha)}]"),
+                 Term("stability", kappa / 2.0 * inner, -1.0, 0.0, r"\frac\kappa2(\dots)")]
+        extras = {"kappa": kappa, "M_alpha_1": m1, "M_alpha_3": m3}
+    return BoundResult.of("wang-lownoise-thm15", terms, eta=eta, T=T, extras=extras, explicit=True,
+                          notes=["Generalization gap E[F(w_priv) - F_S(w_priv)] with a constant step size."])
+
+
+def optimization_thm16(*, T, eta, d, sigma, R, Fstar, L, alpha=1.0, M=None) -> BoundResult:
+    r"""Optimization error Σ_j η_j E[F_S(w_j) − F_S(w*)], Wang, Lei, Ying & Zhou (wang-lownoise), Theorem 16, with a
+    constant step size η, t = T, ‖w*‖ <= R and F(w*) = ``Fstar``.
+
+    (a) α = 1: :math:`(\tfrac12 + 3L\eta)R^2 + 3LT(3\eta^3\sigma^2d + 2\eta^2F^*) + 3T\eta^2\sigma^2d`.
+
+    (b) α ∈ [0, 1): :math:`\tfrac34M_{\alpha,1}^2(T\eta^2)^{\frac{1-\alpha}{1+\alpha}}[2\eta R^2
+    + T(6\eta^3\sigma^2d + 4\eta^2F^* + 3M_{\alpha,2}\eta^{\frac{3-\alpha}{1-\alpha}})]^{\frac{2\alpha}{1+\alpha}}
+    + \tfrac12R^2 + 3T\eta^2\sigma^2d`.
+
+    ``total`` is the printed sum; ``extras['average']`` = total/(ηT) bounds the average E[F_S(w̄) − F_S(w*)] by
+    convexity.
+    """
+    T = v.check_int("T", T)
+    eta = v.check_positive("eta", eta)
+    d = v.check_int("d", d)
+    sigma = v.check_nonnegative("sigma", sigma)
+    R = v.check_nonnegative("R", R)
+    Fstar = v.check_nonnegative("Fstar (population risk at w*)", Fstar)
+    L = v.check_positive("L", L)
+    alpha = v.check_unit("alpha", alpha)
+    noise = 3.0 * T * eta**2 * sigma**2 * d
+    if alpha == 1.0:
+        terms = [Term("initial", (0.5 + 3.0 * L * eta) * R**2, 0.0, 0.0, r"(\tfrac12+3L\eta_1)\|w^*\|^2"),
+                 Term("smoothness", 3.0 * L * T * (3.0 * eta**3 * sigma**2 * d + 2.0 * eta**2 * Fstar), 0.0, -2.0,
+                      r"3L\sum_j(3\eta_j^3\sigma^2d+2\eta_j^2F(w^*))"),
+                 Term("noise", noise, 0.0, -2.0, r"\sum_j3\eta_j^2\sigma^2d")]
+        extras = {}
+    else:
+        m1 = m_alpha_1(alpha=alpha, L=L, M=M)
+        m2 = m_alpha_2(alpha=alpha, L=L, M=M)
+        inner = 2.0 * eta * R**2 + T * (6.0 * eta**3 * sigma**2 * d + 4.0 * eta**2 * Fstar
+                                        + 3.0 * m2 * eta ** ((3.0 - alpha) / (1.0 - alpha)))
+        holder = 0.75 * m1**2 * (T * eta**2) ** ((1 - alpha) / (1 + alpha)) * inner ** (2 * alpha / (1 + alpha))
+        terms = [Term("holder", holder, 0.0, 0.0, r"\tfrac34M_{\alpha,1}^2(\sum_j\eta_j^2)^{\frac{1-\alpha}{1+\alpha}}[\dots]^{\frac{2\alpha}{1+\alpha}}"),
+                 Term("initial", 0.5 * R**2, 0.0, 0.0, r"\tfrac12\|w^*\|^2"),
+                 Term("noise", noise, 0.0, -2.0, r"\sum_j3\eta_j^2\sigma^2d")]
+        extras = {"M_alpha_1": m1, "M_alpha_2": m2}
+    res = BoundResult.of("wang-lownoise-thm16", terms, eta=eta, T=T, extras=extras, explicit=True,
+                         notes=["Sum over j of eta_j E[F_S(w_j) - F_S(w*)], constant step size."])
+    res.extras["average"] = res.total / (eta * T)
+    return res
 
 
 # ----------------------------------------------------------------------------------------------------------------
