@@ -448,3 +448,29 @@ def test_explicit_constants_m_alpha_and_theorems_15_16():
         w.m_alpha_1(alpha=1.0, L=1.0)
     with pytest.raises(ValueError):
         w.generalization_thm15(n=100, T=100, eta=3.0, L=1.0, FS=0.5)  # eta > 2/L
+
+
+def test_explicit_bound_of_theorem3_from_the_proof():
+    from dpviz import catalog
+    from dpviz.papers import wang_lownoise as w
+
+    # n = T = 100, eta = 0.1, d = 10, sigma = 0.1, L = 1, ||w*|| = 1, F* = 0.1:
+    # A: R^2 part (0.5 + 0.3) = 0.8; sigma part 3 * 100 * 1.3 * 0.01 * 0.01 * 10 = 0.39; F* part 1 + 0.6 = 1.6
+    # cB = 8e * 2 * 1/100 = 0.434925; B: R^2 part cB * 0.1 * 100 * 0.1 = 0.434925;
+    #   sigma part cB * 0.1 * 5050 * 3e-4 = 0.065891; F* part cB * 0.1 * 5050 * 2e-3 = 0.439274
+    # kappa* = sqrt(L * 2.79 / 0.940090) = 1.72273; parts / (T eta) = /10:
+    #   optimisation (1.58048 * 0.8 + 2.72273 * 0.434925)/10 = 0.244857
+    #   privacy (1.58048 * 0.39 + 2.72273 * 0.065891)/10 = 0.079579
+    #   statistical (1.58048 * 1.6 + 2.72273 * 0.439274)/10 - 0.1 = 0.272479
+    out = w.explicit_smooth_risk(n=100, T=100, eta=0.1, d=10, sigma=0.1, L=1.0, R=1.0, Fstar=0.1)
+    assert out["kappa"] == pytest.approx(1.72273, rel=1e-5)
+    assert out["parts"]["optimisation"] == pytest.approx(0.244857, rel=1e-5)
+    assert out["parts"]["privacy"] == pytest.approx(0.079579, rel=1e-4)
+    assert out["parts"]["statistical"] == pytest.approx(0.272479, rel=1e-5)
+    res = catalog.bound("wang-lownoise-thm3a", explicit=True, n=100, d=10, eps=1.0, delta=1e-6, L=1.0, R=1.0,
+                        Fstar=0.1, sigma=0.1, T=100, eta=0.1)
+    assert res.total == pytest.approx(0.244857 + 0.079579 + 0.272479, rel=1e-4) and res.form == "explicit"
+    assert catalog.get_theorem("wang-lownoise-thm3a").forms == ["rate", "explicit"]
+    low = catalog.bound("wang-lownoise-thm3b", explicit=True, n=100, d=10, eps=1.0, delta=1e-6, L=1.0, R=1.0,
+                        sigma=0.1, T=100, eta=0.1)
+    assert [t.name for t in low.terms] == ["optimisation", "privacy"]

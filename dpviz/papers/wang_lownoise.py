@@ -67,6 +67,9 @@ __all__ = [
     "m_alpha_3",
     "generalization_thm15",
     "optimization_thm16",
+    "explicit_smooth_risk",
+    "explicit_bound_thm3a",
+    "explicit_bound_thm3b",
     "PAPER",
     "ALGORITHMS",
     "THEOREMS",
@@ -533,6 +536,97 @@ def optimization_thm16(*, T, eta, d, sigma, R, Fstar, L, alpha=1.0, M=None) -> B
                          notes=["Sum over j of eta_j E[F_S(w_j) - F_S(w*)], constant step size."])
     res.extras["average"] = res.total / (eta * T)
     return res
+
+
+def explicit_smooth_risk(*, n, T, eta, d, sigma, L, R, Fstar, kappa=None) -> dict:
+    r"""The explicit inequality of the proof of Theorem 3 (a) of Wang, Lei, Ying & Zhou (wang-lownoise), before the
+    O(·) step, with a constant step size η and t = T (eq. (12) combined with Theorem 16 (a)):
+
+    .. math:: \sum_{t=1}^T\eta\,\mathbb E[F(w_t)] \le \Big(1+\frac L\kappa\Big)\Big(T\eta F^* + (\tfrac12+3L\eta)R^2
+              + 3T(3L\eta+1)\eta^2\sigma^2d + 6T\eta^2F^*\Big)
+              + \frac{8e(L+\kappa)(1+T/n)L}{n}\,\eta\Big(T\eta R^2 + \frac{T(T+1)}2(3\eta^3\sigma^2d+2\eta^2F^*)\Big),
+
+    and by Jensen E[F(w_priv)] − F* <= (that sum)/(Tη) − F*.  ‖w*‖ <= R, F* = F(w*).  ``kappa=None`` takes the
+    minimiser κ* = √(L A/B) of (1 + L/κ)A + (L + κ)B.  Returns the three parts (optimisation: the R² terms; privacy:
+    the σ² terms; statistical: the F* terms minus F*) and κ.
+    """
+    A = {"optimisation": (0.5 + 3.0 * L * eta) * R**2,
+         "privacy": 3.0 * T * (3.0 * L * eta + 1.0) * eta**2 * sigma**2 * d,
+         "statistical": T * eta * Fstar + 6.0 * T * eta**2 * Fstar}
+    cB = 8.0 * math.e * (1.0 + T / n) * L / n
+    half = T * (T + 1) / 2.0
+    B = {"optimisation": cB * eta * T * eta * R**2,
+         "privacy": cB * eta * half * 3.0 * eta**3 * sigma**2 * d,
+         "statistical": cB * eta * half * 2.0 * eta**2 * Fstar}
+    a, b = sum(A.values()), sum(B.values())
+    if kappa is None:
+        kappa = math.sqrt(L * a / b) if a > 0 and b > 0 else 1.0
+    parts = {k: ((1.0 + L / kappa) * A[k] + (L + kappa) * B[k]) / (T * eta) for k in A}
+    parts["statistical"] -= Fstar
+    return {"parts": parts, "kappa": kappa}
+
+
+def _explicit_thm3(thm_id, *, n, d, eps, delta, L, R, Fstar, G=None, sigma=None, T=None, eta=None, c=1.0,
+                   kappa=None, lownoise=False) -> BoundResult:
+    n = v.check_n(n)
+    d = v.check_int("d", d)
+    eps = v.check_eps(eps)
+    delta = v.check_delta(delta)
+    L = v.check_positive("L", L)
+    R = v.check_nonnegative("R (bound on ||w*||)", R)
+    Fstar = v.check_nonnegative("Fstar (population risk at w*, F(w*))", Fstar)
+    c = v.check_positive("c", c)
+    T = n if T is None else v.check_int("T", T)
+    if eta is None:
+        base = eps / math.sqrt(d * math.log(1.0 / delta))
+        eta = c * (base if lownoise else min(1.0 / math.sqrt(n), base))
+    eta = v.check_positive("eta", eta)
+    if kappa is not None:
+        kappa = v.check_positive("kappa", kappa)
+    notes = []
+    extras = {}
+    if sigma is None:
+        if G is None:
+            raise ValueError("the explicit bound needs the noise sigma: give sigma, or G (Lipschitz constant) so that "
+                             "dpviz calibrates it (dpsgd-rdp).")
+        cal = calibrate_dpsgd_rdp(n=n, eps=eps, delta=delta, T=T, G=G, L=L, R=R, d=d, eta=eta, accountant_extra=False)
+        if not cal.feasible or cal.sigma is None:
+            raise ValueError(f"Algorithm 1 cannot be calibrated at these values: {cal.reason}; {cal.fix}.")
+        sigma = cal.sigma
+        extras["beta"] = cal.beta
+    sigma = v.check_nonnegative("sigma", sigma)
+    if eta > min(2.0 / L, 1.0):
+        notes.append(f"eta = {eta:.4g} > min{{2/L, 1}} = {min(2.0 / L, 1.0):.4g}: the proof assumes eta <= min{{2/L, 1}}.")
+    if T < n:
+        notes.append(f"T = {T} < n = {n}: the proof assumes T >= n.")
+    out = explicit_smooth_risk(n=n, T=T, eta=eta, d=d, sigma=sigma, L=L, R=R, Fstar=Fstar, kappa=kappa)
+    p = out["parts"]
+    terms = [Term("optimisation", p["optimisation"], -0.5, 0.0, r"\frac{(1+L/\kappa)(\frac12+3L\eta)R^2+\dots}{T\eta}"),
+             Term("privacy", p["privacy"], -1.0, -1.0, r"\frac{(1+L/\kappa)3T(3L\eta+1)\eta^2\sigma^2d+\dots}{T\eta}")]
+    if not lownoise:
+        terms.append(Term("statistical", max(0.0, p["statistical"]), -0.5, 0.0, r"(\dots)F(w^*)/(T\eta)-F(w^*)"))
+    extras.update({"kappa": out["kappa"], "sigma": sigma, "Fstar": Fstar})
+    notes.append("Explicit constants of the proof (eq. (12) + Theorem 16 (a)), before the O(.) step; ||w*|| <= R.")
+    return BoundResult.of(thm_id, terms, eta=eta, T=T, notes=notes, extras=extras, explicit=True)
+
+
+def explicit_bound_thm3a(*, n, d, eps, delta, L, R, Fstar, G=None, sigma=None, T=None, eta=None, c=1.0,
+                         kappa=None) -> BoundResult:
+    r"""Theorem 3 (a) of Wang, Lei, Ying & Zhou (wang-lownoise) with the proof's explicit constants
+    (:func:`explicit_smooth_risk`): schedule T = n, η = c min{1/√n, ε/√(d log(1/δ))} unless given; σ calibrated by
+    ``dpsgd-rdp`` from G unless given; F* = F(w*) = ``Fstar``.
+    """
+    return _explicit_thm3("wang-lownoise-thm3a", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=Fstar, G=G,
+                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa)
+
+
+def explicit_bound_thm3b(*, n, d, eps, delta, L, R, G=None, sigma=None, T=None, eta=None, c=1.0,
+                         kappa=None) -> BoundResult:
+    r"""Theorem 3 (b) (low noise, F(w*) = 0) of Wang, Lei, Ying & Zhou (wang-lownoise) with the proof's explicit
+    constants (:func:`explicit_smooth_risk` at F* = 0): T = n, η = c ε/√(d log(1/δ)) unless given.
+    """
+    return _explicit_thm3("wang-lownoise-thm3b", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=0.0, G=G,
+                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa, lownoise=True)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -1143,19 +1237,20 @@ _R_HLOW = r"O\Big(n^{-\frac{1+\alpha}{2}}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilo
 _LOWNOTE = ("Low-noise (realizable) case: the best model has zero population risk.",)
 
 
-def _thm(id_, number, alg, assumptions, bound, statement, schedule, discrepancy="", notes=(), risk=None):
+def _thm(id_, number, alg, assumptions, bound, statement, schedule, discrepancy="", notes=(), risk=None,
+         explicit_bound=None):
     return Theorem(
         id=id_, paper=PAPER, number=number, algorithm=alg, assumptions=assumptions, bound=bound, statement=statement,
-        schedule=schedule, discrepancy=discrepancy, notes=notes,
+        schedule=schedule, discrepancy=discrepancy, notes=notes, explicit_bound=explicit_bound,
         risk=risk or "expected excess population risk",
     )
 
 
 THEOREMS = [
     _thm("wang-lownoise-thm3a", "Theorem 3 (a)", "dpsgd-rdp", _SMOOTH, bound_thm3a, _R_OPT, _S_GEN,
-         discrepancy=_DISC_THM3A, notes=(_DISC_REMARK1,)),
+         discrepancy=_DISC_THM3A, notes=(_DISC_REMARK1,), explicit_bound=explicit_bound_thm3a),
     _thm("wang-lownoise-thm3b", "Theorem 3 (b)", "dpsgd-rdp", _SMOOTH + ("low-noise",), bound_thm3b, _R_LOW, _S_LOW,
-         notes=_LOWNOTE + (_DISC_REMARK1,)),
+         notes=_LOWNOTE + (_DISC_REMARK1,), explicit_bound=explicit_bound_thm3b),
     _thm("wang-lownoise-thm4a", "Theorem 4 (a)", "dpsgd-rdp", _HOLDER, bound_thm4a, _R_OPT, _H_GEN,
          discrepancy=_DISC_REMARK5, notes=(_DISC_REMARK1,)),
     _thm("wang-lownoise-thm4b", "Theorem 4 (b)", "dpsgd-rdp", _HOLDER + ("low-noise",), bound_thm4b, _R_HLOW, _H_LOW,
