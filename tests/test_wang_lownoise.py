@@ -474,3 +474,22 @@ def test_explicit_bound_of_theorem3_from_the_proof():
     low = catalog.bound("wang-lownoise-thm3b", explicit=True, n=100, d=10, eps=1.0, delta=1e-6, L=1.0, R=1.0,
                         sigma=0.1, T=100, eta=0.1)
     assert [t.name for t in low.terms] == ["optimisation", "privacy"]
+
+
+def test_explicit_bound_of_theorem6_pairwise():
+    from dpviz import catalog
+    from dpviz.papers import wang_lownoise as w
+
+    # Same point as the pointwise test (n = T = 100, eta = 0.1, d = 10, sigma = 0.1, L = 1, R = 1, F* = 0.1);
+    # A is unchanged (0.8, 0.39, 1.6; a = 2.79); pairwise B: coefficient 32e (1 + 2T/n) L/n = 32e * 3/100 = 2.609556
+    # times eta (2 T eta R^2 + T(T+1)/2 (6 eta^3 sigma^2 d + 4 eta^2 F*)):
+    #   R^2 part 2.609556 * 0.1 * 2 * 100 * 0.1 = 5.219112; sigma part 2.609556 * 0.1 * 5050 * 6e-4 = 0.790696;
+    #   F* part 2.609556 * 0.1 * 5050 * 4e-3 = 5.271303; b = 11.281111
+    # kappa* = sqrt(2.79/11.281111) = 0.497309; 1 + L/kappa = 3.010801; L + kappa = 1.497309
+    # optimisation (3.010801 * 0.8 + 1.497309 * 5.219112)/10 = (2.408641 + 7.814623)/10 = 1.022326
+    out = w.explicit_smooth_risk(n=100, T=100, eta=0.1, d=10, sigma=0.1, L=1.0, R=1.0, Fstar=0.1, pairwise=True)
+    assert out["kappa"] == pytest.approx(0.497309, rel=1e-5)
+    assert out["parts"]["optimisation"] == pytest.approx(1.022326, rel=1e-5)
+    res = catalog.bound("wang-lownoise-thm6a", explicit=True, n=100, d=10, eps=1.0, delta=1e-6, L=1.0, R=1.0,
+                        Fstar=0.1, sigma=0.1, T=100, eta=0.1)
+    assert res.total == pytest.approx(sum(out["parts"].values()), rel=1e-9) and res.explicit

@@ -70,6 +70,8 @@ __all__ = [
     "explicit_smooth_risk",
     "explicit_bound_thm3a",
     "explicit_bound_thm3b",
+    "explicit_bound_thm6a",
+    "explicit_bound_thm6b",
     "PAPER",
     "ALGORITHMS",
     "THEOREMS",
@@ -538,22 +540,32 @@ def optimization_thm16(*, T, eta, d, sigma, R, Fstar, L, alpha=1.0, M=None) -> B
     return res
 
 
-def explicit_smooth_risk(*, n, T, eta, d, sigma, L, R, Fstar, kappa=None) -> dict:
+def explicit_smooth_risk(*, n, T, eta, d, sigma, L, R, Fstar, kappa=None, pairwise=False) -> dict:
     r"""The explicit inequality of the proof of Theorem 3 (a) of Wang, Lei, Ying & Zhou (wang-lownoise), before the
     O(·) step, with a constant step size η and t = T (eq. (12) combined with Theorem 16 (a)):
 
     .. math:: \sum_{t=1}^T\eta\,\mathbb E[F(w_t)] \le \Big(1+\frac L\kappa\Big)\Big(T\eta F^* + (\tfrac12+3L\eta)R^2
-              + 3T(3L\eta+1)\eta^2\sigma^2d + 6T\eta^2F^*\Big)
+              + 3T(3L\eta+1)\eta^2\sigma^2d + 6LT\eta^2F^*\Big)
               + \frac{8e(L+\kappa)(1+T/n)L}{n}\,\eta\Big(T\eta R^2 + \frac{T(T+1)}2(3\eta^3\sigma^2d+2\eta^2F^*)\Big),
 
     and by Jensen E[F(w_priv)] − F* <= (that sum)/(Tη) − F*.  ‖w*‖ <= R, F* = F(w*).  ``kappa=None`` takes the
     minimiser κ* = √(L A/B) of (1 + L/κ)A + (L + κ)B.  Returns the three parts (optimisation: the R² terms; privacy:
     the σ² terms; statistical: the F* terms minus F*) and κ.
+
+    The proof prints the F* term of Theorem 16 (a) as 6Σ η_j² F(w*); Theorem 16 (a) itself gives 3L·2η_j²F(w*) =
+    6Lη_j²F(w*) (the L is lost in print; the σ² term keeps it), which dpviz uses.
+
+    ``pairwise=True``: the proof of Theorem 6 (a) (Lemmas 17 (a), 19 (a), 20): B uses 2(L + κ)ν with
+    ν <= 16L(1 + 2T/n)e/n Σ η_j² E[F̄_S(w_j)] and Σ_j η_j² E[F̄_S(w_j)] <= 2ηR² + t(6η³σ²d + 4η²F̄*), i.e.
+    32e(L + κ)(1 + 2T/n)L/n · η(2TηR² + T(T+1)/2 (6η³σ²d + 4η²F̄*)); A is as above.  The proof's display prints
+    4Σ η_j² F̄(w*) in A where (21) (Lemma 20 at α = 1) gives 6L, and closes the bracket of (1 + L/κ) after the
+    stability term, unlike its eq. (20); dpviz follows (20) and (21).
     """
     A = {"optimisation": (0.5 + 3.0 * L * eta) * R**2,
          "privacy": 3.0 * T * (3.0 * L * eta + 1.0) * eta**2 * sigma**2 * d,
-         "statistical": T * eta * Fstar + 6.0 * T * eta**2 * Fstar}
-    cB = 8.0 * math.e * (1.0 + T / n) * L / n
+         "statistical": T * eta * Fstar + 6.0 * L * T * eta**2 * Fstar}
+    # pairwise: 32e(1 + 2T/n)L/n times an inner sum twice the pointwise one (2ηR² + t(6η³σ²d + 4η²F*))
+    cB = (64.0 * math.e * (1.0 + 2.0 * T / n) * L / n) if pairwise else (8.0 * math.e * (1.0 + T / n) * L / n)
     half = T * (T + 1) / 2.0
     B = {"optimisation": cB * eta * T * eta * R**2,
          "privacy": cB * eta * half * 3.0 * eta**3 * sigma**2 * d,
@@ -567,7 +579,7 @@ def explicit_smooth_risk(*, n, T, eta, d, sigma, L, R, Fstar, kappa=None) -> dic
 
 
 def _explicit_thm3(thm_id, *, n, d, eps, delta, L, R, Fstar, G=None, sigma=None, T=None, eta=None, c=1.0,
-                   kappa=None, lownoise=False) -> BoundResult:
+                   kappa=None, lownoise=False, pairwise=False) -> BoundResult:
     n = v.check_n(n)
     d = v.check_int("d", d)
     eps = v.check_eps(eps)
@@ -589,7 +601,8 @@ def _explicit_thm3(thm_id, *, n, d, eps, delta, L, R, Fstar, G=None, sigma=None,
         if G is None:
             raise ValueError("the explicit bound needs the noise sigma: give sigma, or G (Lipschitz constant) so that "
                              "dpviz calibrates it (dpsgd-rdp).")
-        cal = calibrate_dpsgd_rdp(n=n, eps=eps, delta=delta, T=T, G=G, L=L, R=R, d=d, eta=eta, accountant_extra=False)
+        calib = calibrate_dpsgd_rdp_pairwise if pairwise else calibrate_dpsgd_rdp
+        cal = calib(n=n, eps=eps, delta=delta, T=T, G=G, L=L, R=R, d=d, eta=eta, accountant_extra=False)
         if not cal.feasible or cal.sigma is None:
             raise ValueError(f"Algorithm 1 cannot be calibrated at these values: {cal.reason}; {cal.fix}.")
         sigma = cal.sigma
@@ -599,14 +612,16 @@ def _explicit_thm3(thm_id, *, n, d, eps, delta, L, R, Fstar, G=None, sigma=None,
         notes.append(f"eta = {eta:.4g} > min{{2/L, 1}} = {min(2.0 / L, 1.0):.4g}: the proof assumes eta <= min{{2/L, 1}}.")
     if T < n:
         notes.append(f"T = {T} < n = {n}: the proof assumes T >= n.")
-    out = explicit_smooth_risk(n=n, T=T, eta=eta, d=d, sigma=sigma, L=L, R=R, Fstar=Fstar, kappa=kappa)
+    out = explicit_smooth_risk(n=n, T=T, eta=eta, d=d, sigma=sigma, L=L, R=R, Fstar=Fstar, kappa=kappa,
+                               pairwise=pairwise)
     p = out["parts"]
     terms = [Term("optimisation", p["optimisation"], -0.5, 0.0, r"\frac{(1+L/\kappa)(\frac12+3L\eta)R^2+\dots}{T\eta}"),
              Term("privacy", p["privacy"], -1.0, -1.0, r"\frac{(1+L/\kappa)3T(3L\eta+1)\eta^2\sigma^2d+\dots}{T\eta}")]
     if not lownoise:
         terms.append(Term("statistical", max(0.0, p["statistical"]), -0.5, 0.0, r"(\dots)F(w^*)/(T\eta)-F(w^*)"))
     extras.update({"kappa": out["kappa"], "sigma": sigma, "Fstar": Fstar})
-    notes.append("Explicit constants of the proof (eq. (12) + Theorem 16 (a)), before the O(.) step; ||w*|| <= R.")
+    notes.append("Explicit constants of the proof (" + ("eq. (20), (21): Lemmas 17 (a), 19 (a), 20" if pairwise else
+                 "eq. (12) + Theorem 16 (a)") + "), before the O(.) step; ||w*|| <= R.")
     return BoundResult.of(thm_id, terms, eta=eta, T=T, notes=notes, extras=extras, explicit=True)
 
 
@@ -627,6 +642,25 @@ def explicit_bound_thm3b(*, n, d, eps, delta, L, R, G=None, sigma=None, T=None, 
     """
     return _explicit_thm3("wang-lownoise-thm3b", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=0.0, G=G,
                           sigma=sigma, T=T, eta=eta, c=c, kappa=kappa, lownoise=True)
+
+
+def explicit_bound_thm6a(*, n, d, eps, delta, L, R, Fstar, G=None, sigma=None, T=None, eta=None, c=1.0,
+                         kappa=None) -> BoundResult:
+    r"""Theorem 6 (a) (pairwise, Algorithm 2) of Wang, Lei, Ying & Zhou (wang-lownoise) with the proof's explicit
+    constants (:func:`explicit_smooth_risk` with ``pairwise=True``); T = n, η = c min{1/√n, ε/√(d log(1/δ))} unless
+    given; σ from ``dpsgd-rdp-pairwise`` unless given.
+    """
+    return _explicit_thm3("wang-lownoise-thm6a", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=Fstar, G=G,
+                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa, pairwise=True)
+
+
+def explicit_bound_thm6b(*, n, d, eps, delta, L, R, G=None, sigma=None, T=None, eta=None, c=1.0,
+                         kappa=None) -> BoundResult:
+    r"""Theorem 6 (b) (pairwise, low noise F̄(w*) = 0) of Wang, Lei, Ying & Zhou (wang-lownoise), explicit constants
+    of the proof (:func:`explicit_smooth_risk`, ``pairwise=True``, F* = 0); η = c ε/√(d log(1/δ)) unless given.
+    """
+    return _explicit_thm3("wang-lownoise-thm6b", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=0.0, G=G,
+                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa, lownoise=True, pairwise=True)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -1256,9 +1290,11 @@ THEOREMS = [
     _thm("wang-lownoise-thm4b", "Theorem 4 (b)", "dpsgd-rdp", _HOLDER + ("low-noise",), bound_thm4b, _R_HLOW, _H_LOW,
          discrepancy=_DISC_THM4B, notes=_LOWNOTE + (_DISC_REMARK1,)),
     _thm("wang-lownoise-thm6a", "Theorem 6 (a)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise",), bound_thm6a, _R_OPT,
-         _S_GEN, discrepancy=_DISC_THM6A, risk="expected excess population risk (pairwise)"),
+         _S_GEN, discrepancy=_DISC_THM6A, risk="expected excess population risk (pairwise)",
+         explicit_bound=explicit_bound_thm6a),
     _thm("wang-lownoise-thm6b", "Theorem 6 (b)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise", "low-noise"),
-         bound_thm6b, _R_LOW, _S_LOW, notes=_LOWNOTE, risk="expected excess population risk (pairwise)"),
+         bound_thm6b, _R_LOW, _S_LOW, notes=_LOWNOTE, risk="expected excess population risk (pairwise)",
+         explicit_bound=explicit_bound_thm6b),
     _thm("wang-lownoise-thm7a", "Theorem 7 (a)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise",), bound_thm7a, _R_OPT,
          _H_GEN, risk="expected excess population risk (pairwise)"),
     _thm("wang-lownoise-thm7b", "Theorem 7 (b)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise", "low-noise"),
