@@ -37,25 +37,25 @@ Update rules (``SPECS``)
 ------------------------
 * ``sgd`` — projected SGD, output (1/T) sum_{t=1}^T w_t (w_1 = 0); noise-free limit of DP-SGD.
 * ``gd`` — projected full-batch GD, output the average of w_0..w_T (noise-free limit of DPGD-C).
-* ``dpsgd-rdp`` — 000_e4c77d256cde89f2.txt, Algorithm 1: w_{t+1} = Proj_W(w_t - eta (grad f(w_t; z_{i_t}) + b_t)),
+* ``dpsgd-rdp`` — Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 1: w_{t+1} = Proj_W(w_t - eta (grad f(w_t; z_{i_t}) + b_t)),
   i_t ~ Unif[n], b_t ~ N(0, sigma^2 I_d), output (1/T) sum_{t=1}^T w_t.
 * ``dpsgd-rdp-pairwise`` — same paper, Algorithm 2: as above with a uniform pair (i_t, j_t), i_t != j_t.
-* ``dpsgd-output`` — 003_ae9d1ed971b16d33.txt, Algorithm 1: non-private projected SGD, averaged iterate, then one
+* ``dpsgd-output`` — Wang, Lei, Ying & Zhang (wang-nonsmooth), Algorithm 1: non-private projected SGD, averaged iterate, then one
   Gaussian output noise N(0, sigma^2 I_d).
-* ``pairwise-sgd`` — 002_529032789875e3ba.txt, Algorithm 1: w_1 = 0, i_1 ~ Unif[n]; at step t draw i_{t+1} and
+* ``pairwise-sgd`` — Yang, Lei, Lyu & Ying (yang-pairwise), Algorithm 1: w_1 = 0, i_1 ~ Unif[n]; at step t draw i_{t+1} and
   w_{t+1} = Proj_W(w_t - (eta/t) sum_{k=1}^t grad f(w_t; z_{i_{t+1}}, z_{i_k})), output (1/T) sum_{t=1}^T w_t.  The
   average runs over all previously drawn examples; for a general (non-smooth) loss it cannot be kept as a running sum,
   so step t costs t gradient evaluations and a run costs T(T+1)/2 per chain (the cost guard counts this).
 * ``pairwise-sgd-output`` — the same paper, Algorithm 2: Algorithm 1, then Gaussian output noise, and the output
   projected back onto W: w_priv = Proj_W(w_bar_T + u), u ~ N(0, sigma^2 I).
-* ``dpsgd-pl`` — 001_9fced7ebb2318939.txt, eq. (1) and Theorem 1 (DP-SGD under the PL condition):
+* ``dpsgd-pl`` — Kang, Li, Liu & Wang (kang-pidp), eq. (1) and Theorem 1 (DP-SGD under the PL condition):
   theta_{t+1} = theta_t - eta (grad l(theta_t; z_t) + b), **last iterate** theta_T, eta = 1/L by default; eq. (1)
   has no projection, so leave ``R`` unset to follow the paper.
-* ``dpgd-sc`` — 004_f0930831cb554e22.txt, Algorithm 1: full-gradient projected GD on the pairwise empirical risk,
+* ``dpgd-sc`` — Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 1: full-gradient projected GD on the pairwise empirical risk,
   last iterate w_T plus Gaussian (delta > 0) or Laplace (delta = 0) output noise.
-* ``dpgd-c`` — 004_f0930831cb554e22.txt, Algorithm 2: full gradient + N(0, sigma^2 I) per step, output the average of
+* ``dpgd-c`` — Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 2: full gradient + N(0, sigma^2 I) per step, output the average of
   w_0..w_T (the printed ``sum_{i=0}^T (w_0+...+w_T)/(T+1)`` has a spurious outer sum; we follow the plain average).
-* ``pidp-sgd`` — 001_9fced7ebb2318939.txt, Algorithm 1 (Performance Improving DP-SGD): ``rounds`` global rounds of
+* ``pidp-sgd`` — Kang, Li, Liu & Wang (kang-pidp), Algorithm 1 (Performance Improving DP-SGD): ``rounds`` global rounds of
   ``T_local`` local steps (T = rounds * T_local).  Each round computes the Hessian H of the empirical risk at the
   round's global model theta^(g) (central finite differences of the loss gradient) and its inverse; each local step
   draws z_t, its influence-function contribution c = H^{-1} grad l(theta^(g); z_t) / n (eq. (11)), enlarges it by the
@@ -67,7 +67,7 @@ Update rules (``SPECS``)
   the paper) unless ``params["theta0"]`` is given.  ``eps1, delta1, sigma_c, r, E`` come from ``params`` or the
   calibration's ``extras``; r defaults to the domain radius R, E to 0.  The fraction of noisy steps is recorded per
   chain (``noisy_fraction``).
-* ``dp-epoch-gd`` — 004_f0930831cb554e22.txt, Algorithm 3: k = floor(log2 n) epochs on disjoint consecutive blocks
+* ``dp-epoch-gd`` — Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 3: k = floor(log2 n) epochs on disjoint consecutive blocks
   D_i of the training data with n_i = floor(n / 2^i) examples (i < k; D_k the rest); epoch i runs n_i full-gradient
   projected GD steps on the pairwise empirical risk of D_i with eta_i = 4^{-i} eta from w_{i-1}, averages its iterates
   w_1..w_{n_i}, and adds N(0, sigma_i^2 I) with sigma_i from the calibration's ``sigma_schedule``; output w_k.
@@ -139,7 +139,7 @@ class Spec:
     noise: str  # "gradient", "output" or "none"
     output: str  # "average" (w_1..w_T), "average0" (w_0..w_T) or "last"
     place: str = ""
-    project_output: bool = False  # project the noisy output back onto W (002 Algorithm 2: Pi_W(w_bar + u))
+    project_output: bool = False  # project the noisy output back onto W (yang-pairwise Algorithm 2: Pi_W(w_bar + u))
 
 
 SPECS: dict[str, Spec] = {
@@ -410,7 +410,7 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         if (sigma_override is None and cal.extras.get("sigma_unconstrained") is not None
                 and (rule == "experiment" or (cal.sigma is None and params.get("run_infeasible")))):
             # the noise formula at the beta that minimises it over all of (0, 1), ignoring the sufficient privacy
-            # conditions -- the rule of the papers' own experiments (000_e4c77d256cde89f2.txt, Section 5.1)
+            # conditions -- the rule of the papers' own experiments (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1)
             cal.sigma = float(cal.extras["sigma_unconstrained"])
             cal.feasible = cal.feasible and rule != "experiment"
             cal.notes = list(cal.notes) + ["sigma from the paper's formula at the sigma-minimising beta, without "
@@ -460,9 +460,9 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
 def gradient_evaluations(algorithm_id: str, *, n: int, T: int) -> float:
     """(Pair-)gradient evaluations of one run of ``algorithm_id`` with its update rule in :data:`SPECS`.
 
-    One per SGD step; T(T+1)/2 for the history-averaged pairwise SGD of 002_529032789875e3ba.txt (Algorithm 1, step
+    One per SGD step; T(T+1)/2 for the history-averaged pairwise SGD of Yang, Lei, Lyu & Ying (yang-pairwise) (Algorithm 1, step
     t averages over t pairs); n (pointwise) or n(n - 1) (pairwise) per full-gradient step; for DP epoch GD
-    (004_f0930831cb554e22.txt, Algorithm 3) n_i full pairwise-gradient steps on each block of n_i examples; for
+    (Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 3) n_i full pairwise-gradient steps on each block of n_i examples; for
     PIDP-SGD two per step (the gradient and the influence-function contribution; the per-round Hessians are extra).
     """
     if algorithm_id not in SPECS:
@@ -513,7 +513,7 @@ def estimate_cost(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, 
 
 
 def _epoch_sizes(n: int) -> list[int]:
-    """Block sizes of Algorithm 3 of 004_f0930831cb554e22.txt: n_i = floor(n/2^i) for i < k = floor(log2 n), D_k the rest."""
+    """Block sizes of Algorithm 3 of Xue, Yang, Huai & Wang (xue-pairwise): n_i = floor(n/2^i) for i < k = floor(log2 n), D_k the rest."""
     k = max(1, int(math.floor(math.log2(n))))
     sizes = [n // 2**i for i in range(1, k)]
     sizes.append(n - sum(sizes))
@@ -521,7 +521,7 @@ def _epoch_sizes(n: int) -> list[int]:
 
 
 def _history_grad(lossobj, w, X, y, new, hist):
-    """(1/t) sum_{k<=t} grad f(w; z_new, z_{i_k}) for every chain (002_529032789875e3ba.txt, Algorithm 1)."""
+    """(1/t) sum_{k<=t} grad f(w; z_new, z_{i_k}) for every chain (Yang, Lei, Lyu & Ying (yang-pairwise), Algorithm 1)."""
     t = hist.shape[-1]
     xn, yn = X[new][:, :, None], y[new][:, :, None]
     we = w[:, :, None]
@@ -534,7 +534,7 @@ def _history_grad(lossobj, w, X, y, new, hist):
 
 
 def _run_epochs(lossobj, wg, X, y, n, eta, schedule, R, nparam, rng, z_inject=None, laplace=False):
-    """Algorithm 3 (DPEGD) of 004_f0930831cb554e22.txt for all repetitions of one grid point; wg: (reps, ...).
+    """Algorithm 3 (DPEGD) of Xue, Yang, Huai & Wang (xue-pairwise) for all repetitions of one grid point; wg: (reps, ...).
 
     ``schedule`` holds the per-epoch Gaussian standard deviations sigma_i, or with ``laplace=True`` the per-epoch
     Laplace scales (the delta = 0 variant of Algorithm 3: coordinate-wise Lap(scale_i) noise).
@@ -579,7 +579,7 @@ def _solve_erm(lossobj, X, y, d):
 
 
 def _run_pidp(lossobj, X, y, pl, reps, R, rng_idx, rng_noise, noise=None, indices=None, g=0):
-    """Algorithm 1 (PIDP-SGD) of 001_9fced7ebb2318939.txt for all repetitions of one grid point.
+    """Algorithm 1 (PIDP-SGD) of Kang, Li, Liu & Wang (kang-pidp) for all repetitions of one grid point.
 
     Returns the last global model (reps, d) and the fraction of noisy steps per chain.
     """
@@ -691,7 +691,7 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
         calibrated noise (one value, or one per grid point); ``run_infeasible=True`` runs grid points whose calibration is infeasible but gives a sigma.
         ``noise_rule="experiment"`` uses, for calibrations that choose beta (DP-SGD with Rényi accounting), the sigma at
         the beta minimising it over all of (0, 1) without the privacy conditions -- the rule of the paper's own
-        experiments (000_e4c77d256cde89f2.txt, Section 5.1); such points are marked infeasible in the results.
+        experiments (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1); such points are marked infeasible in the results.
     progress : callable, optional
         Called with the fraction done (0..1) after every block of steps.
     cancel : callable or threading.Event, optional

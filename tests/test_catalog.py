@@ -41,7 +41,7 @@ def test_algorithm_entries_are_complete(alg):
         assert all(p.kind is p.KEYWORD_ONLY for p in params.values()), "calibrations are keyword-only"
         assert "eps" in params
         doc = alg.calibrate.__doc__ or ""
-        assert f"({alg.paper.key})" in doc or ".txt" in doc, "docstring must cite the paper by its key"
+        assert f"({alg.paper.key})" in doc and ".txt" not in doc, "docstring must cite the paper by its key"
 
 
 @pytest.mark.parametrize("thm", catalog.theorems(), ids=lambda t: t.id)
@@ -50,7 +50,7 @@ def test_theorem_entries_are_complete(thm):
     assert set(thm.assumptions) <= set(catalog.ASSUMPTIONS), set(thm.assumptions) - set(catalog.ASSUMPTIONS)
     assert thm.id.startswith(thm.paper.key + "-")
     doc = thm.bound.__doc__ or ""
-    assert f"({thm.paper.key})" in doc or ".txt" in doc, "bound docstring must cite the paper by its key"
+    assert f"({thm.paper.key})" in doc and ".txt" not in doc, "bound docstring must cite the paper by its key"
     assert thm.form in ("rate", "explicit") and thm.risk
     assert all(p.kind is p.KEYWORD_ONLY for p in inspect.signature(thm.bound).parameters.values())
 
@@ -170,3 +170,16 @@ def test_theorem_form_matches_the_bound_it_returns(thm):
         except ValueError:
             return
         assert ex.form == "explicit"
+
+
+def test_no_seed_file_names_cited_in_the_library():
+    """Citations are 'authors (key), place' (docs/papers.md); seed file names live only in Paper.seed_file."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(catalog.__file__).parent
+    pat = re.compile(r"_[0-9a-f]{16}\.txt")
+    for path in root.rglob("*.py"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "seed_file=" not in line:
+                assert not pat.search(line), f"{path.name}: {line.strip()}"

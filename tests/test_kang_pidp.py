@@ -1,4 +1,4 @@
-"""Kang, Li, Liu & Wang (seed 001): DP-SGD under PL (eq. (2)), PIDP-SGD (Theorem 5), Theorems 1/3/6/7, Remark 4 and
+"""Kang, Li, Liu & Wang (kang-pidp): DP-SGD under PL (eq. (2)), PIDP-SGD (Theorem 5), Theorems 1/3/6/7, Remark 4 and
 Table 1, checked against values computed by hand from the paper's formulas."""
 import math
 

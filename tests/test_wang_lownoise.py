@@ -1,4 +1,4 @@
-"""Wang, Lei, Ying & Zhou (seed 000): DP-SGD calibrations (Algorithms 1 and 2, Theorems 2 and 5), the β search,
+"""Wang, Lei, Ying & Zhou (wang-lownoise): DP-SGD calibrations (Algorithms 1 and 2, Theorems 2 and 5), the β search,
 the accountant extra, Theorems 3/4/6/7 and Tables 1–2, checked against values computed by hand from the paper."""
 import math
 import re

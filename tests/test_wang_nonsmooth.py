@@ -1,4 +1,4 @@
-"""Wang, Lei, Ying & Zhang (seed 003): constants, Theorem 7 sensitivity, Algorithm 1 noise, Theorems 7/9/10/12,
+"""Wang, Lei, Ying & Zhang (wang-nonsmooth): constants, Theorem 7 sensitivity, Algorithm 1 noise, Theorems 7/9/10/12,
 Lemma 13 and Table 1, checked against values computed by hand from the paper's formulas."""
 import math
 

@@ -1,4 +1,4 @@
-"""Hand-checked numbers for Xue, Yang, Huai & Wang (004_f0930831cb554e22.txt): Algorithms 1-3 and Theorems 1-3.
+"""Hand-checked numbers for Xue, Yang, Huai & Wang (Xue, Yang, Huai & Wang (xue-pairwise)): Algorithms 1-3 and Theorems 1-3.
 
 Every expected value is written as the paper's formula with the numbers plugged in; ||C|| = 2R (diameter).
 """

@@ -1,4 +1,4 @@
-"""Yang, Lei, Lyu & Ying (seed 002): Theorem 1 sensitivity, Algorithm 2 noise (eq. (5)), Theorems 1/2/3/5 (rate and
+"""Yang, Lei, Lyu & Ying (yang-pairwise): Theorem 1 sensitivity, Algorithm 2 noise (eq. (5)), Theorems 1/2/3/5 (rate and
 explicit forms) and Corollaries 1-4, checked against values computed by hand from the paper's formulas."""
 import math
 

@@ -1,6 +1,6 @@
 """Kang, Li, Liu & Wang — data-heterogeneity differential privacy: DP-SGD under the PL condition and PIDP-SGD.
 
-Seed file: ``001_9fced7ebb2318939.txt``.  The loss is G-Lipschitz and L-smooth and the empirical risk satisfies the
+Paper: Kang, Li, Liu & Wang (kang-pidp); full reference in docs/papers.md.  The loss is G-Lipschitz and L-smooth and the empirical risk satisfies the
 Polyak–Łojasiewicz (PL) condition with constant μ (``mu``); the model dimension (the paper's ``m``) is ``d`` here.
 
 Symbols.  The paper's ``R`` in Algorithm 1 / Theorem 5 is the number of *global rounds*; in dpviz it is ``rounds``
@@ -104,7 +104,7 @@ def _check_L_mu(L, mu):
 
 
 def schedule_T(*, n, L=None, mu=None) -> int:
-    r"""Number of iterations T = O(log n) of Theorems 1 and 3 (001_9fced7ebb2318939.txt, Theorem 1 and its proof).
+    r"""Number of iterations T = O(log n) of Theorems 1 and 3 (Kang, Li, Liu & Wang (kang-pidp), Theorem 1 and its proof).
 
     The proof's recursion leaves the optimisation error :math:`(1-\mu/L)^T\,(L(\theta_0;D)-L^*)`; dpviz takes the
     smallest T with :math:`(1-\mu/L)^T \le 1/n`, i.e.
@@ -123,7 +123,7 @@ def schedule_T(*, n, L=None, mu=None) -> int:
 
 
 def if_error_bound(*, n, G, L, zeta, C_hess=0.0) -> float:
-    r"""Bound on the influence-function approximation error (001_9fced7ebb2318939.txt, Theorem 4).
+    r"""Bound on the influence-function approximation error (Kang, Li, Liu & Wang (kang-pidp), Theorem 4).
 
     .. math:: E = \|(\theta^*_{-z}-\theta^*) - c_z\|_2 \le \frac{1}{\zeta^2 n^2}\Big(2LG + \frac{CG^2}{\zeta}\Big).
 
@@ -273,7 +273,7 @@ _PL_FORMULA = r"\sigma = c\,\frac{G\sqrt{T\log(1/\delta)}}{n\epsilon},\quad \eta
 
 def calibrate_dpsgd_pl(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c=None,
                        neighbouring="replace-one", accountant="rdp") -> Calibration:
-    r"""Noise of DP-SGD under the PL condition (001_9fced7ebb2318939.txt, §4, eq. (1) and eq. (2); Theorem 1).
+    r"""Noise of DP-SGD under the PL condition (Kang, Li, Liu & Wang (kang-pidp), §4, eq. (1) and eq. (2); Theorem 1).
 
     The iteration is :math:`\theta_{t+1} = \theta_t - \eta(\nabla\ell(\theta_t, z_t) + b)`,
     :math:`b\sim\mathcal N(0,\sigma^2 I_m)`, one uniformly chosen example per step, and eq. (2) states
@@ -352,7 +352,7 @@ def calibrate_dpsgd_pl(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
 
 
 def rounds_and_local_steps(T, rounds=None, T_local=None):
-    """Global rounds and local steps of PIDP-SGD (001_9fced7ebb2318939.txt, Algorithm 1) for T steps in all.
+    """Global rounds and local steps of PIDP-SGD (Kang, Li, Liu & Wang (kang-pidp), Algorithm 1) for T steps in all.
 
     Defaults (shared with the simulation engine): rounds = min(T, 10) when neither is given.
     """
@@ -375,7 +375,7 @@ _PIDP_FORMULA = (
 def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c=None, eps1=None, eps2=None,
                        delta1=None, delta2=None, zeta=None, rounds=None, T_local=None, c_prime=C_PRIME, R=None,
                        C_hess=0.0, neighbouring="replace-one", accountant="rdp") -> Calibration:
-    r"""Noises of PIDP-SGD (001_9fced7ebb2318939.txt, Algorithm 1 and Theorem 5).
+    r"""Noises of PIDP-SGD (Kang, Li, Liu & Wang (kang-pidp), Algorithm 1 and Theorem 5).
 
     Algorithm 1 is :math:`(\epsilon_1+\epsilon_2, \delta_1+\delta_2)`-DP with
 
@@ -549,7 +549,7 @@ def _emp_rate(n, d, eps, delta, G, c):
 
 
 def bound_thm1(*, n, d, eps, delta, G=1.0, L=None, mu=None, c=1.0, consistent_constants=False) -> BoundResult:
-    r"""Excess empirical risk of DP-SGD under the PL condition (001_9fced7ebb2318939.txt, Theorem 1).
+    r"""Excess empirical risk of DP-SGD under the PL condition (Kang, Li, Liu & Wang (kang-pidp), Theorem 1).
 
     .. math:: \mathbb E[L(\theta_{priv};D) - L^*] \le O\Big(\frac{mG^2\log(1/\delta)\log n}{n^2\epsilon^2}\Big),
               \quad \eta = 1/L,\ T = O(\log n),
@@ -572,7 +572,7 @@ def bound_thm1(*, n, d, eps, delta, G=1.0, L=None, mu=None, c=1.0, consistent_co
 
 def explicit_bound_thm1(*, n, d, eps, delta, G, L, mu, T=None, Delta0=1.0, sigma=None, c=None,
                         neighbouring="replace-one") -> BoundResult:
-    r"""Theorem 1's recursion with explicit constants (001_9fced7ebb2318939.txt, proof of Theorem 1).
+    r"""Theorem 1's recursion with explicit constants (Kang, Li, Liu & Wang (kang-pidp), proof of Theorem 1).
 
     .. math:: \mathbb E[L(\theta_T;D) - L^*] \le \Big(1-\frac{\mu}{L}\Big)^T \Delta_0 + \frac{m\sigma^2}{2\mu},
 
@@ -621,7 +621,7 @@ _TAU_NOTE = ("tau = argmin of the bound, sqrt(L (e + E[L*]) / (8 e/mu + 16 G^2/(
 
 def bound_thm3(*, n, d, eps, delta, L, mu, G=1.0, tau=None, Lstar=None, c=1.0,
                consistent_constants=False) -> BoundResult:
-    r"""Excess population risk of DP-SGD under the PL condition (001_9fced7ebb2318939.txt, Theorem 3, Theorem 2).
+    r"""Excess population risk of DP-SGD under the PL condition (Kang, Li, Liu & Wang (kang-pidp), Theorem 3, Theorem 2).
 
     .. math:: \mathbb E[L_P(\theta_{priv}) - \min L_P] \le (\tau+L)\Big(\frac{8\tau+\mu}{\mu\tau}\,e
               + \frac{16G^2}{n^2\mu^2}\Big) + \frac{L}{\tau}\mathbb E[L^*],
@@ -649,7 +649,7 @@ def bound_thm3(*, n, d, eps, delta, L, mu, G=1.0, tau=None, Lstar=None, c=1.0,
 
 def explicit_bound_thm3(*, n, d, eps, delta, L, mu, G=1.0, tau=None, Lstar=None, T=None, Delta0=1.0,
                         sigma=None, c=None) -> BoundResult:
-    r"""Theorem 3 with the explicit excess empirical risk of Theorem 1's recursion (001_9fced7ebb2318939.txt,
+    r"""Theorem 3 with the explicit excess empirical risk of Theorem 1's recursion (Kang, Li, Liu & Wang (kang-pidp),
     Theorem 3 and proof of Theorem 1).
 
     e = (1 − μ/L)^T Δ₀ + mσ²/(2μ) (:func:`explicit_bound_thm1`) in
@@ -693,7 +693,7 @@ def _branches(n, d, eps, k, c, which):
 
 
 def bound_remark4(*, n, d, eps, c=1.0) -> BoundResult:
-    r"""Excess population risk rate of DP-SGD (001_9fced7ebb2318939.txt, Remark 4), with E[L*] = O(1/n):
+    r"""Excess population risk rate of DP-SGD (Kang, Li, Liu & Wang (kang-pidp), Remark 4), with E[L*] = O(1/n):
 
     .. math:: O\Big(\min\Big\{\frac{m}{n^2\epsilon^2}+\frac1n,\ \frac{\sqrt m}{n^{1.5}\epsilon}
               + \frac{m^{1.5}}{n^{2.5}\epsilon^3}\Big\}\Big)
@@ -723,7 +723,7 @@ def _k(k, n):
 
 def bound_thm6(*, n, d, eps, delta, G=1.0, L=None, k=None, eps1=None, delta1=None, c=1.0,
                consistent_constants=False) -> BoundResult:
-    r"""Excess empirical risk of PIDP-SGD (001_9fced7ebb2318939.txt, Theorem 6).
+    r"""Excess empirical risk of PIDP-SGD (Kang, Li, Liu & Wang (kang-pidp), Theorem 6).
 
     .. math:: \mathbb E[L(\theta_{priv};D) - L^*] \le O\Big(\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}\Big),
               \quad \eta = 1/L,\ T = O\Big(\log\frac{n^3\epsilon_1^2}{kmG^2}\Big),
@@ -752,7 +752,7 @@ def bound_thm6(*, n, d, eps, delta, G=1.0, L=None, k=None, eps1=None, delta1=Non
 
 
 def bound_thm7(*, n, d, eps, k=None, c=1.0) -> BoundResult:
-    r"""Excess population risk of PIDP-SGD (001_9fced7ebb2318939.txt, Theorem 7; Remark 4's τ-template).
+    r"""Excess population risk of PIDP-SGD (Kang, Li, Liu & Wang (kang-pidp), Theorem 7; Remark 4's τ-template).
 
     Printed: :math:`O(\min\{\frac{km}{n^3\epsilon^2}+\frac1n, \frac{km}{n^{2.5}\epsilon^2}+\frac1{n^{1.5}},
     \frac{(km)^{1.5}}{n^2\epsilon^3}+\frac{\epsilon}{\sqrt{kmn}}\})` from τ = O(1), O(√n), O(nε/√(km)).  The third

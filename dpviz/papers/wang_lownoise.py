@@ -1,6 +1,6 @@
 """Wang, Lei, Ying & Zhou — differentially private SGD with low noise (pointwise and pairwise learning).
 
-Seed file: ``000_e4c77d256cde89f2.txt``.  Losses are non-negative, convex and G-Lipschitz (Assumptions 1–2), and
+Paper: Wang, Lei, Ying & Zhou (wang-lownoise); full reference in docs/papers.md.  Losses are non-negative, convex and G-Lipschitz (Assumptions 1–2), and
 either L-smooth or α-Hölder smooth with parameter L (Definition 3, α ∈ [0, 1)).  The "low-noise" case is
 F(w*) = 0 (realizable setting).
 
@@ -39,7 +39,7 @@ composition is (λ, βε)-RDP, and Lemma 10 turns it into (βε + (1−β)ε, δ
 (γ = 2/n): σ² = 56G²Tλ/(βn²ε) and the log argument is n/(2λ(1 + σ²/(4G²))).
 
 Both conditions depend on σ²/G² only, so feasibility does not depend on G.  Theorem 11 of Wang, Lei, Ying & Zhang
-(seed 003) is the same statement with G = M + L R^α; :func:`calibrate_dpsgd_rdp` accepts (M, L, R, α) instead of G.
+(wang-nonsmooth) is the same statement with G = M + L R^α; :func:`calibrate_dpsgd_rdp` accepts (M, L, R, α) instead of G.
 """
 
 from __future__ import annotations
@@ -165,7 +165,7 @@ def _check_pairwise(pairwise) -> bool:
 
 
 def sigma_of_beta(*, n, eps, delta, T, G, beta, pairwise=False) -> float:
-    r"""Noise standard deviation of Algorithm 1 / 2 at a given β (000_e4c77d256cde89f2.txt, Algorithm 1 line 5,
+    r"""Noise standard deviation of Algorithm 1 / 2 at a given β (Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 1 line 5,
     Algorithm 2 line 5).
 
     .. math:: \sigma^2 = \frac{cG^2T}{\beta n^2\epsilon}\Big(\frac{\log(1/\delta)}{(1-\beta)\epsilon}+1\Big),
@@ -194,7 +194,7 @@ def sigma_of_beta(*, n, eps, delta, T, G, beta, pairwise=False) -> float:
 
 def conditions_at_beta(*, n, eps, delta, T, beta, pairwise=False) -> dict:
     r"""The two conditions of Theorem 2 (Algorithm 1) or Theorem 5 (Algorithm 2) at one β
-    (000_e4c77d256cde89f2.txt, Theorems 2 and 5; Lemma 8 with Δ = 2G and γ = 1/n resp. 2/n).
+    (Wang, Lei, Ying & Zhou (wang-lownoise), Theorems 2 and 5; Lemma 8 with Δ = 2G and γ = 1/n resp. 2/n).
 
     .. math:: \text{(i)}\ \sigma^2 \ge 2.68G^2, \qquad
               \text{(ii)}\ \lambda - 1 \le \frac{\sigma^2}{6G^2}\log\frac{n}{k\lambda(1+\sigma^2/(4G^2))},
@@ -323,7 +323,7 @@ def _search(n, eps, delta, T, pairwise, refine: bool = True):
 
 
 def feasible_beta_intervals(*, n, eps, delta, T, pairwise=False) -> list[tuple[float, float]]:
-    r"""The β ∈ (0, 1) satisfying both conditions of Theorem 2 / Theorem 5 (000_e4c77d256cde89f2.txt), as a list of
+    r"""The β ∈ (0, 1) satisfying both conditions of Theorem 2 / Theorem 5 (Wang, Lei, Ying & Zhou (wang-lownoise)), as a list of
     closed intervals (usually one; empty when no β works).
 
     The search covers (β_lo, 1 − 10⁻¹²) on a logit grid, β_lo <= 10⁻¹² (lower still when n ε is so large that the
@@ -335,7 +335,7 @@ def feasible_beta_intervals(*, n, eps, delta, T, pairwise=False) -> list[tuple[f
 
 
 def sigma_minimising_beta(*, eps, delta) -> float:
-    r"""The β minimising σ²(β) over all of (0, 1), ignoring the conditions (000_e4c77d256cde89f2.txt, Algorithm 1).
+    r"""The β minimising σ²(β) over all of (0, 1), ignoring the conditions (Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 1).
 
     σ² ∝ (a + 1 − β)/(β(1 − β)) with a = log(1/δ)/ε; setting the derivative to zero gives
     β² − 2bβ + b = 0 with b = a + 1, i.e.
@@ -358,7 +358,7 @@ def _exists(n, eps, delta, T, pairwise) -> bool:
 
 def min_feasible_eps(*, n, delta, T, pairwise=False, start=None) -> float:
     r"""Smallest ε at which some β ∈ (0, 1) satisfies Theorem 2's (or Theorem 5's) conditions, other settings fixed
-    (000_e4c77d256cde89f2.txt, Theorems 2 and 5).
+    (Wang, Lei, Ying & Zhou (wang-lownoise), Theorems 2 and 5).
 
     Feasibility is monotone in ε (a larger ε moves the curve β ↦ (λ, σ²/G²) down and extends it to smaller λ, and
     the feasible region in the (λ, σ²/G²) plane shrinks as λ grows), so the boundary is found by bracketing (doubling
@@ -690,7 +690,7 @@ def _acc_z(q: float, T: int, eps: float, delta: float) -> float:
 
 
 def accountant_sigma(*, n, eps, delta, T, G, pairwise=False) -> float:
-    r"""σ from a tight numerical RDP accountant for the mechanism of Algorithm 1 / 2 (000_e4c77d256cde89f2.txt,
+    r"""σ from a tight numerical RDP accountant for the mechanism of Algorithm 1 / 2 (Wang, Lei, Ying & Zhou (wang-lownoise),
     Algorithm 1 and Theorem 2's proof: one example per step, gradient sensitivity 2G under replace-one adjacency).
 
     Returns :math:`2G\,z`, with z the smallest noise multiplier (relative precision about 1e-4, rounded up) for which
@@ -816,7 +816,7 @@ def _calibrate(alg_id, *, n, eps, delta, T, G, M, L, R, alpha, d, eta, beta, pai
         except Exception as exc:  # noqa: BLE001 - the accountant is an optional extra
             extras["accountant_note"] = f"numerical accountant unavailable: {exc}"
 
-    # pick beta: the feasible beta with the smallest sigma (rule of 000 §5) = beta* clipped to an interval
+    # pick beta: the feasible beta with the smallest sigma (rule of wang-lownoise §5) = beta* clipped to an interval
     best = None
     half = None
     for lo, hi in intervals:
@@ -926,8 +926,8 @@ def calibrate_dpsgd_rdp(*, n, eps, delta, T, G=None, M=None, L=None, R=None, alp
                         beta=None, accountant_extra=True) -> Calibration:
     r"""Noise of DP-SGD (gradient perturbation, Rényi accounting) for pointwise learning.
 
-    000_e4c77d256cde89f2.txt, Algorithm 1 (line 5) and Theorem 2 (privacy); the same as Algorithm 2 / Theorem 11 of
-    003_ae9d1ed971b16d33.txt with G = M + L R^α:
+    Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 1 (line 5) and Theorem 2 (privacy); the same as Algorithm 2 / Theorem 11 of
+    Wang, Lei, Ying & Zhang (wang-nonsmooth) with G = M + L R^α:
 
     .. math:: \sigma^2 = \frac{14G^2T}{\beta n^2\epsilon}\Big(\frac{\log(1/\delta)}{(1-\beta)\epsilon}+1\Big),
 
@@ -936,7 +936,7 @@ def calibrate_dpsgd_rdp(*, n, eps, delta, T, G=None, M=None, L=None, R=None, alp
 
     β: if not given, all of (0, 1) is searched (:func:`feasible_beta_intervals`) and the feasible β with the smallest
     σ is returned (the rule of §5; = :func:`sigma_minimising_beta` clipped to the feasible interval).  ``beta_half``
-    is the feasible β closest to 1/2 (003, Remark 4), with its σ in ``extras['beta_half_sigma']``.
+    is the feasible β closest to 1/2 (wang-nonsmooth, Remark 4), with its σ in ``extras['beta_half_sigma']``.
 
     Parameters
     ----------
@@ -944,7 +944,7 @@ def calibrate_dpsgd_rdp(*, n, eps, delta, T, G=None, M=None, L=None, R=None, alp
         Sample size (>= 2), privacy budget (> 0), δ ∈ (0, 1) (δ > 0 is required by the RDP → DP conversion,
         Lemma 10), number of iterations.
     G : float, optional
-        Lipschitz constant.  If omitted, G = M + L R^α from ``M, L, R, alpha`` (003, Theorem 11).
+        Lipschitz constant.  If omitted, G = M + L R^α from ``M, L, R, alpha`` (wang-nonsmooth, Theorem 11).
     d, eta : optional
         Dimension (validated, unused by the noise) and step size (echoed in the result).
     beta : float, optional
@@ -967,7 +967,7 @@ def calibrate_dpsgd_rdp_pairwise(*, n, eps, delta, T, G=None, M=None, L=None, R=
                                  beta=None, accountant_extra=True) -> Calibration:
     r"""Noise of DP-SGD for pairwise learning (DP-SGD-pairwise).
 
-    000_e4c77d256cde89f2.txt, Algorithm 2 (line 5) and Theorem 5 (privacy; Lemma 8 with sampling rate 2/n):
+    Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 2 (line 5) and Theorem 5 (privacy; Lemma 8 with sampling rate 2/n):
 
     .. math:: \sigma^2 = \frac{56G^2T}{\beta n^2\epsilon}\Big(\frac{\log(1/\delta)}{(1-\beta)\epsilon}+1\Big),
 
@@ -1086,7 +1086,7 @@ def _holder_lownoise(thm_id, *, n, d, eps, delta, alpha, c, L) -> BoundResult:
 
 
 def bound_thm3a(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 1 for L-smooth losses, general case (000_e4c77d256cde89f2.txt, Theorem 3 (a); proof
+    r"""Utility of Algorithm 1 for L-smooth losses, general case (Wang, Lei, Ying & Zhou (wang-lownoise), Theorem 3 (a); proof
     eq. (13) with T ≍ n, κ = √n).
 
     Schedule :math:`\eta = c\min\{1/\sqrt n,\ \epsilon/\sqrt{d\log(1/\delta)}\}`, T = n;
@@ -1099,7 +1099,7 @@ def bound_thm3a(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm3b(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 1 for L-smooth losses in the low-noise case F(w*) = 0 (000_e4c77d256cde89f2.txt,
+    r"""Utility of Algorithm 1 for L-smooth losses in the low-noise case F(w*) = 0 (Wang, Lei, Ying & Zhou (wang-lownoise),
     Theorem 3 (b); proof eq. (13) with κ = 1).
 
     Schedule :math:`\eta = c\epsilon/\sqrt{d\log(1/\delta)}`, T = n;
@@ -1110,7 +1110,7 @@ def bound_thm3b(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm4a(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 1 for α-Hölder smooth losses, general case (000_e4c77d256cde89f2.txt, Theorem 4 (a);
+    r"""Utility of Algorithm 1 for α-Hölder smooth losses, general case (Wang, Lei, Ying & Zhou (wang-lownoise), Theorem 4 (a);
     proof eq. (18) with κ = √n).
 
     α >= 1/2: :math:`\eta = c\min\{n^{-1/2}, \epsilon/\sqrt{d\log(1/\delta)}\}`, T = n;
@@ -1123,7 +1123,7 @@ def bound_thm4a(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm4b(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 1 for α-Hölder smooth losses, low-noise case F(w*) = 0 (000_e4c77d256cde89f2.txt,
+    r"""Utility of Algorithm 1 for α-Hölder smooth losses, low-noise case F(w*) = 0 (Wang, Lei, Ying & Zhou (wang-lownoise),
     Theorem 4 (b); end of the proof of Theorem 4).
 
     :math:`T = \lceil n^{\frac{2}{1+\alpha}}\rceil`,
@@ -1137,7 +1137,7 @@ def bound_thm4b(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm6a(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 2 (pairwise) for L-smooth losses, general case (000_e4c77d256cde89f2.txt, Theorem 6 (a);
+    r"""Utility of Algorithm 2 (pairwise) for L-smooth losses, general case (Wang, Lei, Ying & Zhou (wang-lownoise), Theorem 6 (a);
     proof eq. (22) with κ = √n).
 
     Schedule :math:`\eta = c\min\{1/\sqrt n,\ \epsilon/\sqrt{d\log(1/\delta)}\}`, T = n;
@@ -1148,7 +1148,7 @@ def bound_thm6a(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm6b(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 2 (pairwise) for L-smooth losses, low-noise case F̄(w*) = 0 (000_e4c77d256cde89f2.txt,
+    r"""Utility of Algorithm 2 (pairwise) for L-smooth losses, low-noise case F̄(w*) = 0 (Wang, Lei, Ying & Zhou (wang-lownoise),
     Theorem 6 (b)).
 
     Schedule :math:`\eta = c\epsilon/\sqrt{d\log(1/\delta)}`, T = n;
@@ -1159,7 +1159,7 @@ def bound_thm6b(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm7a(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 2 (pairwise) for α-Hölder smooth losses, general case (000_e4c77d256cde89f2.txt,
+    r"""Utility of Algorithm 2 (pairwise) for α-Hölder smooth losses, general case (Wang, Lei, Ying & Zhou (wang-lownoise),
     Theorem 7 (a); proof eq. (25), "similar to Theorem 4").
 
     Same schedule as Theorem 4 (a): α >= 1/2: η = c min{n^{-1/2}, ε/√(d log(1/δ))}, T = n; α < 1/2:
@@ -1171,7 +1171,7 @@ def bound_thm7a(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm7b(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 2 (pairwise) for α-Hölder smooth losses, low-noise case (000_e4c77d256cde89f2.txt,
+    r"""Utility of Algorithm 2 (pairwise) for α-Hölder smooth losses, low-noise case (Wang, Lei, Ying & Zhou (wang-lownoise),
     Theorem 7 (b)).
 
     T = ⌈n^{2/(1+α)}⌉, η = c min{n^{(α²+2α−3)/(2(1+α))}, nε/(T√(d log(1/δ)))};

@@ -1,6 +1,6 @@
 """Xue, Yang, Huai & Wang — differentially private pairwise learning revisited.
 
-Seed file: ``004_f0930831cb554e22.txt``.  Full-gradient projected gradient descent (PGD) on the pairwise empirical
+Paper: Xue, Yang, Huai & Wang (xue-pairwise); full reference in docs/papers.md.  Full-gradient projected gradient descent (PGD) on the pairwise empirical
 risk ``L(w; D) = 1/(n(n-1)) sum_{i != j} l(w; z_i, z_j)`` (eq. (1)) over a convex, closed, bounded set ``C``; the loss
 is G-Lipschitz and L-smooth, and μ-strongly convex in §3 (the paper calls the strong-convexity constant α; in dpviz α
 is the Hölder exponent, so it is ``mu`` here).
@@ -103,7 +103,7 @@ def _need_d(d, why: str) -> int:
 
 
 def pairwise_gradient_sensitivity(*, n, G) -> float:
-    r"""Replace-one ℓ2-sensitivity of the full pairwise gradient, 004_f0930831cb554e22.txt, proof of Lemma 1 (App. C.1).
+    r"""Replace-one ℓ2-sensitivity of the full pairwise gradient, Xue, Yang, Huai & Wang (xue-pairwise), proof of Lemma 1 (App. C.1).
 
     Changing one example z_k changes the 2(n−1) ordered pairs that contain it, each gradient by at most 2G, so
 
@@ -122,7 +122,7 @@ def pairwise_gradient_sensitivity(*, n, G) -> float:
 
 
 def epoch_sizes(n) -> list[int]:
-    r"""Block sizes n_1, …, n_k of Algorithm 3 (DPEGD), 004_f0930831cb554e22.txt, Algorithm 3, line 1.
+    r"""Block sizes n_1, …, n_k of Algorithm 3 (DPEGD), Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 3, line 1.
 
     The paper assumes n = 2^k and takes k = log₂ n blocks with n_i = 2^{−i} n for i < k, D_k the remaining examples.
     For general n, dpviz (like the simulation engine, ``dpviz.simulate._epoch_sizes``) takes k = max(1, ⌊log₂ n⌋),
@@ -147,7 +147,7 @@ def gaussian_exact_delta(*, eps, mu) -> float:
               - e^{\epsilon}\,\Phi\Big(-\frac{\epsilon}{\mu}-\frac{\mu}{2}\Big).
 
     A Gaussian mechanism with sensitivity Δ and noise σ is μ-GDP with μ = Δ/σ; T of them composed (as in
-    Algorithm 2 of 004_f0930831cb554e22.txt) are exactly μ-GDP with μ = √T Δ/σ.  dpviz uses this only to check the
+    Algorithm 2 of Xue, Yang, Huai & Wang (xue-pairwise)) are exactly μ-GDP with μ = √T Δ/σ.  dpviz uses this only to check the
     paper's calibrations.
     """
     eps = v.check_eps(eps)
@@ -161,7 +161,7 @@ def gaussian_exact_delta(*, eps, mu) -> float:
 def gaussian_mu_for(*, eps, delta) -> float:
     r"""The largest μ with :func:`gaussian_exact_delta` (ε, μ) <= δ (bisection; δ(ε, μ) increases with μ).
 
-    Used by Algorithm 2's ``accountant="exact"`` (004_f0930831cb554e22.txt, Algorithm 2): σ = √T Δ / μ.
+    Used by Algorithm 2's ``accountant="exact"`` (Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 2): σ = √T Δ / μ.
     """
     eps = v.check_eps(eps)
     delta = v.check_delta(delta)
@@ -186,7 +186,7 @@ def gaussian_mu_for(*, eps, delta) -> float:
 
 
 def schedule_thm1(*, n, L, mu) -> tuple[float, int]:
-    r"""(η, T) for Algorithm 1, 004_f0930831cb554e22.txt, Theorem 1 and its proof (App. C.2).
+    r"""(η, T) for Algorithm 1, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 1 and its proof (App. C.2).
 
     η = 2/(L + μ), the largest step Lemma 1 allows, and T = ⌈2 (L/μ) ln n⌉ — a concrete choice of the theorem's
     T = Õ((L/μ) log n): then the optimisation error (L/2)‖C‖² exp(−2ημLT/(μ+L)) of the proof is at most
@@ -200,7 +200,7 @@ def schedule_thm1(*, n, L, mu) -> tuple[float, int]:
 
 
 def schedule_thm2(*, n, d, eps, delta, G, R) -> tuple[float, int]:
-    r"""(η, T) for Algorithm 2, 004_f0930831cb554e22.txt, Theorem 2 (T) and the optimisation of its proof (η).
+    r"""(η, T) for Algorithm 2, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 2 (T) and the optimisation of its proof (η).
 
     .. math:: T = \Big\lfloor\min\Big\{n, \frac{n^2\epsilon^2}{d\log(1/\delta)}\Big\}\Big\rfloor,\qquad
               \eta = \frac{\|C\|_2}{G\sqrt T},\quad \|C\|_2 = 2R.
@@ -225,7 +225,7 @@ def _thm3_min(n: int, d: int, eps: float, delta: float) -> float:
 
 
 def schedule_thm3(*, n, d, eps, delta, G, R) -> tuple[float, int]:
-    r"""(η, T) for Algorithm 3, 004_f0930831cb554e22.txt, Theorem 3.
+    r"""(η, T) for Algorithm 3, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 3.
 
     .. math:: \eta = \frac{\|C\|_2}{G}\min\Big\{\frac{4}{\sqrt n}, \frac{\epsilon}{\sqrt{d\log(1/\delta)}}\Big\}
               \ (\delta>0),\qquad \eta = \frac{\|C\|_2}{G}\min\Big\{\frac{4}{\sqrt n}, \frac{\epsilon}{d}\Big\}
@@ -252,7 +252,7 @@ _SC_FORMULA = (
 
 
 def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None, sigma_rule="private") -> Calibration:
-    r"""Output noise of DPGDSC, 004_f0930831cb554e22.txt, Algorithm 1 (lines 4–5) with Lemma 1 and Theorem 1.
+    r"""Output noise of DPGDSC, Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 1 (lines 4–5) with Lemma 1 and Theorem 1.
 
     PGD with η <= 2/(L+μ) on a μ-strongly convex, L-smooth, G-Lipschitz pairwise loss has ℓ2-sensitivity 8G/(μn) at
     every iterate (Lemma 1, eq. (3)); the last iterate is released with
@@ -486,7 +486,7 @@ _EPOCH_FORMULA = (
 
 
 def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None, sigma_rule="private") -> Calibration:
-    r"""Per-epoch noise of DPEGD, 004_f0930831cb554e22.txt, Algorithm 3 (lines 1–6) and Theorem 3 (proof in C.5).
+    r"""Per-epoch noise of DPEGD, Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 3 (lines 1–6) and Theorem 3 (proof in C.5).
 
     Epoch i = 1, …, k (k = ⌊log₂ n⌋, :func:`epoch_sizes`) runs n_i PGD steps with η_i = 4^{−i}η on its own block
     D_i and releases the average iterate, whose sensitivity is 4Gη_i (Lemma 7 with T_i = n_i, needs η <= 2/L); the
@@ -628,7 +628,7 @@ def _thm1_inputs(n, d, eps, delta, G, L, mu, R):
 
 
 def bound_thm1(*, n, d, eps, delta, G, L, mu, R, c=1.0):
-    r"""Excess population risk of DPGDSC, 004_f0930831cb554e22.txt, Theorem 1 (proof in Appendix C.2).
+    r"""Excess population risk of DPGDSC, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 1 (proof in Appendix C.2).
 
     Schedule (:func:`schedule_thm1`): η = 2/(L+μ), T = ⌈2(L/μ) ln n⌉.  Following the proof (see
     ``Theorem.discrepancy``), with the O(·) constant ``c``:
@@ -665,7 +665,7 @@ def bound_thm1(*, n, d, eps, delta, G, L, mu, R, c=1.0):
 
 
 def explicit_bound_thm1(*, n, d, eps, delta, G, L, mu, R):
-    r"""Explicit-constant version of Theorem 1 from its proof, 004_f0930831cb554e22.txt, Appendix C.2 (Lemmas 4–6).
+    r"""Explicit-constant version of Theorem 1 from its proof, Xue, Yang, Huai & Wang (xue-pairwise), Appendix C.2 (Lemmas 4–6).
 
     .. math:: \mathbb E\,\mathrm{Err}_P(\tilde w_T) \le \frac L2\|C\|_2^2e^{-\frac{2\eta\mu LT}{\mu+L}}
               + \frac L2\mathbb E\|\zeta\|_2^2 + \frac{16G^2}{\mu n},
@@ -701,7 +701,7 @@ def _convex_inputs(n, d, eps, G, R, c):
 
 
 def bound_thm2(*, n, d, eps, delta, G, R, L=None, c=1.0):
-    r"""Excess population risk of DPGDC2, 004_f0930831cb554e22.txt, Theorem 2 (proof in Appendix C.4).
+    r"""Excess population risk of DPGDC2, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 2 (proof in Appendix C.4).
 
     Schedule (:func:`schedule_thm2`): T = ⌊min{n, n²ε²/(d log(1/δ))}⌋, η = ‖C‖₂/(G√T) (‖C‖₂ = 2R; the proof's
     optimal step, see ``Theorem.discrepancy``).  With the O(·) constant ``c``,
@@ -732,7 +732,7 @@ def bound_thm2(*, n, d, eps, delta, G, R, L=None, c=1.0):
 
 
 def bound_thm3(*, n, d, eps, delta, G, R, L=None, c=1.0):
-    r"""Excess population risk of DPEGD, 004_f0930831cb554e22.txt, Theorem 3 (proof in Appendix C.5).
+    r"""Excess population risk of DPEGD, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 3 (proof in Appendix C.5).
 
     Schedule (:func:`schedule_thm3`): η = (‖C‖₂/G) min{4/√n, ε/√(d log(1/δ))} (δ > 0) or
     (‖C‖₂/G) min{4/√n, ε/d} (δ = 0), η_i = 4^{−i}η, n_i steps in epoch i (T = n in total).  With the O(·)

@@ -1,6 +1,6 @@
 """Yang, Lei, Lyu & Ying — stability and differential privacy of SGD for pairwise learning with non-smooth losses.
 
-Seed file: ``002_529032789875e3ba.txt``.  The pairwise loss ℓ(w, z, z') is non-negative, convex and G-Lipschitz in w
+Paper: Yang, Lei, Lyu & Ying (yang-pairwise); full reference in docs/papers.md.  The pairwise loss ℓ(w, z, z') is non-negative, convex and G-Lipschitz in w
 (no smoothness).  Algorithm 1 (pairwise SGD) samples i_{t+1} uniformly and steps with the average subgradient over the
 pairs (z_{i_{t+1}}, z_{i_k}), k = 1..t, so step t costs t pairwise subgradients: T steps cost T(T+1)/2.
 
@@ -128,7 +128,7 @@ def _gaussian_exact_delta(eps: float, s: float) -> float:
 
 
 def stability_eq3(*, n, t, eta, G, gamma) -> float:
-    r"""Right-hand side of eq. (3) (squared distance of the (t+1)-th iterates), 002_529032789875e3ba.txt, Theorem 1.
+    r"""Right-hand side of eq. (3) (squared distance of the (t+1)-th iterates), Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 1.
 
     .. math:: \|w_{t+1}-w'_{t+1}\|_2^2 \le 4e\eta^2G^2\Big[t+\ln^2(et)\Big(\frac tn+\ln(1/\gamma)
               +\sqrt{\frac{t\ln(1/\gamma)}{n}}\Big)^2\Big].
@@ -159,7 +159,7 @@ def _corrected_sq(n, T, eta, G, a):
 
 
 def sensitivity(*, n, T, eta, G, gamma, corrected=False) -> float:
-    r"""ℓ2-sensitivity of the averaged output w̄_T with probability 1 − γ, 002_529032789875e3ba.txt, Theorem 1, eq. (9).
+    r"""ℓ2-sensitivity of the averaged output w̄_T with probability 1 − γ, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 1, eq. (9).
 
     .. math:: \Delta_T^2 = 4e\eta^2G^2\Big(T+\frac{3T^2\ln^2(eT)\ln^2(1/\gamma)}{n^2}\Big)\quad(T\ge n).
 
@@ -218,7 +218,7 @@ _E_FACTOR_NOTE = (
 
 
 def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, sigma_rule="private") -> Calibration:
-    r"""Noise of private pairwise SGD with output perturbation, 002_529032789875e3ba.txt, Algorithm 2, Theorem 4, eq. (5).
+    r"""Noise of private pairwise SGD with output perturbation, Yang, Lei, Lyu & Ying (yang-pairwise), Algorithm 2, Theorem 4, eq. (5).
 
     Gaussian noise N(0, σ² I_d) is added once to the averaged iterate w̄_T of Algorithm 1.  The high-probability
     sensitivity of Theorem 1 (eq. (9) with γ = δ/2) and the Gaussian mechanism (Lemma 2 at δ/2) give, following the
@@ -336,14 +336,14 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, 
 
 
 def c1_constant(*, G, gamma) -> float:
-    r""":math:`c_1 = 100\sqrt6 e^{3/2} G\max\{1,G\}\ln(6e/\gamma)` (002_529032789875e3ba.txt, Theorems 2, 3, 5)."""
+    r""":math:`c_1 = 100\sqrt6 e^{3/2} G\max\{1,G\}\ln(6e/\gamma)` (Yang, Lei, Lyu & Ying (yang-pairwise), Theorems 2, 3, 5)."""
     G = v.check_positive("G", G)
     gamma = _gamma(gamma)
     return 100.0 * math.sqrt(6.0) * math.e**1.5 * G * max(1.0, G) * math.log(6.0 * math.e / gamma)
 
 
 def c2_constant(*, G, M0, D) -> float:
-    r""":math:`c_2 = (6+19e)(M + GD)` (002_529032789875e3ba.txt, Theorems 2 and 5; M = sup ℓ(0,z,z') = ``M0``,
+    r""":math:`c_2 = (6+19e)(M + GD)` (Yang, Lei, Lyu & Ying (yang-pairwise), Theorems 2 and 5; M = sup ℓ(0,z,z') = ``M0``,
     D the diameter of W)."""
     G = v.check_positive("G", G)
     M0 = v.check_nonnegative("M0 (sup of the loss at w = 0)", M0)
@@ -352,7 +352,7 @@ def c2_constant(*, G, M0, D) -> float:
 
 
 def c3_constant(*, G, M0, D) -> float:
-    r""":math:`c_3 = (7+12\sqrt2e)M + 4GD + 16eG` (002_529032789875e3ba.txt, Theorem 3; D = ||w*||)."""
+    r""":math:`c_3 = (7+12\sqrt2e)M + 4GD + 16eG` (Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 3; D = ||w*||)."""
     G = v.check_positive("G", G)
     M0 = v.check_nonnegative("M0 (sup of the loss at w = 0)", M0)
     D = v.check_positive("D (norm of w*)", D)
@@ -360,14 +360,14 @@ def c3_constant(*, G, M0, D) -> float:
 
 
 def c4_constant(*, G, M0) -> float:
-    r""":math:`c_4 = 3G\sqrt{G^2+2M}` (002_529032789875e3ba.txt, Theorem 3)."""
+    r""":math:`c_4 = 3G\sqrt{G^2+2M}` (Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 3)."""
     G = v.check_positive("G", G)
     M0 = v.check_nonnegative("M0 (sup of the loss at w = 0)", M0)
     return 3.0 * G * math.sqrt(G**2 + 2.0 * M0)
 
 
 def c5_constant(*, G, M0) -> float:
-    r""":math:`c_5 = 12\sqrt2 e G\sqrt{G^2+2M}` (002_529032789875e3ba.txt, Theorem 3)."""
+    r""":math:`c_5 = 12\sqrt2 e G\sqrt{G^2+2M}` (Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 3)."""
     G = v.check_positive("G", G)
     M0 = v.check_nonnegative("M0 (sup of the loss at w = 0)", M0)
     return 12.0 * math.sqrt(2.0) * math.e * G * math.sqrt(G**2 + 2.0 * M0)
@@ -378,7 +378,7 @@ def c5_constant(*, G, M0) -> float:
 
 
 def bound_thm1(*, n, T, eta, gamma=None, delta=None, c=1.0):
-    r"""Rate form of the stability of Algorithm 1, 002_529032789875e3ba.txt, Theorem 1 (the ε_stab statement, T >= n).
+    r"""Rate form of the stability of Algorithm 1, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 1 (the ε_stab statement, T >= n).
 
     .. math:: \epsilon_{stab} = \tilde O\Big(\eta\sqrt T + \frac{\eta T\ln T}{n}\Big),
 
@@ -401,7 +401,7 @@ def bound_thm1(*, n, T, eta, gamma=None, delta=None, c=1.0):
 
 
 def explicit_bound_thm1(*, n, T, eta, G, gamma=None, delta=None, corrected=False):
-    r"""Explicit stability of the averaged output, 002_529032789875e3ba.txt, Theorem 1, eq. (9) (proof in §3.1).
+    r"""Explicit stability of the averaged output, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 1, eq. (9) (proof in §3.1).
 
     .. math:: \|\bar w_T-\bar w'_T\|_2 \le \Delta_T = 2\sqrt e\,\eta G\Big(T+\frac{3T^2\ln^2(eT)\ln^2(1/\gamma)}{n^2}
               \Big)^{1/2}\quad\text{w.p. } 1-\gamma,\ T\ge n.
@@ -507,7 +507,7 @@ _EXP_T2 = {  # n, eps exponents under T = n^2, eta ∝ n^{-3/2}
 
 
 def bound_thm2(*, n, gamma=0.05, c=1.0, c_eta=1.0):
-    r"""Excess risk of Algorithm 1 on a bounded domain, rate form, 002_529032789875e3ba.txt, Theorem 2.
+    r"""Excess risk of Algorithm 1 on a bounded domain, rate form, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 2.
 
     Schedule: T = n², η = c_η n^{-3/2}, with :math:`\mathcal R_t(\ell\circ\mathcal W)=O(1/\sqrt t)`.  Terms (the
     structure of Theorem 2 with G = D = M = 1 and every absolute constant replaced by ``c``):
@@ -555,7 +555,7 @@ def _explicit_inputs(n, T, eta, G, R, M0, gamma, kappa, rademacher, c_eta):
 
 
 def explicit_bound_thm2(*, n, G, R, T=None, eta=None, M0=1.0, gamma=0.05, kappa=1.0, rademacher=None, c_eta=1.0):
-    r"""Excess risk of Algorithm 1 with the explicit constants, 002_529032789875e3ba.txt, Theorem 2 (W ⊆ B(0, R),
+    r"""Excess risk of Algorithm 1 with the explicit constants, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 2 (W ⊆ B(0, R),
     diameter D = 2R, T >= n).  With probability 1 − γ,
 
     .. math:: \epsilon_{risk}(\bar w_T)\le\frac4T\sum_{t=1}^T\mathcal R_t(\ell\circ\mathcal W)+\frac{D^2}{2T\eta}
@@ -581,7 +581,7 @@ def explicit_bound_thm2(*, n, G, R, T=None, eta=None, M0=1.0, gamma=0.05, kappa=
 
 
 def bound_thm3(*, n, gamma=0.05, c=1.0, c_eta=1.0):
-    r"""Excess risk of Algorithm 1 on an unbounded domain, rate form, 002_529032789875e3ba.txt, Theorem 3.
+    r"""Excess risk of Algorithm 1 on an unbounded domain, rate form, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 3.
 
     Schedule: T = ⌈n^{4/3}⌉, η = c_η n^{-1}, with :math:`\mathcal R_t(\ell\circ\mathcal W_t)=O(\eta\sqrt t)`,
     :math:`\mathcal R_t(\ell\circ\mathcal W_D)=O(1/\sqrt t)`.  Terms (constants G, D, M, c₁…c₅ set to ``c``):
@@ -613,7 +613,7 @@ def bound_thm3(*, n, gamma=0.05, c=1.0, c_eta=1.0):
 
 
 def explicit_bound_thm3(*, n, G, R, T=None, eta=None, M0=1.0, gamma=0.05, kappa=1.0, c_eta=1.0):
-    r"""Excess risk of Algorithm 1 on W = R^d with the explicit constants, 002_529032789875e3ba.txt, Theorem 3
+    r"""Excess risk of Algorithm 1 on W = R^d with the explicit constants, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 3
     (D = ||w*|| taken as ``R``, T >= n).  With probability 1 − γ,
 
     .. math:: \epsilon_{risk}(\bar w_T)\le\frac2T\sum_{t=1}^T\big(\mathcal R_t(\ell\circ\mathcal W_t)
@@ -669,7 +669,7 @@ def _privacy_rate(n, d, eps, delta, T, eta):
 
 
 def bound_thm5(*, n, d, eps, delta, gamma=0.05, c=1.0, c_eta=1.0):
-    r"""Utility of Algorithm 2 (output perturbation), rate form, 002_529032789875e3ba.txt, Theorem 5.
+    r"""Utility of Algorithm 2 (output perturbation), rate form, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 5.
 
     Schedule T = n², η = c_η n^{-3/2}, σ from eq. (5).  Terms: those of :func:`bound_thm2` (the stability-sampling
     term with ln(2/δ) in place of ln(6/γ)) plus
@@ -698,7 +698,7 @@ def bound_thm5(*, n, d, eps, delta, gamma=0.05, c=1.0, c_eta=1.0):
 
 def explicit_bound_thm5(*, n, d, eps, delta, G, R, T=None, eta=None, M0=1.0, gamma=0.05, kappa=1.0, rademacher=None,
                         c_eta=1.0, corrected=False):
-    r"""Utility of Algorithm 2 with the explicit constants, 002_529032789875e3ba.txt, Theorem 5 (W ⊆ B(0, R),
+    r"""Utility of Algorithm 2 with the explicit constants, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 5 (W ⊆ B(0, R),
     diameter D = 2R).  For γ ∈ (max{4δ, e^{−d/8}}, 1), with probability 1 − γ,
 
     .. math:: \epsilon_{risk}(w_{priv})\le\frac4T\sum_{t=1}^T\mathcal R_t(\ell\circ\mathcal W)+\frac{D^2}{2T\eta}
@@ -745,7 +745,7 @@ def _cor_inputs(n, c, c_eta):
 
 
 def bound_cor1(*, n, kappa=1.0, c=1.0, c_eta=1.0):
-    r"""AUC maximisation with Algorithm 1, 002_529032789875e3ba.txt, Corollary 1 (Theorem 2 + Lemma 4).
+    r"""AUC maximisation with Algorithm 1, Yang, Lei, Lyu & Ying (yang-pairwise), Corollary 1 (Theorem 2 + Lemma 4).
 
     Problem (10): hinge loss :math:`(1-w^\top(x-x'))_+\mathbb I[y=1,y'=-1]`, κ = sup ||x||.  Schedule T = n²,
     η = c_η n^{-3/2}.  With high probability
@@ -762,7 +762,7 @@ def bound_cor1(*, n, kappa=1.0, c=1.0, c_eta=1.0):
 
 
 def bound_cor2(*, n, d, eps, kappa=1.0, c=1.0, c_eta=1.0):
-    r"""AUC maximisation with Algorithm 2, 002_529032789875e3ba.txt, Corollary 2 (Theorem 5 + Lemma 4).
+    r"""AUC maximisation with Algorithm 2, Yang, Lei, Lyu & Ying (yang-pairwise), Corollary 2 (Theorem 5 + Lemma 4).
 
     Schedule T = n², η = c_η n^{-3/2}, σ from eq. (5).  Printed: :math:`\tilde O(\sqrt{\kappa d}/\sqrt{n\epsilon})`.
     dpviz returns the terms Theorem 5 supports: ``privacy`` = c·sqrt(κd)/(√n ε) (σ ∝ 1/ε in eq. (5), so the ε exponent
@@ -783,7 +783,7 @@ def bound_cor2(*, n, d, eps, kappa=1.0, c=1.0, c_eta=1.0):
 
 
 def bound_cor3(*, n, d, chi=1.0, c=1.0, c_eta=1.0):
-    r"""Similarity metric learning with Algorithm 1, 002_529032789875e3ba.txt, Corollary 3 (Theorem 2 + Lemma 5).
+    r"""Similarity metric learning with Algorithm 1, Yang, Lei, Lyu & Ying (yang-pairwise), Corollary 3 (Theorem 2 + Lemma 5).
 
     Problem (11): hinge loss :math:`(1+\tau(y,y')(x-x')^\top w(x-x'))_+`, w ∈ R^{d×d} in a nuclear-norm ball,
     :math:`\chi=\|\mathbb E[\|X\|_2^2XX^\top]\|_{S_\infty}`.  Schedule T = n², η = c_η n^{-3/2}.  Printed:
@@ -806,7 +806,7 @@ def bound_cor3(*, n, d, chi=1.0, c=1.0, c_eta=1.0):
 
 
 def bound_cor4(*, n, d, eps, chi=1.0, c=1.0, c_eta=1.0):
-    r"""Similarity metric learning with Algorithm 2, 002_529032789875e3ba.txt, Corollary 4 (Theorem 5 + Lemma 5).
+    r"""Similarity metric learning with Algorithm 2, Yang, Lei, Lyu & Ying (yang-pairwise), Corollary 4 (Theorem 5 + Lemma 5).
 
     Schedule T = n², η = c_η n^{-3/2}, σ from eq. (5).  Printed: :math:`\tilde O(\sqrt{\chi d\log d}/\sqrt{n\epsilon})`.
     dpviz returns the terms of :func:`bound_cor3` plus ``privacy`` = c·sqrt(χ d log d)/(√n ε) (ε exponent −1: σ ∝ 1/ε
