@@ -515,3 +515,17 @@ def test_gradient_evaluations_per_update_rule():
     assert S.gradient_evaluations("dp-epoch-gd", n=8, T=8) == 56
     with pytest.raises(ValueError):
         S.gradient_evaluations("nope", n=5, T=3)
+
+
+def test_dpgdc_algorithm4_average_of_w1_to_wT():
+    # xue-pairwise Algorithm 4 on tiny() with the pairwise square loss: w1 = [-0.1, 0.1], w2 = [-0.18, 0.18]
+    # (trace of test_full_pairwise_gradient_dpgd_c_and_laplace_output); output (w1 + w2)/2 = [-0.14, 0.14] + noise,
+    # here sigma = 0
+    r = S.simulate("dpgdc", tiny(), PairLS(), reps=1, params={"T": 2, "eta": 0.1, "sigma": 0.0}, evaluate=())
+    assert r.outputs[0, 0] == pytest.approx([-0.14, 0.14])
+    # with the calibration (delta > 0): the released sigma is the analytic-Gaussian one and the run is seeded
+    p = {"T": 2, "eta": 0.1, "eps": 1.0, "delta": 1e-5, "G": 1.0, "d": 2}
+    a = S.simulate("dpgdc", tiny(), PairLS(), reps=2, seed=3, params=p, evaluate=())
+    b = S.simulate("dpgdc", tiny(), PairLS(), reps=2, seed=3, params=p, evaluate=())
+    assert np.array_equal(a.outputs, b.outputs)
+    assert a.calibrations[0].sigma == pytest.approx(catalog.calibrate("dpgdc", n=2, **p).sigma)
