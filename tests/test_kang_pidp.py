@@ -361,3 +361,20 @@ def test_theorem4_remark3_remark8_by_hand():
     # Remark 8: R n m^2 + R T_local m = 10 * 1000 * 100 + 10 * 5 * 10 = 1e6 + 500; efficient: 10 * 1000 * 10 + 500
     assert kp.time_complexity(n=1000, d=10, rounds=10, T_local=5) == 1_000_500
     assert kp.time_complexity(n=1000, d=10, rounds=10, T_local=5, efficient=True) == 100_500
+
+
+def test_consistent_constants_flag_from_the_command_line(capsys):
+    import json
+
+    from dpviz.cli import main
+
+    args = ["bound", "--theorem", "kang-pidp-thm1", "--n", "10000", "--d", "10", "--eps", "1", "--delta", "1e-8",
+            "--L", "1", "--mu", "0.1", "--json", "--param"]
+    assert main(args + ["consistent_constants=false"]) == 0
+    off = json.loads(capsys.readouterr().out)
+    assert off["total"] == pytest.approx(1.69661e-5, rel=1e-5)  # c = 1
+    assert main(args + ["consistent_constants=true"]) == 0
+    on = json.loads(capsys.readouterr().out)
+    assert on["extras"]["c_implied"] == pytest.approx(457, rel=2e-3)
+    assert main(args + ["consistent_constants=maybe"]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

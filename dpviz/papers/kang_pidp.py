@@ -241,9 +241,20 @@ def implied_c(*, n, eps, delta, G, T, neighbouring="replace-one", accountant="rd
                                     accountant=accountant).extras["c"])
 
 
+def _flag(name, value) -> bool:
+    """A yes/no switch: a bool, or (from the command line) one of true/false/yes/no/1/0."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "1", "false", "no", "0"):
+        return value.strip().lower() in ("true", "yes", "1")
+    raise ValueError(f"{name} must be true or false, got {value!r}.")
+
+
 def _consistent_c(c, consistent_constants, n, eps, delta, G, T):
     """(constant of the rate, extras): with ``consistent_constants`` the privacy term carries c_implied² (σ² ∝ c²)."""
-    if not consistent_constants:
+    if not _flag("consistent_constants", consistent_constants):
         return c, {}
     ci = implied_c(n=n, eps=eps, delta=delta, G=G, T=T)
     return ci**2, {"c_implied": ci, "consistent_constants": True}
