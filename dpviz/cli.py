@@ -205,6 +205,8 @@ def _print_calibration(cal: catalog.Calibration) -> None:
 
 def _print_bound(res: catalog.BoundResult) -> None:
     print(f"theorem: {res.theorem}")
+    print(f"bounds:  {res.risk} ({res.form}: "
+          + ("constants and logs as in the paper)" if res.form == "explicit" else "constants dropped)"))
     for t in res.terms:
         print(f"  {t.name:<16} {t.value:.6g}   (n^{t.n_exp:g} eps^{t.eps_exp:g})")
     print(f"  {'total':<16} {res.total:.6g}")
@@ -239,7 +241,8 @@ def _run(argv: Sequence[str] | None) -> int:
         return 0
     if cmd == "theorems":
         rows = [
-            {"id": t.id, "paper": t.paper.cite(), "theorem": t.number, "algorithm": t.algorithm}
+            {"id": t.id, "paper": t.paper.cite(), "theorem": t.number, "algorithm": t.algorithm, "risk": t.risk,
+             "form": t.form, "forms": t.forms}
             for t in catalog.theorems()
         ]
         if args.json:

@@ -12,7 +12,7 @@ Public API
 Every data set is scaled so that ``||x||_2 <= 1`` (the papers' bounded-input assumption), which makes the Lipschitz
 constants of the losses computable from the domain radius.
 
-Synthetic designs (000_e4c77d256cde89f2.txt, Section 5.1, Wang, Lei, Ying & Zhou):
+Synthetic designs (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1, Wang, Lei, Ying & Zhou):
 
 * ``wang-least-squares``: d = 10, w* = [0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1], x uniform on the unit sphere,
   y = <x, w*> + gamma with gamma ~ N(0, kappa^2).  The paper requires |y| <= 0.5; we enforce it by **rejection
@@ -41,9 +41,9 @@ from dpviz import _validate as v
 
 __all__ = ["Dataset", "DATASETS", "DatasetCost", "DatasetPlan", "estimate_dataset_cost", "plan_dataset", "load_dataset", "from_csv", "MAX_CSV_BYTES", "MAX_CSV_ABS", "WANG_LS_W", "WANG_LOGISTIC_W"]
 
-#: w* of the least-squares experiment (000_e4c77d256cde89f2.txt, Section 5.1).
+#: w* of the least-squares experiment (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1).
 WANG_LS_W = np.array([0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1])
-#: w* of the logistic experiment (000_e4c77d256cde89f2.txt, Section 5.1).
+#: w* of the logistic experiment (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1).
 WANG_LOGISTIC_W = np.array([5, 3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1], dtype=float)
 
 MAX_CSV_BYTES = 5_000_000
@@ -111,7 +111,7 @@ _MAX_REJECTION_ROUNDS = 200
 
 
 def _wang_ls(rng, m, kappa):
-    """Draw m pairs with |y| <= 0.5 by rejection (000_e4c77d256cde89f2.txt, Section 5.1)."""
+    """Draw m pairs with |y| <= 0.5 by rejection (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1)."""
     xs, ys, have = [], [], 0
     for _ in range(_MAX_REJECTION_ROUNDS):
         if have >= m:

@@ -21,10 +21,10 @@ Label conventions (stated once, used by every loss):
 * classification losses assume y ∈ {−1, +1} (every bound also holds for |y| <= 1);
 * AUC losses (pairwise) call an example *positive* if y > 0 and *negative* if y <= 0 (so labels ±1 and 0/1 both
   work); the square / hinge / q-norm AUC losses are multiplied by I[y = 1 ∧ y' = −1] as in
-  002_529032789875e3ba.txt eqs. (1)-(10): a pair that is not (positive, negative) — equal labels or the reversed
+  Yang, Lei, Lyu & Ying (yang-pairwise) eqs. (1)-(10): a pair that is not (positive, negative) — equal labels or the reversed
   order — has loss 0 and gradient 0;
-* metric losses use τ(y, y') = +1 if y = y' (same class) and −1 otherwise (002_529032789875e3ba.txt, after eq. (11));
-  for labels ±1 this is the product y y' of 004_f0930831cb554e22.txt, Example 1.
+* metric losses use τ(y, y') = +1 if y = y' (same class) and −1 otherwise (Yang, Lei, Lyu & Ying (yang-pairwise), after eq. (11));
+  for labels ±1 this is the product y y' of Xue, Yang, Huai & Wang (xue-pairwise), Example 1.
 
 With a pair, ||x − x'|| <= 2κ, and for a matrix parameter ||(x − x')(x − x')^T||_F = ||x − x'||^2 <= 4κ^2.
 
@@ -125,7 +125,7 @@ class Loss:
 
 
 class LeastSquares(Loss):
-    r"""Least squares f(w; x, y) = (<w, x> − y)^2 / 2 (000_e4c77d256cde89f2.txt, Section 5 experiments).
+    r"""Least squares f(w; x, y) = (<w, x> − y)^2 / 2 (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5 experiments).
 
     The factor 1/2 is the convention of the simulation engine's fallback and of ``dpviz.reproduce``.
     Gradient (<w, x> − y) x, α = 1.
@@ -157,7 +157,7 @@ class LeastSquares(Loss):
 
 
 class Logistic(Loss):
-    r"""Logistic loss f(w; x, y) = log(1 + exp(−y <w, x>)) (000_e4c77d256cde89f2.txt, Section 5 experiments).
+    r"""Logistic loss f(w; x, y) = log(1 + exp(−y <w, x>)) (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5 experiments).
 
     Gradient −y σ(−y <w, x>) x with σ the sigmoid; α = 1.
 
@@ -188,7 +188,7 @@ class Logistic(Loss):
 
 
 class Hinge(Loss):
-    r"""Hinge loss f(w; x, y) = max(0, 1 − y <w, x>) (003_ae9d1ed971b16d33.txt, Section 1: the q = 1 SVM hinge).
+    r"""Hinge loss f(w; x, y) = max(0, 1 − y <w, x>) (Wang, Lei, Ying & Zhang (wang-nonsmooth), Section 1: the q = 1 SVM hinge).
 
     Subgradient −y x if y<w, x> < 1, else 0 (at the kink y<w, x> = 1 we return 0, a valid subgradient); α = 0.
 
@@ -219,7 +219,7 @@ class Hinge(Loss):
 
 
 class _QNorm(Loss):
-    """A loss with an exponent q in (1, 2] whose gradient is (q − 1)-Hölder, α = q − 1 (003_ae9d1ed971b16d33.txt,
+    """A loss with an exponent q in (1, 2] whose gradient is (q − 1)-Hölder, α = q − 1 (Wang, Lei, Ying & Zhang (wang-nonsmooth),
     Section 1).  Subclasses give ``_describe`` (the description with q and α filled in)."""
 
     _describe = ""
@@ -232,7 +232,7 @@ class _QNorm(Loss):
 
 
 class QNormHinge(_QNorm):
-    r"""q-norm hinge loss f(w; x, y) = max(0, 1 − y <w, x>)^q, 1 < q <= 2 (003_ae9d1ed971b16d33.txt, Section 1:
+    r"""q-norm hinge loss f(w; x, y) = max(0, 1 − y <w, x>)^q, 1 < q <= 2 (Wang, Lei, Ying & Zhang (wang-nonsmooth), Section 1:
     "the hinge loss (1 − y w^T x)_+^q for q-norm soft margin SVM ... (q − 1)-Hölder smooth").
 
     Gradient −q y (1 − y<w, x>)_+^(q−1) x; α = q − 1.
@@ -267,7 +267,7 @@ class QNormHinge(_QNorm):
 
 
 class Absolute(Loss):
-    r"""Absolute loss f(w; x, y) = |y − <w, x>| (003_ae9d1ed971b16d33.txt, abstract and Section 1: "the absolute loss in
+    r"""Absolute loss f(w; x, y) = |y − <w, x>| (Wang, Lei, Ying & Zhang (wang-nonsmooth), abstract and Section 1: "the absolute loss in
     robust regression", the q = 1 case of the q-norm regression loss).
 
     Subgradient sgn(<w, x> − y) x (0 at the kink <w, x> = y, a valid subgradient); α = 0.
@@ -299,7 +299,7 @@ class Absolute(Loss):
 
 
 class QRegression(_QNorm):
-    r"""q-norm regression loss f(w; x, y) = |y − <w, x>|^q, 1 < q <= 2 (003_ae9d1ed971b16d33.txt, Section 1:
+    r"""q-norm regression loss f(w; x, y) = |y − <w, x>|^q, 1 < q <= 2 (Wang, Lei, Ying & Zhang (wang-nonsmooth), Section 1:
     "the q-norm loss |y − w^T x|^q in regression ... (q − 1)-Hölder smooth").
 
     Gradient q |r|^(q−1) sgn(r) x with r = <w, x> − y; α = q − 1.
@@ -339,7 +339,7 @@ class Huber(Loss):
     r"""Huber loss with threshold δ_h > 0: with r = <w, x> − y, f = r^2 / 2 if |r| <= δ_h, else δ_h (|r| − δ_h / 2).
 
     Not one of the papers' worked examples; it is a standard smooth (α = 1) robust-regression loss that fits the
-    assumptions of 003_ae9d1ed971b16d33.txt (convex, nonnegative, α-Hölder smooth gradient, eq. (1)).
+    assumptions of Wang, Lei, Ying & Zhang (wang-nonsmooth) (convex, nonnegative, α-Hölder smooth gradient, eq. (1)).
     Gradient clip(r, −δ_h, δ_h) x.
 
     Constants (||x|| <= κ, |y| <= 1, ||w|| <= R): |clip(r)| <= min(δ_h, κR + 1), G = κ min(δ_h, κR + 1); clip is
@@ -387,7 +387,7 @@ def _posneg(y, y2):
 
 
 class AUCSquare(Loss):
-    r"""AUC square loss f(w; z, z') = (1 − <w, x − x'>)^2 I[y = 1 ∧ y' = −1] (002_529032789875e3ba.txt, Section 1, the
+    r"""AUC square loss f(w; z, z') = (1 − <w, x − x'>)^2 I[y = 1 ∧ y' = −1] (Yang, Lei, Lyu & Ying (yang-pairwise), Section 1, the
     least square loss for AUC maximisation; no factor 1/2, as printed).
 
     Gradient −2 (1 − <w, u>) u I[...] with u = x − x'; α = 1.  Pairs that are not (positive, negative) have loss 0.
@@ -421,7 +421,7 @@ class AUCSquare(Loss):
 
 
 class AUCHinge(Loss):
-    r"""AUC hinge loss f(w; z, z') = (1 − <w, x − x'>)_+ I[y = 1 ∧ y' = −1] (002_529032789875e3ba.txt, Section 4,
+    r"""AUC hinge loss f(w; z, z') = (1 − <w, x − x'>)_+ I[y = 1 ∧ y' = −1] (Yang, Lei, Lyu & Ying (yang-pairwise), Section 4,
     eq. (10)).
 
     Subgradient −u I[<w, u> < 1] I[...] with u = x − x' (0 at the kink); α = 0.  Other pairs have loss 0.
@@ -455,7 +455,7 @@ class AUCHinge(Loss):
 
 class QNormAUCHinge(_QNorm):
     r"""q-norm AUC hinge f(w; z, z') = (1 − <w, x − x'>)_+^q I[y = 1 ∧ y' = −1], 1 < q <= 2: the AUC loss of
-    002_529032789875e3ba.txt eq. (10) with the q-norm hinge of 003_ae9d1ed971b16d33.txt, Section 1.
+    Yang, Lei, Lyu & Ying (yang-pairwise) eq. (10) with the q-norm hinge of Wang, Lei, Ying & Zhang (wang-nonsmooth), Section 1.
 
     Gradient −q (1 − <w, u>)_+^(q−1) u I[...], u = x − x'; α = q − 1.  Other pairs have loss 0.
 
@@ -491,7 +491,7 @@ class QNormAUCHinge(_QNorm):
 
 class AUCLogistic(Loss):
     r"""AUC logistic loss f(w; z, z') = φ((y − y') <w, x − x'>), φ(t) = log(1 + e^(−t))
-    (004_f0930831cb554e22.txt, Section 2, Example 2).
+    (Xue, Yang, Huai & Wang (xue-pairwise), Section 2, Example 2).
 
     Labels are mapped to ±1 (positive: y > 0), so y − y' ∈ {−2, 0, 2}.  As printed, a pair with equal labels has
     f = φ(0) = log 2, a constant with gradient 0 (unlike the indicator losses of 002, whose value there is 0); both
@@ -560,7 +560,7 @@ class _Metric(Loss):
 
 class MetricHinge(_Metric):
     r"""Metric-learning hinge loss f(W; z, z') = (1 + τ(y, y') (x − x')^T W (x − x'))_+ with τ = +1 for the same class,
-    −1 otherwise (002_529032789875e3ba.txt, Section 4, eq. (11)).
+    −1 otherwise (Yang, Lei, Lyu & Ying (yang-pairwise), Section 4, eq. (11)).
 
     Subgradient τ u u^T I[1 + τ h > 0] with u = x − x', h = u^T W u (0 at the kink); α = 0.  As printed in (11),
     same-class pairs pay 1 + h (>= 1 for positive semi-definite W) and different-class pairs (1 − h)_+.
@@ -594,7 +594,7 @@ class MetricHinge(_Metric):
 
 class MetricLogistic(_Metric):
     r"""Metric-learning logistic loss f(W; z, z') = φ(τ(y, y') (1 − (x − x')^T W (x − x'))), φ(t) = log(1 + e^(−t))
-    (004_f0930831cb554e22.txt, Section 2, Example 1, where τ = y y' for labels ±1; here τ = +1 for the same class
+    (Xue, Yang, Huai & Wang (xue-pairwise), Section 2, Example 1, where τ = y y' for labels ±1; here τ = +1 for the same class
     and −1 otherwise, which is the same for two classes and also covers several classes).
 
     Gradient σ(−t) τ u u^T with t = τ(1 − h), u = x − x', h = u^T W u; α = 1.

@@ -10,7 +10,7 @@
 ``figure(summary, name)``
     the Plotly figure of a summary (pure function).
 
-Both figures are 000_e4c77d256cde89f2.txt, Section 5 (Wang, Lei, Ying & Zhou): DP-SGD (Algorithm 1) against
+Both figures are Wang, Lei, Ying & Zhou (wang-lownoise), Section 5 (Wang, Lei, Ying & Zhou): DP-SGD (Algorithm 1) against
 non-private SGD with eta = 0.01, T = 1000, delta = 1/n^2, n = 5000, and beta searched over 0.0001 .. 0.9999 for the
 smallest sigma^2 = 14 G^2 T / (beta n^2 eps) (log(1/delta)/((1 - beta) eps) + 1) (Algorithm 1, line 5).
 
@@ -59,7 +59,7 @@ MAX_REPS = 10_000
 def wang_sigma(*, n: int, eps: float, delta: float, T: int, G: float) -> tuple[float, float]:
     r"""Smallest noise of DP-SGD over the paper's beta search; returns (sigma, beta).
 
-    000_e4c77d256cde89f2.txt, Algorithm 1, line 5 and Section 5.1:
+    Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 1, line 5 and Section 5.1:
 
     .. math:: \sigma^2 = \frac{14 G^2 T}{\beta n^2 \epsilon}\Big(\frac{\log(1/\delta)}{(1-\beta)\epsilon}+1\Big),
               \quad \beta \in \{0.0001, 0.0002, \dots, 0.9999\}.
@@ -78,7 +78,7 @@ def wang_sigma(*, n: int, eps: float, delta: float, T: int, G: float) -> tuple[f
 def _sigma(eps, G):
     """The noise of the paper's experiment: Algorithm 1's sigma at the beta in {0.0001, ..., 0.9999} that minimises it.
 
-    000_e4c77d256cde89f2.txt, Section 5.1 picks beta for the smallest variance without checking the conditions of
+    Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1 picks beta for the smallest variance without checking the conditions of
     Theorem 2; at these settings no such beta satisfies them (condition (i) needs sigma >= 1.637 G), so the
     experiment's noise is below what the catalogue's calibration (``dpsgd-rdp``, feasible beta) prescribes.  The
     reproduction follows the experiment; the catalogue's feasible sigma is reported beside it (column

@@ -45,25 +45,25 @@ Update rules (``SPECS``)
 ------------------------
 * ``sgd`` — projected SGD, output (1/T) sum_{t=1}^T w_t (w_1 = 0); noise-free limit of DP-SGD.
 * ``gd`` — projected full-batch GD, output the average of w_0..w_T (noise-free limit of DPGD-C).
-* ``dpsgd-rdp`` — 000_e4c77d256cde89f2.txt, Algorithm 1: w_{t+1} = Proj_W(w_t - eta (grad f(w_t; z_{i_t}) + b_t)),
+* ``dpsgd-rdp`` — Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 1: w_{t+1} = Proj_W(w_t - eta (grad f(w_t; z_{i_t}) + b_t)),
   i_t ~ Unif[n], b_t ~ N(0, sigma^2 I_d), output (1/T) sum_{t=1}^T w_t.
 * ``dpsgd-rdp-pairwise`` — same paper, Algorithm 2: as above with a uniform pair (i_t, j_t), i_t != j_t.
-* ``dpsgd-output`` — 003_ae9d1ed971b16d33.txt, Algorithm 1: non-private projected SGD, averaged iterate, then one
+* ``dpsgd-output`` — Wang, Lei, Ying & Zhang (wang-nonsmooth), Algorithm 1: non-private projected SGD, averaged iterate, then one
   Gaussian output noise N(0, sigma^2 I_d).
-* ``pairwise-sgd`` — 002_529032789875e3ba.txt, Algorithm 1: w_1 = 0, i_1 ~ Unif[n]; at step t draw i_{t+1} and
+* ``pairwise-sgd`` — Yang, Lei, Lyu & Ying (yang-pairwise), Algorithm 1: w_1 = 0, i_1 ~ Unif[n]; at step t draw i_{t+1} and
   w_{t+1} = Proj_W(w_t - (eta/t) sum_{k=1}^t grad f(w_t; z_{i_{t+1}}, z_{i_k})), output (1/T) sum_{t=1}^T w_t.  The
   average runs over all previously drawn examples; for a general (non-smooth) loss it cannot be kept as a running sum,
   so step t costs t gradient evaluations and a run costs T(T+1)/2 per chain (the cost guard counts this).
 * ``pairwise-sgd-output`` — the same paper, Algorithm 2: Algorithm 1, then Gaussian output noise, and the output
   projected back onto W: w_priv = Proj_W(w_bar_T + u), u ~ N(0, sigma^2 I).
-* ``dpsgd-pl`` — 001_9fced7ebb2318939.txt, eq. (1) and Theorem 1 (DP-SGD under the PL condition):
+* ``dpsgd-pl`` — Kang, Li, Liu & Wang (kang-pidp), eq. (1) and Theorem 1 (DP-SGD under the PL condition):
   theta_{t+1} = theta_t - eta (grad l(theta_t; z_t) + b), **last iterate** theta_T, eta = 1/L by default; eq. (1)
   has no projection, so leave ``R`` unset to follow the paper.
-* ``dpgd-sc`` — 004_f0930831cb554e22.txt, Algorithm 1: full-gradient projected GD on the pairwise empirical risk,
+* ``dpgd-sc`` — Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 1: full-gradient projected GD on the pairwise empirical risk,
   last iterate w_T plus Gaussian (delta > 0) or Laplace (delta = 0) output noise.
-* ``dpgd-c`` — 004_f0930831cb554e22.txt, Algorithm 2: full gradient + N(0, sigma^2 I) per step, output the average of
+* ``dpgd-c`` — Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 2: full gradient + N(0, sigma^2 I) per step, output the average of
   w_0..w_T (the printed ``sum_{i=0}^T (w_0+...+w_T)/(T+1)`` has a spurious outer sum; we follow the plain average).
-* ``pidp-sgd`` — 001_9fced7ebb2318939.txt, Algorithm 1 (Performance Improving DP-SGD): ``rounds`` global rounds of
+* ``pidp-sgd`` — Kang, Li, Liu & Wang (kang-pidp), Algorithm 1 (Performance Improving DP-SGD): ``rounds`` global rounds of
   ``T_local`` local steps (T = rounds * T_local).  Each round computes the Hessian H of the empirical risk at the
   round's global model theta^(g) (central finite differences of the loss gradient) and its inverse; each local step
   draws z_t, its influence-function contribution c = H^{-1} grad l(theta^(g); z_t) / n (eq. (11)), enlarges it by the
@@ -75,7 +75,9 @@ Update rules (``SPECS``)
   the paper) unless ``params["theta0"]`` is given.  ``eps1, delta1, sigma_c, r, E`` come from ``params`` or the
   calibration's ``extras``; r defaults to the domain radius R, E to 0.  The fraction of noisy steps is recorded per
   chain (``noisy_fraction``).
-* ``dp-epoch-gd`` — 004_f0930831cb554e22.txt, Algorithm 3: k = floor(log2 n) epochs on disjoint consecutive blocks
+* ``dpgdc`` — Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 4 (Appendix C.3): full-gradient projected GD on the
+  pairwise empirical risk, output the average of w_1..w_T plus Gaussian (delta > 0) or Laplace (delta = 0) noise.
+* ``dp-epoch-gd`` — Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 3: k = floor(log2 n) epochs on disjoint consecutive blocks
   D_i of the training data with n_i = floor(n / 2^i) examples (i < k; D_k the rest); epoch i runs n_i full-gradient
   projected GD steps on the pairwise empirical risk of D_i with eta_i = 4^{-i} eta from w_{i-1}, averages its iterates
   w_1..w_{n_i}, and adds N(0, sigma_i^2 I) with sigma_i from the calibration's ``sigma_schedule``; output w_k.
@@ -149,24 +151,25 @@ class Spec:
     kind: str  # "sgd" (one example / pair per step) or "full" (full empirical gradient)
     pairs: bool  # pairwise sampling
     noise: str  # "gradient", "output" or "none"
-    output: str  # "average" (w_1..w_T), "average0" (w_0..w_T) or "last"
+    output: str  # "average" (w_1..w_T, w_1 the start), "average0" (w_0..w_T), "average1" (w_1..w_T after w_0) or "last"
     place: str = ""
-    project_output: bool = False  # project the noisy output back onto W (002 Algorithm 2: Pi_W(w_bar + u))
+    project_output: bool = False  # project the noisy output back onto W (yang-pairwise Algorithm 2: Pi_W(w_bar + u))
 
 
 SPECS: dict[str, Spec] = {
     "sgd": Spec("sgd", False, "none", "average", "projected SGD"),
     "gd": Spec("full", False, "none", "average0", "projected GD"),
-    "dpsgd-rdp": Spec("sgd", False, "gradient", "average", "000 Algorithm 1"),
-    "dpsgd-rdp-pairwise": Spec("sgd", True, "gradient", "average", "000 Algorithm 2"),
-    "dpsgd-output": Spec("sgd", False, "output", "average", "003 Algorithm 1"),
-    "pairwise-sgd": Spec("history", True, "none", "average", "002 Algorithm 1"),
-    "pairwise-sgd-output": Spec("history", True, "output", "average", "002 Algorithm 2", project_output=True),
-    "dpsgd-pl": Spec("sgd", False, "gradient", "last", "001"),
-    "dpgd-sc": Spec("full", True, "output", "last", "004 Algorithm 1"),
-    "dpgd-c": Spec("full", True, "gradient", "average0", "004 Algorithm 2"),
-    "dp-epoch-gd": Spec("epoch", True, "output", "last", "004 Algorithm 3"),
-    "pidp-sgd": Spec("pidp", False, "gradient", "last", "001 Algorithm 1"),
+    "dpsgd-rdp": Spec("sgd", False, "gradient", "average", "wang-lownoise Algorithm 1"),
+    "dpsgd-rdp-pairwise": Spec("sgd", True, "gradient", "average", "wang-lownoise Algorithm 2"),
+    "dpsgd-output": Spec("sgd", False, "output", "average", "wang-nonsmooth Algorithm 1"),
+    "pairwise-sgd": Spec("history", True, "none", "average", "yang-pairwise Algorithm 1"),
+    "pairwise-sgd-output": Spec("history", True, "output", "average", "yang-pairwise Algorithm 2", project_output=True),
+    "dpsgd-pl": Spec("sgd", False, "gradient", "last", "kang-pidp"),
+    "dpgd-sc": Spec("full", True, "output", "last", "xue-pairwise Algorithm 1"),
+    "dpgd-c": Spec("full", True, "gradient", "average0", "xue-pairwise Algorithm 2"),
+    "dpgdc": Spec("full", True, "output", "average1", "xue-pairwise Algorithm 4"),
+    "dp-epoch-gd": Spec("epoch", True, "output", "last", "xue-pairwise Algorithm 3"),
+    "pidp-sgd": Spec("pidp", False, "gradient", "last", "kang-pidp Algorithm 1"),
 }
 
 
@@ -422,7 +425,7 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         if (sigma_override is None and cal.extras.get("sigma_unconstrained") is not None
                 and (rule == "experiment" or (cal.sigma is None and params.get("run_infeasible")))):
             # the noise formula at the beta that minimises it over all of (0, 1), ignoring the sufficient privacy
-            # conditions -- the rule of the papers' own experiments (000_e4c77d256cde89f2.txt, Section 5.1)
+            # conditions -- the rule of the papers' own experiments (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1)
             cal.sigma = float(cal.extras["sigma_unconstrained"])
             cal.feasible = cal.feasible and rule != "experiment"
             cal.notes = list(cal.notes) + ["sigma from the paper's formula at the sigma-minimising beta, without "
@@ -432,7 +435,10 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
                               "theorem's privacy conditions are not checked")
         sigma = cal.sigma if cal.sigma is not None else 0.0
         lap = cal.laplace_scale if (cal.sigma is None and cal.laplace_scale is not None) else None
-        run = cal.feasible or bool(params.get("run_infeasible") or rule == "experiment") and (
+        # sigma_rule="printed": the user picked a paper's closed-form sigma (labelled "not private" when it fails the
+        # exact Gaussian check); it runs like the experiment rule
+        run = cal.feasible or bool(params.get("run_infeasible") or rule == "experiment"
+                                   or params.get("sigma_rule") == "printed") and (
             cal.sigma is not None or lap is not None)
         if spec.noise != "none" and cal.sigma is None and lap is None and sched is None:
             run = False
@@ -469,9 +475,9 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
 def gradient_evaluations(algorithm_id: str, *, n: int, T: int) -> float:
     """(Pair-)gradient evaluations of one run of ``algorithm_id`` with its update rule in :data:`SPECS`.
 
-    One per SGD step; T(T+1)/2 for the history-averaged pairwise SGD of 002_529032789875e3ba.txt (Algorithm 1, step
+    One per SGD step; T(T+1)/2 for the history-averaged pairwise SGD of Yang, Lei, Lyu & Ying (yang-pairwise) (Algorithm 1, step
     t averages over t pairs); n (pointwise) or n(n - 1) (pairwise) per full-gradient step; for DP epoch GD
-    (004_f0930831cb554e22.txt, Algorithm 3) n_i full pairwise-gradient steps on each block of n_i examples; for
+    (Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 3) n_i full pairwise-gradient steps on each block of n_i examples; for
     PIDP-SGD two per step (the gradient and the influence-function contribution; the per-round Hessians are extra).
     """
     if algorithm_id not in SPECS:
@@ -591,7 +597,7 @@ def estimate_cost(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, 
 
 
 def _epoch_sizes(n: int) -> list[int]:
-    """Block sizes of Algorithm 3 of 004_f0930831cb554e22.txt: n_i = floor(n/2^i) for i < k = floor(log2 n), D_k the rest."""
+    """Block sizes of Algorithm 3 of Xue, Yang, Huai & Wang (xue-pairwise): n_i = floor(n/2^i) for i < k = floor(log2 n), D_k the rest."""
     k = max(1, int(math.floor(math.log2(n))))
     sizes = [n // 2**i for i in range(1, k)]
     sizes.append(n - sum(sizes))
@@ -599,7 +605,7 @@ def _epoch_sizes(n: int) -> list[int]:
 
 
 def _history_grad(ctx, w, new, hist):
-    """(1/t) sum_{k<=t} grad f(w; z_new, z_{i_k}) for every chain (002_529032789875e3ba.txt, Algorithm 1)."""
+    """(1/t) sum_{k<=t} grad f(w; z_new, z_{i_k}) for every chain (Yang, Lei, Lyu & Ying (yang-pairwise), Algorithm 1)."""
     t = hist.shape[-1]
     xn, yn = ctx.rows(new)
     xn, yn = xn[:, :, None], yn[:, :, None]
@@ -787,6 +793,8 @@ class _GradientRule(UpdateRule):
         T_b = _bcast(np.maximum(ctx.Tg, 1), ctx.ndim)
         if kind == "average0":
             return (state["acc"] + state["w"]) / (T_b + 1)
+        if kind == "average1":  # w_1..w_T after T steps from w_0 = 0 (init): (acc - w_0 + w_T)/T
+            return (state["acc"] + state["w"]) / T_b
         return state["acc"] / T_b
 
     def output(self, ctx, state):
@@ -794,7 +802,7 @@ class _GradientRule(UpdateRule):
 
 
 class SGDRule(_GradientRule):
-    """One uniformly drawn example (or pair i != j) per step: 000 Algorithms 1-2, 003 Algorithm 1, 001 eq. (1)."""
+    """One uniformly drawn example (or pair i != j) per step: wang-lownoise Algorithms 1-2, wang-nonsmooth Algorithm 1, kang-pidp eq. (1)."""
 
     def __init__(self, output="average", pairs=False):
         super().__init__(output)
@@ -819,7 +827,7 @@ class SGDRule(_GradientRule):
 
 
 class HistoryRule(_GradientRule):
-    """Pairwise SGD averaging over all previously drawn examples (002 Algorithm 1); keeps the index history."""
+    """Pairwise SGD averaging over all previously drawn examples (yang-pairwise Algorithm 1); keeps the index history."""
 
     sampling = "one"
 
@@ -840,7 +848,7 @@ class HistoryRule(_GradientRule):
 
 
 class FullGradientRule(_GradientRule):
-    """Full-batch (pairwise) empirical gradient per step: GD, 004 Algorithms 1-2."""
+    """Full-batch (pairwise) empirical gradient per step: GD, xue-pairwise Algorithms 1, 2 and 4."""
 
     def __init__(self, output="average0", pairs=False):
         super().__init__(output)
@@ -859,7 +867,7 @@ class FullGradientRule(_GradientRule):
 
 
 class EpochRule(UpdateRule):
-    """Algorithm 3 (DPEGD) of 004_f0930831cb554e22.txt, one grid point at a time (its epochs have their own data,
+    """Algorithm 3 (DPEGD) of Xue, Yang, Huai & Wang (xue-pairwise), one grid point at a time (its epochs have their own data,
     step sizes and output noise).  The plan's ``schedule`` holds the per-epoch Gaussian standard deviations sigma_i,
     or with ``epoch_laplace`` the per-epoch Laplace scales (the delta = 0 variant: coordinate-wise Lap(scale_i))."""
 
@@ -902,7 +910,7 @@ class EpochRule(UpdateRule):
 
 
 class PIDPRule(UpdateRule):
-    """Algorithm 1 (PIDP-SGD) of 001_9fced7ebb2318939.txt, one grid point at a time (rounds with a Hessian at the
+    """Algorithm 1 (PIDP-SGD) of Kang, Li, Liu & Wang (kang-pidp), one grid point at a time (rounds with a Hessian at the
     round's global model); records the fraction of noisy steps per chain in ``ctx.extra["noisy_fraction"]``."""
 
     per_grid = True
@@ -966,6 +974,7 @@ RULES: dict[str, UpdateRule] = {
     "dpsgd-pl": SGDRule("last"),
     "dpgd-sc": FullGradientRule("last", pairs=True),
     "dpgd-c": FullGradientRule("average0", pairs=True),
+    "dpgdc": FullGradientRule("average1", pairs=True),
     "dp-epoch-gd": EpochRule(),
     "pidp-sgd": PIDPRule(),
 }
@@ -1081,7 +1090,7 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
         calibrated noise (one value, or one per grid point); ``run_infeasible=True`` runs grid points whose calibration is infeasible but gives a sigma.
         ``noise_rule="experiment"`` uses, for calibrations that choose beta (DP-SGD with Rényi accounting), the sigma at
         the beta minimising it over all of (0, 1) without the privacy conditions -- the rule of the paper's own
-        experiments (000_e4c77d256cde89f2.txt, Section 5.1); such points are marked infeasible in the results.
+        experiments (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1); such points are marked infeasible in the results.
     progress : callable, optional
         Called with the fraction done (0..1) after every block of steps.
     cancel : callable or threading.Event, optional
@@ -1205,7 +1214,7 @@ def run_chains(algorithm_id: str, data, loss, *, datasets, reps: int = 100, seed
     last = average = None
     if state is not None:
         last = state["w"]
-        average = rule.average(ctx, state, "average0" if rule.out_kind == "average0" else "average")
+        average = rule.average(ctx, state, rule.out_kind if rule.out_kind in ("average0", "average1") else "average")
     if progress is not None:
         progress(1.0)
     pl = plans[0]

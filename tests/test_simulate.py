@@ -406,8 +406,8 @@ def test_full_pairwise_gradient_dpgd_c_and_laplace_output(monkeypatch):
     # <w1,[1,-1]> = -0.2 -> grad 0.8*[1,-1] -> w2 = [-0.18, 0.18]
     r = S.simulate("dpgd-c", tiny(), PairLS(), reps=1, params={"T": 2, "eta": 0.1, "sigma": 1.0},
                    noise=lambda t: np.zeros((1, 1, 2)), evaluate=())
-    assert r.outputs[0, 0] == pytest.approx([-0.28 / 3, 0.28 / 3])  # average of w0, w1, w2 (004 Algorithm 2)
-    # DPGD-SC (004 Algorithm 1) with delta = 0: last iterate + Laplace(lambda) noise; lambda = 0.5, z = [1, 1]:
+    assert r.outputs[0, 0] == pytest.approx([-0.28 / 3, 0.28 / 3])  # average of w0, w1, w2 (xue-pairwise Algorithm 2)
+    # DPGD-SC (xue-pairwise Algorithm 1) with delta = 0: last iterate + Laplace(lambda) noise; lambda = 0.5, z = [1, 1]:
     # [-0.18 + 0.5, 0.18 + 0.5] = [0.32, 0.68]
     from dpviz import catalog
 
@@ -426,7 +426,7 @@ class ZeroPair(Zero):
 
 
 def test_dp_epoch_gd_laplace_variant_noise():
-    # delta = 0 variant of Algorithm 3 (004): Laplace noise Lap(b_i) on each epoch average, b_i = 4 G eta_i sqrt(d)/eps
+    # delta = 0 variant of Algorithm 3 (xue-pairwise): Laplace noise Lap(b_i) on each epoch average, b_i = 4 G eta_i sqrt(d)/eps
     # with eta_i = 4^-i eta.  n = 16 -> k = 4 epochs; G = eta = d = eps = 1: b = [1, 1/4, 1/16, 1/64].
     # With a zero loss every iterate equals the previous epoch's output, so w_k = sum_i b_i z_i, z_i ~ Lap(1) and
     # Var(w_k) = 2 * sum_i b_i^2 = 2 * (1 + 1/16 + 1/256 + 1/4096) = 2.13330078125.
@@ -444,7 +444,7 @@ def test_dp_epoch_gd_laplace_variant_noise():
 
 
 def test_noise_rule_of_the_papers_experiments():
-    # 000 Section 5.1: beta minimising sigma^2 = 14 G^2 T/(beta n^2 eps) (log(1/delta)/((1-beta) eps) + 1) over (0, 1)
+    # wang-lownoise Section 5.1: beta minimising sigma^2 = 14 G^2 T/(beta n^2 eps) (log(1/delta)/((1-beta) eps) + 1) over (0, 1)
     # without Theorem 2's conditions.  With b = log(1/delta)/eps + 1, d/dbeta [1/beta (b - 1)/(1 - beta) + 1/beta] = 0
     # gives beta* = 1/(1 + sqrt(1 - 1/b)).  n = 2, eps = 1, delta = 1/4, T = 3, G = 1: b = log 4 + 1 = 2.3863,
     # beta* = 1/(1 + sqrt(1 - 1/2.3863)) = 0.5675, sigma^2 = 14*3/(0.5675*4) * (log 4/0.4325 + 1) = 65.95.
@@ -493,7 +493,7 @@ def test_slope_leaves_out_points_that_did_not_run():
 
 
 def test_pairwise_output_perturbation_projects_the_noisy_output():
-    # 002 Algorithm 2: w_priv = Proj_W(w_bar_T + u).  Same path as the history trace above ((w1+w2+w3)/3 =
+    # yang-pairwise Algorithm 2: w_priv = Proj_W(w_bar_T + u).  Same path as the history trace above ((w1+w2+w3)/3 =
     # [-0.08, 0.08]), sigma = 1 and injected u = [3, 4]: w_bar + u = [2.92, 4.08] with norm 5.0173...; R = 1 projects
     # it to [2.92, 4.08]/5.0173 = [0.58199, 0.81319].  Without R there is no projection.
     seq = [0, 1, 0, 1]
@@ -506,7 +506,7 @@ def test_pairwise_output_perturbation_projects_the_noisy_output():
 
 
 def test_gradient_evaluations_per_update_rule():
-    # one per SGD step; 002 Algorithm 1 averages over t pairs at step t: T(T+1)/2 = 10*11/2; full pairwise gradient
+    # one per SGD step; yang-pairwise Algorithm 1 averages over t pairs at step t: T(T+1)/2 = 10*11/2; full pairwise gradient
     # n(n-1) per step: 3 steps * 5*4; DP epoch GD with n = 8: blocks of 4, 2 and 2 examples (k = 3), each run for
     # as many steps as it has examples: 4*4*3 + 2*2*1 + 2*2*1 = 56
     assert S.gradient_evaluations("dpsgd-rdp", n=100, T=7) == 7
@@ -516,3 +516,17 @@ def test_gradient_evaluations_per_update_rule():
     assert S.gradient_evaluations("dp-epoch-gd", n=8, T=8) == 56
     with pytest.raises(ValueError):
         S.gradient_evaluations("nope", n=5, T=3)
+
+
+def test_dpgdc_algorithm4_average_of_w1_to_wT():
+    # xue-pairwise Algorithm 4 on tiny() with the pairwise square loss: w1 = [-0.1, 0.1], w2 = [-0.18, 0.18]
+    # (trace of test_full_pairwise_gradient_dpgd_c_and_laplace_output); output (w1 + w2)/2 = [-0.14, 0.14] + noise,
+    # here sigma = 0
+    r = S.simulate("dpgdc", tiny(), PairLS(), reps=1, params={"T": 2, "eta": 0.1, "sigma": 0.0}, evaluate=())
+    assert r.outputs[0, 0] == pytest.approx([-0.14, 0.14])
+    # with the calibration (delta > 0): the released sigma is the analytic-Gaussian one and the run is seeded
+    p = {"T": 2, "eta": 0.1, "eps": 1.0, "delta": 1e-5, "G": 1.0, "d": 2}
+    a = S.simulate("dpgdc", tiny(), PairLS(), reps=2, seed=3, params=p, evaluate=())
+    b = S.simulate("dpgdc", tiny(), PairLS(), reps=2, seed=3, params=p, evaluate=())
+    assert np.array_equal(a.outputs, b.outputs)
+    assert a.calibrations[0].sigma == pytest.approx(catalog.calibrate("dpgdc", n=2, **p).sigma)
