@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -193,3 +195,18 @@ def test_cli_bad_spec_exits_2_with_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "unknown key(s) in the spec: 'grid2'" in err
     assert not (tmp_path / "o").exists()  # nothing written for a rejected spec
+
+
+@pytest.mark.slow
+def test_cli_runs_a_sweep_on_a_local_process_cluster_and_resumes(tmp_path, capsys):
+    spec = tmp_path / "spec.toml"
+    spec.write_text(SPEC.replace("n = [100, 150]", "n = [100]"))
+    out = tmp_path / "out"
+    assert cli.main(["sweep", str(spec), "--out", str(out), "--workers", "1", "--json", "--no-progress"]) == 0
+    cap = capsys.readouterr()
+    summary = json.loads(cap.out)
+    assert (summary["cells"], summary["ran"]) == (2, 2)
+    assert "Dask dashboard: http" in cap.err
+    assert cli.main(["sweep", str(spec), "--out", str(out), "--workers", "1", "--json", "--no-progress"]) == 0
+    assert json.loads(capsys.readouterr().out)["ran"] == 0
+    assert len(sweep.load_sweep(out)) == 2 * 4
