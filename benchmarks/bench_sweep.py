@@ -74,9 +74,29 @@ def main() -> None:
                 walls[k] = time.perf_counter() - t
                 assert res["ran"] == len(cells)
         print(f"Dask, {k} worker process{'es' if k > 1 else ''}: {walls[k]:.2f} s wall")
+    # scheduling overhead measured on its own: 40 tiny cells (~ms of engine work each) through the whole path
+    # (submit, run, return the rows, write one Parquet file) on 1 worker, minus the same cells run directly
+    tiny = sweep.load_spec(SPEC.replace("reps = 500", "reps = 2").replace("T = 16000", "T = 10")
+                           .replace("n = 5000", "n = 200").replace(
+                               "eps = [1.0, 1.5, 2.0, 2.5, 3.0, 3.5, 4.0, 4.5]",
+                               "eps = [" + ", ".join(str(1 + i / 10) for i in range(40)) + "]"))
+    t = time.perf_counter()
+    for c in tiny.cells():
+        sweep.run_cell(c)
+    tiny_direct = time.perf_counter() - t
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=True, dashboard_address=":0",
+                      silence_logs=40) as cluster, Client(cluster) as client:
+        client.submit(sweep.run_cell, tiny.cells()[0], pure=False).result()
+        with tempfile.TemporaryDirectory() as out:
+            t = time.perf_counter()
+            sweep.run_sweep(tiny, out, client=client, progress=False, log=lambda m: None)
+            tiny_wall = time.perf_counter() - t
+    per_cell = (tiny_wall - tiny_direct) / len(tiny.cells())
+    print(f"tiny cells: {len(tiny.cells())} cells, direct {tiny_direct:.2f} s, Dask (1 worker) {tiny_wall:.2f} s -> "
+          f"scheduling + Parquet overhead {per_cell * 1e3:.0f} ms per cell = {100 * per_cell:.1f} % of a 1 s cell")
     overhead = (walls[1] - sum(direct)) / len(cells)
     print(f"speed-up 1 -> 2 workers: {walls[1] / walls[2]:.2f}x")
-    print(f"scheduling overhead per cell (1 worker vs direct): {overhead * 1e3:.0f} ms = "
+    print(f"overhead per cell from the big cells (1 worker vs direct; noisy under load): {overhead * 1e3:.0f} ms = "
           f"{100 * overhead / (sum(direct) / len(cells)):.1f} % of a {sum(direct) / len(cells):.2f} s cell")
 
     # estimate: a rate study up to n = 10^6 -- DP-SGD and SGD, n in 10^3 .. 10^6 (7 values, half-decades),

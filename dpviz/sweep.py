@@ -368,6 +368,9 @@ def _cell_inputs(cell: Cell):
         params[k] = int(x) if k in ("n", "T") else x
     if n is not None:
         params["n"] = int(n)
+    # DP-SGD's calibration also asks a numerical accountant for comparison (seconds per call); the run uses the
+    # paper's sigma only, so a sweep skips that extra unless the spec asks for it
+    params.setdefault("accountant_extra", False)
     return data, lossobj, params
 
 
