@@ -349,8 +349,9 @@ class ComparisonTable:
                 row[key] = _finite_or_none(value)
                 if row[key] is None and value is not None:
                     # e.g. an (eps, delta) rate with log(1/delta) at delta = 0: the row does not apply here
-                    row.setdefault("note", f"{key.split()[0]} not finite at these parameters (e.g. a log(1/delta) "
-                                           "rate at delta = 0): the row does not apply")
+                    why = (f"{key.split()[0]} not finite at these parameters (e.g. a log(1/delta) rate at delta = 0): "
+                           "the row does not apply")
+                    row["note"] = f"{row['note']}; {why}" if row.get("note") else why
             out.append(row)
         return out
 
