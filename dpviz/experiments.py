@@ -143,7 +143,7 @@ def _slope(x, y) -> float:
 def _region(e: Experiment, points: int | None, progress):
     """Lemma 13's sufficient eps against the catalogue's beta search for Theorem 11's conditions, on an (n, eps) grid.
 
-    Theorem 11's conditions (003_ae9d1ed971b16d33.txt) depend on sigma / G only, so G = 1 loses nothing; T = n and
+    Theorem 11's conditions (Wang, Lei, Ying & Zhang (wang-nonsmooth)) depend on sigma / G only, so G = 1 loses nothing; T = n and
     delta = 1/n^2 as in Lemma 13.  The catalogue's ``dpsgd-rdp`` calibration searches beta for them.
     """
     import pandas as pd

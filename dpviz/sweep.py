@@ -33,7 +33,7 @@ The spec
     eta = 0.01
 
 ``kappa`` is the label-noise level of the data set (``dpviz.data.load_dataset``); ``alpha`` is the Hölder exponent
-of the gradient and needs a q-norm loss (``q = 1 + alpha``, 003_ae9d1ed971b16d33.txt, Section 1); ``n`` is the
+of the gradient and needs a q-norm loss (``q = 1 + alpha``, Wang, Lei, Ying & Zhang (wang-nonsmooth), Section 1); ``n`` is the
 training-sample size (a synthetic data set is drawn with exactly n examples; a real data set uses its first n).
 
 Cells, seeds, resumption
