@@ -253,6 +253,10 @@ def test_stats_slope_and_summary():
         stats.loglog_slope([1, 2], [1, -1])
     with pytest.raises(ValueError, match="two"):
         stats.loglog_slope([1], [1])
+    # two points: the slope of the line through them, log(1/4)/log(4) = -1, and no CI (None, never +-inf)
+    fit = stats.loglog_slope([1, 4], [1, 0.25])
+    assert fit["slope"] == pytest.approx(-1.0) and fit["k"] == 2
+    assert fit["se"] is None and fit["ci_low"] is None and fit["ci_high"] is None
     with pytest.raises(ValueError, match="not in"):
         stats.summarize(df, "nope", "v")
 
