@@ -22,8 +22,16 @@ All repetitions and all grid points advance together: the parameter state has sh
 d, d)`` for matrix parameters, e.g. metric learning), where G is the number of grid points (e.g. eps values).  Each
 step samples one index (or one pair i != j) per chain, computes every chain's (sub)gradient with one vectorised call
 of the loss, adds each chain's own Gaussian noise ``sigma_g * b`` (sigma from ``dpviz.catalog.calibrate`` at that
-chain's grid point), projects onto the ball of radius ``R`` (if ``R`` is given) and adds the iterate to a running sum
-for the averaged output.  Only the current iterate and the running sum are stored.
+chain's grid point), projects onto the constraint set W of radius ``R`` (if ``R`` is given) and adds the iterate to a
+running sum for the averaged output.  Only the current iterate and the running sum are stored.
+
+The set W (``params["constraint"]``, names of :data:`dpviz.projections.KINDS`): the Euclidean ball ||w|| <= R for
+vector parameters; for matrix parameters (metric learning) the set of the algorithm's paper by default -- positive
+semi-definite W with ||W||_F <= R for Xue, Yang, Huai & Wang (xue-pairwise), Example 1 (``dpgd-sc``, ``dpgd-c``,
+``dp-epoch-gd``), the nuclear-norm ball ||W||_{S1} <= R for Yang, Lei, Lyu & Ying (yang-pairwise), Lemma 5
+(``pairwise-sgd``, ``pairwise-sgd-output``), the Frobenius ball otherwise.  Every set lies in the Frobenius ball of
+radius R, so the losses' constants G, L, M (computed for ||W||_F <= R) stay valid, and projections onto convex sets are
+non-expansive, which is all the papers' sensitivity arguments use.
 
 Engine shape: each algorithm id has one :class:`UpdateRule` in :data:`RULES` -- ``init`` (its state), ``step`` (one
 iteration of every chain) and ``output`` -- and one generic loop (``_loop``) owns the batching of indices and noise,
@@ -70,28 +78,49 @@ Update rules (``SPECS``)
   approximation error E (Theorem 4) coordinate-wise in magnitude, c_t = 2(c + E sign c) + b^(c), b^(c) ~ N(0,
   sigma_c^2 I), and takes a noisy step w - eta (grad + b), b ~ N(0, sigma^2 I), if some |c_t,i| >= A/(e^{eps1} - 1)
   or ln(A / (A - (e^{eps1} - 1)|c_t,i|)) > 2 eps1 for some i, A = 2 r e^{eps1} delta1 (lines 9-10), else a plain
-  step.  Output: the last global model.  Line 2 initialises at theta~; following the issue we take theta~ = the
-  non-private empirical risk minimiser (reference solution; note that starting there is not itself private, as in
-  the paper) unless ``params["theta0"]`` is given.  ``eps1, delta1, sigma_c, r, E`` come from ``params`` or the
-  calibration's ``extras``; r defaults to the domain radius R, E to 0.  The fraction of noisy steps is recorded per
-  chain (``noisy_fraction``).
+  step.  Output: the last global model.  Line 2 initialises at theta~ = 0 (like DP-SGD-PL;
+  ``params["pidp_start"] = "zero"``); ``pidp_start="erm"`` starts at the non-private empirical risk minimiser, which
+  leaks the training data, so such runs are marked not private; ``params["theta0"]`` gives a start.  Each round's
+  Hessian is regularised as in Remark 5 (H + zeta I where lambda_min(H) < zeta) instead of pseudo-inverted, and
+  lambda_min >= zeta -- the premise of the contribution's sensitivity 2G/(n zeta) -- is checked (a failure marks the
+  grid point not private).  zeta comes from ``params``, the calibration, or the loss's mu (L2 regulariser); without
+  it the engine refuses.  ``eps1, delta1, sigma_c, r, E`` come from ``params`` or the calibration's ``extras``; r
+  defaults to the domain radius R, E to 0.  The fraction of noisy steps and of regularised Hessians are recorded per
+  chain (``noisy_fraction``, ``hessian_regularised``); when every step got noise the notes say so (PIDP-SGD then is
+  DP-SGD with extra work).
 * ``dp-epoch-gd`` — 004_f0930831cb554e22.txt, Algorithm 3: k = floor(log2 n) epochs on disjoint consecutive blocks
   D_i of the training data with n_i = floor(n / 2^i) examples (i < k; D_k the rest); epoch i runs n_i full-gradient
   projected GD steps on the pairwise empirical risk of D_i with eta_i = 4^{-i} eta from w_{i-1}, averages its iterates
-  w_1..w_{n_i}, and adds N(0, sigma_i^2 I) with sigma_i from the calibration's ``sigma_schedule``; output w_k.
+  and adds N(0, sigma_i^2 I) with sigma_i from the calibration's ``sigma_schedule``; output w_k.  The average runs
+  over w_0..w_{n_i} (n_i + 1 points) as in Lemma 9 of the proof of Theorem 3 (``params["epoch_average"] = "proof"``,
+  the default) or over w_1..w_{n_i} as printed in Algorithm 3 (``"printed"``); both are private with the same noise.
+
+DPGDSC (``dpgd-sc``) needs a mu-strongly convex loss (Xue et al., Assumption 1; its noise uses Lemma 1's sensitivity
+8G/(mu n)).  mu comes from the loss (an L2 regulariser lambda ||w||^2, ``get_loss(id, l2=lambda)``, gives mu =
+2 lambda; Xue et al., Section 5, use lambda = 1e-3 for AUC and 1e-2 for metric learning).  On a loss with mu = 0 the
+engine refuses to calibrate; a caller's mu above the loss's is accepted only with ``allow_nonprivate=True`` and the
+run is marked not private.  Only a positive mu of the loss is passed to calibrations (a PL constant is never set to
+0 because a plain loss reports mu = 0).
 
 Full-gradient pairwise algorithms cost n(n-1) gradient evaluations per chain-step; the cost guard accounts for it.
 
 Results
 -------
 Per chain: ``emp_risk`` (training objective at the output; for pairwise losses on a fixed sample of pairs),
-``pop_risk`` (on the data set's fresh / held-out sample), ``excess_risk`` = pop_risk - F_ref, where F_ref = F(w*) if
-the data set is realizable with known w*, otherwise the minimum of the same evaluation objective found by an accurate
-non-private solver (L-BFGS); and a task metric (``mse``, ``error`` = misclassification rate, ``auc`` for pairwise
+``pop_risk`` (on the data set's fresh / held-out sample), ``excess_risk`` = pop_risk - F_ref, where F_ref is the best
+risk over the same constraint set W on the evaluation sample, as in the papers' excess risks: F(w*) if the data set
+is realizable with a known w* in W, otherwise the constrained minimum of :func:`dpviz.reference.constrained_minimum`
+(cached; unconstrained L-BFGS only when no R is given); and a task metric (``mse``, ``error`` = misclassification rate, ``auc`` for pairwise
 losses on two-class data; none for metric learning).  Risks use (at most) ``eval_rows`` = 2000 rows / pairs per sample;
 the MSE and misclassification rate use the whole fresh / held-out sample.  Columns: algorithm, loss, dataset, kappa,
-grid_name, grid, rep, n, eps, delta, T, eta, sigma, feasible, emp_risk, pop_risk, excess_risk, metric_name, metric
-(+ noisy_fraction for PIDP-SGD).
+grid_name, grid, rep, n, eps, delta, T, eta, sigma (NaN at grid points that did not run), feasible (the release is
+private per the theorem; False for the papers' experimental noise rule when its sigma is below the private one, for
+acknowledged non-private settings, and for infeasible calibrations run anyway), emp_risk, pop_risk, excess_risk,
+metric_name, metric (+ noisy_fraction, hessian_regularised for PIDP-SGD).
+
+Notes (``SimulationResult.notes``): the reference of the excess risk, the set W, and per grid point which rule
+produced the noise (the theorem's calibration, the papers' experimental rule, the caller) and whether that noise is
+private per the theorem; for points that did not run, why.
 """
 
 from __future__ import annotations
@@ -1271,10 +1300,15 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
         Fixed parameters passed to the calibration (``eps, delta, T, eta, R, G, L, M, alpha, beta, ...``).  ``R`` is
         also the radius of the projection ball (no projection if absent); G, L, M, alpha default to the loss's
         constants for ``||x|| <= max ||x_i||`` and radius R.  ``delta`` defaults to 1/n^2.  ``sigma`` overrides the
-        calibrated noise (one value, or one per grid point); ``run_infeasible=True`` runs grid points whose calibration is infeasible but gives a sigma.
+        calibrated noise (one value, or one per grid point); ``run_infeasible=True`` runs grid points whose calibration
+        is infeasible but gives a sigma.
         ``noise_rule="experiment"`` uses, for calibrations that choose beta (DP-SGD with Rényi accounting), the sigma at
         the beta minimising it over all of (0, 1) without the privacy conditions -- the rule of the paper's own
-        experiments (000_e4c77d256cde89f2.txt, Section 5.1); such points are marked infeasible in the results.
+        experiments (Wang, Lei, Ying & Zhou, Section 5.1); such points are marked private only when that sigma equals
+        the calibrated one (the unconstrained minimiser meets the conditions).
+        ``constraint`` the set W (see the module docstring); ``allow_nonprivate=True`` runs settings whose privacy
+        premise fails (DPGDSC with a caller's mu above the loss's), marked not private; ``pidp_start`` ("zero" |
+        "erm"), ``zeta`` for PIDP-SGD; ``epoch_average`` ("proof" | "printed") for DPEGD.
     progress : callable, optional
         Called with the fraction done (0..1) after every block of steps.
     cancel : callable or threading.Event, optional
