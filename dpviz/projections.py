@@ -94,19 +94,21 @@ def project_frobenius_ball(W, R) -> np.ndarray:
 def project_psd_frobenius_ball(W, R=1.0) -> np.ndarray:
     """Project each matrix of ``W`` (..., d, d) onto {W symmetric positive semi-definite, ||W||_F <= R}.
 
-    Symmetrise (W + Wᵀ)/2, clip the eigenvalues at 0, then rescale the clipped eigenvalues λ₊ by
-    min(1, R/||λ₊||₂) (||·||_F of a symmetric matrix is the ℓ2 norm of its eigenvalues); the result is
-    V diag(λ₊ min(1, R/||λ₊||)) Vᵀ.  This is the set C of Xue, Yang, Huai & Wang (xue-pairwise), Example 1, with
+    Symmetrise S = (W + Wᵀ)/2, clip the eigenvalues at 0 (P = V diag(max(λ, 0)) Vᵀ), then rescale by
+    min(1, R/||P||_F) (||P||_F is the ℓ2 norm of the clipped eigenvalues).  This is the set C of Xue, Yang, Huai & Wang (xue-pairwise), Example 1, with
     R = 1 there.  Why it is the exact projection: see the module docstring.
     """
     a = _array(W, "W", matrix=True)
     R = _radius(R)
     sym = 0.5 * (a + np.swapaxes(a, -1, -2))
-    lam, V = np.linalg.eigh(sym)
-    lam = np.maximum(lam, 0.0)
-    nrm = np.sqrt(np.sum(lam * lam, axis=-1, keepdims=True))
-    lam = lam * np.minimum(1.0, R / np.maximum(nrm, 1e-300))
-    out = np.einsum("...ik,...k,...jk->...ij", V, lam, V)
+    # V diag(max(lambda, 0)) V^T = (S + |S|)/2 with |S| = V_svd diag(s) V_svd^T (for a symmetric S the singular
+    # values are |lambda| and the right singular vectors its eigenvectors).  The SVD route is used because numpy's
+    # batched eigh with eigenvectors is pathologically slow with a multi-threaded OpenBLAS on a loaded machine
+    # (benchmarks/RESULTS.md); the two agree to rounding (tests/test_projections.py).
+    _, sv, Vh = np.linalg.svd(sym)
+    psd = 0.5 * (sym + (np.swapaxes(Vh, -1, -2) * sv[..., None, :]) @ Vh)
+    nrm = np.sqrt(np.einsum("...ij,...ij->...", psd, psd))[..., None, None]
+    out = psd * np.minimum(1.0, R / np.maximum(nrm, 1e-300))
     return 0.5 * (out + np.swapaxes(out, -1, -2))  # exactly symmetric despite rounding
 
 
@@ -145,7 +147,7 @@ def project_nuclear_ball(W, D) -> np.ndarray:
     if np.all(inside):
         return a.copy()
     s2 = project_l1_ball(s, D)
-    out = np.einsum("...ik,...k,...kj->...ij", U, s2, Vh)
+    out = (U * s2[..., None, :]) @ Vh
     return np.where(inside[..., None, None], a, out)
 
 

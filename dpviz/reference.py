@@ -169,9 +169,11 @@ def constrained_minimum(lossobj, X, y, X2=None, y2=None, *, pshape, R=None, kind
             pass
 
     # projected gradient with backtracking: accept w+ = P(w - s g) when
-    # f(w+) <= f(w) + <g, w+ - w> + ||w+ - w||^2 / (2 s)
+    # f(w+) <= f(w) + <g, w+ - w> + ||w+ - w||^2 / (2 s); for non-smooth losses (alpha < 1), where it stalls at
+    # kinks, a quarter of the iterations, then the subgradient phase below
+    nonsmooth = float(getattr(lossobj, "alpha", 0.0)) < 1.0
     w, fw, s = best_w.copy(), best_f, 1.0
-    for _ in range(maxiter):
+    for _ in range(maxiter // 4 if nonsmooth else maxiter):
         gw = g(w)
         while True:
             wn = proj(w - s * gw)
@@ -188,9 +190,9 @@ def constrained_minimum(lossobj, X, y, X2=None, y2=None, *, pshape, R=None, kind
         w, fw = wn, fn
         s *= 2.0
     # projected subgradient, normalised steps R / sqrt(k) (convergent for Lipschitz losses), best iterate; only for
-    # non-smooth losses (alpha < 1), where backtracking can stall at a kink
-    nonsmooth = float(getattr(lossobj, "alpha", 0.0)) < 1.0
+    # non-smooth losses; stops after maxiter / 5 steps without a new best value
     w = best_w.copy()
+    last_gain = 0
     for k in range(1, (maxiter if nonsmooth else 0) + 1):
         gw = g(w)
         nrm = float(np.linalg.norm(gw))
@@ -199,7 +201,11 @@ def constrained_minimum(lossobj, X, y, X2=None, y2=None, *, pshape, R=None, kind
         w = proj(w - (R / math.sqrt(k)) * 0.1 * gw / nrm)
         fk = f(w)
         if fk < best_f:
+            if fk < best_f - 1e-13 * max(1.0, abs(best_f)):
+                last_gain = k
             best_w, best_f = w, fk
+        if k - last_gain > maxiter // 5:
+            break
     how += ", then projected subgradient" if nonsmooth else ""
     out = Reference(float(best_f), best_w.reshape(pshape), how, False)
     return _store(key, out)

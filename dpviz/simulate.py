@@ -676,7 +676,7 @@ def _run_notes(alg_name, spec, plans, gname, R, extra) -> list[str]:
         else:
             src = "the caller (params['sigma_schedule'])"
             verdict = "privacy not checked by dpviz" if private else "NOT private"
-        notes.append(f"{where}: {noise} from {src}; {verdict}" + (f" ({cal.reason})" if cal.reason else ""))
+        notes.append(f"{where}: {noise} from {src}; {verdict}" + (f": {cal.reason}" if cal.reason else ""))
         if pl.get("epoch_average") is not None:
             notes.append(f"{where}: each epoch averages " + (
                 "w_0..w_{n_i} over n_i + 1 points (Lemma 9 in the proof of Theorem 3 of Xue, Yang, Huai & Wang; "

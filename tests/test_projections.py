@@ -120,3 +120,14 @@ def test_errors():
     with pytest.raises(ValueError, match="unknown constraint set 'box'"):
         P.project(np.eye(2), "box", 1.0)
     assert set(P.KINDS) == {"l2", "frobenius", "psd-frobenius", "nuclear"}
+
+
+def test_psd_projection_equals_the_eigenvalue_clip():
+    # the implementation goes through the SVD ((S + |S|)/2); it must equal V diag(max(lambda, 0)) V^T rescaled
+    rng = np.random.default_rng(3)
+    W = rng.standard_normal((6, 5, 5))
+    S = 0.5 * (W + np.swapaxes(W, 1, 2))
+    lam, V = np.linalg.eigh(S)
+    lam = np.maximum(lam, 0.0)
+    lam *= np.minimum(1.0, 0.7 / np.linalg.norm(lam, axis=1))[:, None]
+    close(P.project_psd_frobenius_ball(W, 0.7), (V * lam[:, None, :]) @ np.swapaxes(V, 1, 2), 1e-12)
