@@ -95,8 +95,8 @@ def project_psd_frobenius_ball(W, R=1.0) -> np.ndarray:
     """Project each matrix of ``W`` (..., d, d) onto {W symmetric positive semi-definite, ||W||_F <= R}.
 
     Symmetrise S = (W + Wᵀ)/2, clip the eigenvalues at 0 (P = V diag(max(λ, 0)) Vᵀ), then rescale by
-    min(1, R/||P||_F) (||P||_F is the ℓ2 norm of the clipped eigenvalues).  This is the set C of Xue, Yang, Huai & Wang (xue-pairwise), Example 1, with
-    R = 1 there.  Why it is the exact projection: see the module docstring.
+    min(1, R/||P||_F) (||P||_F is the ℓ2 norm of the clipped eigenvalues).  This is the set C of Xue, Yang, Huai &
+    Wang (xue-pairwise), Example 1, with R = 1 there.  Why it is the exact projection: see the module docstring.
     """
     a = _array(W, "W", matrix=True)
     R = _radius(R)

@@ -107,16 +107,17 @@ Full-gradient pairwise algorithms cost n(n-1) gradient evaluations per chain-ste
 Results
 -------
 Per chain: ``emp_risk`` (training objective at the output; for pairwise losses on a fixed sample of pairs),
-``pop_risk`` (on the data set's fresh / held-out sample), ``excess_risk`` = pop_risk - F_ref, where F_ref is the best
-risk over the same constraint set W on the evaluation sample, as in the papers' excess risks: F(w*) if the data set
-is realizable with a known w* in W, otherwise the constrained minimum of :func:`dpviz.reference.constrained_minimum`
-(cached; unconstrained L-BFGS only when no R is given); and a task metric (``mse``, ``error`` = misclassification rate, ``auc`` for pairwise
-losses on two-class data; none for metric learning).  Risks use (at most) ``eval_rows`` = 2000 rows / pairs per sample;
-the MSE and misclassification rate use the whole fresh / held-out sample.  Columns: algorithm, loss, dataset, kappa,
-grid_name, grid, rep, n, eps, delta, T, eta, sigma (NaN at grid points that did not run), feasible (the release is
-private per the theorem; False for the papers' experimental noise rule when its sigma is below the private one, for
-acknowledged non-private settings, and for infeasible calibrations run anyway), emp_risk, pop_risk, excess_risk,
-metric_name, metric (+ noisy_fraction, hessian_regularised for PIDP-SGD).
+``pop_risk`` (on the data set's fresh / held-out sample), ``excess_risk`` = pop_risk - F_ref, where F_ref is
+the best risk over the same constraint set W on the evaluation sample, as in the papers' excess risks: F(w*) if the
+data set is realizable with a known w* in W, otherwise the constrained minimum of
+:func:`dpviz.reference.constrained_minimum` (cached; unconstrained L-BFGS only when no R is given); and a task metric
+(``mse``, ``error`` = misclassification rate, ``auc`` for pairwise losses on two-class data; none for metric
+learning). Risks use (at most) ``eval_rows`` = 2000 rows / pairs per sample; the MSE and misclassification rate use
+the whole fresh / held-out sample. Columns: algorithm, loss, dataset, kappa, grid_name, grid, rep, n, eps, delta, T,
+eta, sigma (NaN at grid points that did not run), feasible (the release is private per the theorem; False for the
+papers' experimental noise rule when its sigma is below the private one, for acknowledged non-private settings, and
+for infeasible calibrations run anyway), emp_risk, pop_risk, excess_risk, metric_name, metric (+ noisy_fraction,
+hessian_regularised for PIDP-SGD).
 
 Notes (``SimulationResult.notes``): the reference of the excess risk, the set W, and per grid point which rule
 produced the noise (the theorem's calibration, the papers' experimental rule, the caller) and whether that noise is
