@@ -48,7 +48,7 @@ import numpy as np
 
 from dpviz import _validate as v
 
-__all__ = ["Loss", "L2Regularised", "LOSSES", "loss_ids", "get_loss"]
+__all__ = ["Loss", "L2Regularised", "L2_XUE", "LOSSES", "loss_ids", "get_loss"]
 
 
 def _sigmoid(t):
@@ -635,6 +635,10 @@ class MetricLogistic(_Metric):
 
 # ---------------------------------------------------------------------------------------------------------------
 # L2 regularisation
+
+#: The regularisation strengths of Xue, Yang, Huai & Wang (xue-pairwise), Section 5 ("Experimental settings"), which
+#: make their losses strongly convex for DPGDSC: lambda = 1e-3 for AUC maximisation, 1e-2 for metric learning.
+L2_XUE = {"auc": 1e-3, "metric": 1e-2}
 
 
 def _sqnorm(w, matrix: bool):

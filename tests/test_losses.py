@@ -500,3 +500,10 @@ def test_l2_metadata_and_errors():
         get_loss("q-norm-hinge", l2=0.1, delta_h=1)
     with pytest.raises(ValueError, match="already regularised"):
         Ls.L2Regularised(reg, 0.1)
+
+
+def test_l2_of_xue_section5():
+    # Xue et al. Section 5: lambda = 1e-3 (AUC) -> mu = 2e-3; lambda = 1e-2 (metric learning) -> mu = 2e-2
+    assert Ls.L2_XUE == {"auc": 1e-3, "metric": 1e-2}
+    assert get_loss("auc-logistic", l2=Ls.L2_XUE["auc"]).constants(kappa=1, R=1)["mu"] == pytest.approx(2e-3)
+    assert get_loss("metric-logistic", l2=Ls.L2_XUE["metric"]).constants(kappa=1, R=1)["mu"] == pytest.approx(2e-2)

@@ -219,15 +219,28 @@ def test_pairwise_sgd_history_hand_trace():
 
 def test_dp_epoch_gd_hand_trace():
     # n = 4 -> k = 2 epochs on D_1 = rows 0,1 and D_2 = rows 2,3; eta_1 = 1/4, eta_2 = 1/16
+    # printed average (Algorithm 3 of Xue et al.: w_1..w_{n_i}):
     # D_1: (x,y) = (1,1),(0,0): mean pairwise gradient = w - 1; w: 0 -> 0.25 -> 0.4375; average 0.34375; + 0.5*1
     # D_2: (1,2),(0,0): gradient = w - 2; w: 0.84375 -> 0.916015625 -> 0.9837646484375; average 0.94989013671875
     # + 0.25*(-2) = 0.44989013671875
     X = np.array([[1.0], [0.0], [1.0], [0.0]])
     y = np.array([1.0, 0.0, 2.0, 0.0])
     ds = Dataset("e", X, y, X, y, "regression")
-    r = S.simulate("dp-epoch-gd", ds, PairLS(), reps=1, params={"eta": 1.0, "sigma_schedule": [0.5, 0.25]},
-                   output_noise=np.array([[[[1.0]], [[-2.0]]]]), evaluate=())
+    p = {"eta": 1.0, "sigma_schedule": [0.5, 0.25]}
+    z = np.array([[[[1.0]], [[-2.0]]]])
+    r = S.simulate("dp-epoch-gd", ds, PairLS(), reps=1, params={**p, "epoch_average": "printed"}, output_noise=z,
+                   evaluate=())
     assert r.outputs[0, 0, 0] == pytest.approx(0.44989013671875)
+    assert any("Algorithm 3 as printed" in note for note in r.notes)
+    # the proof's average (default; Lemma 9: w_0..w_{n_i} over n_i + 1 points):
+    # D_1: (0 + 1/4 + 7/16)/3 = 11/48; + 0.5*1 = 35/48
+    # D_2: w: 35/48 -> 35/48 + (2 - 35/48)/16 = 207/256 -> 207/256 + (2 - 207/256)/16 = 3617/4096;
+    # average (35/48 + 207/256 + 3617/4096)/3 = 29747/36864 = 0.806939...; + 0.25*(-2) = 0.306939019097...
+    r = S.simulate("dp-epoch-gd", ds, PairLS(), reps=1, params=p, output_noise=z, evaluate=())
+    assert r.outputs[0, 0, 0] == pytest.approx(29747 / 36864 - 0.5)
+    assert any("Lemma 9" in note for note in r.notes)
+    with pytest.raises(ValueError, match="epoch_average"):
+        S.simulate("dp-epoch-gd", ds, PairLS(), reps=1, params={**p, "epoch_average": "last"}, evaluate=())
     est = S.estimate_cost("dp-epoch-gd", ds, PairLS(), reps=1, params={"eta": 1.0, "sigma_schedule": [0.5, 0.25]},
                           evaluate=())
     assert est["work"] == 1 * (2 * 2 * 1 + 2 * 2 * 1)  # sum over epochs of n_i steps * n_i(n_i-1) pairs * d
@@ -254,6 +267,10 @@ def test_stats_slope_and_summary():
         stats.loglog_slope([1, 2], [1, -1])
     with pytest.raises(ValueError, match="two"):
         stats.loglog_slope([1], [1])
+    # two points: the slope of the line through them, log(1/4)/log(4) = -1, and no CI (None, never +-inf)
+    fit = stats.loglog_slope([1, 4], [1, 0.25])
+    assert fit["slope"] == pytest.approx(-1.0) and fit["k"] == 2
+    assert fit["se"] is None and fit["ci_low"] is None and fit["ci_high"] is None
     with pytest.raises(ValueError, match="not in"):
         stats.summarize(df, "nope", "v")
 
@@ -329,8 +346,9 @@ def test_pidp_sgd_hand_trace():
     X = np.eye(2)
     y = np.array([1.0, 0.001])
     ds = Dataset("p", X, y, X, y, "regression")
+    # zeta = 0.1 <= lambda_min(H) = 1/2: Remark 5's zeta I is not needed, H is used as it is
     p = dict(T=2, rounds=1, T_local=2, eta=0.1, sigma=0.5, sigma_c=0.0, eps1=1.0, delta1=1e-3, r=1.0, E=0.0,
-             theta0=[0.0, 0.0])
+             theta0=[0.0, 0.0], zeta=0.1)
     r = S.simulate("pidp-sgd", ds, LS(), reps=1, params=p, indices=lambda t: np.full((1, 1), t),
                    noise=lambda t: np.ones((1, 1, 2)), evaluate=())
     assert r.outputs[0, 0] == pytest.approx([0.05, -0.0449], abs=1e-9)
@@ -343,15 +361,30 @@ def test_pidp_sgd_hand_trace():
         S.simulate("pidp-sgd", ds, LS(), params={k: val for k, val in p.items() if k != "eps1"})
 
 
-def test_pidp_default_start_is_reference_solution():
-    # default theta~ = ERM solution [1, 0.001] (X = I: w = y); there every per-example gradient is 0 and sigma = 0,
-    # so the chain stays at it
+def test_pidp_start_zero_by_default_erm_only_as_a_labelled_option():
+    # pidp_start="erm": theta~ = ERM solution [1, 0.001] (X = I: w = y); there every per-example gradient is 0 and
+    # sigma = 0, so the chain stays at it -- and the run is marked not private (the start leaks the data)
     X = np.eye(2)
     y = np.array([1.0, 0.001])
     ds = Dataset("p", X, y, X, y, "regression")
-    p = dict(T=4, eta=0.01, sigma=0.0, sigma_c=0.0, eps1=1.0, delta1=1e-3, r=1.0)
-    r = S.simulate("pidp-sgd", ds, LS(), reps=2, params=p, evaluate=())
+    p = dict(T=4, rounds=1, T_local=4, eta=0.01, sigma=0.0, sigma_c=0.0, eps1=1.0, delta1=1e-3, r=1.0, zeta=0.1)
+    r = S.simulate("pidp-sgd", ds, LS(), reps=2, params={**p, "pidp_start": "erm"}, evaluate=())
     np.testing.assert_allclose(r.outputs[0], [[1.0, 0.001]] * 2, atol=1e-6)
+    assert not r.frame["feasible"].any() and not r.calibrations[0].feasible
+    assert any("leaks the data" in note for note in r.notes)
+    # default: theta~ = 0 like DP-SGD-PL.  sigma = 0, indices 0, 1, 0, 1: w = 0 -> w - 0.01 (w1 - 1) e1 = [0.01, 0]
+    # -> [0.01, 0.001 * 0.01] = [0.01, 1e-5] -> [0.01 + 0.01 * 0.99, 1e-5] = [0.0199, 1e-5]
+    # -> [0.0199, 1e-5 + 0.01 (0.001 - 1e-5)] = [0.0199, 1e-5 + 9.9e-6] = [0.0199, 1.99e-5]
+    r = S.simulate("pidp-sgd", ds, LS(), reps=1, params=p, indices=lambda t: np.full((1, 1), t % 2), evaluate=())
+    np.testing.assert_allclose(r.outputs[0, 0], [0.0199, 1.99e-5], rtol=1e-9)
+    assert r.frame["feasible"].all()  # caller's sigma: dpviz does not flag it
+    assert any("theta~ = 0" in note for note in r.notes)
+    with pytest.raises(ValueError, match="pidp_start"):
+        S.simulate("pidp-sgd", ds, LS(), params={**p, "pidp_start": "minimiser"}, evaluate=())
+    with pytest.raises(ValueError, match="zeta"):
+        S.simulate("pidp-sgd", ds, LS(), params={k: val for k, val in p.items() if k != "zeta"}, evaluate=())
+    with pytest.raises(ValueError, match="theta0"):
+        S.simulate("pidp-sgd", ds, LS(), params={**p, "theta0": [1.0, 2.0, 3.0]}, evaluate=())
 
 
 class MetricSq:
@@ -416,9 +449,12 @@ def test_full_pairwise_gradient_dpgd_c_and_laplace_output(monkeypatch):
                         lambda aid, **p: catalog.Calibration(id=aid, feasible=True, laplace_scale=0.5, T=2, eta=0.1))
     monkeypatch.setattr(catalog, "get_algorithm",
                         lambda aid: real_get("gd") if aid == "dpgd-sc" else real_get(aid))
-    r = S.simulate("dpgd-sc", tiny(), PairLS(), reps=1, params={"eps": 1.0, "delta": 0.0},
+    # PairLS is not strongly convex: DPGDSC needs mu given and acknowledged (allow_nonprivate), marked not private
+    r = S.simulate("dpgd-sc", tiny(), PairLS(), reps=1,
+                   params={"eps": 1.0, "delta": 0.0, "mu": 1.0, "allow_nonprivate": True},
                    output_noise=np.array([[[1.0, 1.0]]]), evaluate=())
     assert r.outputs[0, 0] == pytest.approx([0.32, 0.68])
+    assert not r.frame["feasible"].any()
 
 
 class ZeroPair(Zero):
