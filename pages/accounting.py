@@ -230,6 +230,14 @@ def body() -> None:
                    "say what σ the mechanism needs.")
     table = st.empty()
     table.dataframe(_table(res, user_sigma) + [{"accountant": "PLD: computing…"}], hide_index=True)
+    matched = res["accountants"][0]
+    summary = (f"Summary: the paper's σ = {ui.fmt(res['paper_sigma'])}; the matched accountant ({matched['label']}) "
+               f"needs σ = {ui.fmt(matched['sigma_for_eps'])} for ε = {res['eps_mechanism']:.4g}")
+    if res["paper_sigma"]:
+        summary += f", and the paper's σ really buys ε = {ui.fmt(matched['eps_of_paper_sigma'])} under it"
+    if user_sigma:
+        summary += f"; your σ = {user_sigma:g} buys ε = {ui.fmt(matched.get('eps_of_sigma'))}"
+    st.text(summary + ".")
     st.caption("Matched = the paper's own sampling and neighbouring relation. ε of paper σ: the ε the paper's σ "
                "really buys under each accountant (more than the target means the paper's σ is not enough for "
                "that accountant's mechanism).")
