@@ -20,8 +20,9 @@ def _clean(values):
 
 
 def _log_axes(fig: go.Figure) -> None:
-    fig.update_xaxes(type="log", exponentformat="power", showexponent="all")
-    fig.update_yaxes(type="log", exponentformat="power", showexponent="all")
+    """Log axes labelled only at powers of ten (10⁻², 10⁻¹, 1, 10 …): no SI prefixes, no bare minor digits."""
+    for upd in (fig.update_xaxes, fig.update_yaxes):
+        upd(type="log", exponentformat="power", showexponent="all", dtick=1, minor=dict(ticks="outside", dtick="D1"))
 
 
 def sigma_eps_figure(curves: dict[str, tuple[Sequence[float], Sequence[float]]],

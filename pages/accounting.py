@@ -191,6 +191,7 @@ def body() -> None:
              "beside tight numerical accountants of the **same** mechanism (the paper's sampling and neighbouring "
              "relation), and beside the Poisson add/remove accountants that Opacus and TF Privacy use. Both "
              "directions: the σ each accountant needs for your (ε, δ), and the ε a given σ buys.")
+    ui.init_state()  # the app's navigation even on a first visit through a shared link
     _init_state()
     if st.session_state.get("_acc_bad"):
         st.warning("Some link parameters were not valid and were ignored: "
