@@ -97,9 +97,50 @@ def _rdp_poisson_gaussian(q: float, z: float, orders):
         terms = np.where(valid, terms, -np.inf)
         out[is_int] = logsumexp(terms, axis=1) / (a[:, 0] - 1.0)
     rest = np.flatnonzero(~is_int)
-    if rest.size:
-        out[rest] = rdp._compute_rdp_poisson_subsampled_gaussian(q=q, noise_multiplier=z, orders=orders[rest])
+    for k in rest:
+        a = float(orders[k])
+        log_a = _log_a_frac(q, z, a) if a > 1.0 and math.isfinite(a) else None
+        if log_a is None:  # order 1, infinite order, or no convergence: dp_accounting's own value
+            out[k] = rdp._compute_rdp_poisson_subsampled_gaussian(q=q, noise_multiplier=z, orders=[a])[0]
+        else:
+            out[k] = log_a / (a - 1.0)
     return out
+
+
+def _log_a_frac(q: float, z: float, alpha: float):
+    """log A_α for a fractional order α (Mironov, Talwar & Zhang 2019, Sec. 3.3): the series of
+    ``dp_accounting``'s ``_compute_log_a_frac`` with its stopping rule, its terms computed as numpy arrays (blocks of
+    256) instead of one Python iteration each.  None when the series has not stopped after 1000 terms (dp_accounting
+    then drops the order; the caller defers to it)."""
+    import numpy as np
+    from scipy.special import gammaln, log_ndtr
+
+    z0 = z * z * math.log(1.0 / q - 1.0) + 0.5
+    lq, l1mq = math.log(q), math.log1p(-q)
+    log_half, log2 = math.log(0.5), math.log(2.0)
+    a0_prev = a1_prev = -np.inf
+    last0 = last1 = -np.inf
+    for start in range(0, 1000, 256):
+        i = np.arange(start, min(start + 256, 1000), dtype=float)
+        j = alpha - i
+        coef = gammaln(alpha + 1.0) - gammaln(i + 1.0) - gammaln(alpha - i + 1.0)
+        t0 = coef + i * lq + j * l1mq
+        t1 = coef + j * lq + i * l1mq
+        e0 = log_half + log2 + log_ndtr(-(i - z0) / (math.sqrt(2.0) * z) * 2**0.5)
+        e1 = log_half + log2 + log_ndtr(-(z0 - j) / (math.sqrt(2.0) * z) * 2**0.5)
+        s0 = t0 + (i * i - i) / (2.0 * z * z) + e0
+        s1 = t1 + (j * j - j) / (2.0 * z * z) + e1
+        a0 = np.logaddexp.accumulate(np.concatenate(([a0_prev], s0)))[1:]
+        a1 = np.logaddexp.accumulate(np.concatenate(([a1_prev], s1)))[1:]
+        total = np.logaddexp(a0, a1)
+        p0 = np.concatenate(([last0], s0[:-1]))
+        p1 = np.concatenate(([last1], s1[:-1]))
+        stop = (s0 < p0) & (s1 < p1) & (np.maximum(s0, s1) < total - 30.0)
+        hit = np.flatnonzero(stop)
+        if hit.size:
+            return float(total[hit[0]])
+        a0_prev, a1_prev, last0, last1 = a0[-1], a1[-1], s0[-1], s1[-1]
+    return None
 
 
 @functools.lru_cache(maxsize=8192)
