@@ -455,13 +455,16 @@ def _rdp_wor_gaussian(q: float, z: float, orders):
 
 
 @functools.lru_cache(maxsize=8192)
-def _wor_eps_opt(z: float, delta: float, steps: int, q: float, max_order: float) -> tuple[float, float]:
-    """(ε, optimal order) of the without-replacement RDP accountant over the default orders <= ``max_order``."""
+def _wor_eps_opt(z: float, delta: float, steps: int, q: float, max_order: float,
+                 min_order: float = 0.0) -> tuple[float, float]:
+    """(ε, optimal order) of the without-replacement RDP accountant over the default orders in
+    [``min_order``, ``max_order``] (fewer and smaller orders are much cheaper: the forward differences of
+    Theorem 27 cost O(max order²))."""
     import logging
 
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
-    orders = [o for o in _orders() if o <= max_order]
+    orders = [o for o in _orders() if min_order <= o <= max_order]
     absl_logger = logging.getLogger("absl")
     level = absl_logger.level
     absl_logger.setLevel(logging.ERROR)
@@ -635,16 +638,24 @@ def _solve_wor(eps: float, delta: float, steps: int, q: float, rtol: float) -> f
             f"the RDP accountant cannot certify eps = {eps:g} at delta = {delta:g}: with Rényi orders up to "
             f"{max(_orders()):g} its bound never falls below {floor:.4g}, however large the noise; use a larger eps.")
     guess = max(q * math.sqrt(steps * math.log(1.0 / delta)) / eps, 0.5)  # the moments-accountant scaling
-    # 1. orders <= 63 only (their forward differences are 16x cheaper); fewer orders -> larger eps -> larger z
-    small = 63.0
-    z = None
-    if eps > _wor_eps_opt(1e4, delta, steps, q, small)[0] * (1.0 + 1e-6):  # these orders can reach the target
-        z = _root(lambda z: _wor_eps_opt(z, delta, steps, q, small)[0] - eps, guess, rtol, what)
-    # 2. if the full grid's optimal order at that z is one of them (and not the largest), the answer is exact: every
-    #    order's eps grows as z falls, so no smaller z can reach the target on the full grid either
-    if z is not None and _wor_eps_opt(z, delta, steps, q, math.inf)[1] < small:
-        return z
-    return _root(lambda z: _wor_eps(z, delta, steps, q) - eps, z or guess, rtol, what, spread=1.2)
+    # Solve on a window of orders around the optimal one (cheap), then check on the full grid.  Fewer orders give a
+    # larger eps, so the window's z is at least the full grid's; if the full grid's optimal order at that z lies in
+    # the window, the two eps agree there, and since every order's eps grows as z falls, no smaller z reaches the
+    # target on the full grid either: the window's z is the answer.
+    z = guess
+    k = _wor_eps_opt(z, delta, steps, q, 63.0)[1]  # a first optimal order from the cheap orders <= 63
+    for _ in range(4):
+        lo_o, hi_o = 0.0, (max(63.0, 2.0 * k + 1.0) if k < 512 else math.inf)
+        while eps <= _wor_eps_opt(1e4, delta, steps, q, hi_o, lo_o)[0] * (1.0 + 1e-6):
+            if hi_o == math.inf:
+                break
+            hi_o = hi_o * 4.0 if hi_o < 256 else math.inf  # these orders cannot reach the target: take more
+        z = _root(lambda x: _wor_eps_opt(x, delta, steps, q, hi_o, lo_o)[0] - eps, z, rtol, what, spread=1.5)
+        k2 = _wor_eps_opt(z, delta, steps, q, math.inf)[1]
+        if lo_o <= k2 <= hi_o:
+            return z
+        k = k2
+    return _root(lambda x: _wor_eps(x, delta, steps, q) - eps, z, rtol, what, spread=1.2)
 
 
 def noise_multiplier_general(*, eps, delta, steps, sampling_prob=1.0, sampling="poisson",
