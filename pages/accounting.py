@@ -262,7 +262,7 @@ def body() -> None:
     if center:
         cv = curves(alg, items, float(center), params["eps"])
         points = {"paper's σ at the target ε": (params["eps"] if res["paper_sigma"] else None, res["paper_sigma"])}
-        for r in res["accountants"]:
+        for r in merged["accountants"]:
             points[f"σ needed: {r['name']}, {r['sampling']}"] = (res["eps_mechanism"], r["sigma_for_eps"])
         ui.show_figure(privacy_figures.sigma_eps_figure(cv, points, title="Noise σ against ε: closed form and "
                                                         "accountants (log-log)"), "accounting_sigma_eps")

@@ -83,6 +83,10 @@ def test_issue_numbers_old_poisson_sigma_not_certified_for_the_papers_mechanism(
     # of 1 under sampling without replacement, replace-one (n = T = 1000, delta = 1e-6)
     z_old = accounting.noise_multiplier_for(eps=1.0, delta=1e-6, steps=1000, sampling_prob=1e-3)
     assert _dp_wor(1000, 1, z_old, 1000, 1e-6) == pytest.approx(1.07, abs=0.01)
+    # ... and 1.24 for a target of 0.7 for pairs (n = 300, T = 600, delta = 1e-5 -- the issue's setting; a pair is
+    # sampled at rate 2/n)
+    z_old = accounting.noise_multiplier_for(eps=0.7, delta=1e-5, steps=600, sampling_prob=2 / 300)
+    assert _dp_wor(300, 2, z_old, 600, 1e-5) == pytest.approx(1.24, abs=0.01)
     # the matched sigma of the lab (noise multiplier sigma / 2G) is certified
     mech = pl.mechanism("dpsgd-rdp", n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0)
     matched = pl.accountants(mech)[0]
@@ -174,11 +178,15 @@ def test_analytic_never_looser_than_the_classical_gaussian():
 # the papers' closed forms against every accountant
 
 
-@pytest.mark.parametrize("params", [dict(n=1000, eps=1.0, delta=1e-6, T=1000), dict(n=5000, eps=0.5, delta=4e-8,
-                                                                                     T=1000),
-                                    dict(n=2000, eps=4.0, delta=1e-6, T=4000)])
-def test_wang_lownoise_sigma_buys_at_most_the_target_where_theorem_2_holds(params):
-    mech = pl.mechanism("dpsgd-rdp", G=1.0, **params)
+@pytest.mark.parametrize("alg, params", [
+    ("dpsgd-rdp", dict(n=1000, eps=1.0, delta=1e-6, T=1000)),
+    ("dpsgd-rdp", dict(n=5000, eps=0.5, delta=4e-8, T=1000)),
+    ("dpsgd-rdp", dict(n=2000, eps=4.0, delta=1e-6, T=4000)),
+    ("dpsgd-rdp-pairwise", dict(n=2000, eps=4.0, delta=1e-6, T=4000)),
+    ("dpsgd-rdp-pairwise", dict(n=20000, eps=1.0, delta=1e-6, T=20000)),
+])
+def test_wang_lownoise_sigma_buys_at_most_the_target_where_theorems_2_and_5_hold(alg, params):
+    mech = pl.mechanism(alg, G=1.0, **params)
     assert mech.paper_feasible
     for acc in pl.accountants(mech):
         assert pl.epsilon(mech, acc, mech.paper_sigma) <= params["eps"], acc.label
