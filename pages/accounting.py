@@ -295,7 +295,10 @@ def body() -> None:
     k6.selectbox("sampling", SCHEMA["acc_calc_sampling"][2], key="acc_calc_sampling")
     k7.selectbox("neighbouring", SCHEMA["acc_calc_neighbouring"][2], key="acc_calc_neighbouring")
     _sync()
-    out = calc(ui.items({"n": int(st.session_state.acc_calc_n), "batch_size": int(st.session_state.acc_calc_batch),
+    if st.session_state.acc_calc_batch > st.session_state.acc_calc_n:
+        st.caption("The batch size is larger than n: the whole data set is used in every step.")
+    out = calc(ui.items({"n": int(st.session_state.acc_calc_n),
+                         "batch_size": int(min(st.session_state.acc_calc_batch, st.session_state.acc_calc_n)),
                          "epochs": float(st.session_state.acc_calc_epochs),
                          "noise_multiplier": float(st.session_state.acc_calc_nm),
                          "delta": 10.0 ** float(st.session_state.acc_calc_log10_delta),

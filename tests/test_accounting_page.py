@@ -70,13 +70,17 @@ def test_accounting_page_changes_inputs_several_times():
 
 
 def test_accounting_page_url_values_validated_and_clamped():
-    at = _page(query={"acc_n": "100000000000", "acc_eps": "abc", "acc_algorithm": "rm -rf", "acc_bogus": "1"})
+    at = _page(query={"acc_algorithm": "dpgd-sc", "acc_mu": "0.5", "acc_n": "100000000000", "acc_eps": "abc",
+                      "acc_calc_sampling": "rm -rf", "acc_bogus": "1"})
     assert at.number_input(key="acc_n").value == 10**7  # clamped to the upper bound
     assert at.number_input(key="acc_eps").value == 1.0  # bad value ignored: default
-    assert at.selectbox(key="acc_algorithm").value == "dpsgd-rdp"
+    assert at.selectbox(key="acc_calc_sampling").value == "poisson"
     warnings = [w.value for w in at.warning]
-    assert sum("not valid" in w for w in warnings) == 1
-    assert "acc_eps" in " ".join(warnings) and "acc_bogus" in " ".join(warnings)
+    assert sum("not valid" in w for w in warnings) == 1  # one notice for all of them
+    text = " ".join(warnings)
+    assert "acc_eps" in text and "acc_bogus" in text and "acc_calc_sampling" in text and "acc_n" not in text
+    # Xue et al. Algorithm 1 at the clamped n = 10^7: sigma = 8 sqrt(2 ln(1.25e6))/(0.5 * 1e7) = 8.478e-6
+    assert float(_row(at, "paper's closed form")["σ for ε"]) == pytest.approx(8.478e-6, rel=1e-3)
 
 
 def test_accounting_page_calculator():

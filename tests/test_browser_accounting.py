@@ -80,6 +80,7 @@ def _set_number(page, label: str, value: str) -> None:
     box.press("Enter")
 
 
+@pytest.mark.slow
 def test_accounting_page_four_changes(server):
     from playwright.sync_api import sync_playwright
 
