@@ -195,7 +195,7 @@ def body() -> None:
     _init_state()
     if st.session_state.get("_acc_bad"):
         st.warning("Some link parameters were not valid and were ignored: "
-                   + ", ".join(st.session_state.pop("_acc_bad")))
+                   + ", ".join(ui.plain(b) for b in st.session_state.pop("_acc_bad")) + ".")
     names = {a: catalog.get_algorithm(a).name for a in ALGS}
     c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
     alg = c1.selectbox("Algorithm", ALGS, key="acc_algorithm", format_func=lambda a: names.get(a, a))
