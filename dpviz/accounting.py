@@ -595,9 +595,9 @@ def epsilon_general(*, noise_multiplier, delta, steps, sampling_prob=1.0, sampli
     clipped to norm G: Δ = G for add/remove, Δ = 2G for replace-one).
 
     * ``sampling="poisson"``: each example enters a step independently with probability q
-      (``dp_accounting.PoissonSampledDpEvent``); add/remove neighbours by RDP or PLD, replace-one by PLD
-      (dp_accounting's PLD models a replaced example as leaving with −Δ/2... see its docs: the pair
-      q·N(−Δ') + (1−q)·N(0) vs q·N(Δ') + (1−q)·N(0) with Δ' = Δ/2).
+      (``dp_accounting.PoissonSampledDpEvent``); add/remove neighbours by RDP or PLD, replace-one by PLD only
+      (dp_accounting's pair q·N(−Δ/2) + (1−q)·N(0) against q·N(Δ/2) + (1−q)·N(0): the replaced example's
+      contribution moves by at most Δ).
     * ``sampling="without-replacement"``: each step uses a uniformly random subset of m = q·n examples
       (``dp_accounting.SampledWithoutReplacementDpEvent`` with ``NeighboringRelation.REPLACE_ONE``), RDP of Wang,
       Balle & Kasiviswanathan (2019, Theorem 27), vectorised here (:func:`_rdp_wor_gaussian`).

@@ -312,3 +312,17 @@ def test_cli_privacy_json(capsys):
     obj = json.loads(out)
     assert code == 0 and obj["steps"] == 2344 and [r["accountant"] for r in obj["rows"]] == ["rdp", "pld"]
     assert 0 < obj["rows"][1]["eps"] < obj["rows"][0]["eps"]  # PLD tighter than RDP
+
+
+def test_figures_use_powers_of_ten_on_log_axes():
+    from dpviz import privacy_figures as pf
+
+    fig = pf.sigma_eps_figure({"closed form": ([0.1, 1.0, 10.0], [10.0, 1.0, None])}, {"paper's σ": (1.0, 1.0)},
+                              title="t")
+    fig2 = pf.eps_steps_figure([1, 10, 100], {"rdp": [0.1, 0.5, math.inf]}, current_steps=10, title="t")
+    for f in (fig, fig2):
+        for ax in (f.layout.xaxis, f.layout.yaxis):
+            assert ax.type == "log" and ax.exponentformat == "power" and ax.dtick == 1
+    assert fig.data[0].y == (10.0, 1.0, None) and fig2.data[0].y == (0.1, 0.5, None)  # gaps, not inf
+    with pytest.raises(ValueError):
+        pf.eps_steps_figure([1], {}, current_steps=None, title="t")
