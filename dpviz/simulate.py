@@ -25,6 +25,14 @@ of the loss, adds each chain's own Gaussian noise ``sigma_g * b`` (sigma from ``
 chain's grid point), projects onto the ball of radius ``R`` (if ``R`` is given) and adds the iterate to a running sum
 for the averaged output.  Only the current iterate and the running sum are stored.
 
+Engine shape: each algorithm id has one :class:`UpdateRule` in :data:`RULES` -- ``init`` (its state), ``step`` (one
+iteration of every chain) and ``output`` -- and one generic loop (``_loop``) owns the batching of indices and noise,
+the random streams, progress, cancel; :func:`simulate` and :func:`run_chains` own the cost guard.  Rules that move all
+grid points together (SGD, pairwise SGD with history, full-gradient GD) share the projected noisy gradient step; rules
+with rounds or epochs of their own (PIDP-SGD, DPEGD) run one grid point at a time.  :func:`run_chains` runs the same
+rule on several training sets side by side (neighbouring S and S' with shared indices and noise, or independent
+trials on D and D'), which is what ``dpviz.stability`` and ``dpviz.audit`` build on.
+
 Random numbers: ``SeedSequence(seed)`` spawns one child per grid point, and each child three independent streams
 (indices, per-step noise, output noise) of the fast ``SFC64`` bit generator.  Same seed -> identical results; the
 k-th grid point's streams depend only on (seed, k), not on the other grid values; algorithms run with the same seed
@@ -101,6 +109,10 @@ from dpviz import stats
 
 __all__ = [
     "simulate",
+    "run_chains",
+    "ChainRun",
+    "RULES",
+    "UpdateRule",
     "gradient_evaluations",
     "estimate_cost",
     "supported_algorithms",
@@ -492,17 +504,86 @@ def _work(algorithm_id, spec, reps, pshape, plans, evaluate=("risk", "metric"), 
     return total
 
 
+#: Time per work unit of each update-rule kind relative to SECONDS_PER_UNIT, keyed by (kind, pairs, per-step
+#: Gaussian noise): measured by benchmarks/bench_cost_estimate.py as CPU time / estimate per algorithm (see
+#: benchmarks/RESULTS.md, "Cost estimate"), set so that CPU time / estimate is about 0.8 for every kind.  Drawing the
+#: per-step noise costs about as much as the gradient itself; pairwise steps gather two rows per chain; the history
+#: rule loops over blocks of past examples.  The estimate is CPU time of one core: on a shared, loaded server the
+#: wall time is larger by the load factor.
+_KIND_FACTOR: dict[tuple[str, bool, bool], float] = {
+    ("sgd", False, True): 0.55,
+    ("sgd", False, False): 0.33,
+    ("sgd", True, True): 1.75,
+    ("sgd", True, False): 1.1,
+    ("full", False, True): 0.4,
+    ("full", False, False): 0.4,
+    ("full", True, True): 0.7,
+    ("full", True, False): 0.7,
+    ("history", True, True): 1.35,
+    ("history", True, False): 1.35,
+    ("epoch", True, True): 1.0,
+    ("epoch", True, False): 1.0,
+    ("pidp", False, True): 0.41,
+    ("pidp", False, False): 0.41,
+}
+#: Time per unit of the risk evaluation (one vectorised loss over eval_rows rows per chain) relative to a step unit.
+_EVAL_FACTOR = 0.4
+#: Work units per test row and chain of the AUC metric (ranking the scores: measured ~1.4e-7 s per element).
+_AUC_UNITS_PER_ROW = 10.0
+
+
+def _metric_units(data, spec, pshape, chains: int, evaluate) -> float:
+    """Work units of the test-set metric: classification error (one score per row) or AUC (scores + a ranking);
+    the regression MSE is O(d^2) per chain and negligible."""
+    if "metric" not in evaluate or len(pshape) != 1:
+        return 0.0
+    y_test = getattr(data, "y_test", None)
+    m = len(y_test) if y_test is not None else int(getattr(data, "n_test", 0))
+    d = int(pshape[0])
+    task = data.task
+    if spec.pairs:
+        return float(chains * m * (d + _AUC_UNITS_PER_ROW)) if task == "classification" else 0.0
+    return float(chains * m * d) if task == "classification" else 0.0
+
+
+def _time_units(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows, data) -> float:
+    """Work units scaled to wall time: the update steps weighted by their kind's factor, plus evaluation."""
+    steps = _work(algorithm_id, spec, reps, pshape, plans, evaluate=(), eval_rows=eval_rows)
+    evals = _work(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows) - steps
+    factor = _KIND_FACTOR.get((spec.kind, bool(spec.pairs), spec.noise == "gradient"), 1.0)
+    return factor * steps + _EVAL_FACTOR * evals + _metric_units(data, spec, pshape, len(plans) * reps, evaluate)
+
+
 def estimate_cost(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, params=None,
                   evaluate=("risk", "metric"), eval_rows: int = _EVAL_ROWS) -> dict[str, float]:
-    """Estimate the work of :func:`simulate` without running it.
+    """Estimate the cost of :func:`simulate` without running it.
 
-    Returns ``{"work": units, "seconds": estimated seconds, "chains": G * reps, "steps": max T}``; one work unit is
-    one gradient coordinate of one chain at one step (``SECONDS_PER_UNIT`` seconds on the reference machine).
+    ``data`` is a built :class:`dpviz.data.Dataset`, or a :class:`dpviz.data.DatasetPlan`
+    (:func:`dpviz.data.plan_dataset`) for a data set not built yet: then the cost of generating it is included, so
+    that a caller can refuse a large n before building anything.
+
+    Returns ``{"work": units, "seconds": estimated wall time (data generation + simulation), "engine_seconds",
+    "data_seconds", "bytes": estimated peak memory (data set + engine), "chains": G * reps, "steps": max T}``.  One
+    work unit is one gradient coordinate of one chain at one step (``SECONDS_PER_UNIT`` seconds on the reference
+    machine); the seconds weight the units by the update rule's measured speed (``_KIND_FACTOR``) and add the test
+    metric's cost.
     """
     _, spec, _, _, reps, _, gvals, pshape, _, plans, _ = _plan(algorithm_id, data, loss, grid, reps, params)
-    work = _work(algorithm_id, spec, reps, pshape, plans, evaluate, v.check_int("eval_rows", eval_rows, minimum=10))
-    return {"work": work, "seconds": work * SECONDS_PER_UNIT, "chains": len(gvals) * reps,
-            "steps": max(p["T"] for p in plans)}
+    eval_rows = v.check_int("eval_rows", eval_rows, minimum=10)
+    work = _work(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows)
+    engine_s = _time_units(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows, data) * SECONDS_PER_UNIT
+    chains = len(gvals) * reps
+    dim = int(np.prod(pshape))
+    # engine state: iterate, running sum, noise and gradient buffers per chain, plus the evaluation samples
+    engine_bytes = 8 * chains * dim * 6 + 8 * 4 * eval_rows * (dim + 1) + 8 * _BUF_FLOATS
+    cost = getattr(data, "cost", None)
+    if cost is not None and getattr(data, "X", None) is None:  # a DatasetPlan: not built yet
+        data_s, data_bytes = float(cost.seconds), int(cost.bytes_peak)
+    else:
+        data_s = 0.0
+        data_bytes = int(sum(np.asarray(getattr(data, a)).nbytes for a in ("X", "y", "X_test", "y_test")))
+    return {"work": work, "seconds": engine_s + data_s, "engine_seconds": engine_s, "data_seconds": data_s,
+            "bytes": data_bytes + engine_bytes, "chains": chains, "steps": max(p["T"] for p in plans)}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -517,42 +598,18 @@ def _epoch_sizes(n: int) -> list[int]:
     return sizes
 
 
-def _history_grad(lossobj, w, X, y, new, hist):
+def _history_grad(ctx, w, new, hist):
     """(1/t) sum_{k<=t} grad f(w; z_new, z_{i_k}) for every chain (002_529032789875e3ba.txt, Algorithm 1)."""
     t = hist.shape[-1]
-    xn, yn = X[new][:, :, None], y[new][:, :, None]
+    xn, yn = ctx.rows(new)
+    xn, yn = xn[:, :, None], yn[:, :, None]
     we = w[:, :, None]
     c = max(1, _BUF_FLOATS // max(1, w.size))
     out = np.zeros_like(w)
     for s in range(0, t, c):
-        H = hist[:, :, s:s + c]
-        out += lossobj.grad(we, xn, yn, X[H], y[H]).sum(axis=2)
+        xh, yh = ctx.rows(hist[:, :, s:s + c])
+        out += ctx.lossobj.grad(we, xn, yn, xh, yh).sum(axis=2)
     return out / t
-
-
-def _run_epochs(lossobj, wg, X, y, n, eta, schedule, R, nparam, rng, z_inject=None, laplace=False):
-    """Algorithm 3 (DPEGD) of 004_f0930831cb554e22.txt for all repetitions of one grid point; wg: (reps, ...).
-
-    ``schedule`` holds the per-epoch Gaussian standard deviations sigma_i, or with ``laplace=True`` the per-epoch
-    Laplace scales (the delta = 0 variant of Algorithm 3: coordinate-wise Lap(scale_i) noise).
-    """
-    start = 0
-    for i, m in enumerate(_epoch_sizes(n), start=1):
-        Xi, yi = X[start:start + m], y[start:start + m]
-        start += m
-        eta_i = eta * 4.0 ** (-i)
-        acc = np.zeros_like(wg)
-        for _ in range(m):
-            wg = _project(wg - eta_i * _full_grad(lossobj, wg, Xi, yi, True, nparam), R, nparam)
-            acc += wg
-        if z_inject is not None:
-            z = z_inject[i - 1]
-        elif laplace:
-            z = rng.laplace(0.0, 1.0, size=wg.shape)
-        else:
-            z = rng.standard_normal(size=wg.shape)
-        wg = acc / m + schedule[i - 1] * z
-    return wg
 
 
 def _hessian(lossobj, w, X, y, h=1e-5):
@@ -573,45 +630,6 @@ def _solve_erm(lossobj, X, y, d):
         return float(np.mean(lossobj.value(w[None], X, y))), np.mean(lossobj.grad(w[None], X, y), axis=0)
 
     return minimize(fun, np.zeros(d), jac=True, method="L-BFGS-B", options={"maxiter": 500, "gtol": 1e-10}).x
-
-
-def _run_pidp(lossobj, X, y, pl, reps, R, rng_idx, rng_noise, noise=None, indices=None, g=0):
-    """Algorithm 1 (PIDP-SGD) of 001_9fced7ebb2318939.txt for all repetitions of one grid point.
-
-    Returns the last global model (reps, d) and the fraction of noisy steps per chain.
-    """
-    n, eta, sigma = pl["n"], pl["eta"], pl["sigma"]
-    q = pl["pidp"]
-    Xn, yn = X[:n], y[:n]
-    d = X.shape[1]
-    theta0 = q["theta0"]
-    theta0 = _solve_erm(lossobj, Xn, yn, d) if theta0 is None else np.asarray(theta0, dtype=float).reshape(d)
-    w = np.tile(theta0, (reps, 1))
-    ke = math.expm1(q["eps1"])
-    A = 2.0 * q["r"] * math.exp(q["eps1"]) * q["delta1"]
-    noisy = np.zeros(reps)
-    t = 0
-    for _ in range(q["rounds"]):
-        wg = w.copy()  # theta^(g)
-        H = _hessian(lossobj, wg, Xn, yn)
-        Hinv = np.linalg.pinv(H)
-        for _ in range(q["T_local"]):
-            i = np.asarray(indices(t), dtype=np.intp)[g] if indices is not None else rng_idx.integers(0, n, reps)
-            c = np.einsum("rij,rj->ri", Hinv, lossobj.grad(wg, Xn[i], yn[i])) / n
-            c = 2.0 * (c + q["E"] * np.sign(c))
-            if q["sigma_c"] > 0:
-                c = c + q["sigma_c"] * rng_noise.standard_normal(c.shape)
-            a = np.abs(c)
-            big = np.any(a >= A / ke, axis=1)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                small_ok = np.all(np.log(A / (A - ke * a)) <= 2.0 * q["eps1"], axis=1)
-            use_noise = big | ~small_ok
-            b = np.asarray(noise(t), dtype=float)[g] if noise is not None else rng_noise.standard_normal(w.shape)
-            grad = lossobj.grad(w, Xn[i], yn[i]) + (sigma * use_noise)[:, None] * b
-            w = _project(w - eta * grad, R, 1)
-            noisy += use_noise
-            t += 1
-    return w, noisy / max(t, 1)
 
 
 def _bcast(vals, ndim):
@@ -659,6 +677,381 @@ def _check_cancel(cancel):
     stop = cancel.is_set() if hasattr(cancel, "is_set") else cancel()
     if stop:
         raise Cancelled("simulation cancelled")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# update rules (state, step, output) and the generic loop
+
+
+class _Chains:
+    """Everything an update rule sees: the chains' settings, the training data, the random streams and buffers.
+
+    ``X, y`` are the training rows shared by every grid point, or one set per grid point (``X`` of shape
+    (G, n, d)), which is how neighbouring data sets S and S' run side by side (:func:`run_chains`).  ``rngs[g]`` are
+    the grid point's (indices, per-step noise, output noise) streams.  ``ibuf / jbuf / nbuf`` are the blocks of
+    indices and noise drawn by the loop for the current block of steps (``s`` indexes them).
+    """
+
+    def __init__(self, *, lossobj, spec, X, y, plans, reps, pshape, R, rngs, noise=None, indices=None,
+                 output_noise=None, track_average=False):
+        self.lossobj, self.spec, self.X, self.y, self.plans, self.reps = lossobj, spec, X, y, plans, reps
+        self.pshape, self.R, self.rngs = pshape, R, rngs
+        self.noise, self.indices, self.output_noise = noise, indices, output_noise
+        self.G = len(plans)
+        self.nparam = len(pshape)
+        self.shape = (self.G, reps) + pshape
+        self.ndim = len(self.shape)
+        self.active = np.array([p["run"] for p in plans])
+        self.Tg = np.array([p["T"] if p["run"] else 0 for p in plans])
+        self.Tmax = int(self.Tg.max()) if self.G else 0
+        self.ng = np.array([p["n"] for p in plans])
+        self.eta = _bcast([p["eta"] for p in plans], self.ndim)
+        self.sig = _bcast([p["sigma"] for p in plans], self.ndim)
+        self.grad_noise = spec.noise == "gradient" and bool(np.any(self.sig > 0))
+        self.sig_scalar = float(self.sig.ravel()[0]) if np.all(self.sig == self.sig.ravel()[0]) else None
+        self.eta_scalar = float(self.eta.ravel()[0]) if np.all(self.eta == self.eta.ravel()[0]) else None
+        self.uniform_T = bool(np.all(self.Tg == self.Tmax))
+        self.track_average = track_average
+        self.extra: dict[str, np.ndarray] = {}  # per-chain by-products (G, reps), e.g. PIDP-SGD's noisy fraction
+        self.ibuf = self.jbuf = self.nbuf = None
+
+    def rows(self, I):
+        """Training rows X[I], y[I] for an index array I of shape (G, reps, ...)."""
+        if self.X.ndim == 2:
+            return self.X[I], self.y[I]
+        g = np.arange(self.G).reshape((self.G,) + (1,) * (np.ndim(I) - 1))
+        return self.X[g, I], self.y[g, I]
+
+    def data(self, g):
+        """Grid point g's training rows (the first n of them)."""
+        n = self.ng[g]
+        if self.X.ndim == 2:
+            return self.X[:n], self.y[:n]
+        return self.X[g, :n], self.y[g, :n]
+
+
+class UpdateRule:
+    """One algorithm's update rule: ``init`` (state), ``step`` (one iteration of every chain), ``output``.
+
+    Rules with ``per_grid = False`` advance all grid points and repetitions together, one step at a time, with the
+    indices and noise the generic loop draws in blocks (``ctx.ibuf``, ``ctx.jbuf``, ``ctx.nbuf``); rules with
+    ``per_grid = True`` (rounds or epochs of their own) run one grid point at a time, all repetitions together, and
+    draw from the grid point's streams themselves.  ``sampling`` says which indices the loop draws: ``"one"``,
+    ``"pair"`` (i != j) or ``None``.
+    """
+
+    per_grid = False
+    sampling: str | None = None
+    extras: tuple[str, ...] = ()  # per-chain by-products the rule records in ctx.extra (columns of the frame)
+
+    def init(self, ctx): ...
+
+    def step(self, ctx, state, t, s): ...
+
+    def output(self, ctx, state): ...
+
+
+class _GradientRule(UpdateRule):
+    """w <- Proj_W(w - eta (direction + sigma b)); the running sum of the iterates gives the averaged output."""
+
+    def __init__(self, output="average"):
+        self.out_kind = output
+
+    def init(self, ctx):
+        acc = np.zeros(ctx.shape) if (self.out_kind != "last" or ctx.track_average) else None
+        return {"w": np.zeros(ctx.shape), "acc": acc}
+
+    def direction(self, ctx, state, t, s):
+        raise NotImplementedError
+
+    def step(self, ctx, state, t, s):
+        w, acc = state["w"], state["acc"]
+        grad = self.direction(ctx, state, t, s)
+        grad = np.array(grad, dtype=float, copy=True) if not isinstance(grad, np.ndarray) else grad
+        if ctx.grad_noise:
+            b = ctx.noise(t) if ctx.noise is not None else ctx.nbuf[:, s]
+            grad = grad + (ctx.sig_scalar * b if ctx.sig_scalar is not None else ctx.sig * b)
+        if acc is not None:
+            if ctx.uniform_T:
+                acc += w
+            else:
+                acc += w * _bcast(t < ctx.Tg, ctx.ndim)
+        grad *= ctx.eta_scalar if ctx.eta_scalar is not None else ctx.eta
+        if ctx.uniform_T:
+            state["w"] = _project(w - grad, ctx.R, ctx.nparam)
+        else:
+            state["w"] = np.where(_bcast(t < ctx.Tg, ctx.ndim) > 0, _project(w - grad, ctx.R, ctx.nparam), w)
+
+    def average(self, ctx, state, kind=None):
+        kind = kind or self.out_kind
+        T_b = _bcast(np.maximum(ctx.Tg, 1), ctx.ndim)
+        if kind == "average0":
+            return (state["acc"] + state["w"]) / (T_b + 1)
+        return state["acc"] / T_b
+
+    def output(self, ctx, state):
+        return state["w"] if self.out_kind == "last" else self.average(ctx, state)
+
+
+class SGDRule(_GradientRule):
+    """One uniformly drawn example (or pair i != j) per step: 000 Algorithms 1-2, 003 Algorithm 1, 001 eq. (1)."""
+
+    def __init__(self, output="average", pairs=False):
+        super().__init__(output)
+        self.pairs = pairs
+        self.sampling = "pair" if pairs else "one"
+
+    def direction(self, ctx, state, t, s):
+        if ctx.indices is not None:
+            I = ctx.indices(t)
+            if self.pairs:
+                I, J = (np.asarray(a, dtype=np.intp) for a in I)
+            else:
+                I = np.asarray(I, dtype=np.intp)
+        else:
+            I = ctx.ibuf[:, s]
+            J = ctx.jbuf[:, s] if self.pairs else None
+        xi, yi = ctx.rows(I)
+        if self.pairs:
+            xj, yj = ctx.rows(J)
+            return ctx.lossobj.grad(state["w"], xi, yi, xj, yj)
+        return ctx.lossobj.grad(state["w"], xi, yi)
+
+
+class HistoryRule(_GradientRule):
+    """Pairwise SGD averaging over all previously drawn examples (002 Algorithm 1); keeps the index history."""
+
+    sampling = "one"
+
+    def init(self, ctx):
+        state = super().init(ctx)
+        hist = np.zeros((ctx.G, ctx.reps, ctx.Tmax + 1), dtype=np.intp)
+        for g in range(ctx.G):
+            hist[g, :, 0] = (np.asarray(ctx.indices(0), dtype=np.intp)[g] if ctx.indices is not None
+                             else ctx.rngs[g][0].integers(0, ctx.ng[g], size=ctx.reps))
+        state["hist"] = hist
+        return state
+
+    def direction(self, ctx, state, t, s):
+        new = np.asarray(ctx.indices(t + 1), dtype=np.intp) if ctx.indices is not None else ctx.ibuf[:, s]
+        hist = state["hist"]
+        hist[:, :, t + 1] = new
+        return _history_grad(ctx, state["w"], new, hist[:, :, :t + 1])
+
+
+class FullGradientRule(_GradientRule):
+    """Full-batch (pairwise) empirical gradient per step: GD, 004 Algorithms 1-2."""
+
+    def __init__(self, output="average0", pairs=False):
+        super().__init__(output)
+        self.pairs = pairs
+
+    def direction(self, ctx, state, t, s):
+        w = state["w"]
+        out = []
+        for g in range(ctx.G):
+            if t < ctx.Tg[g]:
+                Xg, yg = ctx.data(g)
+                out.append(_full_grad(ctx.lossobj, w[g], Xg, yg, self.pairs, ctx.nparam))
+            else:
+                out.append(np.zeros(w.shape[1:]))
+        return np.stack(out)
+
+
+class EpochRule(UpdateRule):
+    """Algorithm 3 (DPEGD) of 004_f0930831cb554e22.txt, one grid point at a time (its epochs have their own data,
+    step sizes and output noise).  The plan's ``schedule`` holds the per-epoch Gaussian standard deviations sigma_i,
+    or with ``epoch_laplace`` the per-epoch Laplace scales (the delta = 0 variant: coordinate-wise Lap(scale_i))."""
+
+    per_grid = True
+    own_output_noise = True
+
+    def steps(self, ctx, g):
+        return sum(_epoch_sizes(ctx.plans[g]["n"]))
+
+    def init(self, ctx, g):
+        return {"w": np.zeros(ctx.shape[1:]), "sizes": _epoch_sizes(ctx.plans[g]["n"]), "epoch": 0, "pos": 0,
+                "start": 0}
+
+    def step(self, ctx, st, g, t):
+        pl = ctx.plans[g]
+        i, m = st["epoch"] + 1, st["sizes"][st["epoch"]]
+        if st["pos"] == 0:
+            Xg, yg = ctx.data(g)
+            st["Xi"], st["yi"] = Xg[st["start"]:st["start"] + m], yg[st["start"]:st["start"] + m]
+            st["start"] += m
+            st["acc"] = np.zeros_like(st["w"])
+        eta_i = pl["eta"] * 4.0 ** (-i)
+        st["w"] = _project(st["w"] - eta_i * _full_grad(ctx.lossobj, st["w"], st["Xi"], st["yi"], True, ctx.nparam),
+                           ctx.R, ctx.nparam)
+        st["acc"] += st["w"]
+        st["pos"] += 1
+        if st["pos"] == m:
+            if ctx.output_noise is not None:
+                z = np.asarray(ctx.output_noise, float)[g][i - 1]
+            elif pl["epoch_laplace"]:
+                z = ctx.rngs[g][2].laplace(0.0, 1.0, size=st["w"].shape)
+            else:
+                z = ctx.rngs[g][2].standard_normal(size=st["w"].shape)
+            st["w"] = st["acc"] / m + pl["schedule"][i - 1] * z
+            st["epoch"] += 1
+            st["pos"] = 0
+
+    def output(self, ctx, st, g):
+        return st["w"]
+
+
+class PIDPRule(UpdateRule):
+    """Algorithm 1 (PIDP-SGD) of 001_9fced7ebb2318939.txt, one grid point at a time (rounds with a Hessian at the
+    round's global model); records the fraction of noisy steps per chain in ``ctx.extra["noisy_fraction"]``."""
+
+    per_grid = True
+    extras = ("noisy_fraction",)
+
+    def steps(self, ctx, g):
+        q = ctx.plans[g]["pidp"]
+        return q["rounds"] * q["T_local"]
+
+    def init(self, ctx, g):
+        if ctx.nparam != 1:
+            raise ValueError("PIDP-SGD is implemented for vector parameters only.")
+        q = ctx.plans[g]["pidp"]
+        Xn, yn = ctx.data(g)
+        d = Xn.shape[1]
+        theta0 = q["theta0"]
+        theta0 = _solve_erm(ctx.lossobj, Xn, yn, d) if theta0 is None else np.asarray(theta0, dtype=float).reshape(d)
+        return {"w": np.tile(theta0, (ctx.reps, 1)), "noisy": np.zeros(ctx.reps), "t": 0,
+                "ke": math.expm1(q["eps1"]), "A": 2.0 * q["r"] * math.exp(q["eps1"]) * q["delta1"]}
+
+    def step(self, ctx, st, g, t):
+        pl = ctx.plans[g]
+        q, n, eta, sigma = pl["pidp"], pl["n"], pl["eta"], pl["sigma"]
+        Xn, yn = ctx.data(g)
+        if t % q["T_local"] == 0:  # a new round: global model theta^(g), its Hessian and inverse
+            st["wg"] = st["w"].copy()
+            st["Hinv"] = np.linalg.pinv(_hessian(ctx.lossobj, st["wg"], Xn, yn))
+        w, wg, ke, A = st["w"], st["wg"], st["ke"], st["A"]
+        i = (np.asarray(ctx.indices(t), dtype=np.intp)[g] if ctx.indices is not None
+             else ctx.rngs[g][0].integers(0, n, ctx.reps))
+        c = np.einsum("rij,rj->ri", st["Hinv"], ctx.lossobj.grad(wg, Xn[i], yn[i])) / n
+        c = 2.0 * (c + q["E"] * np.sign(c))
+        if q["sigma_c"] > 0:
+            c = c + q["sigma_c"] * ctx.rngs[g][1].standard_normal(c.shape)
+        a = np.abs(c)
+        big = np.any(a >= A / ke, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            small_ok = np.all(np.log(A / (A - ke * a)) <= 2.0 * q["eps1"], axis=1)
+        use_noise = big | ~small_ok
+        b = (np.asarray(ctx.noise(t), dtype=float)[g] if ctx.noise is not None
+             else ctx.rngs[g][1].standard_normal(w.shape))
+        grad = ctx.lossobj.grad(w, Xn[i], yn[i]) + (sigma * use_noise)[:, None] * b
+        st["w"] = _project(w - eta * grad, ctx.R, 1)
+        st["noisy"] += use_noise
+        st["t"] += 1
+
+    def output(self, ctx, st, g):
+        ctx.extra["noisy_fraction"][g] = st["noisy"] / max(st["t"], 1)
+        return st["w"]
+
+
+#: The update rule of each algorithm id in :data:`SPECS`.
+RULES: dict[str, UpdateRule] = {
+    "sgd": SGDRule("average"),
+    "gd": FullGradientRule("average0", pairs=False),
+    "dpsgd-rdp": SGDRule("average"),
+    "dpsgd-rdp-pairwise": SGDRule("average", pairs=True),
+    "dpsgd-output": SGDRule("average"),
+    "pairwise-sgd": HistoryRule("average"),
+    "pairwise-sgd-output": HistoryRule("average"),
+    "dpsgd-pl": SGDRule("last"),
+    "dpgd-sc": FullGradientRule("last", pairs=True),
+    "dpgd-c": FullGradientRule("average0", pairs=True),
+    "dp-epoch-gd": EpochRule(),
+    "pidp-sgd": PIDPRule(),
+}
+
+
+def _streams(seed, G, coupled=False):
+    """(indices, per-step noise, output noise) SFC64 streams per grid point from ``SeedSequence(seed)``.
+
+    ``coupled=True``: every grid point gets the streams of the first child (same indices, same noise).
+    """
+    streams = [ch.spawn(3) for ch in np.random.SeedSequence(seed).spawn(1 if coupled else G)]
+    if coupled:
+        streams = streams * G  # the same three seed sequences: a fresh generator from each repeats its numbers
+    return [[np.random.Generator(np.random.SFC64(s)) for s in three] for three in streams]
+
+
+def _loop(rule, ctx, progress=None, cancel=None, monitor=None):
+    """The generic loop: draws indices and noise in blocks, runs ``rule.step``, reports progress, checks ``cancel``.
+
+    ``monitor(t, state, ctx)`` (optional) is called after every step of a ``per_grid = False`` rule.  Returns the
+    output (G, reps, ...) before output perturbation, and the final state (None for ``per_grid`` rules).
+    """
+    for key in rule.extras:
+        ctx.extra.setdefault(key, np.full((ctx.G, ctx.reps), np.nan))
+    if rule.per_grid:
+        out = np.zeros(ctx.shape)
+        for g, pl in enumerate(ctx.plans):
+            if pl["run"]:
+                st = rule.init(ctx, g)
+                for t in range(rule.steps(ctx, g)):
+                    rule.step(ctx, st, g, t)
+                out[g] = rule.output(ctx, st, g)
+            if progress is not None:
+                progress(0.9 * (g + 1) / ctx.G)
+            _check_cancel(cancel)
+        return out, None
+    G, reps, Tmax = ctx.G, ctx.reps, ctx.Tmax
+    D = int(np.prod(ctx.pshape))
+    K = max(1, min(Tmax, _BUF_FLOATS // max(1, G * reps * D))) if Tmax else 1
+    if ctx.grad_noise and ctx.noise is None:
+        ctx.nbuf = np.zeros((G, K, reps) + ctx.pshape)
+    if rule.sampling and ctx.indices is None:
+        ctx.ibuf = np.zeros((G, K, reps), dtype=np.intp)  # zeros: chains that do not run (infeasible) read index 0
+        ctx.jbuf = np.zeros((G, K, reps), dtype=np.intp) if rule.sampling == "pair" else None
+    state = rule.init(ctx)
+    for t0 in range(0, Tmax, K):
+        k = min(K, Tmax - t0)
+        for g in range(G):
+            if t0 >= ctx.Tg[g]:
+                continue
+            if ctx.nbuf is not None:
+                ctx.rngs[g][1].standard_normal(out=ctx.nbuf[g, :k])
+            if ctx.ibuf is not None:
+                ctx.ibuf[g, :k] = ctx.rngs[g][0].integers(0, ctx.ng[g], size=(k, reps))
+                if ctx.jbuf is not None:  # uniform j != i
+                    j = ctx.rngs[g][0].integers(0, ctx.ng[g] - 1, size=(k, reps))
+                    ctx.jbuf[g, :k] = j + (j >= ctx.ibuf[g, :k])
+        for s in range(k):
+            rule.step(ctx, state, t0 + s, s)
+            if monitor is not None:
+                monitor(t0 + s, state, ctx)
+        if progress is not None:
+            progress(0.9 * (t0 + k) / Tmax)
+        _check_cancel(cancel)
+    return rule.output(ctx, state), state
+
+
+def _release(rule, ctx, out):
+    """Output perturbation (Spec.noise == "output"): Gaussian N(0, sigma^2 I) or Laplace, then optionally Proj_W."""
+    spec = ctx.spec
+    if spec.noise != "output" or getattr(rule, "own_output_noise", False):
+        return out
+    for g, pl in enumerate(ctx.plans):
+        if not pl["run"]:
+            continue
+        if ctx.output_noise is not None:
+            z = np.asarray(ctx.output_noise, dtype=float)[g]
+        elif pl["laplace"] is not None:
+            z = ctx.rngs[g][2].laplace(0.0, 1.0, size=out.shape[1:])
+        else:
+            z = ctx.rngs[g][2].standard_normal(size=out.shape[1:])
+        scale = pl["laplace"] if pl["laplace"] is not None else pl["sigma"]
+        out[g] = out[g] + scale * z
+        if spec.project_output:
+            out[g] = _project(out[g], ctx.R, ctx.nparam)
+    return out
 
 
 def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed: int = 0, params=None,
@@ -711,150 +1104,29 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
     SimulationResult
     """
     t_start = time.perf_counter()
+    if getattr(data, "cost", None) is not None and getattr(data, "X", None) is None:
+        raise ValueError("data is a DatasetPlan (sizes only); build it first (plan.build()) to simulate.")
     alg, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params = _plan(
         algorithm_id, data, loss, grid, reps, params)
     seed = v.check_int("seed", seed, minimum=0)
     eval_rows = v.check_int("eval_rows", eval_rows, minimum=10)
-    work = _work(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows)
+    # the guard counts work in units of SECONDS_PER_UNIT of wall time (the update rule's speed and the metric included)
+    work = _time_units(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows, data)
     if max_work is not None and work > max_work:
         raise CostTooHigh(
             f"this simulation needs about {work:.3g} work units (~{work * SECONDS_PER_UNIT:.0f} s), above the cap of "
             f"{max_work:.3g} (~{max_work * SECONDS_PER_UNIT:.0f} s); reduce repetitions, grid points, T or n.")
-    G = len(plans)
-    nparam = len(pshape)
-    shape = (G, reps) + pshape
-    ndim = len(shape)
-    children = np.random.SeedSequence(seed).spawn(G)
-    rngs = [[np.random.Generator(np.random.SFC64(s)) for s in ch.spawn(3)] for ch in children]
-    active_g = np.array([p["run"] for p in plans])
-    Tg = np.array([p["T"] if p["run"] else 0 for p in plans])
-    Tmax = int(Tg.max()) if G else 0
-    ng = np.array([p["n"] for p in plans])
-    eta = _bcast([p["eta"] for p in plans], ndim)
-    sig = _bcast([p["sigma"] for p in plans], ndim)
-    grad_noise = spec.noise == "gradient" and np.any(sig > 0)
-    sig_scalar = float(sig.ravel()[0]) if np.all(sig == sig.ravel()[0]) else None
-    eta_scalar = float(eta.ravel()[0]) if np.all(eta == eta.ravel()[0]) else None
-    X, y = np.asarray(data.X, float), np.asarray(data.y, float)
-
-    w = np.zeros(shape)
-    acc = np.zeros(shape) if spec.output != "last" else None
-    D = int(np.prod(pshape))
-    K = max(1, min(Tmax, _BUF_FLOATS // max(1, G * reps * D))) if Tmax else 1
-    nbuf = np.zeros((G, K, reps) + pshape) if (grad_noise and noise is None) else None
-    if spec.kind in ("sgd", "history") and indices is None:
-        ibuf = np.zeros((G, K, reps), dtype=np.intp)  # zeros: chains that do not run (infeasible) read index 0
-        jbuf = np.zeros((G, K, reps), dtype=np.intp) if (spec.pairs and spec.kind == "sgd") else None
-    if spec.kind == "history":
-        hist = np.zeros((G, reps, Tmax + 1), dtype=np.intp)
-        for g in range(G):
-            hist[g, :, 0] = (np.asarray(indices(0), dtype=np.intp)[g] if indices is not None
-                             else rngs[g][0].integers(0, ng[g], size=reps))
-    noisy_frac = None
-    if spec.kind == "pidp":
-        if len(pshape) != 1:
-            raise ValueError("PIDP-SGD is implemented for vector parameters only.")
-        noisy_frac = np.full((G, reps), np.nan)
-        for g, pl in enumerate(plans):
-            if pl["run"]:
-                w[g], noisy_frac[g] = _run_pidp(lossobj, X, y, pl, reps, R, rngs[g][0], rngs[g][1], noise, indices, g)
-            if progress is not None:
-                progress(0.9 * (g + 1) / G)
-            _check_cancel(cancel)
-        Tmax = 0
-    if spec.kind == "epoch":
-        for g, pl in enumerate(plans):
-            if pl["run"]:
-                w[g] = _run_epochs(lossobj, w[g], X, y, pl["n"], pl["eta"], pl["schedule"], R, nparam, rngs[g][2],
-                                   None if output_noise is None else np.asarray(output_noise, float)[g],
-                                   laplace=pl["epoch_laplace"])
-            if progress is not None:
-                progress(0.9 * (g + 1) / G)
-            _check_cancel(cancel)
-        Tmax = 0
-    uniform_T = bool(np.all(Tg == Tmax))
-    for t0 in range(0, Tmax, K):
-        k = min(K, Tmax - t0)
-        for g in range(G):
-            if t0 >= Tg[g]:
-                continue
-            if nbuf is not None:
-                rngs[g][1].standard_normal(out=nbuf[g, :k])
-            if spec.kind in ("sgd", "history") and indices is None:
-                ibuf[g, :k] = rngs[g][0].integers(0, ng[g], size=(k, reps))
-                if jbuf is not None:  # uniform j != i
-                    j = rngs[g][0].integers(0, ng[g] - 1, size=(k, reps))
-                    jbuf[g, :k] = j + (j >= ibuf[g, :k])
-        for s in range(k):
-            t = t0 + s
-            if spec.kind == "sgd":
-                if indices is not None:
-                    I = indices(t)
-                    if spec.pairs:
-                        I, J = (np.asarray(a, dtype=np.intp) for a in I)
-                    else:
-                        I = np.asarray(I, dtype=np.intp)
-                else:
-                    I = ibuf[:, s]
-                    J = jbuf[:, s] if spec.pairs else None
-                if spec.pairs:
-                    grad = lossobj.grad(w, X[I], y[I], X[J], y[J])
-                else:
-                    grad = lossobj.grad(w, X[I], y[I])
-            elif spec.kind == "history":
-                new = np.asarray(indices(t + 1), dtype=np.intp) if indices is not None else ibuf[:, s]
-                hist[:, :, t + 1] = new
-                grad = _history_grad(lossobj, w, X, y, new, hist[:, :, :t + 1])
-            else:
-                grad = np.stack([_full_grad(lossobj, w[g], X[:ng[g]], y[:ng[g]], spec.pairs, nparam)
-                                 if t < Tg[g] else np.zeros(w.shape[1:]) for g in range(G)])
-            grad = np.array(grad, dtype=float, copy=True) if not isinstance(grad, np.ndarray) else grad
-            if grad_noise:
-                b = noise(t) if noise is not None else nbuf[:, s]
-                if sig_scalar is not None:
-                    grad = grad + sig_scalar * b
-                else:
-                    grad = grad + sig * b
-            if acc is not None:
-                if uniform_T:
-                    acc += w
-                else:
-                    acc += w * _bcast(t < Tg, ndim)
-            grad *= eta_scalar if eta_scalar is not None else eta
-            if uniform_T:
-                w = _project(w - grad, R, nparam)
-            else:
-                w = np.where(_bcast(t < Tg, ndim) > 0, _project(w - grad, R, nparam), w)
-        if progress is not None:
-            progress(0.9 * (t0 + k) / Tmax)
-        _check_cancel(cancel)
-
-    T_b = _bcast(np.maximum(Tg, 1), ndim)
-    if spec.output == "average":
-        out = acc / T_b
-    elif spec.output == "average0":
-        out = (acc + w) / (T_b + 1)
-    else:
-        out = w
-    if spec.noise == "output" and spec.kind != "epoch":
-        for g, pl in enumerate(plans):
-            if not pl["run"]:
-                continue
-            if output_noise is not None:
-                z = np.asarray(output_noise, dtype=float)[g]
-            elif pl["laplace"] is not None:
-                z = rngs[g][2].laplace(0.0, 1.0, size=out.shape[1:])
-            else:
-                z = rngs[g][2].standard_normal(size=out.shape[1:])
-            scale = pl["laplace"] if pl["laplace"] is not None else pl["sigma"]
-            out[g] = out[g] + scale * z
-            if spec.project_output:
-                out[g] = _project(out[g], R, nparam)
-    out[~active_g] = np.nan
+    rule = RULES[algorithm_id]
+    ctx = _Chains(lossobj=lossobj, spec=spec, X=np.asarray(data.X, float), y=np.asarray(data.y, float), plans=plans,
+                  reps=reps, pshape=pshape, R=R, rngs=_streams(seed, len(plans)), noise=noise, indices=indices,
+                  output_noise=output_noise)
+    out, _ = _loop(rule, ctx, progress, cancel)
+    out = _release(rule, ctx, out)
+    out[~ctx.active] = np.nan
 
     frame, notes = _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape, eval_rows)
-    if noisy_frac is not None:
-        frame["noisy_fraction"] = noisy_frac.ravel()
+    for key, val in ctx.extra.items():
+        frame[key] = val.ravel()
     frame.insert(0, "algorithm", algorithm_id)
     frame.insert(1, "loss", loss_id)
     frame.insert(2, "dataset", getattr(data, "name", ""))
@@ -870,6 +1142,76 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
             notes.append(f"{where} ran although the calibration is infeasible: {pl['cal'].reason}")
     return SimulationResult(algorithm_id, loss_id, getattr(data, "name", ""), gname, gvals if gname else [],
                             frame, [p["cal"] for p in plans], params, notes, time.perf_counter() - t_start, out)
+
+
+@dataclass
+class ChainRun:
+    """Outcome of :func:`run_chains`: one block of chains per training set, all with the same settings.
+
+    ``outputs`` are the released outputs (after any output perturbation), ``noiseless`` the outputs before output
+    perturbation, ``last`` the last iterates w_T and ``average`` the averaged iterates (both None for rules that run
+    one grid point at a time, PIDP-SGD and DPEGD, whose ``noiseless`` output is their last model); all of shape
+    (number of training sets, reps, ...).  ``plan`` holds n, T, eta, sigma (and the calibration under "cal").
+    """
+
+    algorithm: str
+    outputs: np.ndarray
+    noiseless: np.ndarray
+    last: np.ndarray | None
+    average: np.ndarray | None
+    plan: dict[str, Any]
+    seconds: float
+
+
+def run_chains(algorithm_id: str, data, loss, *, datasets, reps: int = 100, seed: int = 0, params=None,
+               coupled: bool = True, progress: Callable[[float], None] | None = None, cancel=None,
+               max_work: float | None = DEFAULT_MAX_WORK, monitor=None) -> ChainRun:
+    """Run ``reps`` chains of ``algorithm_id`` on each training set of ``datasets``, with the settings of ``data``.
+
+    The calibration (sigma, T, eta, ...) is computed once from ``data`` and ``params`` exactly as :func:`simulate`
+    does (no grid); every ``(X, y)`` of ``datasets`` (same shape as ``data.X, data.y``) then gets its own block of
+    chains.  ``coupled=True`` gives every block the same random streams -- the same indices and the same noise for
+    the same seed -- which is the coupling of the stability arguments (neighbouring S and S'); ``coupled=False``
+    gives independent streams per block (the trials of a distinguishing test).  ``monitor(t, state, ctx)`` is called
+    after every step of a step-by-step rule.  The cost guard counts every block.
+    """
+    t_start = time.perf_counter()
+    _, spec, lossobj, _, reps, _, _, pshape, R, plans, _ = _plan(algorithm_id, data, loss, None, reps, params)
+    seed = v.check_int("seed", seed, minimum=0)
+    if not isinstance(datasets, (list, tuple)) or not datasets:
+        raise ValueError("datasets must be a non-empty list of (X, y) training sets.")
+    X0, y0 = np.asarray(data.X, float), np.asarray(data.y, float)
+    Xs, ys = [], []
+    for X, y in datasets:
+        X, y = np.asarray(X, float), np.asarray(y, float)
+        if X.shape != X0.shape or y.shape != y0.shape:
+            raise ValueError(f"every training set must have the shape of the data set's, X {X0.shape} and y "
+                             f"{y0.shape}; got X {X.shape} and y {y.shape}.")
+        Xs.append(X)
+        ys.append(y)
+    S_ = len(Xs)
+    work = S_ * _work(algorithm_id, spec, reps, pshape, plans, evaluate=())
+    if max_work is not None and work > max_work:
+        raise CostTooHigh(
+            f"these runs need about {work:.3g} work units (~{work * SECONDS_PER_UNIT:.0f} s), above the cap of "
+            f"{max_work:.3g} (~{max_work * SECONDS_PER_UNIT:.0f} s); reduce repetitions (trials), T or n.")
+    rule = RULES[algorithm_id]
+    ctx = _Chains(lossobj=lossobj, spec=spec, X=np.stack(Xs), y=np.stack(ys), plans=plans * S_, reps=reps,
+                  pshape=pshape, R=R, rngs=_streams(seed, S_, coupled=coupled), track_average=True)
+    out, state = _loop(rule, ctx, progress, cancel, monitor)
+    noiseless = out.copy()
+    out = _release(rule, ctx, out)
+    out[~ctx.active] = np.nan
+    last = average = None
+    if state is not None:
+        last = state["w"]
+        average = rule.average(ctx, state, "average0" if rule.out_kind == "average0" else "average")
+    if progress is not None:
+        progress(1.0)
+    pl = plans[0]
+    plan = {k: pl[k] for k in ("n", "T", "eta", "sigma", "laplace", "feasible", "run", "eps", "delta", "cal")}
+    plan["R"] = R
+    return ChainRun(algorithm_id, out, noiseless, last, average, plan, time.perf_counter() - t_start)
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -122,8 +122,11 @@ def test_calibrate_select_checkbox_number_four_times(server, browser_page):
                                    timeout=WAIT)
         _settle(page)
         assert page.locator(".st-key-w_compare_all input").is_checked() == on
-        legend = page.locator(".js-plotly-plot").last.locator(".legendtext").evaluate_all("els => els.map(e => e.textContent)")
-        assert (len([t for t in legend if "current" not in t]) > 1) == on, legend
+        # the σ-vs-ε chart: one curve, or one per algorithm of the setting (plus the "current ε" marker)
+        page.wait_for_function(
+            "on => { const els = document.querySelectorAll('.st-key-chart_sigma_vs_eps .legendtext');"
+            " const n = Array.from(els).filter(e => !e.textContent.includes('current')).length;"
+            " return on ? n > 1 : n === 1; }", arg=on, timeout=WAIT)
     # invalid input: one error naming the input, no numbers; then a valid value brings the numbers back
     _number(page, "w_eps", 0)
     page.wait_for_selector("text=Fix the input", timeout=WAIT)
