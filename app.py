@@ -67,5 +67,6 @@ nav = st.navigation([
     st.Page("pages/calibrate.py", title="Calibrate"),
     st.Page("pages/bounds.py", title="Bounds"),
     st.Page("pages/simulate.py", title="Simulate"),
+    st.Page("pages/accounting.py", title="Accounting"),
 ])
 nav.run()

@@ -98,9 +98,50 @@ def _rdp_poisson_gaussian(q: float, z: float, orders):
         terms = np.where(valid, terms, -np.inf)
         out[is_int] = logsumexp(terms, axis=1) / (a[:, 0] - 1.0)
     rest = np.flatnonzero(~is_int)
-    if rest.size:
-        out[rest] = rdp._compute_rdp_poisson_subsampled_gaussian(q=q, noise_multiplier=z, orders=orders[rest])
+    for k in rest:
+        a = float(orders[k])
+        log_a = _log_a_frac(q, z, a) if a > 1.0 and math.isfinite(a) else None
+        if log_a is None:  # order 1, infinite order, or no convergence: dp_accounting's own value
+            out[k] = rdp._compute_rdp_poisson_subsampled_gaussian(q=q, noise_multiplier=z, orders=[a])[0]
+        else:
+            out[k] = log_a / (a - 1.0)
     return out
+
+
+def _log_a_frac(q: float, z: float, alpha: float):
+    """log A_α for a fractional order α (Mironov, Talwar & Zhang 2019, Sec. 3.3): the series of
+    ``dp_accounting``'s ``_compute_log_a_frac`` with its stopping rule, its terms computed as numpy arrays (blocks of
+    256) instead of one Python iteration each.  None when the series has not stopped after 1000 terms (dp_accounting
+    then drops the order; the caller defers to it)."""
+    import numpy as np
+    from scipy.special import gammaln, log_ndtr
+
+    z0 = z * z * math.log(1.0 / q - 1.0) + 0.5
+    lq, l1mq = math.log(q), math.log1p(-q)
+    log_half, log2 = math.log(0.5), math.log(2.0)
+    a0_prev = a1_prev = -np.inf
+    last0 = last1 = -np.inf
+    for start in range(0, 1000, 256):
+        i = np.arange(start, min(start + 256, 1000), dtype=float)
+        j = alpha - i
+        coef = gammaln(alpha + 1.0) - gammaln(i + 1.0) - gammaln(alpha - i + 1.0)
+        t0 = coef + i * lq + j * l1mq
+        t1 = coef + j * lq + i * l1mq
+        e0 = log_half + log2 + log_ndtr(-(i - z0) / (math.sqrt(2.0) * z) * 2**0.5)
+        e1 = log_half + log2 + log_ndtr(-(z0 - j) / (math.sqrt(2.0) * z) * 2**0.5)
+        s0 = t0 + (i * i - i) / (2.0 * z * z) + e0
+        s1 = t1 + (j * j - j) / (2.0 * z * z) + e1
+        a0 = np.logaddexp.accumulate(np.concatenate(([a0_prev], s0)))[1:]
+        a1 = np.logaddexp.accumulate(np.concatenate(([a1_prev], s1)))[1:]
+        total = np.logaddexp(a0, a1)
+        p0 = np.concatenate(([last0], s0[:-1]))
+        p1 = np.concatenate(([last1], s1[:-1]))
+        stop = (s0 < p0) & (s1 < p1) & (np.maximum(s0, s1) < total - 30.0)
+        hit = np.flatnonzero(stop)
+        if hit.size:
+            return float(total[hit[0]])
+        a0_prev, a1_prev, last0, last1 = a0[-1], a1[-1], s0[-1], s1[-1]
+    return None
 
 
 @functools.lru_cache(maxsize=8192)
@@ -327,3 +368,326 @@ def noise_multiplier_for(*, eps, delta, steps, sampling_prob=1.0, accountant="rd
     if rtol >= 0.1:
         raise ValueError(f"rtol must be a small relative tolerance (< 0.1), got {rtol:g}.")
     return _solve(eps, delta, steps, q, accountant, rtol)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# Sampling without replacement under replace-one neighbours (Wang, Balle & Kasiviswanathan 2019), and faster PLD.
+
+#: Sampling schemes and neighbouring relations understood by :func:`epsilon_general` / :func:`noise_multiplier_general`.
+SAMPLINGS = ("poisson", "without-replacement")
+NEIGHBOURINGS = ("add-remove", "replace-one")
+
+
+def _forward_diffs(z: float, n: int):
+    """log|Δ^k g|(0), k = 0 … n+1: the ``deltas`` of ``dp_accounting``'s ``_get_forward_diffs(cgf, n)`` for
+    cgf(x) = x(x+1)/(2z²), with the same log-space differencing and sign book-keeping (its
+    ``_stable_inplace_diff_in_log``), one vectorised numpy pass per order of difference instead of a Python loop."""
+    import numpy as np
+
+    vec = np.zeros(n + 3)
+    idx = np.arange(1, n + 3, dtype=float)
+    vec[1:] = (idx - 1.0) * idx / (2.0 * z * z)
+    pos = np.ones(n + 3, dtype=bool)
+    deltas = np.zeros(n + 2)
+    log1p, exp, maximum, minimum, where = np.log1p, np.exp, np.maximum, np.minimum, np.where
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        for i in range(n + 2):
+            m = n + 2 - i  # number of differences dp_accounting computes in this pass
+            if m > 0:
+                a, b = vec[1:m + 1], vec[:m]  # new vec[j] = value[j+1] − value[j]
+                sa, sb = pos[1:m + 1], pos[:m]
+                hi, lo = maximum(a, b), minimum(a, b)
+                r = exp(lo - hi)
+                same = sa == sb
+                mag = hi + log1p(where(same, -r, r))
+                mag = where(same & (a == b), -np.inf, where(~same & np.isneginf(lo), hi, mag))
+                sign = where(same, where(a < b, ~sa, sa), sa)
+                vec[:m] = mag
+                pos[:m] = sign
+            deltas[i] = vec[0]
+    return deltas
+
+
+def _wor_log_a_int(q: float, z: float, alphas, deltas):
+    """log A_α of Wang, Balle & Kasiviswanathan (2019), Theorem 27, for integer orders α >= 2: the formula of
+    ``dp_accounting``'s ``_compute_rdp_sample_wor_gaussian_int`` (exact sum for α <= 256, the Stirling-type bound
+    above), summed with one ``logsumexp`` over a padded (orders × terms) array."""
+    import numpy as np
+    from scipy.special import gammaln, logsumexp
+
+    a = np.asarray([int(x) for x in alphas], dtype=float)[:, None]
+    i = np.arange(2, int(a.max()) + 1, dtype=float)[None, :]
+    valid = i <= a
+    k = np.where(valid, a - i, 0.0)
+    logcomb = gammaln(a + 1.0) - gammaln(i + 1.0) - gammaln(k + 1.0)
+    cgf_im1 = (i - 1.0) * i / (2.0 * z * z)
+    s = math.log(2) + cgf_im1  # i > 2, orders above 256
+    if deltas is not None:
+        ii = i[0].astype(int)
+        lo_idx = np.clip(2 * (ii // 2) - 1, 0, len(deltas) - 1)
+        hi_idx = np.clip(2 * ((ii + 1) // 2) - 1, 0, len(deltas) - 1)
+        t = math.log(4) + 0.5 * (deltas[lo_idx] + deltas[hi_idx])
+        exact = np.minimum(t, math.log(2) + cgf_im1[0])[None, :]
+        s = np.where(a <= 256, exact, s)
+    f2 = 2.0 / (2.0 * z * z)
+    first = min(math.log(4) + f2 + math.log1p(-math.exp(-f2)), f2 + math.log(2))
+    s = s + i * math.log(q) + logcomb
+    s[:, 0] = 2 * math.log(q) + logcomb[:, 0] + first
+    s = np.where(valid, s, -np.inf)
+    s = np.concatenate((np.zeros((s.shape[0], 1)), s), axis=1)
+    vals = logsumexp(s, axis=1)
+    return {int(x): float(val) for x, val in zip(a[:, 0], vals)}
+
+
+def _rdp_wor_gaussian(q: float, z: float, orders):
+    """Per-step RDP of the Gaussian mechanism (noise multiplier z) on a uniformly random subset of m = q·n of n
+    examples, replace-one neighbours: ``dp_accounting``'s ``_compute_rdp_sample_wor_gaussian`` (Wang, Balle &
+    Kasiviswanathan 2019, Theorem 27 and Corollary 10 for fractional orders), vectorised; a test checks equality."""
+    import numpy as np
+
+    orders = np.asarray(orders, dtype=float)
+    if q >= 1.0:
+        return orders / (2.0 * z * z)
+    ints = set()
+    for a in orders:
+        ints.update({int(math.floor(a)), int(math.ceil(a))})
+    ints = sorted(a for a in ints if a >= 2)
+    small = [a for a in ints if a <= 256]
+    deltas = _forward_diffs(z, max(small)) if small else None
+    log_a = _wor_log_a_int(q, z, ints, deltas)
+    log_a[1] = 0.0
+    out = np.empty(orders.shape)
+    for k, a in enumerate(orders):
+        if float(a).is_integer():
+            out[k] = log_a[int(a)] / (a - 1.0)
+        else:
+            af, ac = int(math.floor(a)), int(math.ceil(a))
+            t = a - af
+            out[k] = ((1.0 - t) * log_a[af] + t * log_a[ac]) / (a - 1.0)
+    return out
+
+
+@functools.lru_cache(maxsize=8192)
+def _wor_eps_opt(z: float, delta: float, steps: int, q: float, max_order: float,
+                 min_order: float = 0.0) -> tuple[float, float]:
+    """(ε, optimal order) of the without-replacement RDP accountant over the default orders in
+    [``min_order``, ``max_order``] (fewer and smaller orders are much cheaper: the forward differences of
+    Theorem 27 cost O(max order²))."""
+    import logging
+
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    orders = [o for o in _orders() if min_order <= o <= max_order]
+    absl_logger = logging.getLogger("absl")
+    level = absl_logger.level
+    absl_logger.setLevel(logging.ERROR)
+    try:
+        eps, opt = rdp.compute_epsilon(orders, steps * _rdp_wor_gaussian(q, z, orders), delta)
+    finally:
+        absl_logger.setLevel(level)
+    eps = float(eps)
+    return (eps if math.isfinite(eps) else math.inf), float(opt)
+
+
+def _wor_eps(z: float, delta: float, steps: int, q: float) -> float:
+    return _wor_eps_opt(z, delta, steps, q, math.inf)[0]
+
+
+def _pld_eps_at(z: float, delta: float, steps: int, q: float, interval: float) -> float:
+    import dp_accounting
+    from dp_accounting.pld import pld_privacy_accountant
+
+    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=interval)
+    event = dp_accounting.GaussianDpEvent(z)
+    if q < 1.0:
+        event = dp_accounting.PoissonSampledDpEvent(q, event)
+    acc.compose(dp_accounting.SelfComposedDpEvent(event, steps))
+    eps = float(acc.get_epsilon(delta))
+    return eps if math.isfinite(eps) else math.inf
+
+
+def _pld_interval(eps: float) -> float:
+    """The fine PLD discretisation used at a target ε: 1e-3 (dpviz's default), finer for small ε (at most 1 % of ε).
+
+    A coarser grid only over-estimates ε (pessimistic rounding), so every answer stays an upper bound."""
+    return min(_PLD_DISCRETIZATION, max(eps, 1e-6) / 100.0)
+
+
+@functools.lru_cache(maxsize=1024)
+def _pld_eps_cached(z: float, delta: float, steps: int, q: float, interval: float) -> float:
+    return _pld_eps_at(z, delta, steps, q, interval)
+
+
+@functools.lru_cache(maxsize=1024)
+def _solve_pld_fast(eps: float, delta: float, steps: int, q: float, rtol: float) -> float:
+    """Smallest z (relative precision ``rtol``) with PLD ε(z) <= eps at the fine discretisation.
+
+    Warm start from the RDP answer (an upper bound on the z PLD needs, up to discretisation), then a secant search
+    on log z with a coarse discretisation (10× the fine one: cheap, pessimistic), then a few secant steps at the fine
+    discretisation from the coarse answer; the final z is checked at the fine discretisation."""
+    fine = _pld_interval(eps)
+    coarse = fine * 10.0
+    try:
+        z_rdp = _solve(eps, delta, steps, q, "rdp", 1e-6)
+    except ValueError:
+        z_rdp = max(q * math.sqrt(steps * math.log(1.0 / delta)) / eps, 0.5)
+
+    def secant(interval, z0, z1, tol):
+        def g(z):
+            return math.log(_pld_eps_cached(z, delta, steps, q, interval)) - math.log(eps)
+
+        # bracket: a z with g <= 0 (private) and one with g > 0
+        hi, lo = z1, z0
+        g_hi = g(hi)
+        while g_hi > 0:
+            lo, hi = hi, hi * 1.5
+            g_hi = g(hi)
+            if hi > _Z_MAX:
+                raise ValueError(f"no noise multiplier up to {_Z_MAX:g} reaches eps = {eps:g} by PLD.")
+        g_lo = g(lo)
+        while g_lo <= 0:
+            hi, g_hi = lo, g_lo
+            lo = lo / 1.5
+            if lo < _Z_MIN:
+                return hi
+            g_lo = g(lo)
+        # regula falsi (Illinois) on log z between lo (not private) and hi (private)
+        a, fa, b, fb = math.log(lo), g_lo, math.log(hi), g_hi
+        side = 0
+        for _ in range(60):
+            if b - a <= tol:
+                break
+            c = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
+            if not a < c < b:
+                c = 0.5 * (a + b)
+            fc = g(math.exp(c))
+            if fc > 0:
+                a, fa = c, fc
+                if side == -1:
+                    fb /= 2.0
+                side = -1
+            else:
+                b, fb = c, fc
+                if side == 1:
+                    fa /= 2.0
+                side = 1
+        return math.exp(b)
+
+    z_c = secant(coarse, z_rdp * 0.8, z_rdp, max(rtol, 1e-3))
+    return secant(fine, z_c * 0.97, z_c, rtol)
+
+
+def _check_general(delta, steps, sampling_prob, sampling, neighbouring, accountant):
+    delta, steps, q = _check_common(delta, steps, sampling_prob, accountant)
+    if sampling not in SAMPLINGS:
+        raise ValueError(f"sampling must be one of {', '.join(map(repr, SAMPLINGS))}, got {sampling!r}.")
+    if neighbouring not in NEIGHBOURINGS:
+        raise ValueError(f"neighbouring must be one of {', '.join(map(repr, NEIGHBOURINGS))}, got {neighbouring!r}.")
+    if sampling == "without-replacement" and q < 1.0:
+        if neighbouring != "replace-one":
+            raise ValueError(
+                "sampling without replacement (a fixed-size batch) is analysed under replace-one neighbours (the "
+                "data set size n is public); choose neighbouring='replace-one', or Poisson sampling for add/remove.")
+        if accountant != "rdp":
+            raise ValueError(
+                "dp_accounting has no PLD accountant for sampling without replacement; use accountant='rdp' "
+                "(Wang, Balle & Kasiviswanathan 2019) for it, or Poisson sampling for PLD.")
+    if sampling == "poisson" and neighbouring == "replace-one" and q < 1.0 and accountant == "rdp":
+        raise ValueError(
+            "dp_accounting's RDP accountant handles Poisson sampling only under add/remove neighbours; use "
+            "accountant='pld' for Poisson sampling with replace-one neighbours.")
+    return delta, steps, q
+
+
+def epsilon_general(*, noise_multiplier, delta, steps, sampling_prob=1.0, sampling="poisson",
+                    neighbouring="add-remove", accountant="rdp") -> float:
+    r"""ε of ``steps`` compositions of a sub-sampled Gaussian mechanism, for a chosen sampling scheme and
+    neighbouring relation.
+
+    ``noise_multiplier`` is z = σ/Δ with Δ the ℓ2-sensitivity *under the chosen relation* (for a sum of gradients
+    clipped to norm G: Δ = G for add/remove, Δ = 2G for replace-one).
+
+    * ``sampling="poisson"``: each example enters a step independently with probability q
+      (``dp_accounting.PoissonSampledDpEvent``); add/remove neighbours by RDP or PLD, replace-one by PLD only
+      (dp_accounting's pair q·N(−Δ/2) + (1−q)·N(0) against q·N(Δ/2) + (1−q)·N(0): the replaced example's
+      contribution moves by at most Δ).
+    * ``sampling="without-replacement"``: each step uses a uniformly random subset of m = q·n examples
+      (``dp_accounting.SampledWithoutReplacementDpEvent`` with ``NeighboringRelation.REPLACE_ONE``), RDP of Wang,
+      Balle & Kasiviswanathan (2019, Theorem 27), vectorised here (:func:`_rdp_wor_gaussian`).
+    * ``sampling_prob=1``: no sampling (full batch): T Gaussian mechanisms.
+    """
+    z = v.check_positive("noise_multiplier (sigma / sensitivity)", noise_multiplier)
+    delta, steps, q = _check_general(delta, steps, sampling_prob, sampling, neighbouring, accountant)
+    if q >= 1.0 or sampling == "poisson" and neighbouring == "add-remove":
+        return _eps(z, delta, steps, q, accountant) if accountant == "rdp" else _pld_eps_cached(
+            z, delta, steps, q, _PLD_DISCRETIZATION)
+    if sampling == "without-replacement":
+        return _wor_eps(z, delta, steps, q)
+    return _pld_replace_eps(z, delta, steps, q)
+
+
+@functools.lru_cache(maxsize=1024)
+def _pld_replace_eps(z: float, delta: float, steps: int, q: float) -> float:
+    import dp_accounting
+    from dp_accounting.pld import pld_privacy_accountant
+
+    acc = pld_privacy_accountant.PLDAccountant(
+        neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE,
+        value_discretization_interval=_PLD_DISCRETIZATION)
+    # dp_accounting's replace-one pair shifts the replaced example's contribution by ±(its sensitivity); a
+    # replace-one sensitivity Δ = 2G is a shift of ±G, i.e. noise multiplier 2z for the shift
+    acc.compose(dp_accounting.SelfComposedDpEvent(
+        dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(2.0 * z)), steps))
+    eps = float(acc.get_epsilon(delta))
+    return eps if math.isfinite(eps) else math.inf
+
+
+@functools.lru_cache(maxsize=4096)
+def _solve_wor(eps: float, delta: float, steps: int, q: float, rtol: float) -> float:
+    what = f"eps = {eps:g} at delta = {delta:g} over {steps} steps (sampling without replacement)"
+    floor = _wor_eps(1e4, delta, steps, q)
+    if eps <= floor * (1.0 + 1e-9):
+        raise ValueError(
+            f"the RDP accountant cannot certify eps = {eps:g} at delta = {delta:g}: with Rényi orders up to "
+            f"{max(_orders()):g} its bound never falls below {floor:.4g}, however large the noise; use a larger eps.")
+    guess = max(q * math.sqrt(steps * math.log(1.0 / delta)) / eps, 0.5)  # the moments-accountant scaling
+    # Solve on a window of orders around the optimal one (cheap), then check on the full grid.  Fewer orders give a
+    # larger eps, so the window's z is at least the full grid's; if the full grid's optimal order at that z lies in
+    # the window, the two eps agree there, and since every order's eps grows as z falls, no smaller z reaches the
+    # target on the full grid either: the window's z is the answer.
+    z = guess
+    k = _wor_eps_opt(z, delta, steps, q, 63.0)[1]  # a first optimal order from the cheap orders <= 63
+    for _ in range(4):
+        lo_o, hi_o = 0.0, (max(63.0, 2.0 * k + 1.0) if k < 512 else math.inf)
+        while eps <= _wor_eps_opt(1e4, delta, steps, q, hi_o, lo_o)[0] * (1.0 + 1e-6):
+            if hi_o == math.inf:
+                break
+            hi_o = hi_o * 4.0 if hi_o < 256 else math.inf  # these orders cannot reach the target: take more
+        z = _root(lambda x: _wor_eps_opt(x, delta, steps, q, hi_o, lo_o)[0] - eps, z, rtol, what, spread=1.5)
+        k2 = _wor_eps_opt(z, delta, steps, q, math.inf)[1]
+        if lo_o <= k2 <= hi_o:
+            return z
+        k = k2
+    return _root(lambda x: _wor_eps(x, delta, steps, q) - eps, z, rtol, what, spread=1.2)
+
+
+def noise_multiplier_general(*, eps, delta, steps, sampling_prob=1.0, sampling="poisson",
+                             neighbouring="add-remove", accountant="rdp", rtol=1e-6) -> float:
+    """The smallest noise multiplier z = σ/Δ with :func:`epsilon_general` (z) <= ``eps`` (Δ: the sensitivity under
+    ``neighbouring``).  RDP: Brent's method on the monotone map z ↦ ε(z) (without replacement: warm-started from the
+    Poisson answer).  PLD: warm start from the RDP answer, a coarse (10×) discretisation first, then the fine one
+    (:func:`_pld_interval`), cached by inputs."""
+    eps = v.check_eps(eps)
+    delta, steps, q = _check_general(delta, steps, sampling_prob, sampling, neighbouring, accountant)
+    rtol = v.check_positive("rtol", rtol)
+    if rtol >= 0.1:
+        raise ValueError(f"rtol must be a small relative tolerance (< 0.1), got {rtol:g}.")
+    if q >= 1.0 or sampling == "poisson" and neighbouring == "add-remove":
+        if accountant == "rdp":
+            return _solve(eps, delta, steps, q, "rdp", rtol)
+        return _solve_pld_fast(eps, delta, steps, q, max(rtol, 1e-4))
+    if sampling == "without-replacement":
+        return _solve_wor(eps, delta, steps, q, rtol)
+    what = f"eps = {eps:g} at delta = {delta:g} over {steps} steps (Poisson, replace-one, PLD)"
+    guess = _solve(eps, delta, steps, q, "rdp", 1e-4) / 2.0
+    return _root(lambda z: _pld_replace_eps(z, delta, steps, q) - eps, guess, max(rtol, 1e-4), what, spread=1.5)

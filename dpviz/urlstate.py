@@ -139,6 +139,10 @@ def encode(state: dict[str, Any]) -> dict[str, str]:
     return out
 
 
+#: Link parameters with these prefixes belong to one page, which validates them itself.
+PAGE_PREFIXES: tuple[str, ...] = ("acc_",)
+
+
 def decode(params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The full view state from query parameters, plus a list of messages about entries that were ignored."""
     state = dict(DEFAULTS)
@@ -147,6 +151,8 @@ def decode(params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             state[name] = list(default)
     problems: list[str] = []
     for name, raw in params.items():
+        if str(name).startswith(PAGE_PREFIXES):
+            continue  # owned and validated by its own page (e.g. acc_… by the Accounting page)
         if name not in SCHEMA:
             problems.append(f"ignored unknown link parameter {str(name)[:30]!r}")
             continue

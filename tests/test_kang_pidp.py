@@ -48,19 +48,33 @@ def test_dpsgd_pl_with_given_c_uses_eq2():
 
 
 def test_dpsgd_pl_accountant():
+    import dp_accounting
+    from dp_accounting.rdp import RdpAccountant
+
     cal = k.calibrate_dpsgd_pl(n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, L=1.0, mu=0.1)
-    z = accounting.noise_multiplier_for(eps=1.0, delta=1e-6, steps=1000, sampling_prob=1 / 1000)
+
+    def eps_wor(z):  # independent dp_accounting call: the paper's mechanism, one example of 1000 per step drawn
+        # without replacement, replace-one neighbours, T = 1000 steps, noise multiplier z = sigma/(2G)
+        a = RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+        a.compose(dp_accounting.SelfComposedDpEvent(dp_accounting.SampledWithoutReplacementDpEvent(
+            1000, 1, dp_accounting.GaussianDpEvent(z)), 1000))
+        return a.get_epsilon(1e-6)
+
     # replace-one: sensitivity 2G = 2 (the calibration solves for z to a relative precision of 1e-6)
-    assert cal.sigma == pytest.approx(2 * z, rel=1e-5)
-    assert cal.extras["sensitivity"] == 2.0 and cal.extras["noise_multiplier"] == pytest.approx(z, rel=1e-5)
+    z = cal.sigma / 2.0
+    assert eps_wor(z) <= 1.0 + 1e-9 < eps_wor(z * (1 - 1e-4))
+    assert cal.extras["sensitivity"] == 2.0 and cal.extras["noise_multiplier"] == pytest.approx(z, rel=1e-9)
+    assert "without replacement" in cal.extras["accountant_mechanism"]
     # implied c = sigma n eps/(G sqrt(T log(1/delta))) = sigma * 1000/sqrt(1000*13.815511) = sigma * 8.50778
     assert cal.extras["c"] == pytest.approx(cal.sigma * 1000 / math.sqrt(1000 * LOG(1e6)))
     assert 1.0 < cal.extras["c"] < 100.0
-    assert accounting.epsilon_for(noise_multiplier=cal.sigma / 2, delta=1e-6, steps=1000, sampling_prob=1e-3) <= 1.0
     assert cal.eta == 1.0 and cal.T == 1000 and cal.formula and cal.formula_numbers
-    # add/remove: sensitivity G, half the noise
+    # add/remove: Poisson sampling at rate 1/n (the moments-accountant setting), sensitivity G
     cal2 = k.calibrate_dpsgd_pl(n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, neighbouring="add-remove")
-    assert cal2.sigma == pytest.approx(cal.sigma / 2)
+    z2 = accounting.noise_multiplier_for(eps=1.0, delta=1e-6, steps=1000, sampling_prob=1 / 1000)
+    assert cal2.sigma == pytest.approx(z2, rel=1e-5) and "Poisson" in cal2.extras["accountant_mechanism"]
+    # the paper's mechanism needs more noise than Poisson add/remove (sensitivity 2G instead of G)
+    assert cal.sigma > 2 * cal2.sigma * 0.9
 
 
 def test_dpsgd_pl_sane_monotone():

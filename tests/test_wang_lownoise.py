@@ -219,19 +219,22 @@ def test_reproduce_style_call_and_speed():
 
 
 def test_accountant_sigma():
-    from dp_accounting import dp_event
+    import dp_accounting
     from dp_accounting.rdp import RdpAccountant
 
     cal = w.calibrate_dpsgd_rdp(n=1000, eps=1.0, delta=1e-6, T=1000, G=2.0)
     acc = cal.extras["accountant_sigma"]
-    assert "Poisson" in cal.extras["accountant_note"] and "replace-one" in cal.extras["accountant_note"]
+    note = cal.extras["accountant_note"]
+    assert "without replacement" in note and "replace-one" in note
+    assert cal.extras["accountant_mechanism"].startswith("sampling without replacement")
     assert acc < cal.sigma  # the closed-form Lemma 8 bound is loose
     assert acc == pytest.approx(w.accountant_sigma(n=1000, eps=1.0, delta=1e-6, T=1000, G=2.0))
 
-    def eps_of(z):  # independent accountant call: T = 1000 Poisson(q = 1/1000) Gaussian steps, noise multiplier z
-        a = RdpAccountant()  # dp_accounting's default Rényi orders
-        a.compose(dp_event.SelfComposedDpEvent(dp_event.PoissonSampledDpEvent(1 / 1000, dp_event.GaussianDpEvent(z)),
-                                               1000))
+    def eps_of(z):  # independent accountant call: the paper's mechanism, T = 1000 steps on one example of 1000
+        # drawn without replacement, replace-one neighbours, noise multiplier z = sigma/(2G)
+        a = RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+        a.compose(dp_accounting.SelfComposedDpEvent(dp_accounting.SampledWithoutReplacementDpEvent(
+            1000, 1, dp_accounting.GaussianDpEvent(z)), 1000))
         return a.get_epsilon(1e-6)
 
     z = acc / (2 * 2.0)  # sensitivity 2G

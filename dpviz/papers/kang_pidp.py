@@ -156,6 +156,18 @@ def _neighbouring(neighbouring) -> float:
     return _NEIGHBOURING[neighbouring]
 
 
+def _accountant_kwargs(n, neighbouring, accountant):
+    """The mechanism the accountant analyses: the paper's (one example per step drawn without replacement,
+    replace-one: RDP of Wang, Balle & Kasiviswanathan) for ``neighbouring="replace-one"`` with RDP; Poisson sampling
+    at rate 1/n otherwise (dp_accounting has no PLD for sampling without replacement).  Returns (kwargs for
+    :func:`dpviz.accounting.noise_multiplier_general` / ``epsilon_general``, label)."""
+    if neighbouring == "replace-one" and accountant == "rdp":
+        return (dict(sampling_prob=1.0 / n, sampling="without-replacement", neighbouring="replace-one",
+                     accountant="rdp"), "sampling without replacement, replace-one, RDP (the paper's mechanism)")
+    return (dict(sampling_prob=1.0 / n, sampling="poisson", neighbouring=neighbouring, accountant=accountant),
+            f"Poisson sampling, {neighbouring}, {accountant.upper()}")
+
+
 def _training_sigma(n, eps, delta, T, G, c, neighbouring, accountant):
     """σ of eq. (2): with the accountant (c None) or with the paper's formula and the given c.
 
@@ -164,32 +176,32 @@ def _training_sigma(n, eps, delta, T, G, c, neighbouring, accountant):
     sens = factor * G
     base = G * math.sqrt(T * _ld(delta)) / (n * eps)  # σ / c in eq. (2)
     notes, extras = [], {"sensitivity": sens, "neighbouring": neighbouring, "sampling_prob": 1.0 / n}
+    if accountant not in accounting.ACCOUNTANTS:
+        raise ValueError(f"accountant must be one of {', '.join(map(repr, accounting.ACCOUNTANTS))}, got {accountant!r}.")
+    acc_kw, label = _accountant_kwargs(n, neighbouring, accountant)
     if c is None:
-        z = accounting.noise_multiplier_for(eps=eps, delta=delta, steps=T, sampling_prob=1.0 / n,
-                                            accountant=accountant, rtol=1e-6)
+        z = accounting.noise_multiplier_general(eps=eps, delta=delta, steps=T, rtol=1e-6, **acc_kw)
         sigma = z * sens
         c_used = sigma / base
-        extras.update({"noise_multiplier": z, "accountant": accountant, "c": c_used})
+        extras.update({"noise_multiplier": z, "accountant": accountant, "c": c_used, "accountant_mechanism": label})
         notes.append(
-            f"sigma from the {accountant.upper()} accountant: T = {T} steps, each using one example sampled with "
-            f"probability 1/n = {1.0 / n:.3g} (Poisson sampling, the moments-accountant setting of eq. (2)), "
+            f"sigma from the {accountant.upper()} accountant: T = {T} steps, each using one example chosen with "
+            f"probability 1/n = {1.0 / n:.3g} ({label}), "
             f"sensitivity {factor:g}G = {sens:g} ({neighbouring}); noise multiplier z = {z:.4g}."
         )
         notes.append(f"Implied constant of eq. (2): c = sigma n eps/(G sqrt(T log(1/delta))) = {c_used:.4g}.")
     else:
         c_used = v.check_positive("c (constant of eq. (2))", c)
         sigma = c_used * base
-        eps_acc = accounting.epsilon_for(noise_multiplier=sigma / sens, delta=delta, steps=T,
-                                         sampling_prob=1.0 / n, accountant=accountant)
+        eps_acc = accounting.epsilon_general(noise_multiplier=sigma / sens, delta=delta, steps=T, **acc_kw)
         extras.update({"noise_multiplier": sigma / sens, "accountant": accountant, "c": c_used,
-                       "eps_accountant": eps_acc})
+                       "eps_accountant": eps_acc, "accountant_mechanism": label})
         notes.append(
             f"sigma from the paper's eq. (2) with the given c = {c_used:g} (no numerical accounting); the "
             f"{accountant.upper()} accountant certifies eps = {eps_acc:.4g} for this sigma at delta = {delta:g}."
         )
         if eps_acc > eps * (1 + 1e-9):
-            z = accounting.noise_multiplier_for(eps=eps, delta=delta, steps=T, sampling_prob=1.0 / n,
-                                                accountant=accountant, rtol=1e-6)
+            z = accounting.noise_multiplier_general(eps=eps, delta=delta, steps=T, rtol=1e-6, **acc_kw)
             extras["c_needed"] = z * sens / base
             extras["too_small"] = (
                 f"with c = {c_used:g}, eq. (2) gives sigma = {sigma:.4g}, for which the {accountant.upper()} "
@@ -292,8 +304,10 @@ def calibrate_dpsgd_pl(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
     .. math:: \sigma \ge c\,\frac{G\sqrt{T\log(1/\delta)}}{n\epsilon}
 
     for an unspecified constant c (quoted from the moments accountant of Abadi et al.).  dpviz computes σ with the
-    RDP accountant (:func:`dpviz.accounting.noise_multiplier_for`, T steps at sampling rate 1/n, sensitivity 2G for
-    the paper's replace-one adjacency) and reports the implied ``c`` in ``extras["c"]``.  If ``c`` is given, eq. (2)
+    RDP accountant of the paper's own mechanism (:func:`dpviz.accounting.noise_multiplier_general`: T steps, one
+    example per step drawn without replacement, replace-one neighbours, sensitivity 2G; with
+    ``neighbouring="add-remove"`` or ``accountant="pld"``: Poisson sampling at rate 1/n) and reports the implied
+    ``c`` in ``extras["c"]`` and the mechanism in ``extras["accountant_mechanism"]``.  If ``c`` is given, eq. (2)
     is used with that c instead (and the accountant's ε for it is reported).
 
     Parameters

@@ -1,0 +1,93 @@
+"""Real-browser test of the Accounting page: four widget changes in a row, each checked in the widget, the URL and
+the output (streamlit run + Debian Chromium via Playwright, as in tests/test_browser.py)."""
+
+import math
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ARGS, CHROMIUM, ROOT  # the shared `server` fixture starts `streamlit run app.py`
+
+if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
+    pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
+
+
+def _summary(page) -> str:
+    return page.locator("[data-testid='stText']").filter(has_text="Summary:").first.inner_text()
+
+
+def _wait_summary(page, pattern: str) -> str:
+    """Wait until the summary line matches ``pattern`` (the rerun after a change has finished)."""
+    deadline = time.time() + 40
+    text = ""
+    while time.time() < deadline:
+        try:
+            text = _summary(page)
+        except Exception:  # noqa: BLE001 - element re-rendering
+            text = ""
+        if re.search(pattern, text):
+            return text
+        page.wait_for_timeout(250)
+    raise AssertionError(f"summary never matched {pattern!r}: {text!r}")
+
+
+def _sigma_in(text: str) -> float:
+    return float(re.search(r"the paper's σ = ([0-9.e+-]+)", text).group(1))
+
+
+def _set_number(page, label: str, value: str) -> None:
+    box = page.get_by_label(label, exact=True).and_(page.locator("input"))
+    box.fill(value)
+    box.press("Enter")
+
+
+@pytest.mark.slow
+def test_accounting_page_four_changes(server):
+    from playwright.sync_api import sync_playwright
+
+    out = ROOT / "test-artifacts"
+    out.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 2400})
+        page.goto(f"{server}/accounting?acc_algorithm=dpgd-sc&acc_mu=0.5")
+        page.wait_for_selector("text=Summary:", timeout=60000)
+        # n = 1000, eps = 1, delta = 1e-6, G = 1, mu = 0.5: sigma = 8 sqrt(2 ln(1.25e6))/(0.5*1000) = 0.08478
+        text = _wait_summary(page, r"paper's σ = 0\.0847")
+        assert math.isclose(_sigma_in(text), 0.08478, rel_tol=1e-3)
+
+        # 1. eps 1 -> 0.5: the paper's sigma doubles (0.1696)
+        _set_number(page, "target ε", "0.5")
+        text = _wait_summary(page, r"paper's σ = 0\.169")
+        assert page.get_by_label("target ε", exact=True).and_(page.locator("input")).input_value() == "0.5"
+        assert "acc_eps=0.5" in page.url
+
+        # 2. n 1000 -> 4000: four times less (0.1696 / 4 = 0.04239)
+        _set_number(page, "n (examples)", "4000")
+        text = _wait_summary(page, r"paper's σ = 0\.042")
+        assert page.get_by_label("n (examples)", exact=True).and_(page.locator("input")).input_value() == "4000"
+        assert "acc_n=4000" in page.url
+        assert math.isclose(_sigma_in(text), 0.16956 / 4, rel_tol=2e-3)
+
+        # 3. your sigma = 0.05: the summary reports the eps it buys
+        _set_number(page, "your σ (0 = none)", "0.05")
+        text = _wait_summary(page, r"your σ = 0\.05 buys ε = [0-9.]+")
+        assert "acc_sigma=0.05" in page.url
+        assert page.get_by_label("your σ (0 = none)", exact=True).and_(page.locator("input")).input_value() == "0.05"
+
+        # 4. algorithm -> DPGDC2 (full batch): sigma = 4G sqrt(1.25 T log(1/delta))/(n eps) with T = 1000
+        #    = 4 sqrt(1.25 * 1000 * 13.815511)/(4000 * 0.5) = 4 * 131.4083 / 2000 = 0.26282
+        page.get_by_label("Algorithm", exact=True).click()
+        page.get_by_role("option", name=re.compile("DPGDC2")).click()
+        text = _wait_summary(page, r"paper's σ = 0\.262")
+        assert "acc_algorithm=dpgd-c" in page.url
+        box = page.locator("[data-testid='stSelectbox']").first
+        shown = box.inner_text() + " ".join(box.locator("input").evaluate_all("els => els.map(e => e.value)"))
+        assert "DPGDC2" in shown
+        assert "full-batch" in text
+        assert page.locator("[data-testid='stException']").count() == 0
+        page.screenshot(path=str(out / "accounting.png"), full_page=True)
+        browser.close()
