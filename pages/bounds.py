@@ -59,6 +59,16 @@ def body() -> None:
                               required=needed | ({"log10_delta"} if "delta" in needed else set()))
     ui.stop_if_invalid()
     params = ui.apply_loss(params, loss_id, shown)
+    takes_c = [t for t in chosen if "consistent_constants" in catalog.parameters_of(catalog.get_theorem(t).bound)]
+    if takes_c:
+        if ui.view_checkbox("Consistent constants: use the c of eq. (2) that dpviz's own calibration implies "
+                            "(Kang, Li, Liu & Wang)", "consistent",
+                            help="Kang et al.'s eq. (2) has an unspecified constant c; their rates are usually read "
+                                 "with c = 1, but the σ dpviz calibrates implies a c of tens to thousands. Tick to put "
+                                 "that implied c into the privacy terms, so the bound matches the noise actually "
+                                 "added. The moments-accountant bound behind eq. (2) also needs ε < c₁q²T; the "
+                                 "theorem's notes say whether it holds."):
+            params["consistent_constants"] = True
     if not chosen:
         st.warning("Choose at least one theorem.")
         return

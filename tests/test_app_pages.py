@@ -266,3 +266,19 @@ def test_markdown_in_a_csv_error_is_shown_literally():
 
     assert ui.plain("[Fix here](http://evil.invalid/phish)") == "\\[Fix here\\]\\(http\\://evil\\.invalid/phish\\)"
     assert "!\\[" not in ui.plain("x") and ui.plain("![t](u)").startswith("\\!\\[")
+
+
+def test_bounds_consistent_constants_use_the_implied_c():
+    at = _open_link("pages/bounds.py", {"theorems": "kang-pidp-thm1"})
+    before = [m.value for m in at.markdown if m.value.startswith("Bound at")][0]
+    at.checkbox(key="w_consistent").check().run()
+    assert not at.exception and at.query_params.get("consistent") in ("True", ["True"])
+    after = [m.value for m in at.markdown if m.value.startswith("Bound at")][0]
+    assert before != after
+    assert any("c_implied" in c.value for c in at.caption)
+
+
+def test_fig2_preset_plots_the_misclassification_rate():
+    at = _run()
+    at.button(key="preset_2_wang_lownoise_fig2").click().run()
+    assert at.session_state["_view"]["plot_value"] == "metric"
