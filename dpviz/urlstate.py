@@ -63,6 +63,7 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "plot_value": ("str", "excess_risk", None),
     "l2": ("float", 0.0, (0.0, 10.0)),
     "consistent": ("bool", False, None),
+    "pidp_erm": ("bool", False, None),
 }
 
 DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}

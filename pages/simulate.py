@@ -203,6 +203,16 @@ def body() -> None:
                                     "checking their Theorem 2's privacy conditions, which gives far less noise than a "
                                     "feasible β. Tick to use that rule (and to run settings whose calibration is "
                                     "infeasible); untick for the calibrated, provably private noise.")
+    pidp_erm = False
+    if "pidp-sgd" in alg_ids:
+        pidp_erm = ui.view_checkbox("PIDP-SGD: start at the non-private minimiser (the paper's line 2)", "pidp_erm",
+                                    help="Kang, Li, Liu & Wang's Algorithm 1 starts from θ̃, read as the non-private "
+                                         "empirical risk minimiser. That start is computed from the data without "
+                                         "noise, so the released model is not differentially private. dpviz starts "
+                                         "from 0 like DP-SGD-PL unless you tick this.")
+        if pidp_erm:
+            st.warning("PIDP-SGD starts at the non-private minimiser: it leaks the training data, so these runs are "
+                       "NOT differentially private (they are marked so in the results).")
     quantity = ui.view_choice("Plot", "plot_value", list(QUANTITIES), widget=st.radio, horizontal=True,
                               format_func=QUANTITIES.get,
                               help="Excess risk (against the best risk over the same domain) is what the theorems "
@@ -230,6 +240,8 @@ def body() -> None:
     fixed = {"T": params["T"], "eta": params["eta"], "R": params["R"]}
     if not lam:  # with a regulariser the strong-convexity constant comes from the loss (μ = 2λ)
         fixed["mu"] = params["mu"]
+    if pidp_erm:
+        fixed["pidp_start"] = "erm"
     if run_inf:
         fixed["run_infeasible"] = True
         fixed["noise_rule"] = "experiment"
@@ -348,6 +360,9 @@ def show_results(results, params, sweep, quantity="excess_risk") -> None:
         notes.extend(f"{name}: {ui.pretty(note)}" for note in res.notes)
         rows.extend(r for r in frame.to_dict("records")  # grid points that did not run are not rows
                     if isinstance(r.get("pop_risk"), float) and math.isfinite(r["pop_risk"]))
+    if any("every step got noise" in n for n in notes):
+        st.info("PIDP-SGD added noise at every step under its own calibration: its decision rule never skipped the "
+                "noise here, so it ran as DP-SGD with extra work (see the notes).")
     if notes:
         with st.expander(f"Notes on this run ({len(notes)})", expanded=any("not run" in n for n in notes)):
             for note in notes:
