@@ -136,6 +136,13 @@ class Mechanism:
         return self.sample_size / self.n if self.kind == "sgd" else 1.0
 
 
+
+def _paper_sigma(cal) -> float | None:
+    """The σ the paper's formula prints (``extras["sigma_paper"]``); since dpviz releases the analytic-Gaussian σ by
+    default (``cal.sigma``), the paper's own σ is kept beside it by the calibration."""
+    paper = (cal.extras or {}).get("sigma_paper")
+    return float(paper) if paper is not None else cal.sigma
+
 def _check_alg(algorithm_id: str) -> catalog.Algorithm:
     alg = catalog.get_algorithm(algorithm_id)
     if alg.id not in ALGORITHMS:
@@ -281,7 +288,7 @@ def mechanism(algorithm_id: str, **params) -> Mechanism:
                 f"(ε, δ/2) = ({eps:g}, {dm:.3g}); the remaining δ/2 covers the failure of the sensitivity bound.")
         closed_text = f"σ = √(2 ln(2.5/δ))·Δ/ε — the classical Gaussian mechanism at δ/2 ({who})"
         return Mechanism(alg.id, alg.name, paper, "single-release", desc, n, 1, 0, Delta, None, eps, dm, eps, delta,
-                         cal.sigma, True, closed_text, notes, {}, closed, closed_inv)
+                         _paper_sigma(cal), True, closed_text, notes, {}, closed, closed_inv)
     if alg.id == "dpgd-sc":
         if not cal.feasible:
             raise ValueError(f"{cal.reason}; {cal.fix}")
@@ -291,7 +298,7 @@ def mechanism(algorithm_id: str, **params) -> Mechanism:
                 f"replace-one sensitivity is 8G/(μn) = {Delta:.4g} (Xue, Yang, Huai & Wang, Algorithm 1, Lemma 1).")
         closed_text = "σ = 8√(2 ln(1.25/δ))·G/(μnε) (Xue, Yang, Huai & Wang, Algorithm 1)"
         return Mechanism(alg.id, alg.name, paper, "single-release", desc, n, 1, 0, Delta, None, eps, delta, eps,
-                         delta, cal.sigma, True, closed_text, notes, {}, closed, closed_inv)
+                         delta, _paper_sigma(cal), True, closed_text, notes, {}, closed, closed_inv)
     if alg.id == "dpgd-c":
         Delta = float(ex["sensitivity"])
         T = int(cal.T)
@@ -301,7 +308,7 @@ def mechanism(algorithm_id: str, **params) -> Mechanism:
                 "sampling: T Gaussian mechanisms compose, exactly like one with sensitivity √T·Δ.")
         closed_text = "σ = 4G√(1.25·T log(1/δ))/(nε) (Xue, Yang, Huai & Wang, Algorithm 2)"
         return Mechanism(alg.id, alg.name, paper, "full-batch", desc, n, T, 0, Delta, None, eps, delta, eps, delta,
-                         cal.sigma, True, closed_text, notes, {}, closed, closed_inv)
+                         _paper_sigma(cal), True, closed_text, notes, {}, closed, closed_inv)
     # dp-epoch-gd
     if not cal.feasible:
         raise ValueError(f"{cal.reason}; {cal.fix}")
@@ -317,7 +324,7 @@ def mechanism(algorithm_id: str, **params) -> Mechanism:
             f"{Delta:.4g}).")
     closed_text = "σ_i = 4√(2 ln(1.25/δ))·Gη_i/ε (Xue, Yang, Huai & Wang, Algorithm 3)"
     return Mechanism(alg.id, alg.name, paper, "per-epoch", desc, n, 1, 0, Delta, None, eps, delta, eps, delta,
-                     cal.sigma, True, closed_text, notes, {"epochs": k}, closed, closed_inv)
+                     _paper_sigma(cal), True, closed_text, notes, {"epochs": k}, closed, closed_inv)
 
 
 def accountants(mech: Mechanism) -> list[Accountant]:
