@@ -39,6 +39,7 @@ from dpviz import _validate as v
 from dpviz import simulate as sim
 
 __all__ = ["clopper_pearson", "eps_from_rates", "max_certifiable", "distinguish", "canary", "audit", "AuditResult",
+           "default_setting",
            "LEVEL", "CITATION"]
 
 #: Confidence level of the Clopper–Pearson intervals.
@@ -300,3 +301,38 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
         fnr_upper=res["fnr_upper"], threshold=res["threshold"], direction=res["direction"],
         per_statistic={k: float(e) for k, e in sel.items()},
         samples={k: (p[0], p[1]) for k, p in projected.items()}, notes=notes)
+
+
+def default_setting(algorithm_id: str, params=None, *, dataset: str | None = None, loss: str | None = None,
+                    data_seed: int = 0):
+    """The data set, loss and parameters the CLI and the Audit page use unless told otherwise.
+
+    Pointwise algorithms: Wang, Lei, Ying & Zhou's synthetic least squares (wang-lownoise, Section 5.1; d = 10,
+    label noise kappa = 0.1) with the least-squares loss; pairwise ones: two Gaussian classes with the AUC hinge loss.
+    Defaults: n = 100, T = n, eta = 0.1, R = 1, eps = 1 (private algorithms).
+    """
+    from dpviz import data as dmod
+
+    if algorithm_id not in sim.SPECS:
+        raise ValueError(f"unknown algorithm {algorithm_id!r}; the engine runs: {', '.join(sim.supported_algorithms())}")
+    p = dict(params or {})
+    pairs = sim.SPECS[algorithm_id].pairs
+    n = v.check_n(p.get("n", 100))
+    if n > 5000:
+        raise ValueError(f"n = {n} is above the 5000 examples the lab generates; choose a smaller n.")
+    p["n"] = n
+    p.setdefault("T", n)
+    p.setdefault("eta", 0.1)
+    p.setdefault("R", 1.0)
+    if sim.SPECS[algorithm_id].noise != "none":
+        p.setdefault("eps", 1.0)
+    dataset = dataset or ("two-class" if pairs else "wang-least-squares")
+    loss = loss or ("auc-hinge" if pairs else "least-squares")
+    kw = {"kappa": 0.1} if dataset.startswith("wang-") else {}
+    if dataset not in dmod.DATASETS:
+        raise ValueError(f"unknown data set {dataset!r}; choose one of {', '.join(dmod.DATASETS)}.")
+    ds = dmod.load_dataset(dataset, n=n, n_test=500, seed=data_seed, **kw) if dataset in (
+        "wang-least-squares", "wang-logistic", "two-class", "clusters") else dmod.load_dataset(dataset)
+    if n > ds.n:
+        raise ValueError(f"n = {n} exceeds the {ds.n} training examples of {dataset!r}.")
+    return ds, loss, p
