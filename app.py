@@ -63,5 +63,6 @@ nav = st.navigation([
     st.Page("pages/calibrate.py", title="Calibrate"),
     st.Page("pages/bounds.py", title="Bounds"),
     st.Page("pages/simulate.py", title="Simulate"),
+    st.Page("pages/audit.py", title="Audit"),
 ])
 nav.run()

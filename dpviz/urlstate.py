@@ -58,6 +58,10 @@ DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}
 _MAX_STR = 80
 
 
+#: Prefixes of link parameters that a page keeps and validates itself (e.g. the Audit page's ``aud_*``).
+PAGE_PREFIXES: tuple[str, ...] = ("aud_",)
+
+
 def _clean_str(value: Any) -> str | None:
     if not isinstance(value, str) or len(value) > _MAX_STR:
         return None
@@ -135,6 +139,8 @@ def decode(params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
             state[name] = list(default)
     problems: list[str] = []
     for name, raw in params.items():
+        if str(name).startswith(PAGE_PREFIXES):
+            continue  # a page's own link parameters (validated by that page)
         if name not in SCHEMA:
             problems.append(f"ignored unknown link parameter {str(name)[:30]!r}")
             continue
