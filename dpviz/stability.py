@@ -87,6 +87,7 @@ class StabilityResult:
                     "empirical_level": f(self.empirical_level), "exceed_fraction": self.exceed_fraction,
                     "ratio": f(self.ratio), "sigma_calibrated": f(self.sigma_calibrated),
                     "sigma_justified": f(self.sigma_justified), "reps": self.reps, "index": self.index,
+                    "max_by_output": {k: float(np.max(x)) for k, x in self.distances.items()},
                     "notes": list(self.notes)})
         return out
 

@@ -114,6 +114,9 @@ def body():
                  f"{res.reps} repetitions in **{res.seconds:.2f} s**; quantiles q50 = {ui.fmt(res.empirical['q50'])}, "
                  f"q95 = {ui.fmt(res.empirical['q95'])}, q99 = {ui.fmt(res.empirical['q99'])}; above the bound: "
                  f"{res.exceed_fraction:.1%} of repetitions.")
+        st.write("Largest distance over the repetitions: " + ", ".join(
+            f"{name} {ui.fmt(float(d.max()))}" for name, d in res.distances.items()) +
+            " (output = what output perturbation adds noise to; last = w_T; average = the averaged iterate).")
         if res.sigma_justified is not None:
             st.info(f"σ the measured sensitivity would justify: {ui.fmt(res.sigma_justified)} (calibrated σ = "
                     f"{ui.fmt(res.sigma_calibrated)}). NOT a privacy guarantee: one neighbouring pair was measured, "
