@@ -58,6 +58,7 @@ def home() -> None:
 
 st.session_state["_nav_ready"] = True  # this run goes through st.navigation (see dpviz_ui._legacy_pages_fallback)
 ui.init_state()
+ui.show_link_notice()
 nav = st.navigation([
     st.Page(home, title="Home", default=True),
     st.Page("pages/calibrate.py", title="Calibrate"),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import traceback
 
 import streamlit as st
@@ -56,14 +57,33 @@ def _legacy_pages_fallback() -> None:
 
 
 def init_state() -> None:
-    """Load the view state from the URL once per session."""
+    """Load the view state from the URL once per session (the notice about ignored link parameters is shown by
+    :func:`show_link_notice`, once per run, not here)."""
     _legacy_pages_fallback()
     if "_view" not in st.session_state:
         state, problems = urlstate.decode({k: st.query_params.get(k) for k in st.query_params.keys()})
         st.session_state["_view"] = state
         st.session_state["_url_problems"] = problems
-    for msg in st.session_state.get("_url_problems", []):
-        st.warning(msg)
+        st.session_state["_invalid"] = {}
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
+
+
+def plain(text) -> str:
+    """``text`` escaped so that Streamlit's Markdown shows it literally: no links, images, HTML, LaTeX or emphasis.
+
+    Everything a user typed, uploaded or put in a URL goes through this before it reaches st.error/st.warning/...
+    """
+    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+
+
+def show_link_notice() -> None:
+    """One notice listing every ignored link parameter with its reason; gone after the user's first change."""
+    problems = st.session_state.get("_url_problems") or []
+    if problems:
+        st.warning("Some settings in the link were ignored (their defaults are used): "
+                   + "; ".join(plain(p) for p in problems) + ".")
 
 
 def view() -> dict:
@@ -77,15 +97,53 @@ def set_view(**changes) -> None:
     sync_url()
 
 
-def view_choice(label: str, key: str, options, *, fallback=None, widget=None, **kwargs):
-    """A select box (or ``widget=st.radio``) bound to the view entry ``key``: it starts from the view's value (the
-    URL's), falls back to ``fallback`` (else the first option) when that is not an option, and writes the choice back.
+def _user_acted() -> None:
+    st.session_state["_url_problems"] = []
+
+
+def _commit(name: str) -> None:
+    """Widget callback: the widget ``w_<name>`` changed; validate it into the view (or record why it is invalid).
+
+    Runs before the script, so the page that follows already sees the new value: one source of truth (the view),
+    each widget with a stable key -- no second change of a widget is ever lost to a default fighting its state.
     """
+    _user_acted()
+    value = st.session_state.get(f"w_{name}")
+    invalid = st.session_state.setdefault("_invalid", {})
+    try:
+        st.session_state["_view"][name] = urlstate.validate(name, value)
+        invalid.pop(name, None)
+    except ValueError as exc:
+        invalid[name] = (value, str(exc))
+
+
+def _commit_choice(name: str) -> None:
+    _user_acted()
+    value = st.session_state.get(f"w_{name}")
+    if isinstance(value, tuple):
+        value = list(value)
+    st.session_state["_view"][name] = value
+
+
+def _bind(name: str, value) -> str:
+    """Put ``value`` into the widget state of the view entry ``name`` before its widget is drawn; the widget key."""
+    key = f"w_{name}"
+    st.session_state[key] = value
+    return key
+
+
+def view_choice(label: str, key: str, options, *, fallback=None, widget=None, container=None, **kwargs):
+    """A select box (or ``widget=st.radio``) bound to the view entry ``key``: it shows the view's value (the URL's),
+    falls back to ``fallback`` (else the first option) when that is not an option, and every change goes back to the
+    view and the URL."""
     options = list(options)
     current = view()[key]
     if current not in options:
         current = fallback if fallback in options else options[0]
-    value = (widget or st.selectbox)(label, options, index=options.index(current), **kwargs)
+        view()[key] = current
+    wkey = _bind(key, current)
+    draw = getattr(container, (widget or st.selectbox).__name__) if container is not None else (widget or st.selectbox)
+    value = draw(label, options, key=wkey, on_change=_commit_choice, args=(key,), **kwargs)
     set_view(**{key: value})
     return value
 
@@ -94,17 +152,103 @@ def view_multiselect(label: str, key: str, options, *, fallback=(), **kwargs) ->
     """A multiselect bound to the view entry ``key`` (a list); ``fallback`` when none of the view's entries is an
     option."""
     options = list(options)
-    chosen = [o for o in view()[key] if o in options] or list(fallback)
-    value = st.multiselect(label, options, default=chosen, **kwargs)
-    set_view(**{key: value})
-    return value
+    chosen = [o for o in view()[key] if o in options]
+    if not chosen and not st.session_state.get(f"_touched_{key}"):
+        chosen = [o for o in fallback if o in options]
+    view()[key] = chosen
+    wkey = _bind(key, chosen)
+
+    def _changed() -> None:
+        st.session_state[f"_touched_{key}"] = True  # an emptied selection stays empty
+        _commit_choice(key)
+
+    value = st.multiselect(label, options, key=wkey, on_change=_changed, **kwargs)
+    set_view(**{key: list(value)})
+    return list(value)
 
 
-def view_checkbox(label: str, key: str, **kwargs) -> bool:
+def view_checkbox(label: str, key: str, container=None, **kwargs) -> bool:
     """A checkbox bound to the boolean view entry ``key``."""
-    value = bool(st.checkbox(label, value=bool(view()[key]), **kwargs))
+    wkey = _bind(key, bool(view()[key]))
+    value = bool((container or st).checkbox(label, key=wkey, on_change=_commit_choice, args=(key,), **kwargs))
     set_view(**{key: value})
     return value
+
+
+def view_range(label: str, key_lo: str, key_hi: str, choices, *, container=None, **kwargs) -> tuple:
+    """A range select slider bound to the view entries ``key_lo`` and ``key_hi`` (snapped to ``choices``)."""
+    choices = list(choices)
+    v = view()
+    lo, hi = _snap(v[key_lo], choices), _snap(v[key_hi], choices)
+    if lo > hi:
+        lo, hi = hi, lo
+    name = f"{key_lo}_{key_hi}"
+    wkey = f"w_{name}"
+    st.session_state[wkey] = (lo, hi)
+
+    def _changed() -> None:
+        _user_acted()
+        a, b = st.session_state[wkey]
+        st.session_state["_view"][key_lo], st.session_state["_view"][key_hi] = a, b
+
+    lo, hi = (container or st).select_slider(label, choices, key=wkey, on_change=_changed, **kwargs)
+    set_view(**{key_lo: lo, key_hi: hi})
+    return lo, hi
+
+
+def _snap(value, choices):
+    """The entry of ``choices`` closest to ``value`` (in log scale)."""
+    return min(choices, key=lambda c: abs(math.log(c) - math.log(max(float(value), 1e-12))))
+
+
+def view_number(name: str, label: str | None = None, *, container=None, disabled: bool = False, help=None, **kwargs):
+    """A number input bound to the view entry ``name`` (kind and range from :data:`urlstate.SCHEMA`).
+
+    It has no min/max of its own: anything typed is accepted by the widget and checked against the schema, so an
+    out-of-range value is kept on screen and reported by :func:`stop_if_invalid` (the page then shows no numbers).
+    """
+    kind, _default, _bounds = urlstate.SCHEMA[name]
+    invalid = st.session_state.setdefault("_invalid", {})
+    shown = invalid[name][0] if name in invalid else view()[name]
+    if shown is not None:
+        shown = int(shown) if kind == "int" and float(shown).is_integer() and abs(float(shown)) < 2**53 \
+            else float(shown)
+    key = _bind(name, shown)
+    label = label or LABELS.get(name, name)
+    draw = (container or st).number_input
+    if kind == "int":
+        return draw(label, step=1, key=key, help=help or HELP.get(name), on_change=_commit, args=(name,),
+                    disabled=disabled, **kwargs)
+    return draw(label, key=key, format="%g", help=help or HELP.get(name), on_change=_commit, args=(name,),
+                disabled=disabled, **kwargs)
+
+
+def range_text(name: str) -> str:
+    kind, _d, (lo, hi) = urlstate.SCHEMA[name]
+    return f"a {'whole number' if kind == 'int' else 'number'} from {lo:g} to {hi:g}"
+
+
+def invalid_inputs() -> dict:
+    """View entry -> (what was typed, why it is invalid) for the inputs that currently hold an invalid value."""
+    return dict(st.session_state.get("_invalid", {}))
+
+
+def stop_if_invalid(names=None) -> None:
+    """If any input (of ``names``, default all) holds an invalid value: one error naming each input and its valid
+    range, and nothing computed from the other values (the page stops here)."""
+    bad = {k: val for k, val in invalid_inputs().items() if names is None or k in names}
+    if not bad:
+        return
+    parts = []
+    for name, (raw, msg) in bad.items():
+        if urlstate.SCHEMA[name][0] not in ("int", "float"):
+            parts.append(plain(msg))
+            continue
+        typed = "nothing" if raw is None else plain(f"{raw:g}" if isinstance(raw, (int, float)) else raw)
+        parts.append(f"**{LABELS.get(name, name)}** must be {range_text(name)} (you entered {typed})")
+    st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
+             + ". No numbers are shown until then.")
+    st.stop()
 
 
 def sync_url() -> None:
@@ -112,52 +256,48 @@ def sync_url() -> None:
         enc = urlstate.encode(view())
     except ValueError:
         return
-    st.query_params.from_dict(enc)
+    if dict(st.query_params) != enc:
+        st.query_params.from_dict(enc)
 
 
-def _on_change(name: str) -> None:
-    value = st.session_state.get(f"w_{name}")
-    try:
-        st.session_state["_view"][name] = urlstate.validate(name, value)
-        st.session_state.pop(f"_err_{name}", None)
-    except ValueError as exc:
-        st.session_state[f"_err_{name}"] = str(exc)
-
-
-def param_widgets(names: list[str], required: set[str] | None = None) -> dict:
+def param_widgets(names: list[str], required: set[str] | None = None, fixed: dict | None = None) -> dict:
     """Sidebar number inputs for ``names`` (persisting across pages); returns dpviz keyword parameters.
 
-    δ is entered on a log scale; the checkbox "δ = 1/n²" (on by default) ties it to n.
+    δ is entered on a log scale; the checkbox "δ = 1/n²" (on by default) ties it to n.  ``fixed`` maps names to
+    ``(value, source)`` for values the page takes from elsewhere (a theorem's schedule): they are shown read-only,
+    with their source, and returned instead of the view's value.
     """
     v = view()
     required = required or set()
+    fixed = fixed or {}
     with st.sidebar:
         st.subheader("Parameters")
         for name in names:
             if name == "log10_delta":
-                st.session_state["w_delta_auto"] = v["delta_auto"]
-                st.checkbox("δ = 1/n²", key="w_delta_auto", on_change=_on_change, args=("delta_auto",),
-                            help="The usual choice: δ much smaller than 1/n. Untick to enter log10 δ yourself.")
+                view_checkbox("δ = 1/n²", "delta_auto",
+                              help="The usual choice: δ much smaller than 1/n. Untick to enter log10 δ yourself.")
                 if v["delta_auto"]:
-                    st.caption(f"δ = 1/n² = {1.0 / float(v['n']) ** 2:.3g}")
+                    if "n" not in invalid_inputs():
+                        st.caption(f"δ = 1/n² = {fmt(1.0 / float(v['n']) ** 2)}")
                     continue
-            kind, _default, bounds = urlstate.SCHEMA[name]
             label = LABELS.get(name, name)
             if name in required:
                 label += " *"
-            key = f"w_{name}"
-            st.session_state[key] = v[name]
-            if kind == "int":
-                st.number_input(label, min_value=int(bounds[0]), max_value=int(bounds[1]), step=1, key=key,
-                                help=HELP.get(name), on_change=_on_change, args=(name,))
-            else:
-                st.number_input(label, min_value=float(bounds[0]), max_value=float(bounds[1]), key=key,
-                                format="%g", help=HELP.get(name), on_change=_on_change, args=(name,))
-            if st.session_state.get(f"_err_{name}"):
-                st.error(st.session_state[f"_err_{name}"])
+            if name in fixed:
+                value, source = fixed[name]
+                key = f"w_{name}_fixed"
+                st.session_state[key] = None if value is None else float(value)
+                st.number_input(f"{label} — {source}", key=key, disabled=True, format="%g",
+                                help=f"Set by {source}; choose 'manual' to enter it yourself.")
+                continue
+            view_number(name, label)
         st.caption("* used by the current selection. The URL holds all settings: copy it to share this view.")
     sync_url()
-    return params_from_view(v)
+    out = params_from_view(v)
+    for name, (value, _source) in fixed.items():
+        if value is not None:
+            out[name] = value
+    return out
 
 
 def params_from_view(v: dict) -> dict:
@@ -215,26 +355,36 @@ def loss_picker(setting: str | None, key: str = "loss") -> tuple[str | None, lis
     return chosen, (list(LOSS_CONSTANTS) if override else [])
 
 
-def apply_loss(params: dict, loss_id: str | None, shown: list[str]) -> dict:
-    """Put the loss's derived constants into ``params`` (unless overridden) and say where they come from."""
+def resolve_loss(params: dict, loss_id: str | None, shown: list[str]) -> tuple[dict, str | None, bool]:
+    """``params`` with the loss's derived constants put in (unless overridden), a sentence saying where they come
+    from, and whether that sentence is an error.  Draws nothing (pages call it before the sidebar is drawn)."""
     if loss_id is None:
-        return params
+        return params, None, False
     v = view()
     q = float(v["q"]) if _takes_q(loss_id) else None
     res = cached_loss_constants(loss_id, float(params["kappa"]), float(params["R"]), q)
     if "error" in res:
-        st.error(res["error"])
-        return params
+        return params, res["error"], True
     const = res["ok"]
     if shown:  # overridden by hand
-        st.caption("Using your own G, L, M, α (the loss would give "
-                   + ", ".join(f"{k} = {fmt(const[k])}" for k in LOSS_CONSTANTS if k in const) + ").")
-        return params
+        return params, ("Using your own G, L, M, α (the loss would give "
+                        + ", ".join(f"{k} = {fmt(const[k])}" for k in LOSS_CONSTANTS if k in const) + ")."), False
     out = dict(params)
     out.update({k: const[k] for k in LOSS_CONSTANTS if k in const})
-    st.caption("From the loss with κ = " + fmt(params["kappa"]) + " and R = " + fmt(params["R"]) + ": "
-               + ", ".join(f"{k if k != 'alpha' else 'α'} = {fmt(const[k])}" for k in LOSS_CONSTANTS if k in const)
-               + ". Tick 'Override' to change them.")
+    return out, ("From the loss with κ = " + fmt(params["kappa"]) + " and R = " + fmt(params["R"]) + ": "
+                 + ", ".join(f"{k if k != 'alpha' else 'α'} = {fmt(const[k])}" for k in LOSS_CONSTANTS if k in const)
+                 + ". Tick 'Override' to change them."), False
+
+
+def show_loss_message(message: str | None, is_error: bool) -> None:
+    if message:
+        (st.error if is_error else st.caption)(message)
+
+
+def apply_loss(params: dict, loss_id: str | None, shown: list[str]) -> dict:
+    """Put the loss's derived constants into ``params`` (unless overridden) and say where they come from."""
+    out, message, is_error = resolve_loss(params, loss_id, shown)
+    show_loss_message(message, is_error)
     return out
 
 
@@ -310,10 +460,12 @@ def cached_sigma_of_beta(items: tuple, betas: tuple, pairwise: bool) -> list:
 
 
 @st.cache_data(show_spinner=False, max_entries=500)
-def cached_bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_follows_n: bool) -> dict:
+def cached_bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_follows_n: bool,
+                        explicit: bool = False) -> dict:
     """A theorem's bound along ``grid`` values of ``name``: {"total": [...], "terms": {term: [...]}} (None = invalid).
 
-    With ``delta_follows_n`` (the "δ = 1/n²" box), δ = 1/n² at every point of an n sweep.
+    With ``delta_follows_n`` (the "δ = 1/n²" box), δ = 1/n² at every point of an n sweep; ``explicit`` uses the
+    paper's explicit-constant bound.
     """
     base = dict(items)
     total: list = []
@@ -323,7 +475,7 @@ def cached_bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, d
         if name == "n" and delta_follows_n:
             p["delta"] = 1.0 / float(x) ** 2
         try:
-            res = catalog.bound(theorem_id, **p)
+            res = catalog.bound(theorem_id, explicit=explicit, **p)
         except ValueError:
             total.append(None)
             for vals in terms.values():
@@ -349,25 +501,137 @@ def cached_bound(theorem_id: str, items: tuple, explicit: bool = False) -> dict:
         return {"error": str(exc)}
 
 
+_LATEX_WORDS = [(r"\\varepsilon", "ε"), (r"\\epsilon", "ε"), (r"\\delta", "δ"), (r"\\alpha", "α"),
+                (r"\\beta", "β"), (r"\\mu", "μ"), (r"\\kappa", "κ"), (r"\\sigma", "σ"), (r"\\eta", "η"),
+                (r"\\gamma", "γ"), (r"\\lambda", "λ"), (r"\\log", " log"), (r"\\ln", " ln"), (r"\\cdot", "·"),
+                (r"\\times", "×"), (r"\\tilde", ""), (r"\\widetilde", ""), (r"\\mathcal", ""),
+                (r"\\Big", ""), (r"\\big", ""), (r"\\left", ""), (r"\\right", ""), (r"\\,", " "),
+                (r"\\;", " "), (r"\\!", ""), (r"\\quad", " "), (r"\\min", "min"), (r"\\max", "max")]
+
+
+def latex_plain(tex: str) -> str:
+    """A readable plain-text form of a (simple) LaTeX rate: \\frac{a}{b} -> (a)/(b), \\sqrt{x} -> √(x), Greek letters."""
+    out = str(tex)
+    for _ in range(6):  # innermost first, a few levels deep
+        out = re.sub(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)", out)
+        out = re.sub(r"\\frac\s*(\w)\s*\{([^{}]*)\}", r"\1/(\2)", out)
+        out = re.sub(r"\\frac\s*\{([^{}]*)\}\s*(\w)", r"(\1)/\2", out)
+        out = re.sub(r"\\frac\s*(\w)\s*(\w)", r"\1/\2", out)
+        out = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"√(\1)", out)
+        out = re.sub(r"\^\{([^{}]*)\}", r"^(\1)", out)
+        out = re.sub(r"_\{([^{}]*)\}", r"_\1", out)
+    out = re.sub(r"\\sqrt\s*(\\[a-zA-Z]+|\w)", r"√\1", out)
+    for pat, rep in _LATEX_WORDS:
+        out = re.sub(pat + r"(?![a-zA-Z])", rep, out)
+    out = out.replace("{", "(").replace("}", ")").replace("\\", "")
+    out = re.sub(r"\(\(([^()]*)\)\)", r"(\1)", out)
+    out = re.sub(r"\((√?(?:\d+(?:\.\d+)?|[^\W\d]))\)", r"\1", out)  # (1) -> 1, (√n) -> √n, (nε) stays
+    out = re.sub(r"([(+/])\s+log", r"\1log", out)
+    return re.sub(r"\s+", " ", out).strip()
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def cached_table(table_id: str, items: tuple) -> dict:
+    """A comparison table evaluated at ``items``, for the screen: LaTeX columns in a plain-text form, numbers in
+    scientific notation where tiny or huge; or {"error": msg}."""
+    try:
+        rows = catalog.get_table(table_id).evaluate(**dict(items))
+    except ValueError as exc:
+        return {"error": str(exc)}
+    out = []
+    for r in rows:
+        row = {}
+        for k, val in r.items():
+            if k in ("rate", "gradient complexity") and isinstance(val, str):
+                row[k] = latex_plain(val)
+            elif isinstance(val, float):
+                row[k] = fmt(val)
+            else:
+                row[k] = val
+        out.append(row)
+    return {"ok": out}
+
+
 def items(params: dict) -> tuple:
     return tuple(sorted((k, v) for k, v in params.items() if v is not None))
 
 
-def show_figure(fig, name: str) -> None:
-    """Plotly chart plus a standalone-HTML download of it."""
-    st.plotly_chart(fig, width="stretch")
-    st.download_button(f"Download figure ({name}.html)", fig.to_html(include_plotlyjs="cdn"),
-                       file_name=f"{name}.html", mime="text/html", key=f"dl_{name}", on_click="ignore")
+def params_caption(params: dict, names=None) -> str:
+    """A short plain-text list of the parameters a figure or table was computed at (numbers only)."""
+    keys = names if names is not None else [k for k in ("n", "d", "eps", "delta", "T", "eta", "G", "L", "M", "R",
+                                                        "alpha", "mu", "kappa") if k in params]
+    return ", ".join(f"{LABELS.get(k, 'δ' if k == 'delta' else k)} = {fmt(params[k])}" for k in keys
+                     if params.get(k) is not None)
 
 
-def download_table(rows: list[dict], name: str) -> None:
+def show_figure(fig, name: str, params: dict | None = None, names=None) -> None:
+    """Plotly chart plus a download of it as a standalone HTML page that works offline (plotly.js embedded) and
+    states the parameters it was computed at."""
+    st.plotly_chart(fig, width="stretch", key=f"chart_{name}")
+    caption = params_caption(params, names) if params else ""
+
+    def _html() -> str:
+        import plotly.graph_objects as go
+
+        out = go.Figure(fig)
+        if caption:
+            title = out.layout.title.text or ""
+            out.update_layout(title=dict(text=f"{title}<br><sub>dpviz {_version()}: {caption}</sub>"),
+                              margin=dict(t=90))
+        return out.to_html(include_plotlyjs=True, full_html=True)
+
+    st.download_button(f"Download figure ({name}.html, works offline)", _html, file_name=f"{name}.html",
+                       mime="text/html", key=f"dl_{name}", on_click="ignore")
+
+
+def _version() -> str:
+    from dpviz import __version__
+
+    return __version__
+
+
+def download_view(page: str, inputs: dict, outputs: dict, command: str | None, seed: int | None = None) -> None:
+    """"Download this view": one JSON with every input, every output, the seed, the dpviz version and the exact
+    ``python -m dpviz ...`` command that reproduces the numbers."""
+    doc = {"page": page, "dpviz_version": _version(), "inputs": inputs, "outputs": outputs, "seed": seed,
+           "command": command, "url_query": urlstate.encode(view())}
+    st.download_button("Download this view (JSON)", lambda: json.dumps(catalog._json_safe(doc), indent=1,
+                                                                        default=str),
+                       file_name=f"dpviz_{page}_view.json", mime="application/json", key=f"view_{page}",
+                       on_click="ignore", help="Every input and output of this page, the dpviz version and the "
+                                               "command line that reproduces the numbers.")
+
+
+def cli_command(sub: str, flag: str, ident: str, params: dict) -> str:
+    """The ``python -m dpviz`` command line for ``params`` (known options as flags, the rest as --param)."""
+    from dpviz import cli
+
+    parts = ["python -m dpviz", sub, f"--{flag}", ident]
+    for k, val in sorted(params.items()):
+        if val is None or isinstance(val, (list, dict, tuple)):
+            continue
+        text = repr(val) if isinstance(val, float) else str(val)
+        parts.append(f"--{k} {text}" if k in cli._PARAMS else f"--param {k}={text}")
+    parts.append("--json")
+    return " ".join(parts)
+
+
+def download_table(rows: list[dict], name: str, params: dict | None = None) -> None:
+    """CSV and JSON downloads of ``rows``; both carry the parameters they were computed at (CSV: one column per
+    parameter; JSON: {"parameters": ..., "rows": ...})."""
     import pandas as pd
 
     df = pd.DataFrame(rows)
+    if params:
+        for k, val in params.items():
+            if isinstance(val, (int, float, str, bool)) and k not in df.columns:
+                df[f"param_{k}"] = val
     c1, c2 = st.columns(2)
-    c1.download_button("CSV", df.to_csv(index=False), file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
+    c1.download_button("CSV", lambda: df.to_csv(index=False), file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
                         on_click="ignore")
-    c2.download_button("JSON", json.dumps(catalog._json_safe(rows), indent=1, default=str),
+    c2.download_button("JSON", lambda: json.dumps(catalog._json_safe({"parameters": params or {},
+                                                                       "dpviz_version": _version(), "rows": rows}),
+                                                  indent=1, default=str),
                        file_name=f"{name}.json", mime="application/json", key=f"json_{name}",
                         on_click="ignore")
 
@@ -377,16 +641,64 @@ def guarded(func) -> None:
     try:
         func()
     except ValueError as exc:
-        st.error(str(exc))
+        st.error(plain(str(exc)))
     except Exception:  # noqa: BLE001 - never show a traceback to users
         if os.environ.get("DPVIZ_DEBUG"):  # developers: see the traceback in the terminal
             traceback.print_exc()
         st.error("Something went wrong while computing this view. Try other parameters or reload the page.")
 
 
+_SCI = re.compile(r"(?<![\\\w.])(\d+(?:\.\d+)?)[eE]([+\-]?)0*(\d+)(?![\w.])")
+_GREEK = {"sigma": "σ", "lambda": "λ", "beta": "β", "epsilon": "ε", "eps": "ε", "delta": "δ", "eta": "η",
+          "alpha": "α", "kappa": "κ", "gamma": "γ", "zeta": "ζ", "mu": "μ", "tau": "τ"}
+_GREEK_RE = re.compile(r"(?<![\\\w])(" + "|".join(sorted(_GREEK, key=len, reverse=True)) + r")(?![a-zA-Z])")
+_POW = {"^2": "²", "^3": "³"}
+
+
+def tex_sci(latex: str) -> str:
+    """LaTeX with numbers like ``1e-06`` written as ``10^{-6}`` (and ``2.5e+03`` as ``2.5 \\times 10^{3}``)."""
+    def rep(m):
+        mant, sign, exp = m.group(1), m.group(2), m.group(3)
+        power = f"10^{{{'-' if sign == '-' else ''}{int(exp)}}}"
+        return power if float(mant) == 1.0 else f"{mant} \\times {power}"
+
+    return _SCI.sub(rep, latex)
+
+
+def pretty(text: str) -> str:
+    """A library note in the notation of the papers: σ, λ, β, ε, δ, η for their names, σ² for sigma^2, and
+    10⁻⁶-style numbers for 1e-06."""
+    out = _GREEK_RE.sub(lambda m: _GREEK[m.group(1)], str(text))
+    for k, v in _POW.items():
+        out = out.replace(k, v)
+
+    def rep(m):
+        mant, sign, exp = m.group(1), m.group(2), m.group(3)
+        sup = ("-" if sign == "-" else "") + str(int(exp))
+        power = "10" + sup.translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+        return power if float(mant) == 1.0 else f"{mant}·{power}"
+
+    return _SCI.sub(rep, out)
+
+
 def fmt(x) -> str:
+    """A number for the screen: 0.01702, 3.594, 10000, 2.154·10⁵, 1.4·10⁻⁶ (no 1e+04, no SI prefixes)."""
     if x is None:
         return "—"
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return str(x)
     if isinstance(x, float) and not math.isfinite(x):
-        return "∞"
-    return f"{x:.4g}" if isinstance(x, (int, float)) else str(x)
+        return "∞" if x > 0 else ("−∞" if x < 0 else "—")
+    if x == 0:
+        return "0"
+    ax = abs(x)
+    if 1e-3 <= ax < 1e4 or (isinstance(x, int) and ax < 1e7):
+        return f"{x:.4g}" if not isinstance(x, int) else str(x)
+    if ax < 1e6 and float(x).is_integer():
+        return str(int(x))
+    k = math.floor(math.log10(ax))
+    m = x / 10.0**k
+    if abs(round(m, 3)) >= 10:
+        m, k = m / 10, k + 1
+    power = "10" + str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return power if abs(m - 1) < 5e-4 else (f"−{power}" if abs(m + 1) < 5e-4 else f"{m:.4g}·{power}")

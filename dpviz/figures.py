@@ -11,7 +11,73 @@ from typing import Sequence
 import plotly.graph_objects as go
 
 __all__ = ["line_figure", "stacked_terms_figure", "loglog_slope", "feasibility_map_figure", "sigma_beta_figure",
-           "simulation_figure"]
+           "simulation_figure", "tick_label", "log_ticks", "readable_log_axes"]
+
+_SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+_DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
+_SYMBOLS = ["circle", "square", "diamond", "triangle-up", "x", "cross", "star", "triangle-down"]
+
+
+def tick_label(v: float) -> str:
+    """A log-axis tick as a plain decimal (0.5, 2, 1000) or in 10⁻⁶ / 2·10⁻⁶ style -- never SI prefixes (1μ, 100n),
+    which clash with the constants μ and n of the papers."""
+    if v <= 0 or not math.isfinite(v):
+        raise ValueError("a log-axis tick must be a positive finite number")
+    if 1e-3 <= v < 1e5:
+        return f"{v:.6g}"
+    k = math.floor(math.log10(v) + 1e-9)
+    m = v / 10.0**k
+    power = "10" + str(k).translate(_SUP)
+    return power if abs(m - 1) < 1e-6 else f"{m:.3g}·{power}"
+
+
+def log_ticks(lo: float, hi: float) -> list[float]:
+    """Tick values for a log axis over [lo, hi]: 1-2-5 per decade over up to 3 decades, else powers of ten (every
+    k-th decade over very wide ranges)."""
+    if not (lo > 0 and hi > 0 and math.isfinite(lo) and math.isfinite(hi)):
+        raise ValueError("log-axis ticks need a positive finite range")
+    lo, hi = min(lo, hi), max(lo, hi)
+    k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
+    decades = max(1, k1 - k0)
+    mantissas = (1, 2, 5) if decades <= 3 else (1,)
+    step = max(1, math.ceil(decades / 10))
+    ticks = [m * 10.0**k for k in range(k0, k1 + 1, step if mantissas == (1,) else 1) for m in mantissas]
+    inside = [t for t in ticks if lo / 1.0001 <= t <= hi * 1.0001]
+    return inside if len(inside) >= 2 else [t for t in ticks if lo / 10 <= t <= hi * 10]
+
+
+def _positive(values) -> list[float]:
+    out = []
+    for v in values if values is not None else []:
+        try:
+            f = float(v)
+        except (TypeError, ValueError):
+            continue
+        if f > 0 and math.isfinite(f):
+            out.append(f)
+    return out
+
+
+def readable_log_axes(fig: go.Figure) -> go.Figure:
+    """Give every log axis of ``fig`` explicit ticks labelled by :func:`tick_label` (0.5 stays "0.5", 10⁻⁶ not 1μ)."""
+    for axis in ("x", "y"):
+        layout_axis = getattr(fig.layout, f"{axis}axis")
+        if layout_axis.type != "log":
+            continue
+        vals: list[float] = []
+        for tr in fig.data:
+            vals += _positive(getattr(tr, axis, None))
+        if not vals:
+            continue
+        ticks = log_ticks(min(vals), max(vals))
+        getattr(fig, f"update_{axis}axes")(tickmode="array", tickvals=ticks, ticktext=[tick_label(t) for t in ticks])
+    return fig
+
+
+def _coincide(a: Sequence, b: Sequence) -> bool:
+    pairs = [(x, y) for x, y in zip(a, b) if x is not None and y is not None]
+    return len(pairs) >= 2 and len(pairs) == sum(1 for x, y in zip(a, b) if x is not None or y is not None) and all(
+        abs(x - y) <= 1e-9 * max(abs(x), abs(y), 1e-300) for x, y in pairs)
 
 
 def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float | None:
@@ -29,50 +95,78 @@ def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float | None:
 
 
 def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *, title: str, x_title: str,
-                y_title: str, log_x: bool = True, log_y: bool = True, slope_labels: bool = False) -> go.Figure:
-    """One line per entry of ``series`` (None = missing point, e.g. infeasible); optional log-log slope in legend."""
+                y_title: str, log_x: bool = True, log_y: bool = True, slope_labels: bool = False,
+                current_x: float | None = None, current_label: str = "current value") -> go.Figure:
+    """One line per entry of ``series`` (None = missing point, e.g. infeasible); optional log-log slope in legend.
+
+    Each line has its own dash and marker, so lines that coincide stay visible, and a coinciding line says so in its
+    legend entry.  ``current_x`` marks the current value with a vertical line (and ``current_label``).
+    """
     if not series:
         raise ValueError("nothing to plot: choose at least one curve")
     fig = go.Figure()
-    for name, ys in series.items():
-        ys = [None if (v is None or not math.isfinite(v) or (log_y and v <= 0)) else float(v) for v in ys]
+    clean = {name: [None if (v is None or not math.isfinite(v) or (log_y and v <= 0)) else float(v) for v in ys]
+             for name, ys in series.items()}
+    names = list(clean)
+    for i, (name, ys) in enumerate(clean.items()):
         label = name
         if slope_labels:
             s = loglog_slope(x, ys)
             if s is not None:
                 label = f"{name} (slope {s:+.2f})"
-        fig.add_trace(go.Scatter(x=list(x), y=ys, mode="lines+markers", name=label))
+        same = [other for other in names[:i] if _coincide(ys, clean[other])]
+        if same:
+            label += f" — coincides with {same[0]}"
+        fig.add_trace(go.Scatter(x=list(x), y=ys, mode="lines+markers", name=label,
+                                 line=dict(dash=_DASHES[i % len(_DASHES)], width=2 + (1 if same else 0)),
+                                 marker=dict(symbol=_SYMBOLS[i % len(_SYMBOLS)], size=7)))
+    if current_x is not None:
+        fig.add_vline(x=current_x, line=dict(color="black", dash="dot", width=1))
+        fig.add_trace(go.Scatter(x=[current_x], y=[None], mode="lines", line=dict(color="black", dash="dot"),
+                                 name=current_label, showlegend=True))
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
                       legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=10))
     if log_x:
         fig.update_xaxes(type="log")
     if log_y:
         fig.update_yaxes(type="log")
-    return fig
+    return readable_log_axes(fig)
 
 
 def stacked_terms_figure(x: Sequence[float], terms: dict[str, Sequence[float]], *, title: str,
                          x_title: str, y_title: str = "bound") -> go.Figure:
-    """Named bound terms stacked (filled areas) on log-log axes; the legend carries each term's log-log slope."""
+    """Named bound terms and their sum as lines on log-log axes (no stacked areas: on a log axis the height of a
+    stacked band does not show the term); the legend carries each term's log-log slope."""
     if not terms:
         raise ValueError("nothing to plot: the bound has no terms")
     fig = go.Figure()
-    for name, ys in terms.items():
-        ys = [max(float(v), 0.0) if v is not None and math.isfinite(v) else None for v in ys]
+    cleaned = {}
+    for i, (name, ys) in enumerate(terms.items()):
+        ys = [float(v) if v is not None and math.isfinite(v) and v > 0 else None for v in ys]
+        cleaned[name] = ys
         s = loglog_slope(x, ys)
         label = f"{name} (slope {s:+.2f})" if s is not None else name
-        fig.add_trace(go.Scatter(x=list(x), y=ys, mode="lines", name=label, stackgroup="terms"))
+        fig.add_trace(go.Scatter(x=list(x), y=ys, mode="lines+markers", name=label,
+                                 line=dict(dash=_DASHES[(i + 1) % len(_DASHES)]),
+                                 marker=dict(symbol=_SYMBOLS[(i + 1) % len(_SYMBOLS)], size=6)))
+    if len(cleaned) > 1:
+        total = [sum(v for v in col) if all(v is not None for v in col) else None for col in zip(*cleaned.values())]
+        s = loglog_slope(x, total)
+        fig.add_trace(go.Scatter(x=list(x), y=total, mode="lines", name="sum of the terms"
+                                 + (f" (slope {s:+.2f})" if s is not None else ""), line=dict(color="black", width=3)))
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
                       legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=10))
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
-    return fig
+    return readable_log_axes(fig)
 
 
 def feasibility_map_figure(n_values: Sequence[float], eps_values: Sequence[float], feasible: Sequence[Sequence[bool]],
                            *, boundary: tuple[Sequence[float], Sequence[float]] | None = None,
-                           boundary_name: str = "sufficient boundary", title: str = "Feasible (n, ε)") -> go.Figure:
-    """Heat map of feasibility (rows: ε, columns: n; 1 = feasible) with an optional boundary curve ε(n) overlaid."""
+                           boundary_name: str = "sufficient boundary", title: str = "Feasible (n, ε)",
+                           current: tuple[float, float] | None = None) -> go.Figure:
+    """Heat map of feasibility (rows: ε, columns: n; 1 = feasible) with an optional boundary curve ε(n) overlaid
+    (with a legend entry) and the current (n, ε) marked."""
     if not n_values or not eps_values:
         raise ValueError("the (n, ε) grid is empty")
     if len(feasible) != len(eps_values) or any(len(r) != len(n_values) for r in feasible):
@@ -82,17 +176,22 @@ def feasibility_map_figure(n_values: Sequence[float], eps_values: Sequence[float
                                colorscale=[[0, "#f4d6d6"], [1, "#cfe8cf"]], name="feasible (green)"))
     if boundary is not None:
         fig.add_trace(go.Scatter(x=list(boundary[0]), y=list(boundary[1]), mode="lines", name=boundary_name,
-                                 line=dict(color="black", dash="dash")))
+                                 line=dict(color="black", dash="dash"), showlegend=True))
+    if current is not None:
+        fig.add_trace(go.Scatter(x=[current[0]], y=[current[1]], mode="markers", name="current (n, ε)",
+                                 marker=dict(symbol="star", size=16, color="black"), showlegend=True))
     fig.update_layout(title=title, xaxis_title="n", yaxis_title="ε", template="plotly_white",
-                      legend=dict(orientation="h", y=-0.25))
+                      legend=dict(orientation="h", y=-0.25), showlegend=True)
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
-    return fig
+    return readable_log_axes(fig)
 
 
 def sigma_beta_figure(betas: Sequence[float], sigmas: Sequence[float | None],
-                      interval: tuple[float, float] | None, *, title: str = "σ(β)", log_x: bool = False) -> go.Figure:
-    """σ as a function of the Rényi order parameter β with the feasible β interval shaded."""
+                      interval: tuple[float, float] | None, *, title: str = "σ(β)", log_x: bool = False,
+                      chosen: tuple[float, float] | None = None) -> go.Figure:
+    """σ as a function of the Rényi order parameter β with the feasible β interval shaded and the chosen (β, σ)
+    marked."""
     if not betas:
         raise ValueError("no β values to plot")
     fig = go.Figure(go.Scatter(x=list(betas), y=[None if s is None else float(s) for s in sigmas],
@@ -100,11 +199,14 @@ def sigma_beta_figure(betas: Sequence[float], sigmas: Sequence[float | None],
     if interval is not None:
         fig.add_vrect(x0=interval[0], x1=interval[1], fillcolor="green", opacity=0.15, line_width=0,
                       annotation_text="feasible β")
+    if chosen is not None and chosen[0] is not None and chosen[1] is not None:
+        fig.add_trace(go.Scatter(x=[chosen[0]], y=[chosen[1]], mode="markers", name="chosen β",
+                                 marker=dict(symbol="star", size=14, color="black")))
     fig.update_layout(title=title, xaxis_title="β", yaxis_title="σ", template="plotly_white")
     fig.update_yaxes(type="log")
     if log_x:
         fig.update_xaxes(type="log")
-    return fig
+    return readable_log_axes(fig)
 
 
 def simulation_figure(curves: Sequence[dict], *, x_title: str, y_title: str = "excess risk",
@@ -144,4 +246,4 @@ def simulation_figure(curves: Sequence[dict], *, x_title: str, y_title: str = "e
                       legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=10))
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
-    return fig
+    return readable_log_axes(fig)

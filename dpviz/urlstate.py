@@ -45,12 +45,22 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "reps": ("int", 20, (1, 500)),
     "seed": ("int", 0, (0, 2**31 - 1)),
     "noise": ("float", 0.0, (0.0, 10.0)),
-    "eps_lo": ("float", 0.25, (1e-6, 1e4)),
-    "eps_hi": ("float", 4.0, (1e-6, 1e4)),
+    "eps_lo": ("float", 1.0, (1e-6, 1e4)),
+    "eps_hi": ("float", 16.0, (1e-6, 1e4)),
     "n_lo": ("int", 50, (2, 10**9)),
     "n_hi": ("int", 1000, (2, 10**9)),
     "run_infeasible": ("bool", False, None),
     "schedule": ("str", "manual", None),
+    # Calibrate: optional heavy plots
+    "compare_all": ("bool", False, None),
+    "show_map": ("bool", False, None),
+    # Bounds: rates or explicit constants on the totals plots
+    "bound_kind": ("str", "rate", None),
+    # Simulate: typed grids, several label-noise values, the plotted quantity
+    "eps_grid": ("list", [], None),
+    "n_grid": ("list", [], None),
+    "kappas": ("list", [], None),
+    "plot_value": ("str", "excess_risk", None),
 }
 
 DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}
@@ -106,7 +116,8 @@ def validate(name: str, value: Any) -> Any:
             if not math.isfinite(num):
                 raise ValueError
     except (TypeError, ValueError, OverflowError):
-        raise ValueError(f"{name} must be a {'whole number' if kind == 'int' else 'number'}, got {value!r}") from None
+        shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
+        raise ValueError(f"{name} must be a {'whole number' if kind == 'int' else 'number'}, got {shown}") from None
     lo, hi = bounds  # type: ignore[misc]
     if not lo <= num <= hi:
         raise ValueError(f"{name} must be between {lo:g} and {hi:g}, got {num:g}")

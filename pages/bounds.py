@@ -1,4 +1,4 @@
-"""Bounds: excess-risk bounds vs n and ε, stacked terms, comparison tables."""
+"""Bounds: risk bounds vs n and ε (rates with rates, explicit constants with explicit constants), terms, tables."""
 
 import numpy as np
 import streamlit as st
@@ -6,91 +6,146 @@ import streamlit as st
 import dpviz_ui as ui
 from dpviz import catalog, figures
 
+GRIDS = {"n": [int(x) for x in np.unique(np.logspace(2, 7, 21).astype(int))],
+         "eps": [float(e) for e in np.logspace(-2, 1, 21)]}
+KINDS = {"rate": "rates (the paper's unspecified constants set to c)",
+         "explicit": "explicit constants (only where the paper gives them)"}
+
+
+def bound_kind(thm) -> str:
+    """"rate" if the theorem's main bound drops constants, "explicit" if it keeps the paper's constants and logs."""
+    return getattr(thm, "kind", None) or getattr(thm, "bound_kind", None) or "rate"
+
+
+def _plot_fn(thm, kind: str):
+    """(use_explicit_flag) for ``kind`` of this theorem, or None when the theorem has no bound of that kind."""
+    main = bound_kind(thm)
+    if kind == main:
+        return False
+    if kind == "explicit" and thm.explicit_bound is not None:
+        return True
+    return None
+
+
+def _only(params: dict, thm) -> dict:
+    names = set(catalog.parameters_of(thm.bound))
+    if thm.explicit_bound is not None:
+        names |= set(catalog.parameters_of(thm.explicit_bound))
+    return {k: v for k, v in params.items() if k in names}
+
 
 def body() -> None:
     st.title("Risk bounds")
     thms = catalog.theorems()
-    if not thms:
-        st.info("No theorem is in the catalogue yet.")
-        return
     v = ui.view()
     ids = [t.id for t in thms]
     labels = {t.id: f"{t.paper.short} — {t.number}" for t in thms}
     chosen = ui.view_multiselect("Theorems", "theorems", ids, fallback=ids[:1], format_func=labels.get,
-                                 help="Each theorem bounds the excess population risk of one algorithm.")
+                                 help="Each theorem bounds one risk of one algorithm (shown under its name): excess "
+                                      "population risk, empirical risk, a stability quantity …")
     sweep = ui.view_choice("Sweep over", "sweep", ["n", "eps"], widget=st.radio, horizontal=True,
                            format_func={"n": "sample size n", "eps": "privacy budget ε (smaller = more private)"}.get,
-                           help="x-axis of the stacked-terms plots; the totals are drawn against both n and ε.")
+                           help="x-axis of the terms plots; the totals are drawn against both n and ε.")
+    kind = ui.view_choice("Compare", "bound_kind", list(KINDS), widget=st.radio, horizontal=True,
+                          format_func=KINDS.get,
+                          help="Rates and bounds with explicit constants are never drawn on one axis: a rate with "
+                               "its constant set to c = 1 can be orders of magnitude below a bound that keeps the "
+                               "paper's constants and logarithms.")
     needed = set()
     for t in chosen:
         needed |= set(catalog.parameters_of(catalog.get_theorem(t).bound))
     loss_id, shown = ui.loss_picker(None)
     params = ui.param_widgets(ui.sidebar_names(shown, loss_id),
                               required=needed | ({"log10_delta"} if "delta" in needed else set()))
+    ui.stop_if_invalid()
     params = ui.apply_loss(params, loss_id, shown)
     if not chosen:
         st.warning("Choose at least one theorem.")
         return
-    grids = {"n": [int(x) for x in np.unique(np.logspace(2, 7, 21).astype(int))],
-             "eps": [float(e) for e in np.logspace(-2, 1, 21)]}
-    grid = grids[sweep]
-    totals = {}
-    totals_other = {}
+    grid = GRIDS[sweep]
     other = "eps" if sweep == "n" else "n"
+    totals, totals_other, risks, outputs = {}, {}, {}, {}
     for tid in chosen:
         thm = catalog.get_theorem(tid)
         st.subheader(labels[tid])
+        st.caption(f"Bounds: **{ui.pretty(thm.risk)}** of {catalog.get_algorithm(thm.algorithm).name}. "
+                   f"Main bound: {'explicit constants' if bound_kind(thm) == 'explicit' else 'a rate (constants dropped, set to c)'}.")
         if thm.statement:
-            st.latex(thm.statement)
+            st.latex(ui.tex_sci(thm.statement))
         if thm.discrepancy:
-            st.warning(f"Reading of the paper: {thm.discrepancy}")
+            st.warning(f"Reading of the paper: {ui.pretty(thm.discrepancy)}")
         for note in thm.notes:
-            st.caption(note)
-        here = ui.cached_bound(tid, ui.items(params))
+            st.caption(ui.pretty(note))
+        p = _only(params, thm)
+        here = ui.cached_bound(tid, ui.items(p))
         if "error" in here:
-            st.error(here["error"])
+            st.error(ui.plain(here["error"]))
             continue
         ok = here["ok"]
+        outputs[tid] = {"total": ok["total"], "terms": dict(ok["terms"]), "eta": ok["eta"], "T": ok["T"],
+                        "gradient_complexity": ok["gradient_complexity"]}
         st.write(f"Bound at the current parameters: **{ui.fmt(ok['total'])}** — step size η = {ui.fmt(ok['eta'])}, "
                  f"iterations T = {ui.fmt(ok['T'])}, gradient complexity {ui.fmt(ok['gradient_complexity'])}")
-        st.dataframe([{"term": name, "value": val, "rate exponent of n": ne, "rate exponent of ε": ee}
+        st.dataframe([{"term": name, "value": ui.fmt(val), "rate exponent of n": ne, "rate exponent of ε": ee}
                       for (name, val), (_n, _l, ne, ee) in zip(ok["terms"], ok["terms_latex"])],
                      hide_index=True, width="content")
         if thm.explicit_bound is not None:
-            ex = ui.cached_bound(tid, ui.items(params), explicit=True)
+            ex = ui.cached_bound(tid, ui.items(p), explicit=True)
             if "ok" in ex:
+                outputs[tid]["explicit_total"] = ex["ok"]["total"]
                 st.write(f"With the paper's explicit constants: **{ui.fmt(ex['ok']['total'])}**")
             else:
-                st.caption(f"Explicit-constant version not available here: {ex['error']}")
+                st.caption(f"Explicit-constant version not available here: {ui.plain(ex['error'])}")
         for note in ok["notes"]:
-            st.caption(note)
-        series = ui.cached_bound_series(tid, ui.items(params), sweep, tuple(grid), bool(v["delta_auto"]))
-        terms = {name: series["terms"].get(name, [None] * len(grid)) for name, _ in here["ok"]["terms"]}
-        totals[labels[tid]] = series["total"]
-        totals_other[labels[tid]] = ui.cached_bound_series(tid, ui.items(params), other, tuple(grids[other]),
-                                                           bool(v["delta_auto"]))["total"]
-        fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {sweep}",
+            st.caption(ui.pretty(note))
+        series = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]))
+        terms = {name: series["terms"].get(name, [None] * len(grid)) for name, _ in ok["terms"]}
+        fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {'n' if sweep == 'n' else 'ε'}"
+                                           f" ({'rate' if bound_kind(thm) == 'rate' else 'explicit constants'})",
                                            x_title="n" if sweep == "n" else "ε")
-        ui.show_figure(fig, f"terms_{tid}_{sweep}")
+        ui.show_figure(fig, f"terms_{tid}_{sweep}", params)
+        flag = _plot_fn(thm, kind)
+        if flag is None:
+            continue
+        name = f"{labels[tid]} [{thm.risk}]"
+        risks[name] = thm.risk
+        totals[name] = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]),
+                                              explicit=flag)["total"]
+        totals_other[name] = ui.cached_bound_series(tid, ui.items(p), other, tuple(GRIDS[other]),
+                                                    bool(v["delta_auto"]), explicit=flag)["total"]
+    st.header(f"Totals compared: {KINDS[kind]}")
+    left_out = [labels[t] for t in chosen if _plot_fn(catalog.get_theorem(t), kind) is None]
+    if left_out:
+        st.caption("Not drawn here (no bound of this kind in the paper): " + ", ".join(left_out) + ".")
     if totals:
-        fig = figures.line_figure(grid, totals, title=f"Bounds vs {sweep}", x_title="n" if sweep == "n" else "ε",
-                                  y_title="bound", slope_labels=True)
-        ui.show_figure(fig, f"bounds_{sweep}")
-        fig = figures.line_figure(grids[other], totals_other, title=f"Bounds vs {other}",
-                                  x_title="n" if other == "n" else "ε", y_title="bound", slope_labels=True)
-        ui.show_figure(fig, f"bounds_{other}")
+        if len(set(risks.values())) > 1:
+            st.warning("These theorems bound different risks (in brackets in the legend): their curves share an axis "
+                       "but are not the same quantity.")
+        what = "rate" if kind == "rate" else "explicit bound"
+        fig = figures.line_figure(grid, totals, title=f"{what.capitalize()}s vs {'n' if sweep == 'n' else 'ε'}",
+                                  x_title="n" if sweep == "n" else "ε", y_title=what, slope_labels=True,
+                                  current_x=float(params[sweep]), current_label=f"current {sweep}")
+        ui.show_figure(fig, f"bounds_{kind}_{sweep}", params)
+        fig = figures.line_figure(GRIDS[other], totals_other, title=f"{what.capitalize()}s vs "
+                                  f"{'n' if other == 'n' else 'ε'}", x_title="n" if other == "n" else "ε",
+                                  y_title=what, slope_labels=True, current_x=float(params[other]),
+                                  current_label=f"current {other}")
+        ui.show_figure(fig, f"bounds_{kind}_{other}", params)
+    ui.download_view("bounds", inputs={"theorems": list(chosen), "loss": loss_id or "custom", "compare": kind,
+                                       **params}, outputs=outputs,
+                     command=" ; ".join(ui.cli_command("bound", "theorem", t, _only(params, catalog.get_theorem(t)))
+                                        for t in chosen))
 
     st.header("The papers' comparison tables")
     for tab in catalog.tables():
         st.subheader(f"{tab.paper.short}, {tab.number}")
         st.caption(tab.caption)
-        try:
-            rows = tab.evaluate(**params)
-        except ValueError as exc:
-            st.error(str(exc))
+        rows = ui.cached_table(tab.id, ui.items(params))
+        if "error" in rows:
+            st.error(ui.plain(rows["error"]))
             continue
-        st.dataframe(rows, width="stretch")
-        ui.download_table(rows, tab.id)
+        st.dataframe(rows["ok"], width="stretch", hide_index=True)
+        ui.download_table(rows["ok"], tab.id, params)
 
 
 ui.guarded(body)

@@ -1,4 +1,9 @@
-"""Calibrate: noise level, feasibility and the formula for one algorithm."""
+"""Calibrate: noise level, feasibility and the formula for one algorithm.
+
+Order of work (so the main numbers never wait for a plot): read the widgets, compute the schedule (when a theorem
+sets T and η) so the sidebar can show it, stop on an invalid input, show the main numbers, then the plots -- the
+heavy ones only when asked for, each cached by the inputs it actually depends on.
+"""
 
 import numpy as np
 import streamlit as st
@@ -7,52 +12,90 @@ import dpviz_ui as ui
 from dpviz import catalog, figures, simulate as S
 
 
+def _only(params: dict, func) -> dict:
+    """The entries of ``params`` a calibration / bound function takes (its cache key: nothing else invalidates it)."""
+    names = catalog.parameters_of(func)
+    return {k: v for k, v in params.items() if k in names}
+
+
 def body() -> None:
     st.title("Calibrate the noise")
     algs = [a for a in catalog.algorithms() if a.calibrate is not None]
-    if not algs:
-        st.info("No private algorithm is in the catalogue yet.")
-        return
     labels = {a.id: f"{a.paper.short} — {a.name} ({a.place})" for a in algs}
     alg_id = ui.view_choice("Algorithm (grouped by paper)", "algorithm", labels, format_func=labels.get,
                             help="Which private algorithm to calibrate.")
     alg = catalog.get_algorithm(alg_id)
     needed = set(catalog.parameters_of(alg.calibrate))
     loss_id, shown = ui.loss_picker(alg.setting)
-    params = ui.param_widgets(ui.sidebar_names(shown, loss_id),
-                              required=needed | ({"log10_delta"} if "delta" in needed else set()))
-    params = ui.apply_loss(params, loss_id, shown)
     thms = [t for t in catalog.theorems() if t.algorithm == alg_id]
-    complexity = None
+    src = "manual"
     if thms:
         src = ui.view_choice("T and η from", "schedule", ["manual"] + [t.id for t in thms],
                              format_func=lambda i: "manual (sidebar)" if i == "manual" else
                              f"{catalog.get_theorem(i).paper.short}, {catalog.get_theorem(i).number}",
                              help="Use the step size and number of iterations the theorem prescribes, or your own.")
-        if src != "manual":
-            if catalog.get_theorem(src).discrepancy:
-                st.warning(f"Reading of the paper: {catalog.get_theorem(src).discrepancy}")
-            b = ui.cached_bound(src, ui.items(params))
+    names = ui.sidebar_names(shown, loss_id)
+    required = needed | ({"log10_delta"} if "delta" in needed else set())
+
+    # the theorem's schedule is computed before the sidebar is drawn, so that the sidebar shows the T and η in use
+    fixed, sched_error, complexity = {}, None, None
+    base, loss_msg, loss_err = ui.resolve_loss(ui.params_from_view(ui.view()), loss_id, shown)
+    if src != "manual":
+        thm = catalog.get_theorem(src)
+        source = f"{thm.paper.short}, {thm.number}"
+        T_sched = eta_sched = None
+        if not ui.invalid_inputs():
+            b = ui.cached_bound(src, ui.items(_only(base, thm.bound)))
             if "error" in b:
-                st.error(b["error"])
+                sched_error = b["error"]
             else:
-                for key in ("T", "eta"):
-                    if b["ok"][key] is not None:
-                        params[key] = max(1, int(round(b["ok"][key]))) if key == "T" else float(b["ok"][key])
+                T_sched = max(1, int(round(b["ok"]["T"]))) if b["ok"]["T"] is not None else None
+                eta_sched = float(b["ok"]["eta"]) if b["ok"]["eta"] is not None else None
                 complexity = b["ok"].get("gradient_complexity")
-                st.caption(f"Theorem's schedule: T = {ui.fmt(params['T'])}, η = {ui.fmt(params['eta'])}"
-                           f" (the paper's free constant c = {ui.fmt(params['c'])})")
+        fixed = {"T": (T_sched, source), "eta": (eta_sched, source)}
+    params = ui.param_widgets(names, required=required, fixed=fixed)
+    ui.stop_if_invalid()
+    params, _msg, _err = ui.resolve_loss(params, loss_id, shown)
+    ui.show_loss_message(loss_msg, loss_err)
+    if src != "manual":
+        thm = catalog.get_theorem(src)
+        if thm.discrepancy:
+            st.warning(f"Reading of the paper: {ui.pretty(thm.discrepancy)}")
+        if sched_error:
+            st.error(f"The theorem's schedule is not defined here: {ui.plain(sched_error)}")
+            return
+        st.caption(f"T = {ui.fmt(params['T'])} and η = {ui.fmt(params['eta'])} come from {ui.fmt(thm.number)} "
+                   f"(shown read-only in the sidebar; the paper's free constant c = {ui.fmt(params['c'])}).")
     if alg.description:
-        st.caption(alg.description)
+        st.caption(ui.pretty(alg.description))
     # the sidebar's c is the free constant of the theorems' rates; calibrations that take a c (Kang et al.'s eq. (2))
     # calibrate it numerically unless it is given on purpose, so it is not passed on here
-    params = {k: val for k, val in params.items() if k != "c"}
-    res = ui.cached_calibrate(alg_id, ui.items(params))
+    cal_params = {k: val for k, val in _only(params, alg.calibrate).items() if k != "c"}
+    res = ui.cached_calibrate(alg_id, ui.items(cal_params))
     if "error" in res:
-        st.error(res["error"])
+        st.error(ui.plain(res["error"]))
         return
     cal = res["ok"]
+    main_numbers(alg, params, cal, complexity)
+    ui.download_view("calibrate", inputs={"algorithm": alg_id, "loss": loss_id or "custom", "schedule": src,
+                                          **params},
+                     outputs=cal, command=ui.cli_command("calibrate", "algorithm", alg_id, cal_params))
+
+    beta_plot(alg, params, cal)
+    sigma_vs_eps(alg, algs, params)
+    if cal.get("beta_interval") is not None or _lemma13(alg) or not cal["feasible"]:
+        feasibility_map(alg, params)
+
+
+def _lemma13(alg) -> bool:
+    """Whether Wang, Lei, Ying & Zhang's Lemma 13 (their feasibility region) is about this algorithm."""
+    return any(t.algorithm == alg.id and t.paper.key == "wang-nonsmooth" and "Lemma 13" in t.number
+               for t in catalog.theorems())
+
+
+def main_numbers(alg, params, cal, complexity) -> None:
     cols = st.columns(5)
+    extras = cal.get("extras") or {}
     if cal.get("sigma") is not None:
         cols[0].metric("σ (Gaussian noise)", ui.fmt(cal["sigma"]))
     elif cal.get("laplace_scale") is not None:
@@ -70,60 +113,44 @@ def body() -> None:
                    help="Gradient complexity: (pair-)gradients computed in total, from the theorem's schedule "
                         "or else counted for the algorithm's update rule: one per SGD step, n per full-gradient step, "
                         "n(n − 1) per full pairwise-gradient step.")
+    if cal["feasible"]:
+        check = extras.get("privacy_check")
+        st.success("Private: with this σ the released output is (ε, δ)-differentially private"
+                   + (f" ({check})." if check else " under the paper's privacy conditions, which hold here."))
+    else:
+        st.error(f"Not private at these settings: {ui.pretty(cal.get('reason', ''))}")
+        if cal.get("fix"):
+            st.info(f"What would make it private: {ui.pretty(cal['fix'])}")
+    if extras.get("sigma_paper") is not None and extras.get("sigma_paper") != cal.get("sigma"):
+        private = extras.get("paper_sigma_private")
+        st.write(f"The paper's own formula gives σ = {ui.fmt(extras['sigma_paper'])}"
+                 + (" — as printed, this σ is **not** (ε, δ)-DP here; dpviz uses the σ above, which is."
+                    if private is False else "."))
     if cal.get("beta_interval"):
         lo, hi = cal["beta_interval"]
         half = cal.get("beta_half")
         st.write(f"Feasible β interval: [{ui.fmt(lo)}, {ui.fmt(hi)}]; β minimising σ: {ui.fmt(cal.get('beta'))}"
                  + (f"; feasible β closest to 1/2 (Wang, Lei, Ying & Zhang, Remark 4): {ui.fmt(half)}"
                     if half is not None else ""))
-    if cal.get("extras", {}).get("accountant_sigma") is not None:
-        st.write(f"A tight numerical accountant (RDP, dp-accounting) needs σ = "
-                 f"{ui.fmt(cal['extras']['accountant_sigma'])} for the same (ε, δ), n and T.")
-        if cal["extras"].get("accountant_note"):
-            st.caption(cal["extras"]["accountant_note"])
+    if extras.get("accountant_sigma") is not None:
+        st.write(f"A tight numerical accountant (dp-accounting) needs σ = {ui.fmt(extras['accountant_sigma'])} "
+                 f"for the same (ε, δ), n and T.")
+        if extras.get("accountant_note"):
+            st.caption(ui.pretty(extras["accountant_note"]))
     if cal.get("sigma_schedule"):
-        sched = cal["sigma_schedule"]
         st.write("Noise per epoch:")
-        st.dataframe([{"epoch": i + 1, "σ_i": s_} for i, s_ in enumerate(sched)], width="content",
+        st.dataframe([{"epoch": i + 1, "σ_i": s_} for i, s_ in enumerate(cal["sigma_schedule"])], width="content",
                      hide_index=True)
-    if cal["feasible"]:
-        st.success("Feasible: these settings satisfy the paper's privacy conditions.")
-    else:
-        st.warning(f"Infeasible: {cal.get('reason', '')}")
-        if cal.get("fix"):
-            st.info(f"What would fix it: {cal['fix']}")
     if cal.get("formula"):
-        st.latex(cal["formula"])
+        st.latex(ui.tex_sci(cal["formula"]))
     if cal.get("formula_numbers"):
-        st.latex(cal["formula_numbers"])
+        st.latex(ui.tex_sci(cal["formula_numbers"]))
     for note in cal.get("notes", []):
-        st.caption(note)
-
-    beta_plot(alg, params, cal)
-    if cal.get("beta_interval") is not None or not cal["feasible"]:  # only where feasibility depends on (n, ε)
-        feasibility_map(alg_id, params)
-
-    # sigma (or Laplace scale) vs eps for every private algorithm at these settings
-    eps_grid = [float(e) for e in np.logspace(-2, 1, 25)]
-    series = {}
-    same = [a for a in algs if a.setting == alg.setting]  # the algorithms applicable to this kind of loss
-    with st.spinner("Calibrating every algorithm along the ε grid…"):
-        curves = {a.id: ui.cached_noise_series(a.id, ui.items(params), "eps", tuple(eps_grid)) for a in same}
-    for a in same:
-        ys = curves[a.id]
-        if any(y is not None for y in ys):
-            series[f"{a.paper.short}: {a.name}"] = ys
-    if series:
-        fig = figures.line_figure(eps_grid, series,
-                                  title=f"Noise level vs ε of every {alg.setting} algorithm (smaller ε = more private)",
-                                  x_title="ε", y_title="σ or Laplace scale", slope_labels=True)
-        ui.show_figure(fig, "sigma_vs_eps")
-    else:
-        st.info("No algorithm is feasible on the ε grid at these settings.")
+        st.caption(ui.pretty(note))
 
 
 def beta_plot(alg, params, cal) -> None:
-    """σ(β) with the feasible band, for calibrations that choose a Rényi order parameter β."""
+    """σ(β) with the feasible band and the chosen β, for calibrations that choose a Rényi order parameter β."""
     if cal.get("beta_interval") is None:
         return
     lo, hi = cal["beta_interval"]
@@ -134,29 +161,61 @@ def beta_plot(alg, params, cal) -> None:
     keys = {k: params[k] for k in ("n", "eps", "delta", "T", "G")}
     sig = ui.cached_sigma_of_beta(ui.items(keys), tuple(betas), alg.setting == "pairwise")
     ui.show_figure(figures.sigma_beta_figure(betas, sig, (lo, hi), title="σ as a function of β (log axis)",
-                                            log_x=True), "sigma_beta")
+                                            log_x=True, chosen=(cal.get("beta"), cal.get("sigma"))),
+                   "sigma_beta", params, ["n", "eps", "delta", "T", "G"])
 
 
-def feasibility_map(alg_id, params) -> None:
-    """Where in the (n, ε) plane the calibration is feasible (T = n, δ = 1/n², as in Wang, Lei, Ying & Zhang Fig. 1)."""
-    with st.expander("Feasibility map in the (n, ε) plane"):
-        ns = [int(x) for x in np.logspace(1.3, 5, 14)]
-        epss = [float(e) for e in np.logspace(-2, 1.3, 14)]
-        feas = ui.cached_feasibility_grid(alg_id, ui.items(params), tuple(ns), tuple(epss))
-        boundary = None
-        try:
-            from dpviz.papers import wang_nonsmooth as wn
+def sigma_vs_eps(alg, algs, params) -> None:
+    """σ (or the Laplace scale) vs ε of every algorithm of the same setting; each curve cached by its own inputs."""
+    st.subheader("Noise level vs ε")
+    if not ui.view_checkbox("Compare every algorithm of this setting (slower: some use a numerical accountant)",
+                            "compare_all"):
+        same = [alg]
+    else:
+        same = [a for a in algs if a.setting == alg.setting]
+    eps_grid = [float(e) for e in np.logspace(-2, 1, 25)]
+    slot = st.empty()
+    slot.caption("Computing the curves…")
+    series = {}
+    for a in same:
+        p = {k: v for k, v in _only(params, a.calibrate).items() if k != "c"}
+        ys = ui.cached_noise_series(a.id, ui.items(p), "eps", tuple(eps_grid))
+        if any(y is not None for y in ys):
+            series[f"{a.paper.short}: {a.name}"] = ys
+    if not series:
+        slot.info("No algorithm is private anywhere on the ε grid at these settings.")
+        return
+    fig = figures.line_figure(eps_grid, series,
+                              title=f"Noise level vs ε (smaller ε = more private); gaps: not private there",
+                              x_title="ε", y_title="σ or Laplace scale", slope_labels=True,
+                              current_x=float(params["eps"]), current_label=f"current ε = {ui.fmt(params['eps'])}")
+    with slot.container():
+        ui.show_figure(fig, "sigma_vs_eps", params)
 
-            bn = [n for n in ns if n >= 18]
-            boundary = (bn, [wn.lemma13_eps_threshold(n) for n in bn])
-        except (ImportError, ValueError):
-            pass
-        fig = figures.feasibility_map_figure(
-            ns, epss, feas, boundary=boundary, boundary_name="Wang, Lei, Ying & Zhang Lemma 13 sufficient ε",
-            title="Feasible settings (green) with T = n, δ = 1/n²")
-        ui.show_figure(fig, "feasibility_map")
-        st.caption("Lemma 13's curve is the sufficient condition for DP-SGD with Rényi accounting (Fig. 1 of "
-                   "Wang, Lei, Ying & Zhang); it is not sufficient for 18 <= n < 44.")
+
+def feasibility_map(alg, params) -> None:
+    """Where in the (n, ε) plane the calibration is private (T = n, δ = 1/n², as in Wang, Lei, Ying & Zhang Fig. 1)."""
+    st.subheader("Feasibility map in the (n, ε) plane")
+    if not ui.view_checkbox("Compute the feasibility map (196 calibrations, a few seconds)", "show_map"):
+        return
+    ns = [int(x) for x in np.logspace(1.3, 5, 14)]
+    epss = [float(e) for e in np.logspace(-2, 1.3, 14)]
+    p = {k: v for k, v in _only(params, alg.calibrate).items() if k not in ("n", "eps", "T", "delta", "c")}
+    with st.spinner("Calibrating 196 (n, ε) points…"):
+        feas = ui.cached_feasibility_grid(alg.id, ui.items(p), tuple(ns), tuple(epss))
+    boundary = None
+    if _lemma13(alg):  # Lemma 13 is about Wang, Lei, Ying & Zhang's DP-SGD with Rényi accounting only
+        from dpviz.papers import wang_nonsmooth as wn
+
+        bn = [n for n in ns if n >= 18]
+        boundary = (bn, [wn.lemma13_eps_threshold(n) for n in bn])
+    fig = figures.feasibility_map_figure(
+        ns, epss, feas, boundary=boundary, boundary_name="Wang, Lei, Ying & Zhang, Lemma 13: sufficient ε",
+        title="Private settings (green) with T = n, δ = 1/n²", current=(float(params["n"]), float(params["eps"])))
+    ui.show_figure(fig, "feasibility_map", params)
+    if boundary is not None:
+        st.caption("Lemma 13's curve is the paper's sufficient condition for DP-SGD with Rényi accounting (Fig. 1 of "
+                   "Wang, Lei, Ying & Zhang); dpviz finds it not sufficient for 18 ≤ n < 44.")
 
 
 ui.guarded(body)

@@ -12,51 +12,125 @@ EPS_CHOICES = [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 N_CHOICES = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
 #: the UI's cost cap: about 30 s of engine time on the reference machine
 UI_MAX_WORK = 30.0 / S.SECONDS_PER_UNIT
+#: a link opens with its simulation already run when the estimate is below this (seconds)
+AUTO_RUN_SECONDS = 5.0
 SYNTHETIC = ("wang-least-squares", "wang-logistic", "two-class", "clusters")
+#: features per synthetic design (with the label: one more column) and the fresh population sample's size
+SYNTHETIC_D = {"wang-least-squares": 10, "wang-logistic": 10, "two-class": 5, "clusters": 4}
+N_POPULATION = 20000
+#: what a synthetic data set may cost before it is built (bytes, counting the generator's temporaries)
+MAX_DATA_BYTES = 400_000_000
+QUANTITIES = {"excess_risk": "excess risk", "metric": "test metric (misclassification rate, MSE or AUC)",
+              "pop_risk": "population risk"}
 
 
-@st.cache_data(show_spinner=False, max_entries=20)
+def data_bytes(name: str, n: int) -> int:
+    """Memory a synthetic data set of ``n`` training rows takes while it is generated (estimate, before building):
+    (n + the population sample) rows of d features and a label, float64, times about 6 for the rejection sampler's
+    temporaries."""
+    return int((n + N_POPULATION) * (SYNTHETIC_D.get(name, 10) + 1) * 8 * 6)
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
 def _dataset(name: str, n: int, noise: float):
     return D.load_dataset(name, n=n, kappa=noise) if name in SYNTHETIC else D.load_dataset(name)
 
 
-def _data() -> "D.Dataset | None":
+def _parse_list(text: str, kind: str, lo: float, hi: float, what: str, most: int = 12) -> list:
+    """Numbers typed by the user (comma- or space-separated), checked; ValueError with a plain message."""
+    parts = [p for p in str(text).replace(";", ",").replace(" ", ",").split(",") if p.strip()]
+    if not parts:
+        raise ValueError(f"{what}: type at least one value")
+    if len(parts) > most:
+        raise ValueError(f"{what}: at most {most} values")
+    out = []
+    for p in parts:
+        try:
+            x = float(p)
+        except ValueError:
+            raise ValueError(f"{what}: {p[:20]!r} is not a number") from None
+        if not (lo <= x <= hi):
+            raise ValueError(f"{what}: every value must be between {lo:g} and {hi:g} (got {x:g})")
+        if kind == "int":
+            if x != int(x):
+                raise ValueError(f"{what}: {x:g} is not a whole number")
+            x = int(x)
+        out.append(x)
+    return sorted(set(out))
+
+
+def list_input(label: str, key: str, default: list, kind: str, lo: float, hi: float, help: str) -> list | None:
+    """A text input for a list of numbers bound to the view entry ``key`` (a list of strings in the URL)."""
     v = ui.view()
-    src = st.radio("Data", ["bundled", "csv"], horizontal=True,
+    invalid = st.session_state.setdefault("_invalid", {})
+    current = v[key] or [repr(float(x)) if kind == "float" else str(int(x)) for x in default]
+    text = invalid[key][0] if key in invalid else ", ".join(f"{float(c):g}" for c in current)
+    wkey = f"w_{key}"
+    st.session_state[wkey] = text
+
+    def _changed() -> None:
+        ui._user_acted()
+        raw = st.session_state[wkey]
+        try:
+            vals = _parse_list(raw, kind, lo, hi, label)
+            st.session_state["_view"][key] = [f"{x:g}" if kind == "float" else str(x) for x in vals]
+            invalid.pop(key, None)
+        except ValueError as exc:
+            invalid[key] = (raw, str(exc))
+
+    st.text_input(label, key=wkey, on_change=_changed, help=help)
+    if key in invalid:
+        return None
+    return _parse_list(", ".join(current), kind, lo, hi, label)
+
+
+def _data(n_needed: int) -> "D.Dataset | list | None":
+    """The data set(s): one per label-noise value κ for the Wang et al. designs, else one."""
+    st.session_state.setdefault("w_data_source", "bundled")
+    src = st.radio("Data", ["bundled", "csv"], horizontal=True, key="w_data_source",
                    format_func={"bundled": "synthetic / bundled real data", "csv": "upload a CSV"}.get,
                    help="Synthetic data follow the papers' designs (the true w* is known); real data come with "
                         "scikit-learn; a CSV of your own needs numeric columns and a label column.")
     if src == "csv":
+        st.caption("A link to this page does not contain your CSV: whoever opens it must upload the file again.")
         up = st.file_uploader(f"CSV file (numeric columns, at most {D.MAX_CSV_BYTES // 1_000_000} MB)", type=["csv"],
-                              help="One label column; the features are standardised and scaled to norm ≤ 1.")
-        label = st.text_input("Label column", help="Name of the column holding the label / target.")
+                              help="One label column; the features are standardised and scaled to norm ≤ 1.",
+                              key="w_csv_file")
+        label = st.text_input("Label column", help="Name of the column holding the label / target.",
+                              key="w_csv_label")
         if up is None or not label:
             st.info("Upload a CSV and name its label column.")
             return None
         if up.size > D.MAX_CSV_BYTES:
-            st.error(f"The file is larger than {D.MAX_CSV_BYTES // 1_000_000} MB.")
+            st.error(f"This file has {up.size / 1e6:.1f} MB; the limit is {D.MAX_CSV_BYTES / 1e6:g} MB. "
+                     "Use fewer rows or columns.")
             return None
         try:
-            return D.from_csv(up.getvalue(), label)
+            return [D.from_csv(up.getvalue(), label)]
         except ValueError as exc:
-            st.error(f"This CSV cannot be used: {exc}")
+            st.error(f"This CSV cannot be used: {ui.plain(exc)}")
             return None
     name = ui.view_choice("Data set", "dataset", D.DATASETS, format_func=D.DATASETS.get,
                           help="Every data set is scaled so that ||x|| ≤ 1. Excess risk is measured on a large fresh "
                                "sample (synthetic) or the held-out 30 % (real data).")
-    noise = 0.0
+    kappas = [0.0]
     if name in SYNTHETIC[:2]:
-        noise = st.number_input("Label noise κ (Wang, Lei, Ying & Zhou §5; 0 = realizable, low-noise case)", 0.0,
-                                10.0, float(v["noise"]), step=0.05, format="%g",
-                                help="Standard deviation of the Gaussian noise added to the labels.")
-        ui.set_view(noise=float(noise))
-    n_needed = max(int(v["n"]), 1000)  # the n sweep runs up to max(n, 1000)
-    return _dataset(name, n_needed, float(noise))
-
-
-def _snap(value, choices):
-    """The entry of ``choices`` closest to ``value`` (in log scale)."""
-    return min(choices, key=lambda c: abs(math.log(c) - math.log(max(value, 1e-12))))
+        kappas = list_input("Label noise κ — one or more values, one curve each (Wang, Lei, Ying & Zhou §5; "
+                            "0 = realizable, low-noise case)", "kappas", [ui.view()["noise"]], "float", 0.0, 10.0,
+                            "Standard deviation of the Gaussian noise added to the labels; several values "
+                            "(e.g. 0, 0.1, 0.15 as in the paper's Fig. 1) give one curve each.")
+        if kappas is None:
+            ui.stop_if_invalid(["kappas"])
+        kappas = kappas[:4]
+    if name in SYNTHETIC:
+        need = data_bytes(name, n_needed)
+        if need > MAX_DATA_BYTES:
+            st.error(f"Generating {n_needed:,} examples of this data set would take about {need / 1e9:.2g} GB of "
+                     f"memory, above this page's limit of {MAX_DATA_BYTES / 1e9:.2g} GB: choose n ≤ "
+                     f"{int(MAX_DATA_BYTES / (data_bytes(name, 0) / N_POPULATION) - N_POPULATION):,}. Nothing was "
+                     "built or run.")
+            return None
+    return [_dataset(name, n_needed, float(k)) for k in kappas]
 
 
 def _compatible(loss, ds) -> bool:
@@ -95,9 +169,24 @@ def body() -> None:
     v = ui.view()
     params = ui.param_widgets(["n", "eps", "log10_delta", "T", "eta", "R", "mu", "c"],
                               required={"n", "eps", "T", "eta", "R"})
-    ds = _data()
-    if ds is None:
+    ui.stop_if_invalid(["n", "eps", "log10_delta", "T", "eta", "R", "mu", "c"])
+    sweep = ui.view_choice("Sweep over", "sim_sweep", ["eps", "n"], widget=st.radio, horizontal=True,
+                           format_func={"eps": "ε (smaller = more private)", "n": "sample size n"}.get,
+                           help="The parameter on the x-axis; the other one stays at its sidebar value.")
+    if sweep == "eps":
+        default = [e for e in EPS_CHOICES if v["eps_lo"] <= e <= v["eps_hi"]]
+        grid = list_input("ε grid (comma-separated)", "eps_grid", default, "float", 1e-4, 1e4,
+                          "The ε values of the sweep; smaller ε = more private.")
+    else:
+        default = [m for m in N_CHOICES if v["n_lo"] <= m <= v["n_hi"]]
+        grid = list_input("n grid (comma-separated)", "n_grid", default, "int", 2, 10**7,
+                          "The sample sizes of the sweep.")
+    ui.stop_if_invalid(["eps_grid", "n_grid"])
+    n_needed = max(int(v["n"]), max(grid) if sweep == "n" else 0)
+    datasets = _data(int(n_needed))
+    if not datasets:
         return
+    ds = datasets[0]
     opts = _losses(ds)
     if not opts:
         st.error("No loss of dpviz fits this data set's task.")
@@ -115,34 +204,26 @@ def body() -> None:
         "Algorithm(s)", "sim_algs", algs, fallback=private[:1] + baseline[:1],
         format_func=lambda i: f"{catalog.get_algorithm(i).name} — {catalog.get_algorithm(i).paper.short}",
         help="Private algorithms and their non-private baselines for this kind of loss.")
-    sweep = ui.view_choice("Sweep over", "sim_sweep", ["eps", "n"], widget=st.radio, horizontal=True,
-                           format_func={"eps": "ε (smaller = more private)", "n": "sample size n"}.get,
-                           help="The parameter on the x-axis; the other one stays at its sidebar value.")
-    if sweep == "eps":
-        lo, hi = st.select_slider("ε range", EPS_CHOICES, value=(_snap(v["eps_lo"], EPS_CHOICES),
-                                                                  _snap(v["eps_hi"], EPS_CHOICES)),
-                                  help="Grid points of the sweep; smaller ε = more private.")
-        ui.set_view(eps_lo=float(lo), eps_hi=float(hi))
-        grid = [e for e in EPS_CHOICES if lo <= e <= hi]
-    else:
-        choices = [m for m in N_CHOICES if m <= ds.n] or [ds.n]
-        lo, hi = st.select_slider("n range", choices, value=(_snap(v["n_lo"], choices), _snap(v["n_hi"], choices)),
-                                  help="Grid points of the sweep (up to the sidebar's n, at least 1000).")
-        ui.set_view(n_lo=int(lo), n_hi=int(hi))
-        grid = [m for m in choices if lo <= m <= hi]
     run_inf = ui.view_checkbox("Noise as in the papers' experiments (no privacy guarantee from the theorem)",
                                "run_infeasible",
-                                    help="Wang, Lei, Ying & Zhou §5 choose β to minimise σ over all of (0, 1) without "
+                               help="Wang, Lei, Ying & Zhou §5 choose β to minimise σ over all of (0, 1) without "
                                     "checking their Theorem 2's privacy conditions, which gives far less noise than a "
                                     "feasible β. Tick to use that rule (and to run settings whose calibration is "
                                     "infeasible); untick for the calibrated, provably private noise.")
+    quantity = ui.view_choice("Plot", "plot_value", list(QUANTITIES), widget=st.radio, horizontal=True,
+                              format_func=QUANTITIES.get,
+                              help="Excess risk (against the best risk over the same domain) is what the theorems "
+                                   "bound; the papers' figures often plot the test metric instead.")
     c1, c2 = st.columns(2)
-    reps = c1.number_input("Repetitions", 1, 500, int(v["reps"]), help="Independent runs per grid point (for the "
-                           "95 % band: mean ± 1.96 standard errors).")
-    seed = c2.number_input("Seed", 0, 2**31 - 1, int(v["seed"]), help="Same seed, same results.")
-    ui.set_view(reps=int(reps), seed=int(seed))
+    reps = ui.view_number("reps", "Repetitions", container=c1,
+                          help="Independent runs per grid point (for the 95 % band: mean ± 1.96 standard errors).")
+    seed = ui.view_number("seed", "Seed", container=c2, help="Same seed, same results.")
+    ui.stop_if_invalid(["reps", "seed"])
+    if sweep == "n" and max(grid) > ds.n:
+        st.warning(f"This data set has {ds.n} training examples: the n grid is cut at {ds.n}.")
+        grid = [m for m in grid if m <= ds.n]
     if len(grid) < 2:
-        st.warning("Choose a range with at least two grid points (a slope needs two).")
+        st.warning("Choose at least two grid points (a slope needs two, a confidence interval three).")
         return
     if not alg_ids:
         st.warning("Choose at least one algorithm.")
@@ -158,66 +239,94 @@ def body() -> None:
     else:
         fixed["eps"] = params["eps"]
     total = 0.0
-    for a in alg_ids:
-        try:
-            cost = S.estimate_cost(a, ds, loss, grid={sweep: grid}, reps=int(reps), params=fixed)
-        except ValueError as exc:
-            st.error(f"{catalog.get_algorithm(a).name}: {exc}")
-            return
-        total += cost["seconds"]
-    too_big = total > UI_MAX_WORK * S.SECONDS_PER_UNIT
+    for d_ in datasets:
+        for a in alg_ids:
+            try:
+                cost = S.estimate_cost(a, d_, loss, grid={sweep: grid}, reps=int(reps), params=fixed)
+            except ValueError as exc:
+                st.error(f"{catalog.get_algorithm(a).name}: {ui.plain(exc)}")
+                return
+            total += cost["seconds"]
+    cap = UI_MAX_WORK * S.SECONDS_PER_UNIT
+    too_big = total > cap
     if too_big:
-        st.error(f"Estimated run time {total:.0f} s is above this page's cap of about "
-                 f"{UI_MAX_WORK * S.SECONDS_PER_UNIT:.0f} s: reduce the repetitions, the grid, T or n "
-                 "(or run it from Python with dpviz.simulate, which takes any cap).")
+        st.error(f"Estimated run time {total:.0f} s is above this page's cap of about {cap:.0f} s: reduce the "
+                 "repetitions, the grid, T or n (or run it from Python with dpviz.simulate, which takes any cap).")
     else:
-        st.caption(f"Estimated run time: {total:.1f} s (runs over about 30 s are refused).")
+        st.caption(f"Estimated run time: {total:.1f} s (runs over about {cap:.0f} s are refused).")
+    key = (tuple((d_.name, d_.n, d_.kappa) for d_ in datasets), loss, tuple(alg_ids), sweep, tuple(grid), int(reps),
+           int(seed), ui.items(fixed))
+    first_view = not st.session_state.get("_sim_seen")
+    st.session_state["_sim_seen"] = True
     run = st.button("Run simulation", type="primary", disabled=too_big)
-    key = (ds.name, ds.n, loss, tuple(alg_ids), sweep, tuple(grid), int(reps), int(seed), ui.items(fixed))
-    if run:
+    auto = first_view and not too_big and total < AUTO_RUN_SECONDS and st.session_state.get("_sim") is None
+    if auto:
+        st.caption(f"Opened from a link: the simulation runs at once (estimate {total:.1f} s < {AUTO_RUN_SECONDS:g} s).")
+    if run or auto:
         if st.button("Cancel", help="Stop the running simulation."):
             pass  # clicking reruns the page, which stops the run at its next progress update
         bar = st.progress(0.0, text="running…")
         results = []
-        for k, a in enumerate(alg_ids):
+        jobs = [(d_, a) for d_ in datasets for a in alg_ids]
+        t0 = __import__("time").perf_counter()
+        for k, (d_, a) in enumerate(jobs):
             try:
-                res = S.simulate(a, ds, loss, grid={sweep: grid}, reps=int(reps), seed=int(seed), params=fixed,
+                res = S.simulate(a, d_, loss, grid={sweep: grid}, reps=int(reps), seed=int(seed), params=fixed,
                                  max_work=UI_MAX_WORK,
-                                 progress=lambda f, k=k: bar.progress(min(1.0, (k + f) / len(alg_ids)),
-                                                                      text=f"running {k + 1}/{len(alg_ids)}…"))
+                                 progress=lambda f, k=k: bar.progress(min(1.0, (k + f) / len(jobs)),
+                                                                      text=f"running {k + 1}/{len(jobs)}…"))
             except S.CostTooHigh as exc:
-                st.error(f"Refused: {exc}")
+                st.error(f"Refused: {ui.plain(exc)}")
                 continue
-            results.append(res)
-        bar.progress(1.0, text="done")
-        st.session_state["_sim"] = {"key": key, "results": results}
+            results.append((d_.kappa if len(datasets) > 1 else None, res))
+        took = __import__("time").perf_counter() - t0
+        bar.progress(1.0, text=f"done in {took:.1f} s (estimated {total:.1f} s)")
+        st.session_state["_sim"] = {"key": key, "results": results, "seconds": took, "estimate": total}
     stored = st.session_state.get("_sim")
     if not stored or stored["key"] != key:
         st.info("Press **Run simulation** to see the results.")
         return
-    show_results(stored["results"], params, sweep)
+    show_results(stored["results"], params, sweep, quantity)
+    ui.download_view("simulate", inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
+                                         "loss": loss, "algorithms": list(alg_ids), "sweep": sweep, "grid": grid,
+                                         "reps": int(reps), **fixed},
+                     outputs={"rows": [r for _k, res in stored["results"] for r in res.frame.to_dict("records")],
+                              "seconds": stored["seconds"], "estimated_seconds": stored["estimate"]},
+                     command=None, seed=int(seed))
 
 
-def show_results(results, params, sweep) -> None:
+def _label(res, kappa) -> str:
+    name = catalog.get_algorithm(res.algorithm).name
+    return name if kappa is None else f"{name} (κ = {kappa:g})"
+
+
+def show_results(results, params, sweep, quantity="excess_risk") -> None:
     curves, rows, slopes, notes = [], [], [], []
-    for i, res in enumerate(results):
-        name = catalog.get_algorithm(res.algorithm).name
-        s = res.summary()
-        s = s[np.isfinite(s["mean"])]
-        if s.empty:
-            st.warning(f"{name}: no grid point could run ({'; '.join(res.notes) or 'infeasible calibration'}).")
+    qname = QUANTITIES[quantity]
+    for i, (kappa, res) in enumerate(results):
+        name = _label(res, kappa)
+        frame = res.frame
+        ran = frame[np.isfinite(frame[quantity])] if quantity in frame else frame.iloc[0:0]
+        if quantity == "metric" and len(ran):
+            qname = f"test {ran['metric_name'].iloc[0]}"
+        s = res.summary(quantity) if len(ran) else None
+        if s is not None:
+            s = s[np.isfinite(s["mean"])]
+        if s is None or s.empty:
+            st.warning(f"{name}: no grid point could run ({ui.pretty('; '.join(res.notes)) or 'not private'}).")
             continue
         x = [float(g) for g in s["grid"]]
         curves.append({"name": name, "x": x, "mean": list(s["mean"]), "ci_low": list(s["ci_low"]),
                        "ci_high": list(s["ci_high"]), "colour": i})
-        theory = _theory(res, params)
         emp = {}
         try:
-            emp = res.slope()
+            emp = res.slope(quantity)
         except ValueError as exc:
-            st.caption(f"{name}: no slope ({exc})")
+            st.caption(f"{name}: no slope ({ui.pretty(exc)})")
         row = {"algorithm": name, "fitted slope": emp.get("slope"), "95 % CI low": emp.get("ci_low"),
-               "95 % CI high": emp.get("ci_high"), "theorem": "—", "theory slope": None, "dominant term exponent": None}
+               "95 % CI high": emp.get("ci_high"), "points": len(x), "theorem": "—", "theory slope": None,
+               "dominant term exponent": None}
+        theory = _theory(res, params) if quantity == "excess_risk" else None
         if theory is not None:
             label, b = theory
             b = b[b["grid"].isin(x)]  # the grid points that ran
@@ -235,32 +344,40 @@ def show_results(results, params, sweep) -> None:
             row.update({"theorem": label, "theory slope": figures.loglog_slope(x, tot),
                         "dominant term exponent": float(b[exp_col].iloc[-1])})
         slopes.append(row)
-        notes.extend(f"{name}: {note}" for note in res.notes)
-        rows.extend(res.frame.to_dict("records"))
+        notes.extend(f"{name}: {ui.pretty(note)}" for note in res.notes)
+        rows.extend(r for r in frame.to_dict("records")  # grid points that did not run are not rows
+                    if isinstance(r.get("pop_risk"), float) and math.isfinite(r["pop_risk"]))
     if notes:
         with st.expander(f"Notes on this run ({len(notes)})", expanded=any("not run" in n for n in notes)):
             for note in notes:
                 st.caption(note)
     if not curves:
         return
-    fig = figures.simulation_figure(curves, x_title="ε" if sweep == "eps" else "n",
-                                    title=f"Excess risk vs {'ε' if sweep == 'eps' else 'n'}")
-    ui.show_figure(fig, f"simulation_{sweep}")
-    st.caption("Dashed: the theorem's rate multiplied by one constant fitted to the simulated means (the papers leave "
-               "constants unspecified). Dotted: the bound with the paper's explicit constants, where it gives them.")
-    st.subheader("Rates: fitted log-log slope vs theory")
+    fig = figures.simulation_figure(curves, x_title="ε" if sweep == "eps" else "n", y_title=qname,
+                                    title=f"{qname.capitalize()} vs {'ε' if sweep == 'eps' else 'n'}")
+    ui.show_figure(fig, f"simulation_{sweep}", params)
+    if quantity == "excess_risk":
+        st.caption("Dashed: the theorem's rate multiplied by one constant fitted to the simulated means (the papers "
+                   "leave constants unspecified). Dotted: the bound with the paper's explicit constants, where it "
+                   "gives them.")
+    st.subheader("Rates: fitted log-log slope" + (" vs theory" if quantity == "excess_risk" else ""))
     for r in slopes:
-        if r["fitted slope"] is not None:
-            ci = (f"95 % CI {r['95 % CI low']:.2f} to {r['95 % CI high']:.2f}"
-                  if math.isfinite(r["95 % CI low"]) else "a confidence interval needs at least 3 grid points")
-            theory = (f"theory ({r['theorem']}): slope {ui.fmt(r['theory slope'])} over this grid, dominant term "
-                      f"exponent {ui.fmt(r['dominant term exponent'])}" if r["theorem"] != "—"
-                      else "no theorem in the catalogue bounds this algorithm")
-            st.write(f"{r['algorithm']}: fitted log-log slope {r['fitted slope']:.2f} ({ci}); {theory}")
+        if r["fitted slope"] is None:
+            continue
+        lo, hi = r["95 % CI low"], r["95 % CI high"]
+        ci = (f"95 % CI {lo:.2f} to {hi:.2f}" if r["points"] >= 3 and lo is not None and hi is not None
+              and math.isfinite(lo) and math.isfinite(hi) else "no confidence interval: it needs at least 3 grid points")
+        theory = (f"theory ({r['theorem']}): slope {ui.fmt(r['theory slope'])} over this grid, dominant term "
+                  f"exponent {ui.fmt(r['dominant term exponent'])}" if r["theorem"] != "—"
+                  else ("no theorem in the catalogue bounds this algorithm" if quantity == "excess_risk" else ""))
+        st.write(f"{r['algorithm']}: fitted log-log slope {r['fitted slope']:.2f} ({ci})"
+                 + (f"; {theory}" if theory else ""))
+        if r["points"] < 3:
+            r["95 % CI low"] = r["95 % CI high"] = None
     st.dataframe(slopes, width="stretch", hide_index=True)
-    st.subheader("Results (one row per repetition and grid point)")
+    st.subheader("Results (one row per repetition and grid point that ran)")
     st.dataframe(rows[:500], width="stretch")
-    ui.download_table(rows, "simulation")
+    ui.download_table(rows, "simulation", params)
 
 
 ui.guarded(body)

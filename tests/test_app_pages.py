@@ -80,12 +80,34 @@ def test_bounds_sweep_eps_figure_slope():
     assert any("slope" in tr.get("name", "") for f in figs for tr in f["data"])
 
 
+def _open_link(page, query):
+    """A first visit that follows a shared link straight to ``page``."""
+    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.switch_page(page).run()
+
+
 def test_url_parameters_round_trip_into_widgets():
-    at = _run("pages/calibrate.py", query={"n": "12345", "eps": "0.25", "T": "not-a-number"})
+    at = _open_link("pages/calibrate.py", {"n": "12345", "eps": "0.25", "T": "not-a-number"})
     assert not at.exception
     assert at.number_input(key="w_n").value == 12345
     assert at.number_input(key="w_eps").value == pytest.approx(0.25)
     assert any("T must be a whole number" in w.value for w in at.warning)
+
+
+def test_bad_link_parameters_give_one_escaped_notice():
+    bad = {"eps": "[Fix here](http://evil.invalid/phish)", "n": "![t](http://evil.invalid/pixel.png)", "T": "-3",
+           "alpha": "7", "log10_delta": "x", "algorithm": "<script>", "theorems": "a b", "zzz": "1"}
+    at = _open_link("pages/calibrate.py", bad)
+    assert not at.exception
+    assert len(at.warning) == 1  # one notice, not one per parameter per call
+    text = at.warning[0].value
+    for name in ("eps", "n", "T", "alpha", "log10_delta", "algorithm", "theorems", "zzz"):
+        assert name.replace("_", "\\_") in text  # Markdown-escaped, shown as log10_delta
+    # the URL's text is shown literally: no Markdown link or image can be formed from it
+    assert "](http" not in text and "\\](http" not in text
+    assert "\\[Fix here\\]\\(http\\:" in text
 
 
 def test_preset_loads():
@@ -101,14 +123,14 @@ def test_simulate_page_runs_and_plots_engine_result():
 
     at = _run("pages/simulate.py", query={"T": "50", "n": "200"})
     assert not at.exception
-    at.multiselect[0].set_value(["dpsgd-output"]).run()
-    at.button[0].click().run()
+    at.multiselect(key="w_sim_algs").set_value(["dpsgd-output"]).run()
+    [b for b in at.button if b.label == "Run simulation"][0].click().run()
     assert not at.exception and not at.error
     figs = _figs(at)
     assert figs
     mean_trace = [t for t in figs[0]["data"] if t["name"].endswith("empirical mean")][0]
-    ds = D.load_dataset("wang-least-squares", n=1000)
-    res = S.simulate("dpsgd-output", ds, "least-squares", grid={"eps": [0.25, 0.5, 1.0, 2.0, 4.0]}, reps=20, seed=0,
+    ds = D.load_dataset("wang-least-squares", n=200)
+    res = S.simulate("dpsgd-output", ds, "least-squares", grid={"eps": [1.0, 2.0, 4.0, 8.0, 16.0]}, reps=20, seed=0,
                      params={"T": 50, "eta": 0.01, "R": 1.0, "mu": 0.1, "n": 200})  # δ = 1/n² by default
     assert mean_trace["y"] == pytest.approx(list(res.summary()["mean"]), rel=1e-9)
 
@@ -116,10 +138,11 @@ def test_simulate_page_runs_and_plots_engine_result():
 def test_calibrate_infeasible_shows_reason_not_exception():
     at = _run("pages/calibrate.py", query={"algorithm": "dpsgd-rdp", "n": "20", "eps": "0.01"})
     assert not at.exception
-    assert any(w.value.startswith("Infeasible") for w in at.warning)
+    assert any(w.value.startswith("Not private at these settings") for w in at.error)
+    assert not any(s.value.startswith("Private") for s in at.success)
     # the fix names the smallest feasible eps (Theorem 2 of Wang, Lei, Ying & Zhou), and it really is feasible
-    fix = [i.value for i in at.info if i.value.startswith("What would fix it")][0]
-    assert "increase eps" in fix
+    fix = [i.value for i in at.info if i.value.startswith("What would make it private")][0]
+    assert "increase ε" in fix
 
 
 def test_bounds_empty_selection_warns():
@@ -130,7 +153,7 @@ def test_bounds_empty_selection_warns():
 
 
 def test_feasibility_map_matches_catalog():
-    at = _run("pages/calibrate.py")
+    at = _run("pages/calibrate.py", query={"show_map": "true"})
     heat = [f for f in _figs(at) if f["data"][0]["type"] == "heatmap"][0]
     alg = at.selectbox[0].value
     base = dict(d=10, T=1000, eta=0.01, G=1.0, L=1.0, M=1.0, R=1.0, alpha=0.5, mu=0.1, c=1.0)
@@ -140,7 +163,8 @@ def test_feasibility_map_matches_catalog():
         assert heat["data"][0]["z"][i][j] == int(cal.feasible)
     # Lemma 13 boundary: at n = 1000, (7*(10-1) + 4*1000*log(1000) + 7) / (2*1000*(10-1)) = 1.5391...
     lemma = heat["data"][1]
-    assert lemma["name"].startswith("Wang, Lei, Ying & Zhang Lemma 13")
+    assert lemma["name"].startswith("Wang, Lei, Ying & Zhang, Lemma 13")
+    assert heat["data"][2]["name"] == "current (n, ε)" and heat["data"][2]["x"] == [1000]
     from dpviz.papers import wang_nonsmooth as wn
     assert wn.lemma13_eps_threshold(1000) == pytest.approx((7 * 9 + 4 * 1000 * math.log(1000) + 7) / (2 * 1000 * 9))
 

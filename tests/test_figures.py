@@ -22,7 +22,9 @@ def test_line_figure_drops_missing_and_labels_slope():
 
 def test_stacked_and_errors():
     fig = figures.stacked_terms_figure([1, 10], {"stat": [1.0, 0.1], "priv": [2.0, 2.0]}, title="t", x_title="n")
-    assert [t.stackgroup for t in fig.data] == ["terms", "terms"]
+    assert all(t.stackgroup is None for t in fig.data)  # no stacked areas on a log axis
+    assert fig.data[-1].name.startswith("sum of the terms")
+    assert list(fig.data[-1].y) == [3.0, 2.1]
     assert "slope -1.00" in fig.data[0].name and "slope +0.00" in fig.data[1].name
     with pytest.raises(ValueError):
         figures.line_figure([1], {}, title="t", x_title="x", y_title="y")
@@ -42,3 +44,33 @@ def test_feasibility_map_and_sigma_beta():
     assert fig.layout.shapes[0].x0 == 0.2 and fig.layout.shapes[0].x1 == 0.4
     with pytest.raises(ValueError):
         figures.sigma_beta_figure([], [], None)
+
+
+def test_log_tick_labels_are_plain_decimals_or_powers_of_ten():
+    # epsilon = 0.5 must read "0.5" (not "5"), and no SI prefixes (1μ, 100n) that clash with μ and n
+    assert figures.tick_label(0.5) == "0.5"
+    assert figures.tick_label(2.0) == "2"
+    assert figures.tick_label(10000.0) == "10000"
+    assert figures.tick_label(1e-6) == "10⁻⁶"
+    assert figures.tick_label(2e-7) == "2·10⁻⁷"
+    assert figures.tick_label(1e6) == "10⁶"
+    assert figures.log_ticks(0.01, 10) == [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10]
+    fig = figures.line_figure([0.01, 0.5, 10], {"a": [1e-7, 1e-6, 1e-5]}, title="t", x_title="ε", y_title="σ")
+    assert "0.5" in fig.layout.xaxis.ticktext
+    assert all("μ" not in t and "n" not in t for t in fig.layout.yaxis.ticktext)
+    with pytest.raises(ValueError):
+        figures.tick_label(0.0)
+
+
+def test_coinciding_lines_stay_visible_and_current_point_marked():
+    fig = figures.line_figure([1, 10], {"Thm 2": [1.0, 0.1], "Thm 3": [1.0, 0.1]}, title="t", x_title="n",
+                              y_title="b", current_x=5.0, current_label="current n = 5")
+    assert "coincides with Thm 2" in fig.data[1].name
+    assert fig.data[0].line.dash != fig.data[1].line.dash
+    assert fig.data[-1].name == "current n = 5"
+    fm = figures.feasibility_map_figure([100, 1000], [0.1, 1.0], [[False, False], [False, True]],
+                                        boundary=([100, 1000], [2.0, 0.5]), boundary_name="Lemma 13",
+                                        current=(500, 0.5))
+    assert [t.name for t in fm.data[1:]] == ["Lemma 13", "current (n, ε)"]
+    sb = figures.sigma_beta_figure([0.1, 0.5], [3.0, 2.0], (0.2, 0.4), chosen=(0.5, 2.0))
+    assert sb.data[-1].name == "chosen β"
