@@ -7,6 +7,7 @@ from dpviz import audit as aud
 from dpviz import audit_page as ap
 from dpviz import stability as stab
 
+ui.init_state()  # the app's navigation even when a link opens this page first
 st.title("Audit — measured privacy and stability")
 st.caption("Empirical privacy: a distinguishing test on D and D′ = D with a canary gives a 95 % lower bound on ε "
            "(Jagielski, Ullman & Oprea 2020; Nasr et al. 2021). Stability: coupled runs on neighbouring data sets "
@@ -92,7 +93,7 @@ def body():
         m[3].metric("most ε these trials can certify", ui.fmt(res.max_certifiable))
         st.write(f"**{res.trials} trials** ({res.trials // 2} on D, {res.trials // 2} on D′) in "
                  f"**{res.seconds:.2f} s**; statistic: {res.statistic}; σ = {ui.fmt(res.sigma)}, "
-                 f"δ = {ui.fmt(res.delta)}; on the evaluation half FPR = {res.fpr:.4g}, FNR = {res.fnr:.4g} "
+                 f"δ = {res.delta:.3g}; on the evaluation half FPR = {res.fpr:.4g}, FNR = {res.fnr:.4g} "
                  f"(Clopper–Pearson upper bounds {res.fpr_upper:.4g}, {res.fnr_upper:.4g}).")
         if res.eps_claimed is not None and res.eps_lower > res.eps_claimed:
             st.error("The audit certifies more privacy loss than claimed: the claim (or the implementation) is wrong.")
