@@ -9,6 +9,9 @@ import dpviz_ui as ui
 from dpviz import catalog, urlstate
 
 st.set_page_config(page_title="dpviz", layout="wide")
+# Long formulas scroll sideways instead of being cut off (a constant style sheet: nothing from the user goes in).
+st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:6px}"
+        ".stButton button p{white-space:normal;text-align:left}</style>")
 PRESETS = Path(__file__).parent / "assets" / "presets"
 
 
@@ -47,8 +50,8 @@ def home() -> None:
         st.write(f"- {p.cite()}: {p.title}")
     st.subheader("Preset gallery")
     for pr in load_presets():
-        c1, c2 = st.columns([1, 3])
-        if c1.button(pr["title"], key=f"preset_{pr['id']}"):
+        c1, c2 = st.columns([2, 3])
+        if c1.button(pr["title"], key=f"preset_{pr['id']}", width="stretch"):
             fresh = {k: (list(val) if isinstance(val, list) else val) for k, val in urlstate.DEFAULTS.items()}
             st.session_state["_view"] = {**fresh, **pr["state"]}  # a preset starts from the defaults
             ui.sync_url()

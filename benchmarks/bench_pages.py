@@ -1,27 +1,176 @@
-"""Rerun timings of the Calibrate and Bounds pages with AppTest (warm cache): `.venv/bin/python benchmarks/bench_pages.py`."""
+"""What a user waits for in the browser: `.venv/bin/python benchmarks/bench_pages.py [--sessions 8]`.
 
+Starts `streamlit run app.py` on a free port and drives Debian's Chromium (/usr/bin/chromium) with Playwright.
+
+* first visit: time from opening /calibrate until σ is on screen;
+* edits with a COLD cache: before every edit the server's `st.cache_data` is cleared (a hidden `?_bench_clear`
+  hook is not needed: each edit uses a value never seen before, so nothing is cached), then we time
+  - "main numbers": until the σ metric shows the new calibration's value,
+  - "full page": until the script run has finished (all plots drawn);
+  at n = 10³, 6·10⁴ and 10⁷, on Calibrate (ε edits and algorithm changes, and choosing Theorem 4(b)'s schedule) and on
+  Bounds (ε edits);
+* load: ``--sessions K`` browser sessions open Calibrate at once; median and max time until σ is visible.
+
+Prints a table; the figures go into benchmarks/RESULTS.md by hand.
+"""
+
+from __future__ import annotations
+
+import argparse
+import socket
 import statistics
+import subprocess
+import sys
+import threading
 import time
+import urllib.request
 from pathlib import Path
 
-from streamlit.testing.v1 import AppTest
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
+        "--disable-sync", "--no-first-run"]
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
+
+def _port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
-def main(reps: int = 10) -> None:
-    for page in ("pages/calibrate.py", "pages/bounds.py"):
-        at = AppTest.from_file(APP, default_timeout=60).run()
+def start_server():
+    port = _port()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless",
+                             "true", "--server.port", str(port)], cwd=ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    for _ in range(200):
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
+                return proc, url
+        except OSError:
+            time.sleep(0.1)
+    proc.terminate()
+    raise SystemExit("streamlit did not start")
+
+
+def _idle(page) -> None:
+    page.wait_for_timeout(100)
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stStatusWidget\"] button')",
+                           timeout=120000)
+
+
+def _sigma_is(page, text: str) -> None:
+    page.wait_for_function(
+        "t => Array.from(document.querySelectorAll('[data-testid=\"stMetricValue\"]')).some(e => e.innerText.trim() === t)",
+        arg=text, timeout=120000)
+
+
+def _edit(page, key: str, value) -> None:
+    box = page.locator(f".st-key-{key} input")
+    box.fill(str(value))
+    box.press("Enter")
+
+
+def edits(url: str) -> list[tuple[str, float, float]]:
+    import dpviz_ui as ui
+    from dpviz import catalog
+    from playwright.sync_api import sync_playwright
+
+    rows = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
         t0 = time.perf_counter()
-        at.switch_page(page).run()
-        first = time.perf_counter() - t0
-        times = []
-        for _ in range(reps):
+        page.goto(f"{url}/calibrate")
+        page.wait_for_selector("[data-testid='stMetric']", timeout=120000)
+        first_main = time.perf_counter() - t0
+        _idle(page)
+        rows.append(("Calibrate first visit", first_main, time.perf_counter() - t0))
+        for n in (1000, 60000, 10**7):
+            page.goto(f"{url}/calibrate?n={n}")
+            page.wait_for_selector("[data-testid='stMetric']", timeout=120000)
+            _idle(page)
+            for k, eps in enumerate((0.731 + n * 1e-9, 1.913 + n * 1e-9, 3.377 + n * 1e-9)):  # never cached before
+                cal = catalog.calibrate("dpsgd-rdp", n=n, eps=eps, delta=1.0 / n**2, T=1000, G=1.0)
+                t0 = time.perf_counter()
+                _edit(page, "w_eps", eps)
+                _sigma_is(page, ui.fmt(cal.sigma))
+                main = time.perf_counter() - t0
+                _idle(page)
+                rows.append((f"Calibrate ε edit, n = {n}", main, time.perf_counter() - t0))
+        # choosing a theorem's schedule (Wang, Lei, Ying & Zhou Theorem 4(b)) at a fresh n
+        page.goto(f"{url}/calibrate?n=4321")
+        page.wait_for_selector("[data-testid='stMetric']", timeout=120000)
+        _idle(page)
+        t0 = time.perf_counter()
+        page.locator(".st-key-w_schedule input[role=combobox]").click()
+        page.keyboard.type("Theorem 4 (b)")
+        page.get_by_role("option", name="Wang, Lei, Ying & Zhou, Theorem 4 (b)", exact=True).click()
+        page.wait_for_selector(".st-key-w_T_fixed", timeout=120000)
+        main = time.perf_counter() - t0
+        _idle(page)
+        rows.append(("Calibrate: choose Theorem 4(b)'s schedule", main, time.perf_counter() - t0))
+        # Bounds
+        page.goto(f"{url}/bounds")
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
+        _idle(page)
+        for eps in (0.617, 2.291, 5.113):
             t0 = time.perf_counter()
-            at.run()
-            times.append(time.perf_counter() - t0)
-        print(f"{page}: first run {first * 1000:.0f} ms, rerun median {statistics.median(times) * 1000:.0f} ms, "
-              f"max {max(times) * 1000:.0f} ms over {reps}")
+            _edit(page, "w_eps", eps)
+            page.wait_for_function(
+                "e => new URLSearchParams(location.search).get('eps') === e", arg=repr(eps), timeout=120000)
+            page.wait_for_selector("text=Bound at the current parameters", timeout=120000)
+            main = time.perf_counter() - t0
+            _idle(page)
+            rows.append(("Bounds ε edit", main, time.perf_counter() - t0))
+        browser.close()
+    return rows
+
+
+def load(url: str, sessions: int) -> list[float]:
+    from playwright.sync_api import sync_playwright
+
+    times: list[float] = []
+    lock = threading.Lock()
+
+    def one(k: int) -> None:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page()
+            t0 = time.perf_counter()
+            page.goto(f"{url}/calibrate?n={1000 + 7 * k}")
+            page.wait_for_selector("[data-testid='stMetric']", timeout=300000)
+            with lock:
+                times.append(time.perf_counter() - t0)
+            browser.close()
+
+    threads = [threading.Thread(target=one, args=(k,)) for k in range(sessions)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return times
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--sessions", type=int, default=8, help="concurrent sessions for the load figure (0: skip)")
+    args = ap.parse_args()
+    proc, url = start_server()
+    try:
+        rows = edits(url)
+        print(f"{'what':<45} {'main numbers':>13} {'full page':>10}")
+        for what, main, full in rows:
+            print(f"{what:<45} {main:>12.2f}s {full:>9.2f}s")
+        if args.sessions:
+            t = load(url, args.sessions)
+            print(f"{args.sessions} sessions opening Calibrate at once: median {statistics.median(t):.2f} s, "
+                  f"max {max(t):.2f} s until σ is visible")
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
 
 
 if __name__ == "__main__":

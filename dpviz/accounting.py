@@ -40,6 +40,7 @@ ACCOUNTANTS = ("rdp", "pld")
 
 _Z_MIN = 1e-3  # below this the subsampled Gaussian gives essentially no privacy
 _Z_MAX = 1e7
+_MAX_BRACKET = 64  # cap on the bracket widenings of _root (log_4(_Z_MAX / _Z_MIN) = 17 suffice)
 _PLD_DISCRETIZATION = 1e-3
 
 
@@ -207,15 +208,27 @@ def _root(f, guess: float, rtol: float, what: str, spread: float = 2.0) -> float
     """Smallest z (up to a relative ``rtol``) with f(z) <= 0, for f decreasing in z; f(z) is eps(z) - target.
 
     The search starts from the bracket [guess / spread, guess * spread] and widens it as needed."""
+    if not (math.isfinite(guess) and guess > 0.0):  # a NaN / inf start would never leave the bracketing loops
+        raise ValueError(f"cannot start the noise search for {what}: the starting noise multiplier is {guess!r}; "
+                         "use moderate eps, delta and steps.")
+    guess = min(max(guess, _Z_MIN), _Z_MAX)
     lo, hi = guess / spread, guess * spread
-    while f(hi) > 0:
+    for _ in range(_MAX_BRACKET):  # at most log_4(_Z_MAX / _Z_MIN) + 2 widenings are ever needed
+        if not f(hi) > 0:
+            break
         lo, hi = hi, hi * 4.0
         if hi > _Z_MAX:
             raise ValueError(f"no noise multiplier up to {_Z_MAX:g} reaches {what}; increase eps or reduce the steps.")
-    while f(lo) <= 0:
+    else:  # pragma: no cover (unreachable: hi exceeds _Z_MAX first)
+        raise ValueError(f"the noise search for {what} did not converge.")
+    for _ in range(_MAX_BRACKET):
+        if not f(lo) <= 0:
+            break
         hi, lo = lo, lo / 4.0
         if lo < _Z_MIN:
             return hi  # essentially no noise is needed at this (large) budget
+    else:  # pragma: no cover (unreachable: lo falls below _Z_MIN first)
+        raise ValueError(f"the noise search for {what} did not converge.")
     from scipy.optimize import brentq
 
     z = brentq(f, lo, hi, xtol=1e-300, rtol=rtol, maxiter=200)

@@ -290,10 +290,20 @@ class ComparisonTable:
                 "gradient complexity": r.complexity_latex,
                 **r.extra,
             }
-            row["rate value"] = call_with_params(r.rate, params, what=f"{self.id} row {r.method!r}") if r.rate else None
-            row["complexity value"] = (
-                call_with_params(r.complexity, params, what=f"{self.id} row {r.method!r}") if r.complexity else None
-            )
+            what = f"{self.id} row {r.method!r}"
+            for key, func in (("rate value", r.rate), ("complexity value", r.complexity)):
+                row[key] = None
+                if func is None:
+                    continue
+                try:
+                    value = _guarded_call(func, params, what)
+                except NumericalRangeError:
+                    value = math.inf
+                row[key] = _finite_or_none(value)
+                if row[key] is None and value is not None:
+                    # e.g. an (eps, delta) rate with log(1/delta) at delta = 0: the row does not apply here
+                    row.setdefault("note", f"{key.split()[0]} not finite at these parameters (e.g. a log(1/delta) "
+                                           "rate at delta = 0): the row does not apply")
             out.append(row)
         return out
 
@@ -414,23 +424,88 @@ def parameters_of(func: Callable[..., Any]) -> dict[str, Any]:
     }
 
 
+class NumericalRangeError(ValueError):
+    """A formula overflowed or divided by zero at the given (range-checked) parameters."""
+
+
+def _guarded_call(func: Callable[..., Any], params: dict[str, Any], what: str) -> Any:
+    """:func:`call_with_params` after the range checks of :data:`dpviz._validate.PARAM_RANGES`, with numpy's
+    floating-point warnings silenced (the results are checked for finiteness by the callers) and arithmetic errors
+    (overflow, division by zero) turned into a ValueError a student can act on."""
+    import numpy as np
+
+    from dpviz._validate import check_params
+
+    params = check_params(params)
+    try:
+        with np.errstate(all="ignore"):
+            return call_with_params(func, params, what=what)
+    except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
+        raise NumericalRangeError(f"the formulas of {what} cannot be evaluated in double precision at these parameters "
+                         f"({exc}); move the most extreme parameter towards typical values.") from None
+
+
+def _nonfinite_fields(cal: "Calibration") -> list[str]:
+    bad = []
+    for key in ("sigma", "laplace_scale", "beta", "beta_half", "eta"):
+        val = getattr(cal, key)
+        if val is not None and not (isinstance(val, (int, float)) and math.isfinite(val)):
+            bad.append(key)
+    if cal.sigma_schedule is not None and not all(math.isfinite(float(s)) for s in cal.sigma_schedule):
+        bad.append("sigma_schedule")
+    if cal.beta_interval is not None and not all(math.isfinite(float(b)) for b in cal.beta_interval):
+        bad.append("beta_interval")
+    return bad
+
+
 def calibrate(algorithm_id: str, **params) -> Calibration:
-    """Calibrate ``algorithm_id`` at ``params`` (see the module docstring for names)."""
+    """Calibrate ``algorithm_id`` at ``params`` (see the module docstring for names).
+
+    Parameters are range-checked (:data:`dpviz._validate.PARAM_RANGES`).  A calibration reported feasible always
+    carries finite numbers: if the noise scale of a noisy algorithm is missing or not finite at these parameters, the
+    result is returned as infeasible with the reason."""
     alg = get_algorithm(algorithm_id)
     if alg.calibrate is None:
         return Calibration(id=alg.id, feasible=True, reason="non-private baseline: no noise")
-    return call_with_params(alg.calibrate, params, what=f"algorithm {algorithm_id!r}")
+    cal = _guarded_call(alg.calibrate, params, what=f"algorithm {algorithm_id!r}")
+    if cal.feasible:
+        bad = _nonfinite_fields(cal)
+        no_noise = alg.noise != "none" and cal.sigma is None and cal.laplace_scale is None and not cal.sigma_schedule
+        if bad or no_noise:
+            cal.feasible = False
+            what = ", ".join(bad) if bad else "the noise scale"
+            cal.reason = (f"{what} cannot be represented as a finite number at these parameters (the formula "
+                          "overflows or underflows in double precision)" + (f"; {cal.reason}" if cal.reason else ""))
+            cal.fix = cal.fix or "move eps, n, T or the constants towards typical values (e.g. eps in [0.1, 10])."
+    return cal
 
 
 def bound(theorem_id: str, explicit: bool = False, **params) -> BoundResult:
-    """Evaluate theorem ``theorem_id`` at ``params``; ``explicit=True`` uses the paper's explicit constants."""
+    """Evaluate theorem ``theorem_id`` at ``params``; ``explicit=True`` uses the paper's explicit constants.
+
+    Parameters are range-checked (:data:`dpviz._validate.PARAM_RANGES`); a ValueError is raised when the bound is
+    not a finite number at these parameters (so a returned bound's total and terms are always finite)."""
     thm = get_theorem(theorem_id)
     func = thm.bound
     if explicit:
         if thm.explicit_bound is None:
             raise ValueError(f"{thm.paper.short}, {thm.number} gives no explicit constants; use the rate form.")
         func = thm.explicit_bound
-    return call_with_params(func, params, what=f"theorem {theorem_id!r}")
+    res = _guarded_call(func, params, what=f"theorem {theorem_id!r}")
+    bad = [t.name for t in res.terms if not math.isfinite(float(t.value))]
+    if bad or not math.isfinite(float(res.total)):
+        raise ValueError(f"{thm.paper.short}, {thm.number}: the bound is not a finite number at these parameters "
+                         f"(term(s) {', '.join(bad) or 'total'} overflow); move the most extreme parameter towards "
+                         "typical values.")
+    return res
+
+
+def _finite_or_none(x: Any) -> Any:
+    """A table cell's value, or None (shown as an empty cell: "not defined here") when it is not a finite number."""
+    try:
+        return x if math.isfinite(float(x)) else None
+    except (TypeError, ValueError, OverflowError):
+        return x
 
 
 def _json_safe(obj: Any) -> Any:

@@ -15,13 +15,14 @@ Invalid or missing parameters exit with code 2 and one line on stderr (no traceb
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 import math
 import sys
 from typing import Any, Sequence
 
 from dpviz import catalog
-from dpviz._validate import check_delta, check_eps, check_int, check_n, check_positive, check_unit
+from dpviz._validate import check_params
 
 __all__ = ["main", "build_parser", "EXTENSIONS"]
 
@@ -152,26 +153,33 @@ def _extensions() -> list:
 
 
 def _collect_params(args: argparse.Namespace) -> dict[str, Any]:
-    params = {name: getattr(args, name) for name in _PARAMS if getattr(args, name) is not None}
-    for key, value in args.param:
+    """The common options and ``--param`` entries, range-checked against the one table of accepted ranges
+    (:data:`dpviz._validate.PARAM_RANGES`), so every sub-command reports a bad value the same way."""
+    params = {name: getattr(args, name) for name in _PARAMS if getattr(args, name, None) is not None}
+    for key, value in getattr(args, "param", []):
         params[key] = value
-    # Validate the universal parameters up front, so every algorithm reports them the same way.
-    if "n" in params:
-        check_n(params["n"])
-    if "eps" in params:
-        check_eps(params["eps"])
-    if "delta" in params:
-        check_delta(params["delta"], allow_zero=True)
-    if "alpha" in params:
-        check_unit("alpha", params["alpha"])
-    if "T" in params:
-        check_int("T", params["T"], minimum=1)
-    if "d" in params:
-        check_int("d", params["d"], minimum=1)
-    for name in ("eta", "G", "L", "mu"):
-        if name in params:
-            check_positive(name, params[name])
-    return params
+    return check_params(params)
+
+
+def _check_param_names(args: argparse.Namespace, funcs, what: str) -> None:
+    """Reject ``--param NAME=…`` whose NAME none of ``funcs`` (the calibration / bound functions that will run)
+    takes, listing the accepted names; a misspelt name would otherwise be silently ignored."""
+    given = [key for key, _ in getattr(args, "param", [])]
+    if not given:
+        return
+    accepted: set[str] = set()
+    for func in funcs:
+        try:
+            sig = inspect.signature(func)
+        except (TypeError, ValueError):  # pragma: no cover (builtins)
+            return
+        if any(p.kind is p.VAR_KEYWORD for p in sig.parameters.values()):
+            return  # takes any keyword
+        accepted.update(catalog.parameters_of(func))
+    unknown = [k for k in given if k not in accepted]
+    if unknown:
+        raise UsageError(f"unknown parameter(s) {', '.join(unknown)} for {what}; it accepts: "
+                         f"{', '.join(sorted(accepted, key=str.lower)) or '(none)'}")
 
 
 def _fmt(x: Any) -> str:
@@ -243,6 +251,8 @@ def _run(argv: Sequence[str] | None) -> int:
     if cmd == "tables":
         params = _collect_params(args)
         tabs = [catalog.get_table(args.table)] if args.table else catalog.tables()
+        _check_param_names(args, [f for tab in tabs for r in tab.rows for f in (r.rate, r.complexity) if f],
+                           f"table {args.table}" if args.table else "the tables")
         out = []
         for tab in tabs:
             rows = tab.evaluate(**params) if params else tab.evaluate()
@@ -259,6 +269,8 @@ def _run(argv: Sequence[str] | None) -> int:
         return 0
     if cmd == "calibrate":
         params = _collect_params(args)
+        alg = catalog.get_algorithm(args.algorithm)
+        _check_param_names(args, [alg.calibrate] if alg.calibrate else [], f"algorithm {alg.id}")
         cal = catalog.calibrate(args.algorithm, **params)
         if args.json:
             print(json.dumps(cal.to_dict(), indent=2))
@@ -267,6 +279,9 @@ def _run(argv: Sequence[str] | None) -> int:
         return 0
     if cmd == "bound":
         params = _collect_params(args)
+        thm = catalog.get_theorem(args.theorem)
+        func = thm.explicit_bound if (args.explicit and thm.explicit_bound is not None) else thm.bound
+        _check_param_names(args, [func], f"theorem {thm.id}")
         res = catalog.bound(args.theorem, explicit=args.explicit, **params)
         if args.json:
             print(json.dumps(res.to_dict(), indent=2))
@@ -291,13 +306,28 @@ def _run(argv: Sequence[str] | None) -> int:
     raise UsageError(f"unknown command {cmd!r}")  # pragma: no cover (argparse rejects it first)
 
 
+def _error(message: str) -> int:
+    message = " ".join(str(message).split()) or "invalid input"
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    import warnings
+
+    import numpy as np
+
     try:
-        return _run(argv)
+        # Results are checked for finiteness (catalog.calibrate / bound), so floating-point warnings would only
+        # put extra lines on stderr before the one error line of the contract.
+        with warnings.catch_warnings(), np.errstate(all="ignore"):
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return _run(argv)
     except (UsageError, ValueError) as exc:
-        message = " ".join(str(exc).split())
-        print(f"error: {message}", file=sys.stderr)
-        return 2
+        return _error(str(exc))
+    except (OverflowError, ZeroDivisionError, FloatingPointError) as exc:
+        return _error(f"the numbers are too extreme to compute with ({exc}); move the most extreme parameter "
+                      "towards typical values")
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -307,6 +337,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return 0
+    except OSError as exc:  # e.g. reproduce --out pointing into a file or a read-only place
+        where = f" ({exc.filename})" if getattr(exc, "filename", None) else ""
+        return _error(f"cannot write the output{where}: {exc.strerror or exc}")
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -39,7 +39,7 @@ import numpy as np
 
 from dpviz import _validate as v
 
-__all__ = ["Dataset", "DATASETS", "load_dataset", "from_csv", "MAX_CSV_BYTES", "WANG_LS_W", "WANG_LOGISTIC_W"]
+__all__ = ["Dataset", "DATASETS", "DatasetCost", "DatasetPlan", "estimate_dataset_cost", "plan_dataset", "load_dataset", "from_csv", "MAX_CSV_BYTES", "MAX_CSV_ABS", "WANG_LS_W", "WANG_LOGISTIC_W"]
 
 #: w* of the least-squares experiment (000_e4c77d256cde89f2.txt, Section 5.1).
 WANG_LS_W = np.array([0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1])
@@ -47,6 +47,9 @@ WANG_LS_W = np.array([0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1])
 WANG_LOGISTIC_W = np.array([5, 3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1], dtype=float)
 
 MAX_CSV_BYTES = 5_000_000
+#: Largest magnitude accepted in a CSV cell.  Standardising squares deviations, so values near the float limit
+#: (1.8e308) would overflow to inf / NaN; 1e100 leaves a wide margin and no real measurement comes close.
+MAX_CSV_ABS = 1e100
 
 DATASETS: dict[str, str] = {
     "wang-least-squares": "Synthetic least squares of Wang, Lei, Ying & Zhou (d = 10, ||x|| = 1, |y| <= 0.5, noise kappa)",
@@ -102,10 +105,17 @@ def _sphere(rng: np.random.Generator, m: int, d: int) -> np.ndarray:
     return x / np.linalg.norm(x, axis=1, keepdims=True)
 
 
+#: Cap on the rounds of the rejection sampling of ``wang-least-squares`` (each round draws twice the shortfall; with
+#: kappa <= 1 about half the draws are kept, so a handful of rounds suffice).
+_MAX_REJECTION_ROUNDS = 200
+
+
 def _wang_ls(rng, m, kappa):
     """Draw m pairs with |y| <= 0.5 by rejection (000_e4c77d256cde89f2.txt, Section 5.1)."""
     xs, ys, have = [], [], 0
-    while have < m:
+    for _ in range(_MAX_REJECTION_ROUNDS):
+        if have >= m:
+            break
         k = max(2 * (m - have), 64)
         x = _sphere(rng, k, 10)
         y = x @ WANG_LS_W + kappa * rng.standard_normal(k)
@@ -113,6 +123,10 @@ def _wang_ls(rng, m, kappa):
         xs.append(x[keep])
         ys.append(y[keep])
         have += int(keep.sum())
+    else:
+        if have < m:
+            raise ValueError(f"kappa = {kappa:g} is so large that almost no draw satisfies |y| <= 0.5 (the rejection "
+                             f"sampling kept {have} of the {m} examples needed); use kappa <= 1.")
     return np.concatenate(xs)[:m], np.concatenate(ys)[:m]
 
 
@@ -225,8 +239,9 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
     Raises
     ------
     ValueError
-        Empty or too large file, unparsable CSV, unknown label column, non-numeric columns, missing / infinite values,
-        fewer than 10 rows.
+        Empty or too large file, unparsable CSV, header without data rows, unknown label column, non-numeric
+        columns, missing / infinite values, values beyond +-MAX_CSV_ABS (1e100, they would overflow when
+        standardised), fewer than 10 rows, a constant label, only constant features.
     """
     import pandas as pd
 
@@ -244,6 +259,8 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
         df = pd.read_csv(io.BytesIO(bytes(content)))
     except Exception as exc:  # pandas raises several parser error types
         raise ValueError(f"could not parse the file as CSV: {exc}") from None
+    if len(df) == 0:
+        raise ValueError("the CSV has a header but no data rows; add at least 10 rows of numbers.")
     if label_column not in df.columns:
         raise ValueError(f"label column {label_column!r} not found; the columns are: {', '.join(map(str, df.columns))}")
     bad = [str(c) for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
@@ -258,11 +275,22 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
     if np.isinf(arr).any():
         cols = [str(c) for c in df.columns[np.isinf(arr).any(axis=0)]]
         raise ValueError(f"infinite values in column(s): {', '.join(cols)}.")
+    huge = np.abs(arr) > MAX_CSV_ABS
+    if huge.any():
+        cols = [str(c) for c in df.columns[huge.any(axis=0)]]
+        raise ValueError(f"values larger than {MAX_CSV_ABS:g} in absolute value in column(s): {', '.join(cols)}; "
+                         "such values overflow when the data are standardised; rescale the column(s) (e.g. change "
+                         "the unit).")
     if len(df) < 10:
         raise ValueError(f"the CSV has {len(df)} rows; at least 10 are needed.")
     y = df[label_column].to_numpy(dtype=float)
     X = df.drop(columns=[label_column]).to_numpy(dtype=float)
     vals = np.unique(y)
+    if len(vals) < 2:
+        raise ValueError(f"the label column {label_column!r} is constant (every row is {vals[0]:g}); there is nothing "
+                         "to learn: choose a label that varies.")
+    if not (X.max(axis=0) > X.min(axis=0)).any():
+        raise ValueError("every feature column is constant; there is nothing to learn from.")
     if task is None:
         task = "classification" if len(vals) == 2 else "regression"
     if task == "classification":
@@ -270,10 +298,144 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
             raise ValueError(f"a classification label needs exactly two distinct values, found {len(vals)}.")
         y = np.where(y == vals[1], 1.0, -1.0)
     elif task == "regression":
-        span = (y.max() - y.min()) / 2
-        y = (y - (y.max() + y.min()) / 2) / (span if span > 0 else 1.0)
+        mid = y.max() / 2 + y.min() / 2  # halves first: y.max() + y.min() could overflow
+        span = y.max() / 2 - y.min() / 2
+        y = (y - mid) / span
     else:
         raise ValueError(f"task must be 'classification' or 'regression', got {task!r}.")
     X, yy, Xt, yt = _scale_split(X, y, test_fraction, seed)
+    if not (np.isfinite(X).all() and np.isfinite(Xt).all() and np.isfinite(yy).all() and np.isfinite(yt).all()):
+        raise ValueError("the data could not be scaled to finite numbers (values too large or too spread out); "
+                         "rescale the columns.")
     return Dataset("csv", X, yy, Xt, yt, task, description=f"user CSV ({len(df)} rows, label {label_column!r})",
                    notes=["standardised, scaled so ||x|| <= 1"])
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Cost of building a data set, estimated BEFORE building it (so a page or a server can refuse with the figures).
+
+#: Dimension d of each synthetic design (the number of feature columns it draws).
+_SYNTHETIC_D = {"wang-least-squares": 10, "wang-logistic": 10, "two-class": 5, "clusters": 4}
+#: Peak working memory of the generator as a multiple of the retained arrays (measured with tracemalloc: the
+#: rejection sampler of wang-least-squares draws twice what it keeps and concatenates, about 6x; the others about 2.2x).
+_PEAK_FACTOR = {"wang-least-squares": 6.5, "wang-logistic": 2.5, "two-class": 2.5, "clusters": 2.5}
+#: CPU seconds per float of the retained arrays (n + n_test) x (d + 1), measured by benchmarks/bench_cost_estimate.py
+#: (see benchmarks/RESULTS.md, "Cost estimate").
+_SECONDS_PER_FLOAT = {"wang-least-squares": 1e-7, "wang-logistic": 3e-8, "two-class": 2.3e-8, "clusters": 2.3e-8}
+#: CSV: peak memory per byte of the file (pandas' parse, the float array, the scaled copies: about 25x measured) and
+#: parse + validation time per byte.
+_CSV_PEAK_PER_BYTE = 30.0
+_CSV_SECONDS_PER_BYTE = 1.5e-6
+#: The bundled real data sets are small and fixed: (rows, columns incl. the label).
+_REAL_SHAPE = {"breast-cancer": (569, 31), "diabetes": (442, 11)}
+
+
+@dataclass(frozen=True)
+class DatasetCost:
+    """Estimated cost of building a data set: memory kept afterwards (``bytes_retained``: training + evaluation
+    arrays), peak memory while building (``bytes_peak``) and time (``seconds``)."""
+
+    rows: int
+    columns: int
+    bytes_retained: int
+    bytes_peak: int
+    seconds: float
+
+    def describe(self) -> str:
+        """One plain-text line with the figures, e.g. for a refusal message."""
+        shape = f"{self.rows:,} rows x {self.columns} columns" if self.columns else f"about {self.rows:,} rows"
+        return (f"{shape}: about {_fmt_bytes(self.bytes_peak)} of memory while "
+                f"building ({_fmt_bytes(self.bytes_retained)} kept) and {self.seconds:.2g} s")
+
+
+def _fmt_bytes(b: float) -> str:
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if b >= size:
+            return f"{b / size:.3g} {unit}"
+    return f"{b:.0f} B"
+
+
+def estimate_dataset_cost(name: str, *, n: int | None = None, n_test: int | None = None,
+                          csv_bytes: int | None = None) -> DatasetCost:
+    """Memory (bytes) and time (seconds) of building a data set, computed from its size alone, without building it.
+
+    Parameters
+    ----------
+    name : str
+        One of :data:`DATASETS`, or ``"csv"`` for a user file (then give ``csv_bytes``).
+    n, n_test : int, optional
+        As in :func:`load_dataset` (defaults 5000 and 20000); ignored for the real data sets.
+    csv_bytes : int, optional
+        Size of the CSV file in bytes (for ``name="csv"``); the file is at most :data:`MAX_CSV_BYTES`.
+
+    The synthetic designs keep (n + n_test) x (d + 1) float64 numbers; the peak while drawing them and the time per
+    number are measured constants (``_PEAK_FACTOR``, ``_SECONDS_PER_FLOAT``), so the figures are estimates
+    within about a factor 2 on the reference machine.  No argument is limited here (any n gives its figures, e.g.
+    n = 10^9 gives about 90 GB kept); the caller decides what to refuse.
+    """
+    if name == "csv":
+        if csv_bytes is None:
+            raise ValueError("give csv_bytes, the size of the CSV file, to estimate its cost.")
+        size = v.check_int("csv_bytes", csv_bytes, minimum=0)
+        rows = max(size // 40, 1)  # a rough row count: ~40 bytes per row of a few numeric cells
+        return DatasetCost(rows=rows, columns=0, bytes_retained=int(8 * size // 4),
+                           bytes_peak=int(_CSV_PEAK_PER_BYTE * size), seconds=_CSV_SECONDS_PER_BYTE * size + 0.01)
+    if name not in DATASETS:
+        raise ValueError(f"unknown data set {name!r}; choose one of: {', '.join(DATASETS)}, csv")
+    if name in _REAL_SHAPE:
+        rows, cols = _REAL_SHAPE[name]
+        kept = 8 * rows * cols
+        return DatasetCost(rows=rows, columns=cols, bytes_retained=kept, bytes_peak=10 * kept, seconds=0.3)
+    n = 5000 if n is None else v.check_n(n)
+    n_test = 20000 if n_test is None else v.check_int("n_test", n_test, minimum=10)
+    d = _SYNTHETIC_D[name]
+    floats = (n + n_test) * (d + 1)
+    return DatasetCost(rows=n + n_test, columns=d + 1, bytes_retained=8 * floats,
+                       bytes_peak=int(8 * floats * _PEAK_FACTOR[name]),
+                       seconds=floats * _SECONDS_PER_FLOAT[name] + 0.001)
+
+
+#: Task of each built-in data set (as :func:`load_dataset` sets it).
+_TASKS = {"wang-least-squares": "regression", "wang-logistic": "classification", "two-class": "classification",
+          "clusters": "multiclass", "breast-cancer": "classification", "diabetes": "regression"}
+
+
+@dataclass(frozen=True)
+class DatasetPlan:
+    """A built-in data set described by its size only, NOT built: what :func:`dpviz.simulate.estimate_cost` needs
+    (n, d, task, the row-norm bound) plus :attr:`cost`, the estimated memory and time of building it.  Pass it to
+    ``estimate_cost`` to know the whole cost (data generation + simulation) before building anything; build the
+    data set with :meth:`build` (i.e. :func:`load_dataset`) only if the figures are acceptable."""
+
+    name: str
+    n: int
+    d: int
+    n_test: int
+    kappa: float
+    seed: int
+    task: str
+    cost: DatasetCost
+    x_bound: float = 1.0  # every data set is scaled to ||x|| <= 1
+    # present (as None) so that code checking for a Dataset's attributes accepts a plan where only sizes matter
+    X = y = X_test = y_test = None
+
+    def build(self) -> Dataset:
+        return load_dataset(self.name, n=self.n, kappa=self.kappa, n_test=self.n_test, seed=self.seed)
+
+
+def plan_dataset(name: str, *, n: int | None = None, kappa: float = 0.0, n_test: int | None = None,
+                 seed: int = 0) -> DatasetPlan:
+    """The :class:`DatasetPlan` of ``load_dataset(name, n=n, kappa=kappa, n_test=n_test, seed=seed)``: sizes and
+    estimated cost, computed without drawing a single number (arguments are validated as by :func:`load_dataset`)."""
+    if name not in DATASETS:
+        raise ValueError(f"unknown data set {name!r}; choose one of: {', '.join(DATASETS)}")
+    kappa = v.check_nonnegative("kappa (label noise)", kappa)
+    seed = v.check_int("seed", seed, minimum=0)
+    cost = estimate_dataset_cost(name, n=n, n_test=n_test)
+    if name in _REAL_SHAPE:
+        rows, cols = _REAL_SHAPE[name]
+        n_train = rows - max(1, int(round(0.3 * rows)))
+        return DatasetPlan(name, n_train, cols - 1, rows - n_train, 0.0, 0, _TASKS[name], cost)
+    n = 5000 if n is None else v.check_n(n)
+    n_test = 20000 if n_test is None else v.check_int("n_test", n_test, minimum=10)
+    return DatasetPlan(name, n, _SYNTHETIC_D[name], n_test, kappa, seed, _TASKS[name], cost)

@@ -27,6 +27,7 @@ the paper's experiment we use the Algorithm 1 noise level regardless (recorded i
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 from typing import Callable
 
@@ -51,6 +52,8 @@ _SETUPS = {
                                metric="misclassification rate"),
 }
 _N, _T, _ETA = 5000, 1000, 0.01
+#: Largest number of repetitions a reproduction accepts (each repetition is 2 x 33 runs of T = 1000 steps).
+MAX_REPS = 10_000
 
 
 def wang_sigma(*, n: int, eps: float, delta: float, T: int, G: float) -> tuple[float, float]:
@@ -141,11 +144,20 @@ def reproduce(name: str, *, reps: int = 500, seed: int = 0, out_dir, progress: C
     if name not in _SETUPS:
         raise ValueError(f"unknown reproduction {name!r}; choose one of: {', '.join(NAMES)}")
     reps = v.check_int("reps", reps)
+    if reps > MAX_REPS:
+        raise ValueError(f"reps must be at most {MAX_REPS} (the paper's figures use 500), got {reps}.")
     seed = v.check_int("seed", seed, minimum=0)
+    if seed > 2**63 - 1:
+        raise ValueError(f"seed must be a whole number from 0 to 2^63 - 1, got {seed}.")
     if out_dir is None:
         raise ValueError("out_dir is required (the directory for the CSV and HTML files).")
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot create the output directory {str(out_dir)!r}: {exc.strerror or exc}") from None
+    if not os.access(out, os.W_OK):
+        raise ValueError(f"the output directory {str(out_dir)!r} is not writable.")
     st = _SETUPS[name]
     delta = 1.0 / _N**2
     G = _lipschitz(st["loss"], st["G"])

@@ -504,17 +504,86 @@ def _work(algorithm_id, spec, reps, pshape, plans, evaluate=("risk", "metric"), 
     return total
 
 
+#: Time per work unit of each update-rule kind relative to SECONDS_PER_UNIT, keyed by (kind, pairs, per-step
+#: Gaussian noise): measured by benchmarks/bench_cost_estimate.py as CPU time / estimate per algorithm (see
+#: benchmarks/RESULTS.md, "Cost estimate"), set so that CPU time / estimate is about 0.8 for every kind.  Drawing the
+#: per-step noise costs about as much as the gradient itself; pairwise steps gather two rows per chain; the history
+#: rule loops over blocks of past examples.  The estimate is CPU time of one core: on a shared, loaded server the
+#: wall time is larger by the load factor.
+_KIND_FACTOR: dict[tuple[str, bool, bool], float] = {
+    ("sgd", False, True): 0.55,
+    ("sgd", False, False): 0.33,
+    ("sgd", True, True): 1.75,
+    ("sgd", True, False): 1.1,
+    ("full", False, True): 0.4,
+    ("full", False, False): 0.4,
+    ("full", True, True): 0.7,
+    ("full", True, False): 0.7,
+    ("history", True, True): 1.35,
+    ("history", True, False): 1.35,
+    ("epoch", True, True): 1.0,
+    ("epoch", True, False): 1.0,
+    ("pidp", False, True): 0.41,
+    ("pidp", False, False): 0.41,
+}
+#: Time per unit of the risk evaluation (one vectorised loss over eval_rows rows per chain) relative to a step unit.
+_EVAL_FACTOR = 0.4
+#: Work units per test row and chain of the AUC metric (ranking the scores: measured ~1.4e-7 s per element).
+_AUC_UNITS_PER_ROW = 10.0
+
+
+def _metric_units(data, spec, pshape, chains: int, evaluate) -> float:
+    """Work units of the test-set metric: classification error (one score per row) or AUC (scores + a ranking);
+    the regression MSE is O(d^2) per chain and negligible."""
+    if "metric" not in evaluate or len(pshape) != 1:
+        return 0.0
+    y_test = getattr(data, "y_test", None)
+    m = len(y_test) if y_test is not None else int(getattr(data, "n_test", 0))
+    d = int(pshape[0])
+    task = data.task
+    if spec.pairs:
+        return float(chains * m * (d + _AUC_UNITS_PER_ROW)) if task == "classification" else 0.0
+    return float(chains * m * d) if task == "classification" else 0.0
+
+
+def _time_units(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows, data) -> float:
+    """Work units scaled to wall time: the update steps weighted by their kind's factor, plus evaluation."""
+    steps = _work(algorithm_id, spec, reps, pshape, plans, evaluate=(), eval_rows=eval_rows)
+    evals = _work(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows) - steps
+    factor = _KIND_FACTOR.get((spec.kind, bool(spec.pairs), spec.noise == "gradient"), 1.0)
+    return factor * steps + _EVAL_FACTOR * evals + _metric_units(data, spec, pshape, len(plans) * reps, evaluate)
+
+
 def estimate_cost(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, params=None,
                   evaluate=("risk", "metric"), eval_rows: int = _EVAL_ROWS) -> dict[str, float]:
-    """Estimate the work of :func:`simulate` without running it.
+    """Estimate the cost of :func:`simulate` without running it.
 
-    Returns ``{"work": units, "seconds": estimated seconds, "chains": G * reps, "steps": max T}``; one work unit is
-    one gradient coordinate of one chain at one step (``SECONDS_PER_UNIT`` seconds on the reference machine).
+    ``data`` is a built :class:`dpviz.data.Dataset`, or a :class:`dpviz.data.DatasetPlan`
+    (:func:`dpviz.data.plan_dataset`) for a data set not built yet: then the cost of generating it is included, so
+    that a caller can refuse a large n before building anything.
+
+    Returns ``{"work": units, "seconds": estimated wall time (data generation + simulation), "engine_seconds",
+    "data_seconds", "bytes": estimated peak memory (data set + engine), "chains": G * reps, "steps": max T}``.  One
+    work unit is one gradient coordinate of one chain at one step (``SECONDS_PER_UNIT`` seconds on the reference
+    machine); the seconds weight the units by the update rule's measured speed (``_KIND_FACTOR``) and add the test
+    metric's cost.
     """
     _, spec, _, _, reps, _, gvals, pshape, _, plans, _ = _plan(algorithm_id, data, loss, grid, reps, params)
-    work = _work(algorithm_id, spec, reps, pshape, plans, evaluate, v.check_int("eval_rows", eval_rows, minimum=10))
-    return {"work": work, "seconds": work * SECONDS_PER_UNIT, "chains": len(gvals) * reps,
-            "steps": max(p["T"] for p in plans)}
+    eval_rows = v.check_int("eval_rows", eval_rows, minimum=10)
+    work = _work(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows)
+    engine_s = _time_units(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows, data) * SECONDS_PER_UNIT
+    chains = len(gvals) * reps
+    dim = int(np.prod(pshape))
+    # engine state: iterate, running sum, noise and gradient buffers per chain, plus the evaluation samples
+    engine_bytes = 8 * chains * dim * 6 + 8 * 4 * eval_rows * (dim + 1) + 8 * _BUF_FLOATS
+    cost = getattr(data, "cost", None)
+    if cost is not None and getattr(data, "X", None) is None:  # a DatasetPlan: not built yet
+        data_s, data_bytes = float(cost.seconds), int(cost.bytes_peak)
+    else:
+        data_s = 0.0
+        data_bytes = int(sum(np.asarray(getattr(data, a)).nbytes for a in ("X", "y", "X_test", "y_test")))
+    return {"work": work, "seconds": engine_s + data_s, "engine_seconds": engine_s, "data_seconds": data_s,
+            "bytes": data_bytes + engine_bytes, "chains": chains, "steps": max(p["T"] for p in plans)}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -1035,11 +1104,14 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
     SimulationResult
     """
     t_start = time.perf_counter()
+    if getattr(data, "cost", None) is not None and getattr(data, "X", None) is None:
+        raise ValueError("data is a DatasetPlan (sizes only); build it first (plan.build()) to simulate.")
     alg, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params = _plan(
         algorithm_id, data, loss, grid, reps, params)
     seed = v.check_int("seed", seed, minimum=0)
     eval_rows = v.check_int("eval_rows", eval_rows, minimum=10)
-    work = _work(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows)
+    # the guard counts work in units of SECONDS_PER_UNIT of wall time (the update rule's speed and the metric included)
+    work = _time_units(algorithm_id, spec, reps, pshape, plans, evaluate, eval_rows, data)
     if max_work is not None and work > max_work:
         raise CostTooHigh(
             f"this simulation needs about {work:.3g} work units (~{work * SECONDS_PER_UNIT:.0f} s), above the cap of "

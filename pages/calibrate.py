@@ -186,7 +186,7 @@ def sigma_vs_eps(alg, algs, params) -> None:
         slot.info("No algorithm is private anywhere on the ε grid at these settings.")
         return
     fig = figures.line_figure(eps_grid, series,
-                              title=f"Noise level vs ε (smaller ε = more private); gaps: not private there",
+                              title="Noise level vs ε (smaller ε = more private); gaps: not private there",
                               x_title="ε", y_title="σ or Laplace scale", slope_labels=True,
                               current_x=float(params["eps"]), current_label=f"current ε = {ui.fmt(params['eps'])}")
     with slot.container():

@@ -15,20 +15,12 @@ UI_MAX_WORK = 30.0 / S.SECONDS_PER_UNIT
 #: a link opens with its simulation already run when the estimate is below this (seconds)
 AUTO_RUN_SECONDS = 5.0
 SYNTHETIC = ("wang-least-squares", "wang-logistic", "two-class", "clusters")
-#: features per synthetic design (with the label: one more column) and the fresh population sample's size
-SYNTHETIC_D = {"wang-least-squares": 10, "wang-logistic": 10, "two-class": 5, "clusters": 4}
-N_POPULATION = 20000
-#: what a synthetic data set may cost before it is built (bytes, counting the generator's temporaries)
+#: what a synthetic data set may cost before it is built (peak bytes while it is generated)
 MAX_DATA_BYTES = 400_000_000
+# The data-set cache keeps at most 4 entries; an entry that passed the check above keeps at most about 1/6.5 of its
+# peak (dpviz.data.estimate_dataset_cost: bytes_retained), i.e. about 62 MB, so the cache holds at most about 250 MB.
 QUANTITIES = {"excess_risk": "excess risk", "metric": "test metric (misclassification rate, MSE or AUC)",
               "pop_risk": "population risk"}
-
-
-def data_bytes(name: str, n: int) -> int:
-    """Memory a synthetic data set of ``n`` training rows takes while it is generated (estimate, before building):
-    (n + the population sample) rows of d features and a label, float64, times about 6 for the rejection sampler's
-    temporaries."""
-    return int((n + N_POPULATION) * (SYNTHETIC_D.get(name, 10) + 1) * 8 * 6)
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
@@ -122,13 +114,14 @@ def _data(n_needed: int) -> "D.Dataset | list | None":
         if kappas is None:
             ui.stop_if_invalid(["kappas"])
         kappas = kappas[:4]
-    if name in SYNTHETIC:
-        need = data_bytes(name, n_needed)
-        if need > MAX_DATA_BYTES:
-            st.error(f"Generating {n_needed:,} examples of this data set would take about {need / 1e9:.2g} GB of "
-                     f"memory, above this page's limit of {MAX_DATA_BYTES / 1e9:.2g} GB: choose n ≤ "
-                     f"{int(MAX_DATA_BYTES / (data_bytes(name, 0) / N_POPULATION) - N_POPULATION):,}. Nothing was "
-                     "built or run.")
+    if name in SYNTHETIC:  # the cost of the data set is checked before anything is built
+        cost = D.estimate_dataset_cost(name, n=n_needed)
+        if cost.bytes_peak > MAX_DATA_BYTES:
+            per_row = cost.bytes_peak / max(cost.rows, 1)
+            st.error(f"Generating {n_needed:,} examples of this data set would take about "
+                     f"{cost.bytes_peak / 1e9:.3g} GB of memory and {cost.seconds:.2g} s, above this page's limit of "
+                     f"{MAX_DATA_BYTES / 1e9:.2g} GB: choose n ≤ "
+                     f"{max(2, int(MAX_DATA_BYTES / per_row) - (cost.rows - n_needed)):,}. Nothing was built or run.")
             return None
     return [_dataset(name, n_needed, float(k)) for k in kappas]
 

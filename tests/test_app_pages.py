@@ -247,3 +247,22 @@ def test_schedule_from_theorem_is_in_the_url_and_sets_T_and_eta():
     T_metric = [m for m in at.metric if m.label == "T"][0]
     assert T_metric.value == "2000"
     assert at.query_params["schedule"] in (["wang-lownoise-thm3a"], "wang-lownoise-thm3a")
+
+
+def test_simulate_refuses_a_huge_data_set_before_building_it():
+    import time as _t
+
+    t0 = _t.perf_counter()
+    at = _open_link("pages/simulate.py", {"n": "10000000"})
+    assert not at.exception
+    assert _t.perf_counter() - t0 < 20  # building 10^7 rows took 20 s and 5.4 GB before
+    err = " ".join(e.value for e in at.error)
+    assert "GB of memory" in err and "Nothing was built or run" in err
+    assert not at.get("plotly_chart")
+
+
+def test_markdown_in_a_csv_error_is_shown_literally():
+    import dpviz_ui as ui
+
+    assert ui.plain("[Fix here](http://evil.invalid/phish)") == "\\[Fix here\\]\\(http\\://evil\\.invalid/phish\\)"
+    assert "!\\[" not in ui.plain("x") and ui.plain("![t](u)").startswith("\\!\\[")

@@ -362,8 +362,12 @@ def min_feasible_eps(*, n, delta, T, pairwise=False, start=None) -> float:
     pairwise = _check_pairwise(pairwise)
     hi = 1.0 if start is None else v.check_eps(start, "start")
     lo = 0.0
+    if not math.isfinite(hi):  # finite start: the halving / doubling below must terminate
+        raise ValueError(f"start must be a finite eps, got {hi!r}.")
     if _exists(n, hi, delta, T, pairwise):
-        while hi > 1e-8:
+        for _ in range(2000):  # halvings until 1e-8 (at most ~1060 from the largest float)
+            if not hi > 1e-8:
+                return hi
             trial = hi / 2.0
             if not _exists(n, trial, delta, T, pairwise):
                 lo = trial
@@ -373,7 +377,9 @@ def min_feasible_eps(*, n, delta, T, pairwise=False, start=None) -> float:
             return hi
     else:
         lo = hi
-        while not _exists(n, hi, delta, T, pairwise):
+        for _ in range(2000):  # doublings until _EPS_MAX (finite start, so this cap is never reached)
+            if _exists(n, hi, delta, T, pairwise):
+                break
             lo = hi
             hi *= 2.0
             if hi > _EPS_MAX:

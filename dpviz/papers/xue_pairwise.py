@@ -163,7 +163,9 @@ def gaussian_mu_for(*, eps, delta) -> float:
     eps = v.check_eps(eps)
     delta = v.check_delta(delta)
     lo, hi = 1e-6, 1.0
-    while gaussian_exact_delta(eps=eps, mu=hi) <= delta:
+    for _ in range(64):  # doublings from 1 to 1e6: at most 20
+        if not gaussian_exact_delta(eps=eps, mu=hi) <= delta:
+            break
         lo, hi = hi, 2.0 * hi
         if hi > 1e6:
             return hi
