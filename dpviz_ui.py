@@ -405,16 +405,27 @@ def cached_calibrate(algorithm_id: str, items: tuple) -> dict:
         return {"error": str(exc)}
 
 
+#: the most server time one curve / map of a page may take (seconds): a link cannot cost minutes of CPU
+CURVE_BUDGET = 4.0
+
+
 @st.cache_data(show_spinner=False, max_entries=500)
-def cached_noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple) -> list:
+def cached_noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple, budget: float = CURVE_BUDGET) -> list:
     """Noise level (σ, else the Laplace scale) of a calibration along ``grid`` values of parameter ``name``.
 
-    None marks an infeasible or invalid point.  One cache entry per curve keeps page reruns fast.
+    None marks an infeasible or invalid point, or a point not computed because the curve's time ``budget`` (seconds)
+    ran out (:func:`series_complete` tells).  One cache entry per curve keeps page reruns fast.
     """
+    import time
+
     out = []
     base = dict(items)
     base["accountant_extra"] = False  # only the paper's noise is plotted; skip the optional numerical-accountant extra
+    start = time.perf_counter()
     for x in grid:
+        if time.perf_counter() - start > budget:
+            out.append("timeout")
+            continue
         try:
             c = catalog.calibrate(algorithm_id, **{**base, name: x})
         except ValueError:
@@ -425,15 +436,27 @@ def cached_noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple)
     return out
 
 
+def series_complete(ys: list) -> tuple[list, int]:
+    """(the curve with skipped points as None, how many points the time budget skipped)."""
+    skipped = sum(1 for y in ys if y == "timeout")
+    return [None if y == "timeout" else y for y in ys], skipped
+
+
 @st.cache_data(show_spinner=False, max_entries=200)
 def cached_feasibility_grid(algorithm_id: str, items: tuple, ns: tuple, epss: tuple) -> list:
     """Feasibility (rows: ε, columns: n) with T = n and δ = 1/n², the setting of Wang, Lei, Ying & Zhang Fig. 1."""
+    import time
+
     base = dict(items)
     base["accountant_extra"] = False  # the numerical accountant is not needed for feasibility
     rows = []
+    start = time.perf_counter()
     for e in epss:
         row = []
         for n in ns:
+            if time.perf_counter() - start > 4 * CURVE_BUDGET:
+                raise ValueError(f"the feasibility map needs more than {4 * CURVE_BUDGET:g} s of server time at "
+                                 "these settings; it is not drawn (a link cannot cost more)")
             try:
                 row.append(bool(catalog.calibrate(algorithm_id, **{**base, "n": n, "eps": e, "T": n,
                                                                   "delta": 1.0 / n**2}).feasible))

@@ -1,7 +1,7 @@
 """Numerical privacy accounting for the (Poisson-)subsampled Gaussian mechanism, via Google's ``dp_accounting``.
 
 Several papers state their noise level only up to an unspecified constant, e.g. eq. (2) of Kang, Li, Liu & Wang
-(001_9fced7ebb2318939.txt, §4): ``σ >= c G sqrt(T log(1/δ)) / (n ε)`` "for some constant c", quoted from the moments
+(Kang, Li, Liu & Wang (kang-pidp), §4): ``σ >= c G sqrt(T log(1/δ)) / (n ε)`` "for some constant c", quoted from the moments
 accountant of Abadi et al.  dpviz calibrates such noise numerically with this module:
 
 :func:`epsilon_for`
@@ -155,7 +155,7 @@ def epsilon_for(*, noise_multiplier, delta, steps, sampling_prob=1.0, accountant
 
     Each step releases ``f(S_t) + N(0, σ² I)`` where ``S_t`` contains each example independently with probability
     ``sampling_prob`` and ``f`` has ℓ2-sensitivity Δ (add/remove one example); ``noise_multiplier`` is z = σ/Δ.
-    This is the mechanism of DP-SGD whose moments-accountant bound is eq. (2) of 001_9fced7ebb2318939.txt (§4).
+    This is the mechanism of DP-SGD whose moments-accountant bound is eq. (2) of Kang, Li, Liu & Wang (kang-pidp) (§4).
     Without sampling, RDP of order λ is λ/(2z²) per step, so
 
     .. math:: \epsilon \le \min_{\lambda>1}\Big(\frac{T\lambda}{2z^2} + \frac{\log(1/\delta)}{\lambda-1}\Big).
@@ -190,7 +190,7 @@ def rdp_epsilon_gaussian(*, noise_multiplier, delta, steps, orders=None) -> floa
 
     the classical RDP → DP conversion (Mironov 2017, Proposition 3); over all λ > 1 the minimum is
     :math:`T/(2z^2) + \sqrt{2T\log(1/\delta)}/z` (at λ = 1 + z sqrt(2 log(1/δ)/T)), used when ``orders`` is None.
-    This is the bound that underlies eq. (2) of 001_9fced7ebb2318939.txt with sampling rate 1.
+    This is the bound that underlies eq. (2) of Kang, Li, Liu & Wang (kang-pidp) with sampling rate 1.
     """
     z = v.check_positive("noise_multiplier (sigma / sensitivity)", noise_multiplier)
     delta = v.check_delta(delta)
@@ -291,7 +291,7 @@ def noise_multiplier_for(*, eps, delta, steps, sampling_prob=1.0, accountant="rd
 
     The mechanism is that of :func:`epsilon_for`: ``steps`` compositions of the Gaussian mechanism applied to a
     Poisson sample (probability ``sampling_prob``) — the moments-accountant setting of eq. (2) in
-    001_9fced7ebb2318939.txt (§4), which states ``σ >= c G sqrt(T log(1/δ)) / (nε)`` for an unspecified c.  The
+    Kang, Li, Liu & Wang (kang-pidp) (§4), which states ``σ >= c G sqrt(T log(1/δ)) / (nε)`` for an unspecified c.  The
     answer is found by bracketing z around the scaling q sqrt(T log(1/δ))/ε and solving ε(z) = ``eps`` with Brent's
     method on the monotone map z ↦ ε(z); the returned z satisfies ``epsilon_for(z) <= eps`` and is within a relative
     ``rtol`` of the exact threshold of the chosen accountant.

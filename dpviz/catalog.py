@@ -113,6 +113,27 @@ class Calibration:
     the gradient for gradient perturbation, to the output for output perturbation); ``None`` when no Gaussian noise is
     used.  ``laplace_scale`` likewise for Laplace noise (delta = 0 variants).  ``sigma_schedule`` lists per-epoch
     noise when the noise changes across epochs.
+
+    ``feasible`` means: the released mechanism is (ε, δ)-DP by the tightest check dpviz has.  When it is False,
+    ``reason`` says which reading was used and that it is not private, and ``fix`` how to make it private.
+
+    Machine-readable ``extras`` keys of every closed-form Gaussian calibration (DPGDSC, DPGDC2, DPEGD of
+    xue-pairwise; the output-perturbation algorithms of yang-pairwise and wang-nonsmooth):
+
+    ``sigma_rule``
+        ``"private"`` (default: ``sigma`` is the smallest σ passing the exact check) or ``"printed"`` (``sigma`` is
+        the paper's formula; the calibration is then feasible only if that σ passes the check);
+    ``sigma_private``
+        the smallest private σ by the exact (analytic) Gaussian mechanism of Balle & Wang (2018), see
+        :mod:`dpviz.gaussian`;
+    ``sigma_paper``
+        the σ the paper prints;
+    ``paper_exact_delta``
+        the exact δ(ε) of the paper's σ;
+    ``paper_sigma_private``
+        bool, ``paper_exact_delta <= δ`` (False: the paper's σ is "as printed — not (ε, δ)-DP here");
+    ``privacy_check``
+        one line naming the check (e.g. "exact composition of T = 1000 Gaussian steps ...").
     """
 
     id: str
@@ -164,6 +185,12 @@ class BoundResult:
     explicit: bool = False
     notes: list[str] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)
+    risk: str = ""  # which risk the bound controls (set by :func:`bound` from ``Theorem.risk``)
+
+    @property
+    def form(self) -> str:
+        """``"explicit"`` (the paper's constants and logarithms kept) or ``"rate"`` (constants dropped, set to c)."""
+        return "explicit" if self.explicit else "rate"
 
     @classmethod
     def of(cls, theorem: str, terms, *, eta=None, T=None, gradient_complexity=None, notes=(), extras=None,
@@ -195,6 +222,8 @@ class BoundResult:
                 "T": self.T,
                 "gradient_complexity": self.gradient_complexity,
                 "explicit": self.explicit,
+                "form": self.form,
+                "risk": self.risk,
                 "notes": list(self.notes),
                 "extras": self.extras,
             }
@@ -233,6 +262,12 @@ class Theorem:
     ``bound`` returns the bound with the paper's unspecified constants set to ``c`` (default 1), as named terms.
     ``explicit_bound`` (optional) uses the explicit constants the paper gives.  ``discrepancy`` records where a printed
     formula disagrees with its own proof and which reading dpviz follows.
+
+    ``form`` says what ``bound`` is: ``"rate"`` (the paper's O(·) with constants and log factors dropped or set to
+    ``c``) or ``"explicit"`` (constants and logarithms as in the paper); ``explicit_bound`` is always explicit.
+    Compare rate with rate and explicit with explicit only.  ``risk`` names the quantity bounded (excess population
+    risk, excess empirical risk / optimality gap, AUC risk, a stability or privacy quantity, ...): never put bounds on
+    different risks on one axis without saying so.
     """
 
     id: str
@@ -247,6 +282,15 @@ class Theorem:
     discrepancy: str = ""
     notes: tuple[str, ...] = ()
     risk: str = "excess population risk"  # what the bound controls
+    form: Literal["rate", "explicit"] = "rate"  # what ``bound`` returns
+
+    @property
+    def forms(self) -> list[str]:
+        """The forms available: ``form`` of ``bound``, plus "explicit" when ``explicit_bound`` exists."""
+        out = [self.form]
+        if self.explicit_bound is not None and "explicit" not in out:
+            out.append("explicit")
+        return out
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -255,6 +299,9 @@ class Theorem:
             "theorem": self.number,
             "algorithm": self.algorithm,
             "assumptions": list(self.assumptions),
+            "risk": self.risk,
+            "form": self.form,
+            "forms": self.forms,
         }
 
 
@@ -302,8 +349,9 @@ class ComparisonTable:
                 row[key] = _finite_or_none(value)
                 if row[key] is None and value is not None:
                     # e.g. an (eps, delta) rate with log(1/delta) at delta = 0: the row does not apply here
-                    row.setdefault("note", f"{key.split()[0]} not finite at these parameters (e.g. a log(1/delta) "
-                                           "rate at delta = 0): the row does not apply")
+                    why = (f"{key.split()[0]} not finite at these parameters (e.g. a log(1/delta) rate at delta = 0): "
+                           "the row does not apply")
+                    row["note"] = f"{row['note']}; {why}" if row.get("note") else why
             out.append(row)
         return out
 
@@ -497,6 +545,8 @@ def bound(theorem_id: str, explicit: bool = False, **params) -> BoundResult:
         raise ValueError(f"{thm.paper.short}, {thm.number}: the bound is not a finite number at these parameters "
                          f"(term(s) {', '.join(bad) or 'total'} overflow); move the most extreme parameter towards "
                          "typical values.")
+    if not res.risk:
+        res.risk = thm.risk
     return res
 
 

@@ -7,7 +7,9 @@ The sub-command names, the option names and the JSON keys are a contract (extern
 - ``python -m dpviz calibrate --algorithm ID --n N --eps E --delta D [--d --T --eta --G --L --M --R --alpha --mu] --json``
   → {id, sigma, laplace_scale, sigma_schedule, beta, beta_interval, feasible, reason, T, eta, …}
 - ``python -m dpviz bound --theorem ID … --json`` → {terms, total, exponents, eta, T, …}
-- ``python -m dpviz reproduce NAME [--reps R] [--seed S] --out DIR``
+- ``python -m dpviz reproduce NAME [--reps R] [--seed S] --out DIR`` → {csv, html, md}
+- ``python -m dpviz reproduce --list --json`` → list of {id, paper, what, seconds_estimate}
+- ``python -m dpviz sweep SPEC.toml --out DIR [--workers K | --scheduler ADDRESS]`` (module ``cli_sweep``)
 
 Invalid or missing parameters exit with code 2 and one line on stderr (no traceback).
 """
@@ -31,7 +33,7 @@ __all__ = ["main", "build_parser", "EXTENSIONS"]
 #: ``add_param_options(p)`` adds the common calibrate/bound options, ``collect_params(args)`` reads and checks them)
 #: and ``run(args) -> int | None`` (handles ``args.command`` if it is one of its own, else returns None).
 #: Raise ``ValueError`` for bad input: ``main`` turns it into one stderr line and exit code 2.
-EXTENSIONS: list[str] = ["cli_audit"]
+EXTENSIONS: list[str] = ["cli_sweep", "cli_audit"]
 
 
 class UsageError(Exception):
@@ -136,11 +138,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--explicit", action="store_true", help="use the paper's explicit constants where given")
     _add_param_options(p)
 
-    p = sub.add_parser("reproduce", help="reproduce a figure of a paper by simulation")
-    p.add_argument("name", help="e.g. wang-lownoise-fig1")
+    p = sub.add_parser("reproduce", help="reproduce a paper's experiment (CSV, offline HTML, Markdown report)")
+    p.add_argument("name", nargs="?", default=None, help="e.g. wang-lownoise-fig1 (see --list)")
+    p.add_argument("--list", action="store_true", help="list the targets")
+    p.add_argument("--json", action="store_true", help="with --list: print JSON")
     p.add_argument("--reps", type=_whole, default=500, help="repetitions (default 500)")
     p.add_argument("--seed", type=_whole, default=0, help="random seed (default 0)")
-    p.add_argument("--out", required=True, help="output directory")
+    p.add_argument("--out", default=None, help="output directory (required to run a target)")
     for mod in _extensions():
         mod.add_parser(sub, _add_param_options, _collect_params)
     return parser
@@ -205,6 +209,8 @@ def _print_calibration(cal: catalog.Calibration) -> None:
 
 def _print_bound(res: catalog.BoundResult) -> None:
     print(f"theorem: {res.theorem}")
+    print(f"bounds:  {res.risk} ({res.form}: "
+          + ("constants and logs as in the paper)" if res.form == "explicit" else "constants dropped)"))
     for t in res.terms:
         print(f"  {t.name:<16} {t.value:.6g}   (n^{t.n_exp:g} eps^{t.eps_exp:g})")
     print(f"  {'total':<16} {res.total:.6g}")
@@ -239,7 +245,8 @@ def _run(argv: Sequence[str] | None) -> int:
         return 0
     if cmd == "theorems":
         rows = [
-            {"id": t.id, "paper": t.paper.cite(), "theorem": t.number, "algorithm": t.algorithm}
+            {"id": t.id, "paper": t.paper.cite(), "theorem": t.number, "algorithm": t.algorithm, "risk": t.risk,
+             "form": t.form, "forms": t.forms}
             for t in catalog.theorems()
         ]
         if args.json:
@@ -289,6 +296,20 @@ def _run(argv: Sequence[str] | None) -> int:
             _print_bound(res)
         return 0
     if cmd == "reproduce":
+        if args.list:
+            from dpviz import experiments
+
+            rows = experiments.listing()
+            if args.json:
+                print(json.dumps(rows, indent=2))
+            else:
+                for r in rows:
+                    print(f"{r['id']:<24} ~{r['seconds_estimate']:g} s  {r['what']}")
+            return 0
+        if args.name is None:
+            raise UsageError("reproduce needs a target NAME (see --list)")
+        if args.out is None:
+            raise UsageError("reproduce needs --out DIR")
         from dpviz import reproduce as rep  # imported lazily: the engine is heavier than the formulas
 
         def progress(frac: float) -> None:
@@ -296,7 +317,7 @@ def _run(argv: Sequence[str] | None) -> int:
 
         result = rep.reproduce(args.name, reps=args.reps, seed=args.seed, out_dir=args.out, progress=progress)
         print(file=sys.stderr)
-        paths = {k: str(v) for k, v in result.items() if k in ("csv", "html")}
+        paths = {k: str(v) for k, v in result.items() if k in ("csv", "html", "md")}
         print(json.dumps(paths))
         return 0
     for mod in _extensions():

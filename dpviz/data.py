@@ -8,11 +8,14 @@ Public API
     a :class:`Dataset` (training sample + a large fresh / held-out sample for the population risk).
 ``from_csv(content, label_column, *, max_bytes=MAX_CSV_BYTES, task=None, test_fraction=0.3, seed=0)``
     a :class:`Dataset` from a user's CSV file (bytes or str), parsed with pandas and validated.
+``metric_chi(X, *, of="difference")``, ``metric_chi_remark1(X, *, of="difference")``
+    χ = ||E[||X||² X Xᵀ]||_{S∞} of Yang, Lei, Lyu & Ying (yang-pairwise), Lemma 5 / Corollaries 3–4 / Remark 1,
+    estimated from a sample (a Dataset: its fresh / held-out sample), and the quantities Remark 1 compares it with.
 
 Every data set is scaled so that ``||x||_2 <= 1`` (the papers' bounded-input assumption), which makes the Lipschitz
 constants of the losses computable from the domain radius.
 
-Synthetic designs (000_e4c77d256cde89f2.txt, Section 5.1, Wang, Lei, Ying & Zhou):
+Synthetic designs (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1, Wang, Lei, Ying & Zhou):
 
 * ``wang-least-squares``: d = 10, w* = [0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1], x uniform on the unit sphere,
   y = <x, w*> + gamma with gamma ~ N(0, kappa^2).  The paper requires |y| <= 0.5; we enforce it by **rejection
@@ -33,17 +36,20 @@ row norm (test rows are clipped to norm 1); fixed 70/30 split (seed 0).
 from __future__ import annotations
 
 import io
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from dpviz import _validate as v
 
-__all__ = ["Dataset", "DATASETS", "DatasetCost", "DatasetPlan", "estimate_dataset_cost", "plan_dataset", "load_dataset", "from_csv", "MAX_CSV_BYTES", "MAX_CSV_ABS", "WANG_LS_W", "WANG_LOGISTIC_W"]
+__all__ = ["Dataset", "DATASETS", "DatasetCost", "DatasetPlan", "estimate_dataset_cost", "plan_dataset",
+           "load_dataset", "from_csv", "MAX_CSV_BYTES", "MAX_CSV_ABS", "WANG_LS_W", "WANG_LOGISTIC_W",
+           "metric_chi", "metric_chi_remark1"]
 
-#: w* of the least-squares experiment (000_e4c77d256cde89f2.txt, Section 5.1).
+#: w* of the least-squares experiment (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1).
 WANG_LS_W = np.array([0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1])
-#: w* of the logistic experiment (000_e4c77d256cde89f2.txt, Section 5.1).
+#: w* of the logistic experiment (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1).
 WANG_LOGISTIC_W = np.array([5, 3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1], dtype=float)
 
 MAX_CSV_BYTES = 5_000_000
@@ -111,7 +117,7 @@ _MAX_REJECTION_ROUNDS = 200
 
 
 def _wang_ls(rng, m, kappa):
-    """Draw m pairs with |y| <= 0.5 by rejection (000_e4c77d256cde89f2.txt, Section 5.1)."""
+    """Draw m pairs with |y| <= 0.5 by rejection (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1)."""
     xs, ys, have = [], [], 0
     for _ in range(_MAX_REJECTION_ROUNDS):
         if have >= m:
@@ -439,3 +445,99 @@ def plan_dataset(name: str, *, n: int | None = None, kappa: float = 0.0, n_test:
     n = 5000 if n is None else v.check_n(n)
     n_test = 20000 if n_test is None else v.check_int("n_test", n_test, minimum=10)
     return DatasetPlan(name, n, _SYNTHETIC_D[name], n_test, kappa, seed, _TASKS[name], cost)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# chi of Yang, Lei, Lyu & Ying (yang-pairwise), Lemma 5
+
+
+def _chi_sample(X, of: str) -> np.ndarray:
+    if isinstance(X, Dataset):
+        X = X.X_test
+    if of not in ("difference", "feature"):
+        raise ValueError(f"of must be 'difference' (X = x - x', the reading of the proof) or 'feature' (X = x), "
+                         f"got {of!r}.")
+    X = np.asarray(X, dtype=float)
+    if X.ndim != 2 or X.shape[0] < 2 or X.shape[1] < 1:
+        raise ValueError(f"X must be a sample of at least 2 rows of features (an n x d array), got shape {X.shape}.")
+    if not np.all(np.isfinite(X)):
+        raise ValueError("X contains NaN or infinite values.")
+    return X
+
+
+def _chi_matrix(X: np.ndarray, of: str) -> np.ndarray:
+    """E[||X||² X Xᵀ] over the sample (feature) or over the ordered pairs i != j of differences (difference)."""
+    n, d = X.shape
+    sq = np.einsum("ij,ij->i", X, X)
+    M4 = (X * sq[:, None]).T @ X / n  # E ||x||² x xᵀ
+    if of == "feature":
+        return M4
+    # a, b independent draws from the sample (with replacement); i = j gives a - b = 0, so the mean over the
+    # n(n - 1) ordered pairs i != j is n/(n - 1) times E_{a,b}[||a - b||² (a - b)(a - b)ᵀ], which expands to
+    #   2 M4 + 2 m2 S - 2 (v mᵀ + m vᵀ) - 4 K + 4 S²
+    # with m = E a, S = E a aᵀ, m2 = E ||a||² = tr S, v = E ||a||² a, K = E (aᵀm) a aᵀ; O(n d²).
+    m = X.mean(axis=0)
+    S = X.T @ X / n
+    m2 = float(np.trace(S))
+    vv = (X * sq[:, None]).mean(axis=0)
+    K = (X * (X @ m)[:, None]).T @ X / n
+    V = 2 * M4 + 2 * m2 * S - 2 * (np.outer(vv, m) + np.outer(m, vv)) - 4 * K + 4 * S @ S
+    return V * n / (n - 1)
+
+
+def metric_chi(X, *, of: str = "difference") -> float:
+    r"""χ = ||E[||X||² X Xᵀ]||_{S∞} (largest singular value) of Yang, Lei, Lyu & Ying (yang-pairwise), Lemma 5 eq.
+    (12) and Corollaries 3–4, estimated from a sample instead of typed in.
+
+    Which X: the similarity h_W(x, x') = (x − x')ᵀ W (x − x') and the Rademacher average of eq. (4) runs over pairs,
+    so the matrix-Khintchine argument behind Lemma 5 (the paper cites Lust-Piquard & Pisier) bounds
+    E||Σ_k σ_k u_k u_kᵀ||_{S∞} with u_k = x_i − x_{i_k}: X is the *difference* of two independent examples
+    (``of="difference"``, the default: the mean over the ordered pairs i != j of the sample, computed in O(n d²)).
+    The proof is in the paper's appendix, which the text does not reproduce; ``of="feature"`` gives the other
+    reading, X = x (the mean of ||x_i||² x_i x_iᵀ).
+
+    Parameters
+    ----------
+    X : array (n, d) or dpviz.data.Dataset
+        A sample of features (n >= 2); for a Dataset its fresh / held-out sample ``X_test`` (χ is a population
+        quantity).
+    of : {"difference", "feature"}
+
+    Returns
+    -------
+    float
+        χ >= 0 (the matrix is positive semi-definite, so its largest eigenvalue).
+    """
+    X = _chi_sample(X, of)
+    return float(max(np.linalg.eigvalsh(_chi_matrix(X, of))[-1], 0.0))
+
+
+def metric_chi_remark1(X, *, of: str = "difference") -> dict:
+    r"""The quantities of Remark 1 of Yang, Lei, Lyu & Ying (yang-pairwise) for a sample.
+
+    Remark 1 compares the factor √χ of Lemma 5, eq. (12), with sup ||X||² of the earlier bound eq. (13) (Lei &
+    Ying 2016), and notes χ >= tr(E[||X||² X Xᵀ])/d = E||X||⁴/d.
+
+    Returns
+    -------
+    dict
+        ``chi``, ``sqrt_chi`` (the factor in eq. (12)), ``sup_sq`` = max ||X||² over the sample (the factor in eq.
+        (13)), ``lower_bound`` = E||X||⁴/d, ``ratio`` = sqrt_chi / sup_sq (< 1: eq. (12) is the smaller factor),
+        ``of``.
+    """
+    X = _chi_sample(X, of)
+    chi = metric_chi(X, of=of)
+    n, d = X.shape
+    if of == "feature":
+        sq = np.einsum("ij,ij->i", X, X)
+        sup_sq, fourth = float(sq.max()), float(np.mean(sq**2))
+    else:
+        # E||x - x'||⁴ over ordered pairs i != j, and max ||x_i - x_j||², in blocks (O(n²) time, O(n) memory)
+        sup_sq, tot = 0.0, 0.0
+        for i in range(n):
+            dd = np.einsum("ij,ij->i", X - X[i], X - X[i])
+            sup_sq = max(sup_sq, float(dd.max()))
+            tot += float(np.sum(dd**2))
+        fourth = tot / (n * (n - 1))
+    return {"chi": chi, "sqrt_chi": math.sqrt(chi), "sup_sq": sup_sq, "lower_bound": fourth / d,
+            "ratio": math.sqrt(chi) / sup_sq if sup_sq > 0 else float("nan"), "of": of}

@@ -6,11 +6,13 @@
     ``reps``, ``theorem2_condition``, ``sigma_feasible``) and ``out_dir/NAME.html`` (standalone Plotly figure), and returns ``{"csv": path, "html": path,
     "summary": DataFrame, "figure": plotly Figure}``.
 ``NAMES``
-    the available reproductions.
+    the simulation figures of Wang, Lei, Ying & Zhou run here; ``reproduce`` also runs every formula-based target of
+    :data:`dpviz.experiments.EXPERIMENTS` (all targets: ``python -m dpviz reproduce --list``).  Every target also
+    writes ``out_dir/NAME.md``: the paper's claimed finding and whether the reproduction shows it, with numbers.
 ``figure(summary, name)``
     the Plotly figure of a summary (pure function).
 
-Both figures are 000_e4c77d256cde89f2.txt, Section 5 (Wang, Lei, Ying & Zhou): DP-SGD (Algorithm 1) against
+Both figures are Wang, Lei, Ying & Zhou (wang-lownoise), Section 5 (Wang, Lei, Ying & Zhou): DP-SGD (Algorithm 1) against
 non-private SGD with eta = 0.01, T = 1000, delta = 1/n^2, n = 5000, and beta searched over 0.0001 .. 0.9999 for the
 smallest sigma^2 = 14 G^2 T / (beta n^2 eps) (log(1/delta)/((1 - beta) eps) + 1) (Algorithm 1, line 5).
 
@@ -59,7 +61,7 @@ MAX_REPS = 10_000
 def wang_sigma(*, n: int, eps: float, delta: float, T: int, G: float) -> tuple[float, float]:
     r"""Smallest noise of DP-SGD over the paper's beta search; returns (sigma, beta).
 
-    000_e4c77d256cde89f2.txt, Algorithm 1, line 5 and Section 5.1:
+    Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 1, line 5 and Section 5.1:
 
     .. math:: \sigma^2 = \frac{14 G^2 T}{\beta n^2 \epsilon}\Big(\frac{\log(1/\delta)}{(1-\beta)\epsilon}+1\Big),
               \quad \beta \in \{0.0001, 0.0002, \dots, 0.9999\}.
@@ -78,7 +80,7 @@ def wang_sigma(*, n: int, eps: float, delta: float, T: int, G: float) -> tuple[f
 def _sigma(eps, G):
     """The noise of the paper's experiment: Algorithm 1's sigma at the beta in {0.0001, ..., 0.9999} that minimises it.
 
-    000_e4c77d256cde89f2.txt, Section 5.1 picks beta for the smallest variance without checking the conditions of
+    Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1 picks beta for the smallest variance without checking the conditions of
     Theorem 2; at these settings no such beta satisfies them (condition (i) needs sigma >= 1.637 G), so the
     experiment's noise is below what the catalogue's calibration (``dpsgd-rdp``, feasible beta) prescribes.  The
     reproduction follows the experiment; the catalogue's feasible sigma is reported beside it (column
@@ -141,8 +143,15 @@ def reproduce(name: str, *, reps: int = 500, seed: int = 0, out_dir, progress: C
     """Run reproduction ``name`` and write ``out_dir/NAME.csv`` and ``out_dir/NAME.html``."""
     import pandas as pd
 
+    from dpviz import experiments
+
+    if name in experiments.EXPERIMENTS and name not in _SETUPS:
+        v.check_int("reps", reps)
+        if out_dir is None:
+            raise ValueError("out_dir is required (the directory for the CSV and HTML files).")
+        return experiments.run(name, out_dir=out_dir, progress=progress)
     if name not in _SETUPS:
-        raise ValueError(f"unknown reproduction {name!r}; choose one of: {', '.join(NAMES)}")
+        raise ValueError(f"unknown reproduction {name!r}; choose one of: {', '.join(experiments.EXPERIMENTS)}")
     reps = v.check_int("reps", reps)
     if reps > MAX_REPS:
         raise ValueError(f"reps must be at most {MAX_REPS} (the paper's figures use 500), got {reps}.")
@@ -193,6 +202,33 @@ def reproduce(name: str, *, reps: int = 500, seed: int = 0, out_dir, progress: C
     summary.to_csv(csv, index=False)
     fig = figure(summary, name)
     fig.write_html(html, include_plotlyjs=True, full_html=True)
+    shown, finding = _lownoise_finding(summary)
+    md = out / f"{name}.md"
+    from dpviz import experiments
+
+    e = experiments.get(name)
+    md.write_text(
+        f"# {name}\n\n{e.what}\n\nPaper: {catalog.get_paper(e.paper).cite()} ({e.paper}), {e.place}.\n\n"
+        f"**Claimed finding.** {e.claim}.\n\n"
+        f"**Reproduction** ({reps} repetitions, seed {seed}). "
+        f"{'Shows the finding' if shown else 'Does NOT show the finding'}: {finding}.\n\n"
+        f"Data: the paper's synthetic design ({st['dataset']}, n = {_N}). Files: {csv.name}, {html.name}.\n",
+        encoding="utf-8")
     if progress is not None:
         progress(1.0)
-    return {"csv": csv, "html": html, "summary": summary, "figure": fig}
+    return {"csv": csv, "html": html, "md": md, "summary": summary, "figure": fig, "shown": shown,
+            "finding": finding}
+
+
+def _lownoise_finding(summary) -> tuple[bool, str]:
+    """Does DP-SGD's error fall from the smallest to the largest eps, and approach SGD's, for every kappa?"""
+    parts, ok = [], True
+    for kappa, g in summary.groupby("kappa"):
+        dp = g[g.method == "dp"].sort_values("eps")
+        base = float(g[g.method == "non-private"]["mean"].iloc[0])
+        lo, hi = float(dp["mean"].iloc[0]), float(dp["mean"].iloc[-1])
+        good = hi < lo and abs(hi - base) < abs(lo - base)
+        ok &= good
+        parts.append(f"kappa = {kappa:g}: DP-SGD {lo:.4g} at eps = {dp['eps'].iloc[0]:g} -> {hi:.4g} at eps = "
+                     f"{dp['eps'].iloc[-1]:g}, SGD {base:.4g}")
+    return ok, "; ".join(parts)

@@ -22,8 +22,16 @@ All repetitions and all grid points advance together: the parameter state has sh
 d, d)`` for matrix parameters, e.g. metric learning), where G is the number of grid points (e.g. eps values).  Each
 step samples one index (or one pair i != j) per chain, computes every chain's (sub)gradient with one vectorised call
 of the loss, adds each chain's own Gaussian noise ``sigma_g * b`` (sigma from ``dpviz.catalog.calibrate`` at that
-chain's grid point), projects onto the ball of radius ``R`` (if ``R`` is given) and adds the iterate to a running sum
-for the averaged output.  Only the current iterate and the running sum are stored.
+chain's grid point), projects onto the constraint set W of radius ``R`` (if ``R`` is given) and adds the iterate to a
+running sum for the averaged output.  Only the current iterate and the running sum are stored.
+
+The set W (``params["constraint"]``, names of :data:`dpviz.projections.KINDS`): the Euclidean ball ||w|| <= R for
+vector parameters; for matrix parameters (metric learning) the set of the algorithm's paper by default -- positive
+semi-definite W with ||W||_F <= R for Xue, Yang, Huai & Wang (xue-pairwise), Example 1 (``dpgd-sc``, ``dpgd-c``,
+``dp-epoch-gd``), the nuclear-norm ball ||W||_{S1} <= R for Yang, Lei, Lyu & Ying (yang-pairwise), Lemma 5
+(``pairwise-sgd``, ``pairwise-sgd-output``), the Frobenius ball otherwise.  Every set lies in the Frobenius ball of
+radius R, so the losses' constants G, L, M (computed for ||W||_F <= R) stay valid, and projections onto convex sets are
+non-expansive, which is all the papers' sensitivity arguments use.
 
 Engine shape: each algorithm id has one :class:`UpdateRule` in :data:`RULES` -- ``init`` (its state), ``step`` (one
 iteration of every chain) and ``output`` -- and one generic loop (``_loop``) owns the batching of indices and noise,
@@ -45,53 +53,77 @@ Update rules (``SPECS``)
 ------------------------
 * ``sgd`` — projected SGD, output (1/T) sum_{t=1}^T w_t (w_1 = 0); noise-free limit of DP-SGD.
 * ``gd`` — projected full-batch GD, output the average of w_0..w_T (noise-free limit of DPGD-C).
-* ``dpsgd-rdp`` — 000_e4c77d256cde89f2.txt, Algorithm 1: w_{t+1} = Proj_W(w_t - eta (grad f(w_t; z_{i_t}) + b_t)),
+* ``dpsgd-rdp`` — Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 1: w_{t+1} = Proj_W(w_t - eta (grad f(w_t; z_{i_t}) + b_t)),
   i_t ~ Unif[n], b_t ~ N(0, sigma^2 I_d), output (1/T) sum_{t=1}^T w_t.
 * ``dpsgd-rdp-pairwise`` — same paper, Algorithm 2: as above with a uniform pair (i_t, j_t), i_t != j_t.
-* ``dpsgd-output`` — 003_ae9d1ed971b16d33.txt, Algorithm 1: non-private projected SGD, averaged iterate, then one
+* ``dpsgd-output`` — Wang, Lei, Ying & Zhang (wang-nonsmooth), Algorithm 1: non-private projected SGD, averaged iterate, then one
   Gaussian output noise N(0, sigma^2 I_d).
-* ``pairwise-sgd`` — 002_529032789875e3ba.txt, Algorithm 1: w_1 = 0, i_1 ~ Unif[n]; at step t draw i_{t+1} and
+* ``pairwise-sgd`` — Yang, Lei, Lyu & Ying (yang-pairwise), Algorithm 1: w_1 = 0, i_1 ~ Unif[n]; at step t draw i_{t+1} and
   w_{t+1} = Proj_W(w_t - (eta/t) sum_{k=1}^t grad f(w_t; z_{i_{t+1}}, z_{i_k})), output (1/T) sum_{t=1}^T w_t.  The
   average runs over all previously drawn examples; for a general (non-smooth) loss it cannot be kept as a running sum,
   so step t costs t gradient evaluations and a run costs T(T+1)/2 per chain (the cost guard counts this).
 * ``pairwise-sgd-output`` — the same paper, Algorithm 2: Algorithm 1, then Gaussian output noise, and the output
   projected back onto W: w_priv = Proj_W(w_bar_T + u), u ~ N(0, sigma^2 I).
-* ``dpsgd-pl`` — 001_9fced7ebb2318939.txt, eq. (1) and Theorem 1 (DP-SGD under the PL condition):
+* ``dpsgd-pl`` — Kang, Li, Liu & Wang (kang-pidp), eq. (1) and Theorem 1 (DP-SGD under the PL condition):
   theta_{t+1} = theta_t - eta (grad l(theta_t; z_t) + b), **last iterate** theta_T, eta = 1/L by default; eq. (1)
   has no projection, so leave ``R`` unset to follow the paper.
-* ``dpgd-sc`` — 004_f0930831cb554e22.txt, Algorithm 1: full-gradient projected GD on the pairwise empirical risk,
+* ``dpgd-sc`` — Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 1: full-gradient projected GD on the pairwise empirical risk,
   last iterate w_T plus Gaussian (delta > 0) or Laplace (delta = 0) output noise.
-* ``dpgd-c`` — 004_f0930831cb554e22.txt, Algorithm 2: full gradient + N(0, sigma^2 I) per step, output the average of
+* ``dpgd-c`` — Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 2: full gradient + N(0, sigma^2 I) per step, output the average of
   w_0..w_T (the printed ``sum_{i=0}^T (w_0+...+w_T)/(T+1)`` has a spurious outer sum; we follow the plain average).
-* ``pidp-sgd`` — 001_9fced7ebb2318939.txt, Algorithm 1 (Performance Improving DP-SGD): ``rounds`` global rounds of
+* ``pidp-sgd`` — Kang, Li, Liu & Wang (kang-pidp), Algorithm 1 (Performance Improving DP-SGD): ``rounds`` global rounds of
   ``T_local`` local steps (T = rounds * T_local).  Each round computes the Hessian H of the empirical risk at the
   round's global model theta^(g) (central finite differences of the loss gradient) and its inverse; each local step
   draws z_t, its influence-function contribution c = H^{-1} grad l(theta^(g); z_t) / n (eq. (11)), enlarges it by the
   approximation error E (Theorem 4) coordinate-wise in magnitude, c_t = 2(c + E sign c) + b^(c), b^(c) ~ N(0,
   sigma_c^2 I), and takes a noisy step w - eta (grad + b), b ~ N(0, sigma^2 I), if some |c_t,i| >= A/(e^{eps1} - 1)
   or ln(A / (A - (e^{eps1} - 1)|c_t,i|)) > 2 eps1 for some i, A = 2 r e^{eps1} delta1 (lines 9-10), else a plain
-  step.  Output: the last global model.  Line 2 initialises at theta~; following the issue we take theta~ = the
-  non-private empirical risk minimiser (reference solution; note that starting there is not itself private, as in
-  the paper) unless ``params["theta0"]`` is given.  ``eps1, delta1, sigma_c, r, E`` come from ``params`` or the
-  calibration's ``extras``; r defaults to the domain radius R, E to 0.  The fraction of noisy steps is recorded per
-  chain (``noisy_fraction``).
-* ``dp-epoch-gd`` — 004_f0930831cb554e22.txt, Algorithm 3: k = floor(log2 n) epochs on disjoint consecutive blocks
+  step.  Output: the last global model.  Line 2 initialises at theta~ = 0 (like DP-SGD-PL;
+  ``params["pidp_start"] = "zero"``); ``pidp_start="erm"`` starts at the non-private empirical risk minimiser, which
+  leaks the training data, so such runs are marked not private; ``params["theta0"]`` gives a start.  Each round's
+  Hessian is regularised as in Remark 5 (H + zeta I where lambda_min(H) < zeta) instead of pseudo-inverted, and
+  lambda_min >= zeta -- the premise of the contribution's sensitivity 2G/(n zeta) -- is checked (a failure marks the
+  grid point not private).  zeta comes from ``params``, the calibration, or the loss's mu (L2 regulariser); without
+  it the engine refuses.  ``eps1, delta1, sigma_c, r, E`` come from ``params`` or the calibration's ``extras``; r
+  defaults to the domain radius R, E to 0.  The fraction of noisy steps and of regularised Hessians are recorded per
+  chain (``noisy_fraction``, ``hessian_regularised``); when every step got noise the notes say so (PIDP-SGD then is
+  DP-SGD with extra work).
+* ``dpgdc`` — Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 4 (Appendix C.3): full-gradient projected GD on the
+  pairwise empirical risk, output the average of w_1..w_T plus Gaussian (delta > 0) or Laplace (delta = 0) noise.
+* ``dp-epoch-gd`` — Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 3: k = floor(log2 n) epochs on disjoint consecutive blocks
   D_i of the training data with n_i = floor(n / 2^i) examples (i < k; D_k the rest); epoch i runs n_i full-gradient
   projected GD steps on the pairwise empirical risk of D_i with eta_i = 4^{-i} eta from w_{i-1}, averages its iterates
-  w_1..w_{n_i}, and adds N(0, sigma_i^2 I) with sigma_i from the calibration's ``sigma_schedule``; output w_k.
+  and adds N(0, sigma_i^2 I) with sigma_i from the calibration's ``sigma_schedule``; output w_k.  The average runs
+  over w_0..w_{n_i} (n_i + 1 points) as in Lemma 9 of the proof of Theorem 3 (``params["epoch_average"] = "proof"``,
+  the default) or over w_1..w_{n_i} as printed in Algorithm 3 (``"printed"``); both are private with the same noise.
+
+DPGDSC (``dpgd-sc``) needs a mu-strongly convex loss (Xue et al., Assumption 1; its noise uses Lemma 1's sensitivity
+8G/(mu n)).  mu comes from the loss (an L2 regulariser lambda ||w||^2, ``get_loss(id, l2=lambda)``, gives mu =
+2 lambda; Xue et al., Section 5, use lambda = 1e-3 for AUC and 1e-2 for metric learning).  On a loss with mu = 0 the
+engine refuses to calibrate; a caller's mu above the loss's is accepted only with ``allow_nonprivate=True`` and the
+run is marked not private.  Only a positive mu of the loss is passed to calibrations (a PL constant is never set to
+0 because a plain loss reports mu = 0).
 
 Full-gradient pairwise algorithms cost n(n-1) gradient evaluations per chain-step; the cost guard accounts for it.
 
 Results
 -------
 Per chain: ``emp_risk`` (training objective at the output; for pairwise losses on a fixed sample of pairs),
-``pop_risk`` (on the data set's fresh / held-out sample), ``excess_risk`` = pop_risk - F_ref, where F_ref = F(w*) if
-the data set is realizable with known w*, otherwise the minimum of the same evaluation objective found by an accurate
-non-private solver (L-BFGS); and a task metric (``mse``, ``error`` = misclassification rate, ``auc`` for pairwise
-losses on two-class data; none for metric learning).  Risks use (at most) ``eval_rows`` = 2000 rows / pairs per sample;
-the MSE and misclassification rate use the whole fresh / held-out sample.  Columns: algorithm, loss, dataset, kappa,
-grid_name, grid, rep, n, eps, delta, T, eta, sigma, feasible, emp_risk, pop_risk, excess_risk, metric_name, metric
-(+ noisy_fraction for PIDP-SGD).
+``pop_risk`` (on the data set's fresh / held-out sample), ``excess_risk`` = pop_risk - F_ref, where F_ref is
+the best risk over the same constraint set W on the evaluation sample, as in the papers' excess risks: F(w*) if the
+data set is realizable with a known w* in W, otherwise the constrained minimum of
+:func:`dpviz.reference.constrained_minimum` (cached; unconstrained L-BFGS only when no R is given); and a task metric
+(``mse``, ``error`` = misclassification rate, ``auc`` for pairwise losses on two-class data; none for metric
+learning). Risks use (at most) ``eval_rows`` = 2000 rows / pairs per sample; the MSE and misclassification rate use
+the whole fresh / held-out sample. Columns: algorithm, loss, dataset, kappa, grid_name, grid, rep, n, eps, delta, T,
+eta, sigma (NaN at grid points that did not run), feasible (the release is private per the theorem; False for the
+papers' experimental noise rule when its sigma is below the private one, for acknowledged non-private settings, and
+for infeasible calibrations run anyway), emp_risk, pop_risk, excess_risk, metric_name, metric (+ noisy_fraction,
+hessian_regularised for PIDP-SGD).
+
+Notes (``SimulationResult.notes``): the reference of the excess risk, the set W, and per grid point which rule
+produced the noise (the theorem's calibration, the papers' experimental rule, the caller) and whether that noise is
+private per the theorem; for points that did not run, why.
 """
 
 from __future__ import annotations
@@ -133,7 +165,13 @@ _BUF_FLOATS = 2_000_000  # size of the per-block random-number buffers
 
 
 #: ``params`` entries that steer the engine only (not calibration or theorem parameters).
-_ENGINE_SWITCHES = ("run_infeasible", "noise_rule")
+_ENGINE_SWITCHES = ("run_infeasible", "noise_rule", "constraint", "allow_nonprivate", "pidp_start", "epoch_average")
+
+#: Default constraint set W of a matrix parameter (metric learning) per algorithm: the set of the paper
+#: (Xue, Yang, Huai & Wang, Example 1: PSD with ||W||_F <= R; Yang, Lei, Lyu & Ying, Lemma 5: nuclear-norm ball);
+#: other algorithms project onto the Frobenius ball.  Vector parameters always use the Euclidean ball.
+_MATRIX_SETS = {"dpgd-sc": "psd-frobenius", "dpgd-c": "psd-frobenius", "dp-epoch-gd": "psd-frobenius",
+                "pairwise-sgd": "nuclear", "pairwise-sgd-output": "nuclear"}
 
 
 class CostTooHigh(ValueError):
@@ -149,24 +187,25 @@ class Spec:
     kind: str  # "sgd" (one example / pair per step) or "full" (full empirical gradient)
     pairs: bool  # pairwise sampling
     noise: str  # "gradient", "output" or "none"
-    output: str  # "average" (w_1..w_T), "average0" (w_0..w_T) or "last"
+    output: str  # "average" (w_1..w_T, w_1 the start), "average0" (w_0..w_T), "average1" (w_1..w_T after w_0) or "last"
     place: str = ""
-    project_output: bool = False  # project the noisy output back onto W (002 Algorithm 2: Pi_W(w_bar + u))
+    project_output: bool = False  # project the noisy output back onto W (yang-pairwise Algorithm 2: Pi_W(w_bar + u))
 
 
 SPECS: dict[str, Spec] = {
     "sgd": Spec("sgd", False, "none", "average", "projected SGD"),
     "gd": Spec("full", False, "none", "average0", "projected GD"),
-    "dpsgd-rdp": Spec("sgd", False, "gradient", "average", "000 Algorithm 1"),
-    "dpsgd-rdp-pairwise": Spec("sgd", True, "gradient", "average", "000 Algorithm 2"),
-    "dpsgd-output": Spec("sgd", False, "output", "average", "003 Algorithm 1"),
-    "pairwise-sgd": Spec("history", True, "none", "average", "002 Algorithm 1"),
-    "pairwise-sgd-output": Spec("history", True, "output", "average", "002 Algorithm 2", project_output=True),
-    "dpsgd-pl": Spec("sgd", False, "gradient", "last", "001"),
-    "dpgd-sc": Spec("full", True, "output", "last", "004 Algorithm 1"),
-    "dpgd-c": Spec("full", True, "gradient", "average0", "004 Algorithm 2"),
-    "dp-epoch-gd": Spec("epoch", True, "output", "last", "004 Algorithm 3"),
-    "pidp-sgd": Spec("pidp", False, "gradient", "last", "001 Algorithm 1"),
+    "dpsgd-rdp": Spec("sgd", False, "gradient", "average", "wang-lownoise Algorithm 1"),
+    "dpsgd-rdp-pairwise": Spec("sgd", True, "gradient", "average", "wang-lownoise Algorithm 2"),
+    "dpsgd-output": Spec("sgd", False, "output", "average", "wang-nonsmooth Algorithm 1"),
+    "pairwise-sgd": Spec("history", True, "none", "average", "yang-pairwise Algorithm 1"),
+    "pairwise-sgd-output": Spec("history", True, "output", "average", "yang-pairwise Algorithm 2", project_output=True),
+    "dpsgd-pl": Spec("sgd", False, "gradient", "last", "kang-pidp"),
+    "dpgd-sc": Spec("full", True, "output", "last", "xue-pairwise Algorithm 1"),
+    "dpgd-c": Spec("full", True, "gradient", "average0", "xue-pairwise Algorithm 2"),
+    "dpgdc": Spec("full", True, "output", "average1", "xue-pairwise Algorithm 4"),
+    "dp-epoch-gd": Spec("epoch", True, "output", "last", "xue-pairwise Algorithm 3"),
+    "pidp-sgd": Spec("pidp", False, "gradient", "last", "kang-pidp Algorithm 1"),
 }
 
 
@@ -353,6 +392,19 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
     pshape = (d, d) if matrix else (d,)
     R = params.get("R")
     R = None if R is None else v.check_positive("R (domain radius)", R)
+    constraint = _constraint(algorithm_id, matrix, params.get("constraint"))
+    allow_np = params.get("allow_nonprivate", False)
+    if not isinstance(allow_np, (bool, np.bool_)):
+        raise ValueError(f"allow_nonprivate must be True or False, got {allow_np!r}.")
+    loss_mu = _loss_mu(lossobj, data, R)
+    chi = None
+    if matrix and spec.pairs and "chi" not in params:
+        from dpviz.data import metric_chi
+
+        try:
+            chi = metric_chi(np.asarray(data.X_test, float))  # Yang et al. Lemma 5: X = x - x' (see metric_chi)
+        except ValueError:
+            chi = None
     plans = []
     sig_list = params.get("sigma")
     if sig_list is not None and np.ndim(sig_list) > 0:
@@ -373,7 +425,13 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
             except (TypeError, ValueError):
                 const = {}
             for k, val in const.items():
-                p.setdefault(k, val)
+                if k != "mu":  # mu below: only a positive (guaranteed) strong-convexity constant is passed on
+                    p.setdefault(k, val)
+        if loss_mu > 0:
+            p.setdefault("mu", loss_mu)
+        if chi is not None:
+            p.setdefault("chi", chi)
+        nonprivate: list[str] = []  # why this grid point's release is not private although it runs
         if "delta" not in p and spec.noise != "none":
             p["delta"] = 1.0 / n**2
         if algorithm_id == "dpsgd-pl" and "eta" not in p and p.get("L"):
@@ -381,6 +439,9 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         sigma_override = p.pop("sigma", None)
         if sigma_override is not None and np.ndim(sigma_override) > 0:
             sigma_override = float(np.asarray(sigma_override, dtype=float)[gi])
+        if algorithm_id == "dpgd-sc" and spec.noise != "none":
+            nonprivate += _check_strong_convexity(alg_name, loss_id, params.get("mu"), loss_mu, allow_np,
+                                                  calibrating=sigma_override is None)
         if spec.noise == "none":
             cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma=0.0, reason="non-private: no noise")
         elif sigma_override is not None:
@@ -391,8 +452,9 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
             cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma_schedule=sched_in,
                                       reason="per-epoch noise set by the caller")
         else:
-            cal = catalog.calibrate(algorithm_id, **{k: val for k, val in p.items()
-                                                     if k not in ("run_infeasible", "noise_rule")})
+            cal = catalog.calibrate(algorithm_id, **{k: val for k, val in p.items() if k not in _ENGINE_SWITCHES})
+        sigma_rule = ("none" if spec.noise == "none" else "caller" if sigma_override is not None
+                      else "caller-schedule" if p.get("sigma_schedule") is not None else "calibrated")
         T = p.get("T", cal.T)
         eta = p.get("eta", cal.eta)
         if spec.kind == "epoch":
@@ -422,20 +484,42 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         if (sigma_override is None and cal.extras.get("sigma_unconstrained") is not None
                 and (rule == "experiment" or (cal.sigma is None and params.get("run_infeasible")))):
             # the noise formula at the beta that minimises it over all of (0, 1), ignoring the sufficient privacy
-            # conditions -- the rule of the papers' own experiments (000_e4c77d256cde89f2.txt, Section 5.1)
-            cal.sigma = float(cal.extras["sigma_unconstrained"])
-            cal.feasible = cal.feasible and rule != "experiment"
+            # conditions -- the rule of the papers' own experiments (Wang, Lei, Ying & Zhou, Section 5.1).  It is
+            # private per the theorem exactly when it is at least the calibrated (private) sigma: more Gaussian noise
+            # per step is a post-processing of the calibrated mechanism.  Since the calibration minimises sigma over
+            # the feasible beta only, that happens when the unconstrained minimiser is itself feasible.
+            sig_cal, feas_cal = cal.sigma, cal.feasible
+            sig_exp = float(cal.extras["sigma_unconstrained"])
+            exp_private = bool(feas_cal and sig_cal is not None and sig_exp >= sig_cal * (1.0 - 1e-12))
+            cal.sigma = sig_exp
+            cal.feasible = exp_private
+            sigma_rule = "experiment" if rule == "experiment" else "experiment-fallback"
             cal.notes = list(cal.notes) + ["sigma from the paper's formula at the sigma-minimising beta, without "
                                            "the theorem's privacy conditions (as in the paper's experiments)"]
-            if rule == "experiment":
+            if exp_private:
+                cal.reason = (f"noise rule of the paper's experiments (beta minimising sigma over (0, 1)); here it "
+                              f"equals the calibrated sigma = {sig_cal:.4g}, which meets the theorem's conditions")
+            elif feas_cal and sig_cal is not None:
+                cal.reason = (f"noise rule of the paper's experiments (beta minimising sigma over (0, 1)) gives "
+                              f"sigma = {sig_exp:.4g}, below the private sigma = {sig_cal:.4g} of the theorem's "
+                              "calibration at this point: not private per the theorem")
+            else:
                 cal.reason = ("noise rule of the paper's experiments (beta minimising sigma over (0, 1)); the "
-                              "theorem's privacy conditions are not checked")
+                              f"theorem's calibration has no private sigma here ({cal.reason})")
         sigma = cal.sigma if cal.sigma is not None else 0.0
         lap = cal.laplace_scale if (cal.sigma is None and cal.laplace_scale is not None) else None
-        run = cal.feasible or bool(params.get("run_infeasible") or rule == "experiment") and (
+        run = cal.feasible or bool(params.get("run_infeasible") or rule == "experiment" or allow_np
+                                   or params.get("sigma_rule") == "printed") and (
             cal.sigma is not None or lap is not None)
         if spec.noise != "none" and cal.sigma is None and lap is None and sched is None:
             run = False
+        epoch_average = None
+        if spec.kind == "epoch":
+            epoch_average = params.get("epoch_average", "proof")
+            if epoch_average not in ("proof", "printed"):
+                raise ValueError("epoch_average must be 'proof' (the average of w_0..w_{n_i} over n_i + 1 points, "
+                                 "Lemma 9 in the proof of Theorem 3) or 'printed' (w_1..w_{n_i}, Algorithm 3 as "
+                                 f"printed), got {epoch_average!r}.")
         cal.extras = dict(cal.extras)
         # the parameters of this grid point, as the catalogue's theorems take them (engine switches left out)
         cal.extras["_params"] = {**{k: val for k, val in p.items() if k not in _ENGINE_SWITCHES}, "T": T, "eta": eta}
@@ -458,20 +542,177 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
             rounds, T_local = rounds_and_local_steps(T, p.get("rounds"), p.get("T_local"))
             pidp["rounds"], pidp["T_local"] = rounds, T_local
             T = rounds * T_local
-            pidp["theta0"] = p.get("theta0")
+            zeta = p.get("zeta", cal.extras.get("zeta"))
+            if zeta is None and loss_mu > 0:
+                zeta = loss_mu
+            if zeta is None:
+                raise ValueError("PIDP-SGD needs zeta, the lower bound on the Hessian's eigenvalues that the "
+                                 "contribution's sensitivity 2G/(n zeta) assumes (Kang, Li, Liu & Wang, Theorem 5 "
+                                 "and Remark 5); give params['zeta'] (or mu, or an L2-regularised loss).")
+            pidp["zeta"] = v.check_positive("zeta (Hessian lower bound)", zeta)
+            start = params.get("pidp_start", "zero")
+            if start not in ("zero", "erm"):
+                raise ValueError(f"pidp_start must be 'zero' (theta~ = 0, like DP-SGD-PL) or 'erm' (the non-private "
+                                 f"empirical risk minimiser, which leaks the data), got {start!r}.")
+            theta0 = p.get("theta0")
+            if theta0 is not None:
+                theta0 = np.asarray(theta0, dtype=float)
+                if theta0.shape != (d,) or not np.all(np.isfinite(theta0)):
+                    raise ValueError(f"theta0 must be {d} finite numbers (the starting model), got shape "
+                                     f"{theta0.shape}.")
+                start = "given"
+            if start == "erm":
+                nonprivate.append("PIDP-SGD starts at the non-private empirical risk minimiser of the training data "
+                                  "(pidp_start='erm'): the starting point leaks the data, so the output is not "
+                                  "(eps, delta)-DP")
+            pidp["theta0"], pidp["start"] = theta0, start
+        if nonprivate:
+            cal.feasible = False
+            cal.reason = "; ".join(nonprivate)
+            cal.notes = list(cal.notes) + nonprivate
         plans.append({"grid": gv, "n": n, "T": T, "eta": eta, "schedule": sched, "epoch_laplace": epoch_laplace,
-                      "pidp": pidp, "sigma": float(sigma), "laplace": lap,
+                      "pidp": pidp, "sigma": float(sigma), "laplace": lap, "sigma_rule": sigma_rule,
                       "feasible": bool(cal.feasible), "run": bool(run), "cal": cal, "delta": p.get("delta"),
-                      "eps": p.get("eps")})
+                      "eps": p.get("eps"), "constraint": constraint, "epoch_average": epoch_average,
+                      "nonprivate": nonprivate})
     return alg_name, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params
+
+
+def _constraint(algorithm_id, matrix, kind):
+    """The constraint set W (a name of :data:`dpviz.projections.KINDS`) of a run."""
+    from dpviz import projections
+
+    if kind is None:
+        return _MATRIX_SETS.get(algorithm_id, "frobenius") if matrix else "l2"
+    if kind not in projections.KINDS:
+        raise ValueError(f"unknown constraint set {kind!r}; choose one of: {', '.join(projections.KINDS)}.")
+    if (kind == "l2") == matrix:
+        what = "a matrix parameter (metric learning)" if matrix else "a vector parameter"
+        raise ValueError(f"the constraint set {kind!r} does not fit {what}; use "
+                         + ("'frobenius', 'psd-frobenius' or 'nuclear'." if matrix else "'l2'."))
+    return kind
+
+
+def _loss_mu(lossobj, data, R) -> float:
+    """The strong-convexity constant the loss guarantees for every data set (2 lambda of an L2 regulariser; 0 if
+    the loss reports none)."""
+    if not hasattr(lossobj, "constants"):
+        return 0.0
+    try:
+        mu = lossobj.constants(kappa=max(float(data.x_bound), 1e-12), R=1.0 if R is None else R).get("mu", 0.0)
+    except (TypeError, ValueError, AttributeError):
+        return 0.0
+    return float(mu) if mu is not None and math.isfinite(float(mu)) and float(mu) > 0 else 0.0
+
+
+def _check_strong_convexity(alg_name, loss_id, mu_given, loss_mu, allow_np, calibrating):
+    """DPGDSC (Xue, Yang, Huai & Wang, Algorithm 1) needs a mu-strongly convex loss (Assumption 1): its output noise
+    uses the sensitivity 8G/(mu n) of Lemma 1.  Returns the reasons the run is not private (empty if it is); raises
+    ``ValueError`` when the caller has not acknowledged them."""
+    regularise = ("choose an L2-regularised loss, e.g. get_loss('auc-logistic', l2=1e-3) (mu = 2 lambda; Xue, Yang, "
+                  "Huai & Wang, Section 5, use lambda = 1e-3 for AUC and 1e-2 for metric learning)")
+    if mu_given is None:
+        if loss_mu > 0:
+            return []
+        if calibrating:
+            raise ValueError(f"{alg_name} needs a strongly convex loss (Xue, Yang, Huai & Wang, Assumption 1 and "
+                             f"Lemma 1: sensitivity 8G/(mu n)), but {loss_id!r} has mu = 0; {regularise}; or give "
+                             "params mu together with allow_nonprivate=True (the run is then marked not private).")
+        return [f"{loss_id!r} is not strongly convex (mu = 0), so Lemma 1's sensitivity 8G/(mu n) of {alg_name} "
+                "does not hold and the noise set by the caller carries no privacy guarantee"]
+    mu_given = v.check_positive("mu (strong-convexity constant)", mu_given)
+    if mu_given <= loss_mu * (1.0 + 1e-12):
+        return []
+    why = (f"mu = {mu_given:g} is given, but {loss_id!r} guarantees only mu = {loss_mu:g}"
+           + (" (an L2 regulariser lambda ||w||^2 gives mu = 2 lambda)" if loss_mu > 0 else " (not strongly convex)"))
+    if not allow_np:
+        raise ValueError(f"{alg_name}: {why}; Lemma 1 of Xue, Yang, Huai & Wang then does not bound the "
+                         f"sensitivity, so the output would not be private. {regularise[0].upper()}{regularise[1:]}, "
+                         "or pass allow_nonprivate=True to run it marked not private.")
+    return [f"{why}: Lemma 1's sensitivity 8G/(mu n) is not guaranteed, so the output is not (eps, delta)-DP "
+            "(run with allow_nonprivate=True)"]
+
+
+def _noise_text(pl) -> str:
+    if pl["laplace"] is not None:
+        return f"Laplace scale {pl['laplace']:.4g}"
+    if pl["schedule"] is not None and pl.get("epoch_laplace"):
+        return "per-epoch Laplace scales " + ", ".join(f"{x:.3g}" for x in pl["schedule"])
+    if pl["schedule"] is not None:
+        return "per-epoch sigma_i " + ", ".join(f"{x:.3g}" for x in pl["schedule"])
+    return f"sigma = {pl['sigma']:.4g}"
+
+
+def _run_notes(alg_name, spec, plans, gname, R, extra) -> list[str]:
+    """One note per grid point: which rule produced the noise and whether that noise is private per the theorem
+    (never "ran although the calibration is infeasible" when only the experimental rule is non-private), plus the
+    set W, DPEGD's average and PIDP-SGD's noisy fraction."""
+    notes: list[str] = []
+    if plans and R is not None:
+        from dpviz import projections
+
+        notes.append(f"projection set W: {projections.KINDS[plans[0]['constraint']]}, R = {R:g}")
+    for g, pl in enumerate(plans):
+        where = f"grid point {gname} = {pl['grid']:g}" if gname else "the run"
+        cal = pl["cal"]
+        if not pl["feasible"]:
+            cal.feasible = False  # e.g. a PIDP-SGD Hessian check that failed during the run
+            extra_why = [w for w in pl.get("nonprivate", []) if w not in (cal.reason or "")]
+            if extra_why:
+                cal.reason = "; ".join([cal.reason, *extra_why]) if cal.reason else "; ".join(extra_why)
+        if not pl["run"]:
+            notes.append(f"{where}: not run ({cal.reason}); it has no noise level (sigma is NaN in the results)")
+            continue
+        if spec.noise == "none":
+            continue
+        noise, rule, private = _noise_text(pl), pl.get("sigma_rule", "calibrated"), pl["feasible"]
+        verdict = "private per the theorem" if private else "NOT private per the theorem"
+        if rule == "calibrated":
+            src = "the theorem's calibration" + ("" if cal.feasible or pl.get("nonprivate") else
+                                                 ", which is infeasible here (run_infeasible)")
+        elif rule == "experiment":
+            src = "the noise rule of the paper's experiments (beta minimising sigma over (0, 1))"
+        elif rule == "experiment-fallback":
+            src = ("the paper's formula at the sigma-minimising beta, because the calibration has no feasible beta "
+                   "(run_infeasible)")
+        elif rule == "caller":
+            src = "the caller (params['sigma'])"
+            verdict = "privacy not checked by dpviz" if private else "NOT private"
+        else:
+            src = "the caller (params['sigma_schedule'])"
+            verdict = "privacy not checked by dpviz" if private else "NOT private"
+        notes.append(f"{where}: {noise} from {src}; {verdict}" + (f": {cal.reason}" if cal.reason else ""))
+        if pl.get("epoch_average") is not None:
+            notes.append(f"{where}: each epoch averages " + (
+                "w_0..w_{n_i} over n_i + 1 points (Lemma 9 in the proof of Theorem 3 of Xue, Yang, Huai & Wang; "
+                "epoch_average='printed' gives Algorithm 3's w_1..w_{n_i})" if pl["epoch_average"] == "proof" else
+                "w_1..w_{n_i} (Algorithm 3 as printed; Lemma 9 of the proof averages w_0..w_{n_i})"))
+        if pl.get("pidp") is not None and "noisy_fraction" in extra:
+            fr = extra["noisy_fraction"][g]
+            fr = fr[np.isfinite(fr)]
+            start = {"zero": "theta~ = 0 (like DP-SGD-PL)", "erm": "the non-private minimiser (leaks the data)",
+                     "given": "the caller's theta0 (private only if it does not depend on the data)"}[
+                pl["pidp"].get("start", "zero")]
+            msg = f"{where}: PIDP-SGD started at {start}; "
+            if fr.size and np.all(fr == 1.0):
+                msg += ("noisy fraction 1.0: every step got noise; under this calibration the decision rule of "
+                        "Algorithm 1 (lines 9-10) never skipped the noise, so the run is DP-SGD with extra work")
+            elif fr.size:
+                msg += f"mean noisy fraction {float(np.mean(fr)):.3g} (steps that got the training noise)"
+            hr = extra.get("hessian_regularised")
+            if hr is not None and np.any(np.isfinite(hr[g])) and np.nanmax(hr[g]) > 0:
+                msg += (f"; Remark 5's zeta I (zeta = {pl['pidp']['zeta']:g}) added to the Hessian in "
+                        f"{float(np.nanmean(hr[g])):.0%} of the rounds")
+            notes.append(msg)
+    return notes
 
 
 def gradient_evaluations(algorithm_id: str, *, n: int, T: int) -> float:
     """(Pair-)gradient evaluations of one run of ``algorithm_id`` with its update rule in :data:`SPECS`.
 
-    One per SGD step; T(T+1)/2 for the history-averaged pairwise SGD of 002_529032789875e3ba.txt (Algorithm 1, step
+    One per SGD step; T(T+1)/2 for the history-averaged pairwise SGD of Yang, Lei, Lyu & Ying (yang-pairwise) (Algorithm 1, step
     t averages over t pairs); n (pointwise) or n(n - 1) (pairwise) per full-gradient step; for DP epoch GD
-    (004_f0930831cb554e22.txt, Algorithm 3) n_i full pairwise-gradient steps on each block of n_i examples; for
+    (Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 3) n_i full pairwise-gradient steps on each block of n_i examples; for
     PIDP-SGD two per step (the gradient and the influence-function contribution; the per-round Hessians are extra).
     """
     if algorithm_id not in SPECS:
@@ -591,7 +832,7 @@ def estimate_cost(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, 
 
 
 def _epoch_sizes(n: int) -> list[int]:
-    """Block sizes of Algorithm 3 of 004_f0930831cb554e22.txt: n_i = floor(n/2^i) for i < k = floor(log2 n), D_k the rest."""
+    """Block sizes of Algorithm 3 of Xue, Yang, Huai & Wang (xue-pairwise): n_i = floor(n/2^i) for i < k = floor(log2 n), D_k the rest."""
     k = max(1, int(math.floor(math.log2(n))))
     sizes = [n // 2**i for i in range(1, k)]
     sizes.append(n - sum(sizes))
@@ -599,7 +840,7 @@ def _epoch_sizes(n: int) -> list[int]:
 
 
 def _history_grad(ctx, w, new, hist):
-    """(1/t) sum_{k<=t} grad f(w; z_new, z_{i_k}) for every chain (002_529032789875e3ba.txt, Algorithm 1)."""
+    """(1/t) sum_{k<=t} grad f(w; z_new, z_{i_k}) for every chain (Yang, Lei, Lyu & Ying (yang-pairwise), Algorithm 1)."""
     t = hist.shape[-1]
     xn, yn = ctx.rows(new)
     xn, yn = xn[:, :, None], yn[:, :, None]
@@ -636,9 +877,15 @@ def _bcast(vals, ndim):
     return np.asarray(vals, dtype=float).reshape((-1,) + (1,) * (ndim - 1))
 
 
-def _project(w, R, nparam):
+def _project(w, R, nparam, kind=None):
+    """Proj_W(w) for every chain: the ball of radius R (Euclidean / Frobenius; ``kind`` None, "l2", "frobenius"), or
+    the PSD / nuclear-norm sets of :mod:`dpviz.projections` (``kind`` "psd-frobenius" / "nuclear")."""
     if R is None:
         return w
+    if kind in ("psd-frobenius", "nuclear"):
+        from dpviz import projections
+
+        return projections.project(w, kind, R)
     if nparam == 1:
         sq = np.einsum("...i,...i->...", w, w)[..., None]
     else:
@@ -699,6 +946,7 @@ class _Chains:
         self.noise, self.indices, self.output_noise = noise, indices, output_noise
         self.G = len(plans)
         self.nparam = len(pshape)
+        self.constraint = plans[0].get("constraint") if plans else None
         self.shape = (self.G, reps) + pshape
         self.ndim = len(self.shape)
         self.active = np.array([p["run"] for p in plans])
@@ -778,15 +1026,18 @@ class _GradientRule(UpdateRule):
                 acc += w * _bcast(t < ctx.Tg, ctx.ndim)
         grad *= ctx.eta_scalar if ctx.eta_scalar is not None else ctx.eta
         if ctx.uniform_T:
-            state["w"] = _project(w - grad, ctx.R, ctx.nparam)
+            state["w"] = _project(w - grad, ctx.R, ctx.nparam, ctx.constraint)
         else:
-            state["w"] = np.where(_bcast(t < ctx.Tg, ctx.ndim) > 0, _project(w - grad, ctx.R, ctx.nparam), w)
+            state["w"] = np.where(_bcast(t < ctx.Tg, ctx.ndim) > 0,
+                                  _project(w - grad, ctx.R, ctx.nparam, ctx.constraint), w)
 
     def average(self, ctx, state, kind=None):
         kind = kind or self.out_kind
         T_b = _bcast(np.maximum(ctx.Tg, 1), ctx.ndim)
         if kind == "average0":
             return (state["acc"] + state["w"]) / (T_b + 1)
+        if kind == "average1":  # w_1..w_T after T steps from w_0 = 0 (init): (acc - w_0 + w_T)/T
+            return (state["acc"] + state["w"]) / T_b
         return state["acc"] / T_b
 
     def output(self, ctx, state):
@@ -794,7 +1045,7 @@ class _GradientRule(UpdateRule):
 
 
 class SGDRule(_GradientRule):
-    """One uniformly drawn example (or pair i != j) per step: 000 Algorithms 1-2, 003 Algorithm 1, 001 eq. (1)."""
+    """One uniformly drawn example (or pair i != j) per step: wang-lownoise Algorithms 1-2, wang-nonsmooth Algorithm 1, kang-pidp eq. (1)."""
 
     def __init__(self, output="average", pairs=False):
         super().__init__(output)
@@ -819,7 +1070,7 @@ class SGDRule(_GradientRule):
 
 
 class HistoryRule(_GradientRule):
-    """Pairwise SGD averaging over all previously drawn examples (002 Algorithm 1); keeps the index history."""
+    """Pairwise SGD averaging over all previously drawn examples (yang-pairwise Algorithm 1); keeps the index history."""
 
     sampling = "one"
 
@@ -840,7 +1091,7 @@ class HistoryRule(_GradientRule):
 
 
 class FullGradientRule(_GradientRule):
-    """Full-batch (pairwise) empirical gradient per step: GD, 004 Algorithms 1-2."""
+    """Full-batch (pairwise) empirical gradient per step: GD, xue-pairwise Algorithms 1, 2 and 4."""
 
     def __init__(self, output="average0", pairs=False):
         super().__init__(output)
@@ -859,9 +1110,15 @@ class FullGradientRule(_GradientRule):
 
 
 class EpochRule(UpdateRule):
-    """Algorithm 3 (DPEGD) of 004_f0930831cb554e22.txt, one grid point at a time (its epochs have their own data,
+    """Algorithm 3 (DPEGD) of Xue, Yang, Huai & Wang (xue-pairwise), one grid point at a time (its epochs have their own data,
     step sizes and output noise).  The plan's ``schedule`` holds the per-epoch Gaussian standard deviations sigma_i,
-    or with ``epoch_laplace`` the per-epoch Laplace scales (the delta = 0 variant: coordinate-wise Lap(scale_i))."""
+    or with ``epoch_laplace`` the per-epoch Laplace scales (the delta = 0 variant: coordinate-wise Lap(scale_i)).
+
+    Each epoch's average w_bar_i: with the plan's ``epoch_average = "proof"`` (default) the average of
+    w_0, ..., w_{n_i} over n_i + 1 points, w_0 = w_{i-1} the epoch's (already private) start, as in Lemma 9 of Xue,
+    Yang, Huai & Wang, used in the proof of Theorem 3; with ``"printed"`` the average of w_1..w_{n_i} (Algorithm 3,
+    line 4, "the average parameter after n_i iterations").  Both have sensitivity <= 4 G eta_i (Lemma 7: iterate t
+    moves by at most 4 t eta_i G / n_i; w_0 does not depend on D_i), so the calibrated noise is private for both."""
 
     per_grid = True
     own_output_noise = True
@@ -880,10 +1137,12 @@ class EpochRule(UpdateRule):
             Xg, yg = ctx.data(g)
             st["Xi"], st["yi"] = Xg[st["start"]:st["start"] + m], yg[st["start"]:st["start"] + m]
             st["start"] += m
-            st["acc"] = np.zeros_like(st["w"])
+            proof = pl.get("epoch_average", "proof") == "proof"
+            st["acc"] = st["w"].copy() if proof else np.zeros_like(st["w"])  # w_0 counts in Lemma 9's average
+            st["navg"] = m + 1 if proof else m
         eta_i = pl["eta"] * 4.0 ** (-i)
         st["w"] = _project(st["w"] - eta_i * _full_grad(ctx.lossobj, st["w"], st["Xi"], st["yi"], True, ctx.nparam),
-                           ctx.R, ctx.nparam)
+                           ctx.R, ctx.nparam, ctx.constraint)
         st["acc"] += st["w"]
         st["pos"] += 1
         if st["pos"] == m:
@@ -893,7 +1152,7 @@ class EpochRule(UpdateRule):
                 z = ctx.rngs[g][2].laplace(0.0, 1.0, size=st["w"].shape)
             else:
                 z = ctx.rngs[g][2].standard_normal(size=st["w"].shape)
-            st["w"] = st["acc"] / m + pl["schedule"][i - 1] * z
+            st["w"] = st["acc"] / st["navg"] + pl["schedule"][i - 1] * z
             st["epoch"] += 1
             st["pos"] = 0
 
@@ -901,12 +1160,33 @@ class EpochRule(UpdateRule):
         return st["w"]
 
 
+def _regularised_hessian(H, zeta):
+    """Kang, Li, Liu & Wang (kang-pidp), Remark 5: where the Hessian's smallest eigenvalue is below zeta, use
+    H + zeta I instead of H.  Returns (H_used, regularised, ok): per chain whether zeta I was added and whether
+    lambda_min(H_used) >= zeta holds, the premise of the contribution's sensitivity 2G/(n zeta) (Theorem 5's proof:
+    ||H^{-1} grad l|| <= G / lambda_min(H)).  For a convex loss H is positive semi-definite, so H + zeta I always
+    passes (up to the finite-difference error, hence the small tolerance)."""
+    lam = np.linalg.eigvalsh(H)[:, 0]
+    reg = lam < zeta
+    Hu = np.where(reg[:, None, None], H + zeta * np.eye(H.shape[-1]), H)
+    lam_u = np.where(reg, lam + zeta, lam)
+    ok = lam_u >= zeta * (1.0 - 1e-6) - 1e-9
+    return Hu, reg, ok
+
+
 class PIDPRule(UpdateRule):
-    """Algorithm 1 (PIDP-SGD) of 001_9fced7ebb2318939.txt, one grid point at a time (rounds with a Hessian at the
-    round's global model); records the fraction of noisy steps per chain in ``ctx.extra["noisy_fraction"]``."""
+    """Algorithm 1 (PIDP-SGD) of Kang, Li, Liu & Wang (kang-pidp), one grid point at a time (rounds with a Hessian
+    at the round's global model).
+
+    Start (line 2's theta~): 0 by default, like DP-SGD-PL (``pidp_start="zero"``); ``pidp_start="erm"`` starts at
+    the non-private empirical risk minimiser (leaks the data: the run is marked not private); ``theta0`` gives a
+    start.  Each round's Hessian is regularised as in Remark 5 (H + zeta I where lambda_min(H) < zeta) instead of
+    pseudo-inverted, and lambda_min >= zeta is checked (the sensitivity 2G/(n zeta) assumes it; a failure marks the
+    grid point not private).  Records per chain the fraction of noisy steps (``noisy_fraction``) and of rounds whose
+    Hessian needed zeta I (``hessian_regularised``)."""
 
     per_grid = True
-    extras = ("noisy_fraction",)
+    extras = ("noisy_fraction", "hessian_regularised")
 
     def steps(self, ctx, g):
         q = ctx.plans[g]["pidp"]
@@ -918,18 +1198,28 @@ class PIDPRule(UpdateRule):
         q = ctx.plans[g]["pidp"]
         Xn, yn = ctx.data(g)
         d = Xn.shape[1]
-        theta0 = q["theta0"]
-        theta0 = _solve_erm(ctx.lossobj, Xn, yn, d) if theta0 is None else np.asarray(theta0, dtype=float).reshape(d)
+        start = q.get("start", "zero")
+        if start == "erm":
+            theta0 = _solve_erm(ctx.lossobj, Xn, yn, d)
+        elif start == "given":
+            theta0 = np.asarray(q["theta0"], dtype=float).reshape(d)
+        else:
+            theta0 = np.zeros(d)
         return {"w": np.tile(theta0, (ctx.reps, 1)), "noisy": np.zeros(ctx.reps), "t": 0,
+                "reg": np.zeros(ctx.reps), "rounds": 0, "bad": 0,
                 "ke": math.expm1(q["eps1"]), "A": 2.0 * q["r"] * math.exp(q["eps1"]) * q["delta1"]}
 
     def step(self, ctx, st, g, t):
         pl = ctx.plans[g]
         q, n, eta, sigma = pl["pidp"], pl["n"], pl["eta"], pl["sigma"]
         Xn, yn = ctx.data(g)
-        if t % q["T_local"] == 0:  # a new round: global model theta^(g), its Hessian and inverse
+        if t % q["T_local"] == 0:  # a new round: global model theta^(g), its Hessian (Remark 5) and inverse
             st["wg"] = st["w"].copy()
-            st["Hinv"] = np.linalg.pinv(_hessian(ctx.lossobj, st["wg"], Xn, yn))
+            Hu, reg, ok = _regularised_hessian(_hessian(ctx.lossobj, st["wg"], Xn, yn), q["zeta"])
+            st["Hinv"] = np.linalg.pinv(Hu)  # lambda_min(Hu) >= zeta > 0: this is the inverse
+            st["reg"] += reg
+            st["rounds"] += 1
+            st["bad"] += int(np.sum(~ok))
         w, wg, ke, A = st["w"], st["wg"], st["ke"], st["A"]
         i = (np.asarray(ctx.indices(t), dtype=np.intp)[g] if ctx.indices is not None
              else ctx.rngs[g][0].integers(0, n, ctx.reps))
@@ -951,6 +1241,14 @@ class PIDPRule(UpdateRule):
 
     def output(self, ctx, st, g):
         ctx.extra["noisy_fraction"][g] = st["noisy"] / max(st["t"], 1)
+        ctx.extra["hessian_regularised"][g] = st["reg"] / max(st["rounds"], 1)
+        if st["bad"]:
+            pl = ctx.plans[g]
+            why = (f"in {st['bad']} of {st['rounds'] * ctx.reps} (round, chain) Hessians lambda_min(H + zeta I) < "
+                   f"zeta = {pl['pidp']['zeta']:g} (the Hessian is not positive semi-definite: is the loss convex?), "
+                   "so the contribution's sensitivity 2G/(n zeta) does not hold: not private")
+            pl["feasible"] = False
+            pl["nonprivate"] = list(pl.get("nonprivate", [])) + [why]
         return st["w"]
 
 
@@ -966,6 +1264,7 @@ RULES: dict[str, UpdateRule] = {
     "dpsgd-pl": SGDRule("last"),
     "dpgd-sc": FullGradientRule("last", pairs=True),
     "dpgd-c": FullGradientRule("average0", pairs=True),
+    "dpgdc": FullGradientRule("average1", pairs=True),
     "dp-epoch-gd": EpochRule(),
     "pidp-sgd": PIDPRule(),
 }
@@ -1050,7 +1349,7 @@ def _release(rule, ctx, out):
         scale = pl["laplace"] if pl["laplace"] is not None else pl["sigma"]
         out[g] = out[g] + scale * z
         if spec.project_output:
-            out[g] = _project(out[g], ctx.R, ctx.nparam)
+            out[g] = _project(out[g], ctx.R, ctx.nparam, ctx.constraint)
     return out
 
 
@@ -1078,10 +1377,15 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
         Fixed parameters passed to the calibration (``eps, delta, T, eta, R, G, L, M, alpha, beta, ...``).  ``R`` is
         also the radius of the projection ball (no projection if absent); G, L, M, alpha default to the loss's
         constants for ``||x|| <= max ||x_i||`` and radius R.  ``delta`` defaults to 1/n^2.  ``sigma`` overrides the
-        calibrated noise (one value, or one per grid point); ``run_infeasible=True`` runs grid points whose calibration is infeasible but gives a sigma.
+        calibrated noise (one value, or one per grid point); ``run_infeasible=True`` runs grid points whose calibration
+        is infeasible but gives a sigma.
         ``noise_rule="experiment"`` uses, for calibrations that choose beta (DP-SGD with Rényi accounting), the sigma at
         the beta minimising it over all of (0, 1) without the privacy conditions -- the rule of the paper's own
-        experiments (000_e4c77d256cde89f2.txt, Section 5.1); such points are marked infeasible in the results.
+        experiments (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1); such points are marked private only when that sigma equals
+        the calibrated one (the unconstrained minimiser meets the conditions).
+        ``constraint`` the set W (see the module docstring); ``allow_nonprivate=True`` runs settings whose privacy
+        premise fails (DPGDSC with a caller's mu above the loss's), marked not private; ``pidp_start`` ("zero" |
+        "erm"), ``zeta`` for PIDP-SGD; ``epoch_average`` ("proof" | "printed") for DPEGD.
     progress : callable, optional
         Called with the fraction done (0..1) after every block of steps.
     cancel : callable or threading.Event, optional
@@ -1124,7 +1428,7 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
     out = _release(rule, ctx, out)
     out[~ctx.active] = np.nan
 
-    frame, notes = _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape, eval_rows)
+    frame, notes = _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape, eval_rows, R=R)
     for key, val in ctx.extra.items():
         frame[key] = val.ravel()
     frame.insert(0, "algorithm", algorithm_id)
@@ -1134,12 +1438,7 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
     frame.insert(4, "grid_name", gname or "")
     if progress is not None:
         progress(1.0)
-    for pl in plans:
-        where = f"grid point {gname} = {pl['grid']:g}" if gname else "the run"
-        if not pl["run"]:
-            notes.append(f"{where}: not run ({pl['cal'].reason})")
-        elif not pl["feasible"]:
-            notes.append(f"{where} ran although the calibration is infeasible: {pl['cal'].reason}")
+    notes += _run_notes(alg, spec, plans, gname, R, ctx.extra)
     return SimulationResult(algorithm_id, loss_id, getattr(data, "name", ""), gname, gvals if gname else [],
                             frame, [p["cal"] for p in plans], params, notes, time.perf_counter() - t_start, out)
 
@@ -1207,7 +1506,7 @@ def run_chains(algorithm_id: str, data, loss, *, datasets, reps: int = 100, seed
     last = average = None
     if state is not None:
         last = state["w"]
-        average = rule.average(ctx, state, "average0" if rule.out_kind == "average0" else "average")
+        average = rule.average(ctx, state, rule.out_kind if rule.out_kind in ("average0", "average1") else "average")
     if progress is not None:
         progress(1.0)
     pl = plans[0]
@@ -1249,26 +1548,24 @@ def _mean_loss(lossobj, W, Xs, ys, X2, y2):
     return out
 
 
-def _reference(lossobj, data, Xs, ys, X2, y2, pshape):
-    """F_ref: F(w*) when realizable with known w*, else min of the evaluation objective (L-BFGS)."""
-    if data.realizable and data.w_star is not None and tuple(np.shape(data.w_star)) == pshape:
-        return float(_mean_loss(lossobj, np.asarray(data.w_star, float)[None], Xs, ys, X2, y2)[0]), "F(w*)"
-    from scipy.optimize import minimize
+def _reference(lossobj, data, Xs, ys, X2, y2, pshape, R=None, kind=None):
+    """F_ref = min over the constraint set W of the evaluation objective (the papers' excess risks compare with the
+    best parameter of W, not of the whole space): F(w*) when the data are realizable with a known w* in W, else the
+    constrained minimum of :func:`dpviz.reference.constrained_minimum` (cached per sample, loss and set)."""
+    from dpviz import projections, reference
 
-    def fun(flat):
-        w = flat.reshape(pshape)
-        if X2 is None:
-            val = lossobj.value(w[None], Xs, ys)
-            gr = lossobj.grad(w[None], Xs, ys)
-        else:
-            val = lossobj.value(w[None], Xs, ys, X2, y2)
-            gr = lossobj.grad(w[None], Xs, ys, X2, y2)
-        return float(np.mean(val)), np.mean(gr, axis=0).ravel()
-
-    x0 = np.zeros(int(np.prod(pshape))) if data.w_star is None or tuple(np.shape(data.w_star)) != pshape \
-        else np.asarray(data.w_star, float).ravel()
-    res = minimize(fun, x0, jac=True, method="L-BFGS-B", options={"maxiter": 500, "gtol": 1e-10})
-    return float(res.fun), "non-private solver"
+    ws = data.w_star if data.w_star is not None and tuple(np.shape(data.w_star)) == pshape else None
+    if kind is None:
+        kind = "l2" if len(pshape) == 1 else "frobenius"
+    in_W = ws is not None and (R is None or np.allclose(
+        projections.project(np.asarray(ws, float), kind, R), ws, rtol=1e-12, atol=1e-12))
+    if data.realizable and in_W:
+        return float(_mean_loss(lossobj, np.asarray(ws, float)[None], Xs, ys, X2, y2)[0]), "F(w*) (w* lies in W)"
+    ref = reference.constrained_minimum(lossobj, Xs, ys, X2, y2, pshape=pshape, R=R, kind=kind, x0=ws)
+    if R is None:
+        return ref.value, "the unconstrained minimum (no projection set W; non-private solver)"
+    where = "its unconstrained minimiser lies in W" if ref.inside else ref.how
+    return ref.value, f"the minimum over W ({projections.KINDS[kind]}, R = {R:g}; {where})"
 
 
 def _auc(scores, y):
@@ -1283,7 +1580,7 @@ def _auc(scores, y):
     return (r[:, pos].sum(axis=1) - n1 * (n1 + 1) / 2) / (n1 * n0)
 
 
-def _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape, eval_rows=_EVAL_ROWS):
+def _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape, eval_rows=_EVAL_ROWS, R=None):
     import pandas as pd
 
     G = len(plans)
@@ -1298,7 +1595,7 @@ def _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape, eval_rows
         "delta": np.repeat([p["delta"] if p["delta"] is not None else np.nan for p in plans], reps),
         "T": np.repeat([p["T"] for p in plans], reps),
         "eta": np.repeat([p["eta"] for p in plans], reps),
-        "sigma": np.repeat([p["sigma"] for p in plans], reps),
+        "sigma": np.repeat([p["sigma"] if p["run"] else np.nan for p in plans], reps),  # not run: no sigma
         "feasible": np.repeat([p["feasible"] for p in plans], reps),
     }
     Wok = W[ok]
@@ -1310,7 +1607,8 @@ def _evaluate(out, data, lossobj, spec, plans, reps, evaluate, pshape, eval_rows
         if Wok.shape[0]:
             emp[ok] = _mean_loss(lossobj, Wok, Xs, ys, X2, y2)
             pop[ok] = _mean_loss(lossobj, Wok, Xp, yp, Xp2, yp2)
-        ref, how = _reference(lossobj, data, Xp, yp, Xp2, yp2, pshape)
+        kind = plans[0].get("constraint") if plans else None
+        ref, how = _reference(lossobj, data, Xp, yp, Xp2, yp2, pshape, R, kind)
         notes.append(f"excess risk measured against {how} = {ref:.4g} on the population sample")
         cols["emp_risk"] = emp
         cols["pop_risk"] = pop

@@ -5,7 +5,8 @@
     mean +- 1.96 se) and ``count``.
 ``loglog_slope(x, y)``
     least-squares fit of log y = a + b log x; returns the slope b, its standard error and 95 % CI (Student t with
-    k - 2 degrees of freedom), the intercept and R^2.  Used to compare an empirical rate in n or eps with the
+    k - 2 degrees of freedom; ``None`` for k = 2 points, where two points fit any line exactly and give no error
+    estimate), the intercept and R^2.  Used to compare an empirical rate in n or eps with the
     exponent of a theorem's term.
 """
 
@@ -37,13 +38,14 @@ def summarize(frame, by: list[str] | str, value: str = "value"):
     return pd.DataFrame(out.drop(columns=["std"]))
 
 
-def loglog_slope(x, y) -> dict[str, float]:
+def loglog_slope(x, y) -> dict[str, float | None]:
     """Fit log y = a + b log x.
 
     Returns
     -------
     dict
-        ``slope``, ``se``, ``ci_low``, ``ci_high`` (95 %, Student t with k - 2 d.o.f.; infinite for k = 2),
+        ``slope``, ``se``, ``ci_low``, ``ci_high`` (95 %, Student t with k - 2 d.o.f.; ``None`` for k = 2: no
+        confidence interval from two points),
         ``intercept``, ``r2``, ``k`` (number of points).
 
     Raises
@@ -75,5 +77,5 @@ def loglog_slope(x, y) -> dict[str, float]:
         tq = float(st.t.ppf(0.975, k - 2))
         lo, hi = b - tq * se, b + tq * se
     else:
-        se, lo, hi = math.inf, -math.inf, math.inf
+        se, lo, hi = None, None, None  # two points: no residual, no error estimate (never +-inf)
     return {"slope": float(b), "se": se, "ci_low": lo, "ci_high": hi, "intercept": float(a), "r2": r2, "k": k}

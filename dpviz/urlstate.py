@@ -61,6 +61,7 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "n_grid": ("list", [], None),
     "kappas": ("list", [], None),
     "plot_value": ("str", "excess_risk", None),
+    "l2": ("float", 0.0, (0.0, 10.0)),
 }
 
 DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}

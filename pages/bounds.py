@@ -14,7 +14,7 @@ KINDS = {"rate": "rates (the paper's unspecified constants set to c)",
 
 def bound_kind(thm) -> str:
     """"rate" if the theorem's main bound drops constants, "explicit" if it keeps the paper's constants and logs."""
-    return getattr(thm, "kind", None) or getattr(thm, "bound_kind", None) or "rate"
+    return getattr(thm, "form", None) or "rate"
 
 
 def _plot_fn(thm, kind: str):

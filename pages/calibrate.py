@@ -176,12 +176,18 @@ def sigma_vs_eps(alg, algs, params) -> None:
     eps_grid = [float(e) for e in np.logspace(-2, 1, 25)]
     slot = st.empty()
     slot.caption("Computing the curves…")
-    series = {}
+    series, skipped = {}, []
     for a in same:
         p = {k: v for k, v in _only(params, a.calibrate).items() if k != "c"}
-        ys = ui.cached_noise_series(a.id, ui.items(p), "eps", tuple(eps_grid))
+        ys, missing = ui.series_complete(ui.cached_noise_series(a.id, ui.items(p), "eps", tuple(eps_grid)))
+        if missing:
+            skipped.append(f"{a.name} ({missing} of {len(ys)} points)")
         if any(y is not None for y in ys):
             series[f"{a.paper.short}: {a.name}"] = ys
+    if skipped:
+        st.caption("Not computed within this page's time budget of "
+                   f"{ui.CURVE_BUDGET:g} s per curve (their accountant is slow at these settings): "
+                   + ", ".join(skipped) + ".")
     if not series:
         slot.info("No algorithm is private anywhere on the ε grid at these settings.")
         return
@@ -202,7 +208,11 @@ def feasibility_map(alg, params) -> None:
     epss = [float(e) for e in np.logspace(-2, 1.3, 14)]
     p = {k: v for k, v in _only(params, alg.calibrate).items() if k not in ("n", "eps", "T", "delta", "c")}
     with st.spinner("Calibrating 196 (n, ε) points…"):
-        feas = ui.cached_feasibility_grid(alg.id, ui.items(p), tuple(ns), tuple(epss))
+        try:
+            feas = ui.cached_feasibility_grid(alg.id, ui.items(p), tuple(ns), tuple(epss))
+        except ValueError as exc:
+            st.info(ui.plain(exc).capitalize())
+            return
     boundary = None
     if _lemma13(alg):  # Lemma 13 is about Wang, Lei, Ying & Zhang's DP-SGD with Rényi accounting only
         from dpviz.papers import wang_nonsmooth as wn

@@ -15,7 +15,7 @@ from dpviz import catalog
 
 FIXED_IDS = {
     "dpsgd-rdp", "dpsgd-rdp-pairwise", "dpsgd-output", "pairwise-sgd-output", "dpsgd-pl", "pidp-sgd", "dpgd-sc",
-    "dpgd-c", "dp-epoch-gd", "sgd", "pairwise-sgd", "gd",
+    "dpgd-c", "dp-epoch-gd", "sgd", "pairwise-sgd", "gd", "dpgdc",
 }
 
 #: A typical parameter point; call_with_params passes each calibration the names it takes.
@@ -40,7 +40,8 @@ def test_algorithm_entries_are_complete(alg):
         params = inspect.signature(alg.calibrate).parameters
         assert all(p.kind is p.KEYWORD_ONLY for p in params.values()), "calibrations are keyword-only"
         assert "eps" in params
-        assert alg.calibrate.__doc__ and ".txt" in alg.calibrate.__doc__, "docstring must cite the seed file"
+        doc = alg.calibrate.__doc__ or ""
+        assert f"({alg.paper.key})" in doc and ".txt" not in doc, "docstring must cite the paper by its key"
 
 
 @pytest.mark.parametrize("thm", catalog.theorems(), ids=lambda t: t.id)
@@ -48,7 +49,9 @@ def test_theorem_entries_are_complete(thm):
     catalog.get_algorithm(thm.algorithm)
     assert set(thm.assumptions) <= set(catalog.ASSUMPTIONS), set(thm.assumptions) - set(catalog.ASSUMPTIONS)
     assert thm.id.startswith(thm.paper.key + "-")
-    assert thm.bound.__doc__ and ".txt" in thm.bound.__doc__, "bound docstring must cite the seed file"
+    doc = thm.bound.__doc__ or ""
+    assert f"({thm.paper.key})" in doc and ".txt" not in doc, "bound docstring must cite the paper by its key"
+    assert thm.form in ("rate", "explicit") and thm.risk
     assert all(p.kind is p.KEYWORD_ONLY for p in inspect.signature(thm.bound).parameters.values())
 
 
@@ -150,3 +153,33 @@ def test_sigma_non_decreasing_in_T(alg, T, ratio, eps):
     a, b = noise_level(short), noise_level(long)
     assume(a is not None and b is not None)
     assert b >= a * (1 - 1e-6), (a, b)
+
+
+@pytest.mark.parametrize("thm", catalog.theorems(), ids=lambda t: t.id)
+def test_theorem_form_matches_the_bound_it_returns(thm):
+    """Theorem.form says whether bound() is a rate or explicit; the BoundResult agrees, and carries the risk."""
+    try:
+        res = catalog.bound(thm.id, **BASE)
+    except ValueError:
+        pytest.skip("not defined at the typical point")
+    assert res.form == thm.form and res.risk == thm.risk
+    assert res.to_dict()["form"] == thm.form and res.to_dict()["risk"] == thm.risk
+    if thm.explicit_bound is not None:
+        try:
+            ex = catalog.bound(thm.id, explicit=True, **BASE)
+        except ValueError:
+            return
+        assert ex.form == "explicit"
+
+
+def test_no_seed_file_names_cited_in_the_library():
+    """Citations are 'authors (key), place' (docs/papers.md); seed file names live only in Paper.seed_file."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(catalog.__file__).parent
+    pat = re.compile(r"_[0-9a-f]{16}\.txt")
+    for path in root.rglob("*.py"):
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if "seed_file=" not in line:
+                assert not pat.search(line), f"{path.name}: {line.strip()}"

@@ -89,3 +89,24 @@ def test_module_entry_point_runs_as_subprocess():
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
     ok = subprocess.run([sys.executable, "-m", "dpviz", "algorithms", "--json"], capture_output=True, text=True)
     assert ok.returncode == 0 and json.loads(ok.stdout)
+
+
+def test_bound_and_theorems_json_say_which_risk_and_form(capsys):
+    # Kang et al. Theorem 6 bounds the empirical risk; Theorem 7 the population risk (issue 9: like for like)
+    code, out, _ = run(capsys, "bound", "--theorem", "xue-pairwise-thm2", "--n", "1000", "--d", "10", "--eps", "1",
+                       "--delta", "1e-6", "--G", "1", "--R", "1", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["form"] == "rate" and d["explicit"] is False and "population" in d["risk"]
+    code, out, _ = run(capsys, "theorems", "--json")
+    rows = {r["id"]: r for r in json.loads(out)}
+    assert "empirical" in rows["kang-pidp-thm6"]["risk"] and "population" in rows["kang-pidp-thm7"]["risk"]
+    assert rows["kang-pidp-thm3"]["forms"] == ["rate", "explicit"] and rows["kang-pidp-thm3"]["form"] == "rate"
+
+
+def test_calibrate_json_reports_the_paper_sigma_beside_the_private_one(capsys):
+    code, out, _ = run(capsys, "calibrate", "--algorithm", "dpgd-c", "--n", "1000", "--d", "10", "--eps", "5",
+                       "--delta", "1e-8", "--G", "1", "--json")
+    d = json.loads(out)
+    assert code == 0 and d["feasible"] is True
+    assert d["extras"]["paper_sigma_private"] is False and abs(d["extras"]["sigma_paper"] - 0.12139) < 1e-5
+    assert abs(d["sigma"] - 0.1441) < 1e-4

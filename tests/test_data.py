@@ -79,3 +79,61 @@ def test_csv_size_cap_and_bad_names():
         D.load_dataset("nope")
     with pytest.raises(ValueError, match="kappa"):
         D.load_dataset("wang-logistic", kappa=-1)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# chi of Yang, Lei, Lyu & Ying, Lemma 5 / Remark 1
+
+
+def test_metric_chi_by_hand():
+    # x1 = [1, 0], x2 = [0, 1]: u = +-[1, -1], ||u||^2 = 2, u u^T = [[1, -1], [-1, 1]]
+    # E ||u||^2 u u^T = [[2, -2], [-2, 2]], eigenvalues 4 and 0 -> chi = 4
+    X = np.array([[1.0, 0.0], [0.0, 1.0]])
+    assert D.metric_chi(X) == pytest.approx(4.0)
+    # feature reading: E ||x||^2 x x^T = (diag(1, 0) + diag(0, 1))/2 = I/2 -> 0.5
+    assert D.metric_chi(X, of="feature") == pytest.approx(0.5)
+    # add x3 = 0: u12 = [1, -1] (||u||^2 = 2), u13 = [1, 0] (1), u23 = [0, 1] (1); mean over the 3 pairs of
+    # ||u||^2 u u^T = (2 [[1, -1], [-1, 1]] + diag(1, 0) + diag(0, 1)) / 3 = [[1, -2/3], [-2/3, 1]]
+    # -> eigenvalues 1 +- 2/3, chi = 5/3; feature: I/3 -> 1/3
+    X3 = np.array([[1.0, 0.0], [0.0, 1.0], [0.0, 0.0]])
+    assert D.metric_chi(X3) == pytest.approx(5.0 / 3.0)
+    assert D.metric_chi(X3, of="feature") == pytest.approx(1.0 / 3.0)
+    # d = 1, x = 0, 1, 3: differences 1, 3, 2 -> u^4 = 1, 81, 16, mean (1 + 81 + 16)/3 = 98/3; feature 82/3
+    X1 = np.array([[0.0], [1.0], [3.0]])
+    assert D.metric_chi(X1) == pytest.approx(98.0 / 3.0)
+    assert D.metric_chi(X1, of="feature") == pytest.approx(82.0 / 3.0)
+
+
+def test_metric_chi_matches_all_pairs_and_remark1():
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((40, 3)) + np.array([0.5, -0.2, 0.1])
+    U = (X[:, None, :] - X[None, :, :]).reshape(-1, 3)
+    U = U[np.any(U != 0, axis=1)]  # the 40 * 39 ordered pairs i != j
+    M = (U * np.sum(U * U, axis=1)[:, None]).T @ U / len(U)
+    assert D.metric_chi(X) == pytest.approx(np.linalg.eigvalsh(M)[-1], rel=1e-10)
+    r = D.metric_chi_remark1(X)
+    assert r["lower_bound"] == pytest.approx(np.mean(np.sum(U * U, axis=1) ** 2) / 3)
+    assert r["sup_sq"] == pytest.approx(np.max(np.sum(U * U, axis=1)))
+    # Remark 1: chi >= E||X||^4 / d; and sqrt(chi) <= sup ||X||^2 (E[||X||^2 X X^T] <= sup||X||^4 I)
+    assert r["chi"] >= r["lower_bound"] and r["sqrt_chi"] <= r["sup_sq"]
+    # the two-point example: chi = 4, sup ||u||^2 = 2, E||u||^4 / d = 4 / 2 = 2
+    r2 = D.metric_chi_remark1(np.array([[1.0, 0.0], [0.0, 1.0]]))
+    assert (r2["chi"], r2["sup_sq"], r2["lower_bound"], r2["ratio"]) == pytest.approx((4.0, 2.0, 2.0, 1.0))
+
+
+def test_metric_chi_of_a_dataset_uses_the_population_sample():
+    ds = D.load_dataset("clusters", n=100, n_test=300)
+    assert D.metric_chi(ds) == pytest.approx(D.metric_chi(ds.X_test))
+    # ||x|| <= 1 so ||x - x'|| <= 2 and chi <= 16
+    assert 0 < D.metric_chi(ds) <= 16.0
+
+
+def test_metric_chi_errors():
+    with pytest.raises(ValueError, match="of must be"):
+        D.metric_chi(np.eye(2), of="pairs")
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        D.metric_chi(np.ones((1, 3)))
+    with pytest.raises(ValueError, match="at least 2 rows"):
+        D.metric_chi(np.ones(3))
+    with pytest.raises(ValueError, match="NaN"):
+        D.metric_chi(np.array([[1.0, np.nan], [0.0, 1.0]]))

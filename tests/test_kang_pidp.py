@@ -1,4 +1,4 @@
-"""Kang, Li, Liu & Wang (seed 001): DP-SGD under PL (eq. (2)), PIDP-SGD (Theorem 5), Theorems 1/3/6/7, Remark 4 and
+"""Kang, Li, Liu & Wang (kang-pidp): DP-SGD under PL (eq. (2)), PIDP-SGD (Theorem 5), Theorems 1/3/6/7, Remark 4 and
 Table 1, checked against values computed by hand from the paper's formulas."""
 import math
 
@@ -280,3 +280,101 @@ def test_given_c_too_small_is_infeasible_with_a_fix():
     assert ok.feasible
     pidp = catalog.calibrate("pidp-sgd", n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, L=1.0, mu=0.1, R=1.0, c=1.0)
     assert not pidp.feasible
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Issue 9: eq. (2)'s implied constant, "consistent constants", the moments-accountant condition
+
+
+def test_implied_c_and_moments_accountant_condition():
+    from dpviz.papers import kang_pidp as kp
+
+    # n = 1e4, eps = 1, delta = 1e-8, T = 88: the RDP sigma 1.8402 (replace-one, sensitivity 2G) gives
+    # c = sigma n eps / (G sqrt(T ln 1e8)) = 1.8402 * 1e4 / sqrt(88 * 18.42068) = 18402 / 40.262 = 457
+    cal = kp.calibrate_dpsgd_pl(n=10_000, eps=1.0, delta=1e-8, G=1.0, T=88)
+    assert cal.extras["c_implied"] == pytest.approx(cal.sigma * 1e4 / math.sqrt(88 * math.log(1e8)), rel=1e-9)
+    assert cal.extras["c_implied"] == pytest.approx(457, rel=2e-3)
+    # q = 1/n: q^2 T = 88 / 1e8 = 8.8e-7 < eps = 1, so eps < c1 q^2 T fails with c1 = 1
+    assert cal.extras["ma_q2T"] == pytest.approx(8.8e-7)
+    assert cal.extras["ma_condition_holds"] is False and "fails" in cal.extras["ma_condition"]
+    # the condition holds when eps is below q^2 T: n = 10, T = 100 -> q^2 T = 1 > eps = 0.5
+    assert kp.moments_accountant_condition(n=10, eps=0.5, T=100)["holds"] is True
+    with pytest.raises(ValueError):
+        kp.moments_accountant_condition(n=10, eps=0.5, T=100, c1=0.0)
+
+
+def test_consistent_constants_option():
+    from dpviz.papers import kang_pidp as kp
+
+    # Theorem 1 at n = 1e4, d = 10, eps = 1, delta = 1e-8, L = 1, mu = 0.1 (T = 88):
+    # rate with c = 1: 10 * ln(1e8) * ln(1e4) / 1e8 = 10 * 18.42068 * 9.21034 / 1e8 = 1.69661e-5
+    plain = kp.bound_thm1(n=10_000, d=10, eps=1.0, delta=1e-8, L=1.0, mu=0.1)
+    assert plain.total == pytest.approx(1.69661e-5, rel=1e-5)
+    cons = kp.bound_thm1(n=10_000, d=10, eps=1.0, delta=1e-8, L=1.0, mu=0.1, consistent_constants=True)
+    ci = cons.extras["c_implied"]
+    assert ci == pytest.approx(457, rel=2e-3)
+    assert cons.total == pytest.approx(1.69661e-5 * ci**2, rel=1e-5)  # ~ 3.54
+    assert any("Consistent constants" in n for n in cons.notes)
+    t3 = kp.bound_thm3(n=10_000, d=10, eps=1.0, delta=1e-8, L=1.0, mu=0.1, consistent_constants=True)
+    assert t3.extras["excess_empirical"] == pytest.approx(cons.total, rel=1e-9)
+
+
+def test_theorem1_and_theorem6_readings_recorded():
+    from dpviz import catalog
+
+    assert "variance" in catalog.get_theorem("kang-pidp-thm1").discrepancy
+    d6 = catalog.get_theorem("kang-pidp-thm6").discrepancy
+    assert "O(log n)" in d6 and "n^3 eps1^2" in d6
+
+
+def test_theorem2_generalization_gap_by_hand():
+    from dpviz.papers import kang_pidp as kp
+
+    # e = 0.001, E[L*] = 0.01, L = 1, mu = 0.5, G = 1, n = 100: b = 16/(1e4 * 0.25) = 0.0064,
+    # A = 8 e/mu + b = 0.016 + 0.0064 = 0.0224, tau* = sqrt(L (e + L*)/A) = sqrt(0.011/0.0224) = 0.700765
+    # terms: 8 (tau + L) e/mu = 8 * 1.700765 * 0.001/0.5 = 0.0272122; b (tau + L) = 0.0108849;
+    #        L (e + L*)/tau = 0.011/0.700765 = 0.0156972
+    res = kp.bound_thm2(n=100, L=1.0, mu=0.5, G=1.0, excess_empirical=0.001, Lstar=0.01)
+    t = {x.name: x.value for x in res.terms}
+    assert res.extras["tau"] == pytest.approx(0.700765, rel=1e-5)
+    assert t["optimisation"] == pytest.approx(0.0272122, rel=1e-5)
+    assert t["stability"] == pytest.approx(0.0108849, rel=1e-5)
+    assert t["statistical"] == pytest.approx(0.0156972, rel=1e-5)
+    assert res.form == "explicit"
+    with pytest.raises(ValueError):
+        kp.bound_thm2(n=100, L=1.0, mu=0.5)  # needs e or (d, eps, delta)
+
+
+def test_theorem4_remark3_remark8_by_hand():
+    from dpviz import catalog
+    from dpviz.papers import kang_pidp as kp
+
+    # Theorem 4: n = 100, G = 1, L = 2, zeta = 0.5, C = 3: 2LG/(zeta^2 n^2) = 4/2500 = 1.6e-3,
+    # C G^2/(zeta^3 n^2) = 3/(0.125 * 1e4) = 2.4e-3, total 4.0e-3 = if_error_bound
+    res = catalog.bound("kang-pidp-thm4", n=100, G=1.0, L=2.0, zeta=0.5, C_hess=3.0)
+    assert res.total == pytest.approx(4.0e-3) == kp.if_error_bound(n=100, G=1.0, L=2.0, zeta=0.5, C_hess=3.0)
+    assert "not a risk" in catalog.get_theorem("kang-pidp-thm4").risk
+    # Remark 3: [43]'s rate is Theorem 1's times log n: n = 1e4 -> factor 9.21034
+    r3 = catalog.bound("kang-pidp-remark3", n=10_000, d=10, eps=1.0, delta=1e-8)
+    assert r3.total == pytest.approx(1.69661e-5 * 9.21034, rel=1e-5)
+    assert r3.extras["factor"] == pytest.approx(9.21034, rel=1e-6)
+    # Remark 8: R n m^2 + R T_local m = 10 * 1000 * 100 + 10 * 5 * 10 = 1e6 + 500; efficient: 10 * 1000 * 10 + 500
+    assert kp.time_complexity(n=1000, d=10, rounds=10, T_local=5) == 1_000_500
+    assert kp.time_complexity(n=1000, d=10, rounds=10, T_local=5, efficient=True) == 100_500
+
+
+def test_consistent_constants_flag_from_the_command_line(capsys):
+    import json
+
+    from dpviz.cli import main
+
+    args = ["bound", "--theorem", "kang-pidp-thm1", "--n", "10000", "--d", "10", "--eps", "1", "--delta", "1e-8",
+            "--L", "1", "--mu", "0.1", "--json", "--param"]
+    assert main(args + ["consistent_constants=false"]) == 0
+    off = json.loads(capsys.readouterr().out)
+    assert off["total"] == pytest.approx(1.69661e-5, rel=1e-5)  # c = 1
+    assert main(args + ["consistent_constants=true"]) == 0
+    on = json.loads(capsys.readouterr().out)
+    assert on["extras"]["c_implied"] == pytest.approx(457, rel=2e-3)
+    assert main(args + ["consistent_constants=maybe"]) == 2
+    assert len(capsys.readouterr().err.strip().splitlines()) == 1

@@ -49,10 +49,12 @@ def test_registry_and_metadata():
         assert loss.task in ("regression", "classification", "metric")
         assert 0.0 <= loss.alpha <= 1.0
         assert loss.name and loss.description and loss.latex and loss.source
-        assert ".txt" in type(loss).__doc__
+        keys = ("wang-lownoise", "kang-pidp", "yang-pairwise", "wang-nonsmooth", "xue-pairwise")
+        assert any(f"({k})" in type(loss).__doc__ for k in keys), "docstring cites a paper by its key"
         assert ".txt" not in loss.description and ".txt" not in loss.source  # users see authors
         c = loss.constants(kappa=1.0, R=1.0)
-        assert set(c) == {"G", "L", "M", "alpha"} and c["alpha"] == loss.alpha
+        assert set(c) == {"G", "L", "M", "alpha", "mu"} and c["alpha"] == loss.alpha
+        assert c["mu"] == 0.0  # no plain loss is strongly convex for every data set
         assert (loss.q is not None) == lid.startswith("q-")
     assert get_loss("metric-hinge").param == "matrix"
     assert get_loss("q-norm-hinge", q=1.25).alpha == pytest.approx(0.25)
@@ -207,7 +209,7 @@ def test_auc_logistic_by_hand():
     # (-1, 1): s = -2: log(1 + e^-0.2) = 0.598139, grad +2 sigma(-0.2) u
     close(al.value(W, X, -1.0, X2, 1.0), math.log(1 + math.exp(-0.2)))
     close(al.grad(W, X, -1.0, X2, 1.0), 2 * sig(-0.2) * U)
-    # equal labels: s = 0, phi(0) = log 2 (as printed in 004), gradient 0
+    # equal labels: s = 0, phi(0) = log 2 (as printed in xue-pairwise), gradient 0
     close(al.value(W, X, 1.0, X2, 1.0), math.log(2))
     close(al.grad(W, X, -1.0, X2, -1.0), [0.0, 0.0])
 
@@ -283,6 +285,10 @@ def test_constants_by_hand():
 
 ALL = [(lid, {}) for lid in Ls.loss_ids()] + [("q-norm-hinge", {"q": 1.2}), ("q-regression", {"q": 1.8}),
                                              ("q-norm-auc-hinge", {"q": 2.0}), ("huber", {"delta_h": 0.3})]
+# L2-regularised losses (f + lam ||w||^2) go through the same finite-difference, broadcasting and constants checks
+ALL += [("least-squares", {"l2": 0.1}), ("hinge", {"l2": 0.5}), ("q-norm-hinge", {"q": 1.5, "l2": 0.3}),
+        ("auc-logistic", {"l2": 1e-3}), ("auc-hinge", {"l2": 0.2}), ("metric-logistic", {"l2": 1e-2}),
+        ("metric-hinge", {"l2": 0.1})]
 IDS = [lid + "".join(f"-{k}{val}" for k, val in p.items()) for lid, p in ALL]
 
 
@@ -410,3 +416,94 @@ def test_engine_uses_this_module():
 
     loss, lid = S._resolve_loss("q-norm-hinge")
     assert isinstance(loss, Ls.Loss) and lid == "q-norm-hinge"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# L2 regulariser lam ||w||^2 (Xue, Yang, Huai & Wang, Section 5: lam = 1e-3 for AUC, 1e-2 for metric learning)
+
+
+def test_l2_least_squares_by_hand():
+    ls = get_loss("least-squares", l2=0.1)
+    # ||w||^2 = 1 + 4 = 5; value 1.125 + 0.1 * 5 = 1.625; grad [-0.45, -0.15] + 2 * 0.1 * [1, 2] = [-0.25, 0.25]
+    close(ls.value(W, X, 2.0), 1.625)
+    close(ls.grad(W, X, 2.0), [-0.25, 0.25])
+    # kappa = 1, R = 2: G = 1 * (1 * 2 + 1) + 2 * 0.1 * 2 = 3.4; L = 1 + 0.2 = 1.2; M = 1; mu = 2 * 0.1 = 0.2
+    c = ls.constants(kappa=1.0, R=2.0)
+    assert c == pytest.approx({"G": 3.4, "L": 1.2, "M": 1.0, "alpha": 1.0, "mu": 0.2})
+
+
+def test_l2_pairwise_auc_by_hand():
+    auc = get_loss("auc-square", l2=1e-3)
+    # (positive, negative) pair, <w, u> = -0.1: (1.1)^2 + 1e-3 * 5 = 1.21 + 0.005 = 1.215
+    close(auc.value(W, X, 1.0, X2, -1.0), 1.215)
+    # grad -2 * 1.1 * [0.5, -0.3] + 2e-3 * [1, 2] = [-1.1, 0.66] + [0.002, 0.004] = [-1.098, 0.664]
+    close(auc.grad(W, X, 1.0, X2, -1.0), [-1.098, 0.664])
+    # an equal-label pair has plain loss 0: only the regulariser, 0.005 and gradient [0.002, 0.004]
+    close(auc.value(W, X, 1.0, X2, 1.0), 0.005)
+    close(auc.grad(W, X, 1.0, X2, 1.0), [0.002, 0.004])
+    # AUC logistic, kappa = 1, R = 1: G = 4 sig(4) + 2e-3, L = 4 + 2e-3, M = 2, mu = 2e-3
+    c = get_loss("auc-logistic", l2=1e-3).constants(kappa=1.0, R=1.0)
+    assert c == pytest.approx({"G": 4 * sig(4) + 2e-3, "L": 4.002, "M": 2.0, "alpha": 1.0, "mu": 2e-3})
+
+
+def test_l2_metric_by_hand():
+    ml = get_loss("metric-logistic", l2=1e-2)
+    # ||W_m||_F^2 = 1 + 0.25 + 0 + 4 = 5.25; same class: t = 1 - 0.355 = 0.645
+    # value log(1 + e^-0.645) + 0.01 * 5.25 = 0.421773 + 0.0525; grad sig(-0.645) u u^T + 0.02 W_m
+    close(ml.value(WM, X, 1.0, X2, 1.0), math.log(1 + math.exp(-0.645)) + 0.0525)
+    close(ml.grad(WM, X, 1.0, X2, 1.0), sig(-0.645) * UU + 0.02 * WM)
+    # kappa = 1, R = 1: G = 4 sig(5) + 0.02, L = 4 + 0.02, M = 4 sig(1), mu = 0.02
+    c = ml.constants(kappa=1.0, R=1.0)
+    assert c == pytest.approx({"G": 4 * sig(5) + 0.02, "L": 4.02, "M": 4 * sig(1), "alpha": 1.0, "mu": 0.02})
+
+
+def test_l2_holder_constants_by_hand():
+    # hinge (alpha = 0), kappa = 1, R = 2, lam = 0.1: G = 1 + 2 * 0.1 * 2 = 1.4; L = 1 + 2 * 0.1 * (2 * 2)^1 = 1.8
+    c = get_loss("hinge", l2=0.1).constants(kappa=1.0, R=2.0)
+    assert c == pytest.approx({"G": 1.4, "L": 1.8, "M": 1.0, "alpha": 0.0, "mu": 0.2})
+    # q-norm hinge q = 1.5 (alpha = 0.5), kappa = 1, R = 2, lam = 0.1:
+    # G = 1.5 * 1 * 3^0.5 + 0.4 = 2.998...; L = 1.5 * 1 + 2 * 0.1 * 4^0.5 = 1.9; M = 1.5
+    c = get_loss("q-norm-hinge", q=1.5, l2=0.1).constants(kappa=1.0, R=2.0)
+    assert c == pytest.approx({"G": 1.5 * math.sqrt(3) + 0.4, "L": 1.9, "M": 1.5, "alpha": 0.5, "mu": 0.2})
+
+
+@pytest.mark.parametrize("lid", ["hinge", "auc-hinge", "metric-logistic", "least-squares"])
+def test_l2_strong_convexity_holds(lid):
+    # <grad f(w) - grad f(w'), w - w'> >= mu ||w - w'||^2 for a convex f plus lam ||w||^2, mu = 2 lam
+    loss = get_loss(lid, l2=0.05)
+    mu = loss.constants(kappa=1.0, R=1.0)["mu"]
+    assert mu == pytest.approx(0.1)
+    rng = np.random.default_rng(7)
+    w, z = sample(loss, rng, (2000,), 3)
+    w2, _ = sample(loss, rng, (2000,), 3)
+    diff = (loss.grad(w, *z) - loss.grad(w2, *z)).reshape(2000, -1)
+    step = (w - w2).reshape(2000, -1)
+    assert np.all(np.sum(diff * step, axis=1) >= mu * np.sum(step * step, axis=1) * (1 - 1e-9))
+
+
+def test_l2_metadata_and_errors():
+    plain = get_loss("q-norm-hinge", q=1.2)
+    reg = get_loss("q-norm-hinge", q=1.2, l2=0.01)
+    assert isinstance(reg, Ls.L2Regularised) and isinstance(reg, Ls.Loss)
+    assert (reg.id, reg.setting, reg.param, reg.task, reg.alpha, reg.q) == (
+        plain.id, plain.setting, plain.param, plain.task, plain.alpha, plain.q)
+    assert reg.params == {"q": 1.2, "l2": 0.01}
+    assert repr(reg) == "get_loss('q-norm-hinge', q=1.2, l2=0.01)"
+    assert "λ = 0.01" in reg.description
+    # l2 = 0 or None: the plain loss, mu = 0
+    assert get_loss("hinge", l2=0) is get_loss("hinge") is get_loss("hinge", l2=None)
+    assert get_loss("auc-square", l2=0.0).constants(kappa=1, R=1)["mu"] == 0.0
+    for bad in (-1e-3, float("nan"), float("inf"), "x"):
+        with pytest.raises(ValueError, match="l2"):
+            get_loss("hinge", l2=bad)
+    with pytest.raises(ValueError, match="only the parameter q"):
+        get_loss("q-norm-hinge", l2=0.1, delta_h=1)
+    with pytest.raises(ValueError, match="already regularised"):
+        Ls.L2Regularised(reg, 0.1)
+
+
+def test_l2_of_xue_section5():
+    # Xue et al. Section 5: lambda = 1e-3 (AUC) -> mu = 2e-3; lambda = 1e-2 (metric learning) -> mu = 2e-2
+    assert Ls.L2_XUE == {"auc": 1e-3, "metric": 1e-2}
+    assert get_loss("auc-logistic", l2=Ls.L2_XUE["auc"]).constants(kappa=1, R=1)["mu"] == pytest.approx(2e-3)
+    assert get_loss("metric-logistic", l2=Ls.L2_XUE["metric"]).constants(kappa=1, R=1)["mu"] == pytest.approx(2e-2)

@@ -219,15 +219,28 @@ def test_pairwise_sgd_history_hand_trace():
 
 def test_dp_epoch_gd_hand_trace():
     # n = 4 -> k = 2 epochs on D_1 = rows 0,1 and D_2 = rows 2,3; eta_1 = 1/4, eta_2 = 1/16
+    # printed average (Algorithm 3 of Xue et al.: w_1..w_{n_i}):
     # D_1: (x,y) = (1,1),(0,0): mean pairwise gradient = w - 1; w: 0 -> 0.25 -> 0.4375; average 0.34375; + 0.5*1
     # D_2: (1,2),(0,0): gradient = w - 2; w: 0.84375 -> 0.916015625 -> 0.9837646484375; average 0.94989013671875
     # + 0.25*(-2) = 0.44989013671875
     X = np.array([[1.0], [0.0], [1.0], [0.0]])
     y = np.array([1.0, 0.0, 2.0, 0.0])
     ds = Dataset("e", X, y, X, y, "regression")
-    r = S.simulate("dp-epoch-gd", ds, PairLS(), reps=1, params={"eta": 1.0, "sigma_schedule": [0.5, 0.25]},
-                   output_noise=np.array([[[[1.0]], [[-2.0]]]]), evaluate=())
+    p = {"eta": 1.0, "sigma_schedule": [0.5, 0.25]}
+    z = np.array([[[[1.0]], [[-2.0]]]])
+    r = S.simulate("dp-epoch-gd", ds, PairLS(), reps=1, params={**p, "epoch_average": "printed"}, output_noise=z,
+                   evaluate=())
     assert r.outputs[0, 0, 0] == pytest.approx(0.44989013671875)
+    assert any("Algorithm 3 as printed" in note for note in r.notes)
+    # the proof's average (default; Lemma 9: w_0..w_{n_i} over n_i + 1 points):
+    # D_1: (0 + 1/4 + 7/16)/3 = 11/48; + 0.5*1 = 35/48
+    # D_2: w: 35/48 -> 35/48 + (2 - 35/48)/16 = 207/256 -> 207/256 + (2 - 207/256)/16 = 3617/4096;
+    # average (35/48 + 207/256 + 3617/4096)/3 = 29747/36864 = 0.806939...; + 0.25*(-2) = 0.306939019097...
+    r = S.simulate("dp-epoch-gd", ds, PairLS(), reps=1, params=p, output_noise=z, evaluate=())
+    assert r.outputs[0, 0, 0] == pytest.approx(29747 / 36864 - 0.5)
+    assert any("Lemma 9" in note for note in r.notes)
+    with pytest.raises(ValueError, match="epoch_average"):
+        S.simulate("dp-epoch-gd", ds, PairLS(), reps=1, params={**p, "epoch_average": "last"}, evaluate=())
     est = S.estimate_cost("dp-epoch-gd", ds, PairLS(), reps=1, params={"eta": 1.0, "sigma_schedule": [0.5, 0.25]},
                           evaluate=())
     assert est["work"] == 1 * (2 * 2 * 1 + 2 * 2 * 1)  # sum over epochs of n_i steps * n_i(n_i-1) pairs * d
@@ -254,6 +267,10 @@ def test_stats_slope_and_summary():
         stats.loglog_slope([1, 2], [1, -1])
     with pytest.raises(ValueError, match="two"):
         stats.loglog_slope([1], [1])
+    # two points: the slope of the line through them, log(1/4)/log(4) = -1, and no CI (None, never +-inf)
+    fit = stats.loglog_slope([1, 4], [1, 0.25])
+    assert fit["slope"] == pytest.approx(-1.0) and fit["k"] == 2
+    assert fit["se"] is None and fit["ci_low"] is None and fit["ci_high"] is None
     with pytest.raises(ValueError, match="not in"):
         stats.summarize(df, "nope", "v")
 
@@ -329,8 +346,9 @@ def test_pidp_sgd_hand_trace():
     X = np.eye(2)
     y = np.array([1.0, 0.001])
     ds = Dataset("p", X, y, X, y, "regression")
+    # zeta = 0.1 <= lambda_min(H) = 1/2: Remark 5's zeta I is not needed, H is used as it is
     p = dict(T=2, rounds=1, T_local=2, eta=0.1, sigma=0.5, sigma_c=0.0, eps1=1.0, delta1=1e-3, r=1.0, E=0.0,
-             theta0=[0.0, 0.0])
+             theta0=[0.0, 0.0], zeta=0.1)
     r = S.simulate("pidp-sgd", ds, LS(), reps=1, params=p, indices=lambda t: np.full((1, 1), t),
                    noise=lambda t: np.ones((1, 1, 2)), evaluate=())
     assert r.outputs[0, 0] == pytest.approx([0.05, -0.0449], abs=1e-9)
@@ -343,15 +361,30 @@ def test_pidp_sgd_hand_trace():
         S.simulate("pidp-sgd", ds, LS(), params={k: val for k, val in p.items() if k != "eps1"})
 
 
-def test_pidp_default_start_is_reference_solution():
-    # default theta~ = ERM solution [1, 0.001] (X = I: w = y); there every per-example gradient is 0 and sigma = 0,
-    # so the chain stays at it
+def test_pidp_start_zero_by_default_erm_only_as_a_labelled_option():
+    # pidp_start="erm": theta~ = ERM solution [1, 0.001] (X = I: w = y); there every per-example gradient is 0 and
+    # sigma = 0, so the chain stays at it -- and the run is marked not private (the start leaks the data)
     X = np.eye(2)
     y = np.array([1.0, 0.001])
     ds = Dataset("p", X, y, X, y, "regression")
-    p = dict(T=4, eta=0.01, sigma=0.0, sigma_c=0.0, eps1=1.0, delta1=1e-3, r=1.0)
-    r = S.simulate("pidp-sgd", ds, LS(), reps=2, params=p, evaluate=())
+    p = dict(T=4, rounds=1, T_local=4, eta=0.01, sigma=0.0, sigma_c=0.0, eps1=1.0, delta1=1e-3, r=1.0, zeta=0.1)
+    r = S.simulate("pidp-sgd", ds, LS(), reps=2, params={**p, "pidp_start": "erm"}, evaluate=())
     np.testing.assert_allclose(r.outputs[0], [[1.0, 0.001]] * 2, atol=1e-6)
+    assert not r.frame["feasible"].any() and not r.calibrations[0].feasible
+    assert any("leaks the data" in note for note in r.notes)
+    # default: theta~ = 0 like DP-SGD-PL.  sigma = 0, indices 0, 1, 0, 1: w = 0 -> w - 0.01 (w1 - 1) e1 = [0.01, 0]
+    # -> [0.01, 0.001 * 0.01] = [0.01, 1e-5] -> [0.01 + 0.01 * 0.99, 1e-5] = [0.0199, 1e-5]
+    # -> [0.0199, 1e-5 + 0.01 (0.001 - 1e-5)] = [0.0199, 1e-5 + 9.9e-6] = [0.0199, 1.99e-5]
+    r = S.simulate("pidp-sgd", ds, LS(), reps=1, params=p, indices=lambda t: np.full((1, 1), t % 2), evaluate=())
+    np.testing.assert_allclose(r.outputs[0, 0], [0.0199, 1.99e-5], rtol=1e-9)
+    assert r.frame["feasible"].all()  # caller's sigma: dpviz does not flag it
+    assert any("theta~ = 0" in note for note in r.notes)
+    with pytest.raises(ValueError, match="pidp_start"):
+        S.simulate("pidp-sgd", ds, LS(), params={**p, "pidp_start": "minimiser"}, evaluate=())
+    with pytest.raises(ValueError, match="zeta"):
+        S.simulate("pidp-sgd", ds, LS(), params={k: val for k, val in p.items() if k != "zeta"}, evaluate=())
+    with pytest.raises(ValueError, match="theta0"):
+        S.simulate("pidp-sgd", ds, LS(), params={**p, "theta0": [1.0, 2.0, 3.0]}, evaluate=())
 
 
 class MetricSq:
@@ -406,8 +439,8 @@ def test_full_pairwise_gradient_dpgd_c_and_laplace_output(monkeypatch):
     # <w1,[1,-1]> = -0.2 -> grad 0.8*[1,-1] -> w2 = [-0.18, 0.18]
     r = S.simulate("dpgd-c", tiny(), PairLS(), reps=1, params={"T": 2, "eta": 0.1, "sigma": 1.0},
                    noise=lambda t: np.zeros((1, 1, 2)), evaluate=())
-    assert r.outputs[0, 0] == pytest.approx([-0.28 / 3, 0.28 / 3])  # average of w0, w1, w2 (004 Algorithm 2)
-    # DPGD-SC (004 Algorithm 1) with delta = 0: last iterate + Laplace(lambda) noise; lambda = 0.5, z = [1, 1]:
+    assert r.outputs[0, 0] == pytest.approx([-0.28 / 3, 0.28 / 3])  # average of w0, w1, w2 (xue-pairwise Algorithm 2)
+    # DPGD-SC (xue-pairwise Algorithm 1) with delta = 0: last iterate + Laplace(lambda) noise; lambda = 0.5, z = [1, 1]:
     # [-0.18 + 0.5, 0.18 + 0.5] = [0.32, 0.68]
     from dpviz import catalog
 
@@ -416,9 +449,12 @@ def test_full_pairwise_gradient_dpgd_c_and_laplace_output(monkeypatch):
                         lambda aid, **p: catalog.Calibration(id=aid, feasible=True, laplace_scale=0.5, T=2, eta=0.1))
     monkeypatch.setattr(catalog, "get_algorithm",
                         lambda aid: real_get("gd") if aid == "dpgd-sc" else real_get(aid))
-    r = S.simulate("dpgd-sc", tiny(), PairLS(), reps=1, params={"eps": 1.0, "delta": 0.0},
+    # PairLS is not strongly convex: DPGDSC needs mu given and acknowledged (allow_nonprivate), marked not private
+    r = S.simulate("dpgd-sc", tiny(), PairLS(), reps=1,
+                   params={"eps": 1.0, "delta": 0.0, "mu": 1.0, "allow_nonprivate": True},
                    output_noise=np.array([[[1.0, 1.0]]]), evaluate=())
     assert r.outputs[0, 0] == pytest.approx([0.32, 0.68])
+    assert not r.frame["feasible"].any()
 
 
 class ZeroPair(Zero):
@@ -426,7 +462,7 @@ class ZeroPair(Zero):
 
 
 def test_dp_epoch_gd_laplace_variant_noise():
-    # delta = 0 variant of Algorithm 3 (004): Laplace noise Lap(b_i) on each epoch average, b_i = 4 G eta_i sqrt(d)/eps
+    # delta = 0 variant of Algorithm 3 (xue-pairwise): Laplace noise Lap(b_i) on each epoch average, b_i = 4 G eta_i sqrt(d)/eps
     # with eta_i = 4^-i eta.  n = 16 -> k = 4 epochs; G = eta = d = eps = 1: b = [1, 1/4, 1/16, 1/64].
     # With a zero loss every iterate equals the previous epoch's output, so w_k = sum_i b_i z_i, z_i ~ Lap(1) and
     # Var(w_k) = 2 * sum_i b_i^2 = 2 * (1 + 1/16 + 1/256 + 1/4096) = 2.13330078125.
@@ -444,7 +480,7 @@ def test_dp_epoch_gd_laplace_variant_noise():
 
 
 def test_noise_rule_of_the_papers_experiments():
-    # 000 Section 5.1: beta minimising sigma^2 = 14 G^2 T/(beta n^2 eps) (log(1/delta)/((1-beta) eps) + 1) over (0, 1)
+    # wang-lownoise Section 5.1: beta minimising sigma^2 = 14 G^2 T/(beta n^2 eps) (log(1/delta)/((1-beta) eps) + 1) over (0, 1)
     # without Theorem 2's conditions.  With b = log(1/delta)/eps + 1, d/dbeta [1/beta (b - 1)/(1 - beta) + 1/beta] = 0
     # gives beta* = 1/(1 + sqrt(1 - 1/b)).  n = 2, eps = 1, delta = 1/4, T = 3, G = 1: b = log 4 + 1 = 2.3863,
     # beta* = 1/(1 + sqrt(1 - 1/2.3863)) = 0.5675, sigma^2 = 14*3/(0.5675*4) * (log 4/0.4325 + 1) = 65.95.
@@ -493,7 +529,7 @@ def test_slope_leaves_out_points_that_did_not_run():
 
 
 def test_pairwise_output_perturbation_projects_the_noisy_output():
-    # 002 Algorithm 2: w_priv = Proj_W(w_bar_T + u).  Same path as the history trace above ((w1+w2+w3)/3 =
+    # yang-pairwise Algorithm 2: w_priv = Proj_W(w_bar_T + u).  Same path as the history trace above ((w1+w2+w3)/3 =
     # [-0.08, 0.08]), sigma = 1 and injected u = [3, 4]: w_bar + u = [2.92, 4.08] with norm 5.0173...; R = 1 projects
     # it to [2.92, 4.08]/5.0173 = [0.58199, 0.81319].  Without R there is no projection.
     seq = [0, 1, 0, 1]
@@ -506,7 +542,7 @@ def test_pairwise_output_perturbation_projects_the_noisy_output():
 
 
 def test_gradient_evaluations_per_update_rule():
-    # one per SGD step; 002 Algorithm 1 averages over t pairs at step t: T(T+1)/2 = 10*11/2; full pairwise gradient
+    # one per SGD step; yang-pairwise Algorithm 1 averages over t pairs at step t: T(T+1)/2 = 10*11/2; full pairwise gradient
     # n(n-1) per step: 3 steps * 5*4; DP epoch GD with n = 8: blocks of 4, 2 and 2 examples (k = 3), each run for
     # as many steps as it has examples: 4*4*3 + 2*2*1 + 2*2*1 = 56
     assert S.gradient_evaluations("dpsgd-rdp", n=100, T=7) == 7
@@ -516,3 +552,17 @@ def test_gradient_evaluations_per_update_rule():
     assert S.gradient_evaluations("dp-epoch-gd", n=8, T=8) == 56
     with pytest.raises(ValueError):
         S.gradient_evaluations("nope", n=5, T=3)
+
+
+def test_dpgdc_algorithm4_average_of_w1_to_wT():
+    # xue-pairwise Algorithm 4 on tiny() with the pairwise square loss: w1 = [-0.1, 0.1], w2 = [-0.18, 0.18]
+    # (trace of test_full_pairwise_gradient_dpgd_c_and_laplace_output); output (w1 + w2)/2 = [-0.14, 0.14] + noise,
+    # here sigma = 0
+    r = S.simulate("dpgdc", tiny(), PairLS(), reps=1, params={"T": 2, "eta": 0.1, "sigma": 0.0}, evaluate=())
+    assert r.outputs[0, 0] == pytest.approx([-0.14, 0.14])
+    # with the calibration (delta > 0): the released sigma is the analytic-Gaussian one and the run is seeded
+    p = {"T": 2, "eta": 0.1, "eps": 1.0, "delta": 1e-5, "G": 1.0, "d": 2}
+    a = S.simulate("dpgdc", tiny(), PairLS(), reps=2, seed=3, params=p, evaluate=())
+    b = S.simulate("dpgdc", tiny(), PairLS(), reps=2, seed=3, params=p, evaluate=())
+    assert np.array_equal(a.outputs, b.outputs)
+    assert a.calibrations[0].sigma == pytest.approx(catalog.calibrate("dpgdc", n=2, **p).sigma)

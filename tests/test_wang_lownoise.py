@@ -1,4 +1,4 @@
-"""Wang, Lei, Ying & Zhou (seed 000): DP-SGD calibrations (Algorithms 1 and 2, Theorems 2 and 5), the β search,
+"""Wang, Lei, Ying & Zhou (wang-lownoise): DP-SGD calibrations (Algorithms 1 and 2, Theorems 2 and 5), the β search,
 the accountant extra, Theorems 3/4/6/7 and Tables 1–2, checked against values computed by hand from the paper."""
 import math
 import re
@@ -408,3 +408,88 @@ def test_unconstrained_sigma_is_reported():
     assert cal.extras["sigma_unconstrained"] == pytest.approx(0.03818, rel=1e-3)
     assert cal.sigma >= math.sqrt(2.68) * (1 - 1e-9)
     assert any("§5" in note for note in cal.notes)
+
+
+def test_remark1_remark4_remark5_and_table1_misprints_are_recorded():
+    from dpviz import catalog
+
+    for tid in ("wang-lownoise-thm3a", "wang-lownoise-thm3b", "wang-lownoise-thm4a", "wang-lownoise-thm4b"):
+        assert any("Remark 1" in n for n in catalog.get_theorem(tid).notes)
+    assert "Remark 5" in catalog.get_theorem("wang-lownoise-thm4a").discrepancy
+    t1 = catalog.get_table("wang-lownoise-table1").evaluate(n=1000, d=10, eps=1.0, delta=1e-6, alpha=0.5)
+    assert any("(n eps)^6.5" in (r.get("note") or "") for r in t1)
+    t2 = catalog.get_table("wang-lownoise-table2").evaluate(n=1000, d=10, eps=1.0, delta=1e-6, alpha=0.5)
+    assert any("Remark 4" in (r.get("note") or "") for r in t2)
+
+
+def test_explicit_constants_m_alpha_and_theorems_15_16():
+    from dpviz.papers import wang_lownoise as w
+
+    # eq. (4): alpha = 1/2, L = 2: (1 + 2)^(1/3) 2^(2/3) = 1.44225 * 1.58740 = 2.28943; alpha = 0: M + L = 1 + 2 = 3
+    assert w.m_alpha_1(alpha=0.5, L=2.0) == pytest.approx(2.28943, rel=1e-5)
+    assert w.m_alpha_1(alpha=0.0, L=2.0, M=1.0) == 3.0
+    # eq. (5): (1/3) (2/3)^2 M1^6 = (1/3)(4/9)(3^2 * 2^4) = 0.148148 * 144 = 21.3333
+    assert w.m_alpha_2(alpha=0.5, L=2.0) == pytest.approx(64 / 3, rel=1e-9)
+    assert w.m_alpha_2(alpha=0.0, L=2.0, M=1.0) == 9.0
+    # Lemma 14 (b): sqrt(1/3) (2^-0.5 * 2)^2 = 0.577350 * 2 = 1.154701
+    assert w.m_alpha_3(alpha=0.5, L=2.0) == pytest.approx(1.154701, rel=1e-6)
+    # Theorem 16 (a): T = 100, eta = 0.1, d = 10, sigma = 1, ||w*|| = 1, F(w*) = 0.1, L = 1:
+    # (1/2 + 0.3) * 1 = 0.8; 3 * 100 * (3e-3 * 10 + 2e-2 * 0.1) = 300 * 0.032 = 9.6; 3 * 100 * 0.01 * 10 = 30
+    r = w.optimization_thm16(T=100, eta=0.1, d=10, sigma=1.0, R=1.0, Fstar=0.1, L=1.0)
+    assert [t.value for t in r.terms] == pytest.approx([0.8, 9.6, 30.0])
+    assert r.extras["average"] == pytest.approx(40.4 / 10) and r.explicit
+    # Theorem 15 (a): n = T = 100, eta = 0.1, L = 1, FS = 0.5: a = L FS = 0.5,
+    # b = 4e (1 + T/n) L T eta^2 FS / n = 4e * 2 * 100 * 0.01 * 0.5 / 100 = 0.108731, kappa* = sqrt(a/b) = 2.14441,
+    # total = a/kappa + (L + kappa) b = 0.233164 + 3.14441 * 0.108731 = 0.575060
+    g = w.generalization_thm15(n=100, T=100, eta=0.1, L=1.0, FS=0.5)
+    assert g.extras["kappa"] == pytest.approx(2.14441, rel=1e-5)
+    assert g.total == pytest.approx(0.575060, rel=1e-5)
+    with pytest.raises(ValueError):
+        w.m_alpha_1(alpha=1.0, L=1.0)
+    with pytest.raises(ValueError):
+        w.generalization_thm15(n=100, T=100, eta=3.0, L=1.0, FS=0.5)  # eta > 2/L
+
+
+def test_explicit_bound_of_theorem3_from_the_proof():
+    from dpviz import catalog
+    from dpviz.papers import wang_lownoise as w
+
+    # n = T = 100, eta = 0.1, d = 10, sigma = 0.1, L = 1, ||w*|| = 1, F* = 0.1:
+    # A: R^2 part (0.5 + 0.3) = 0.8; sigma part 3 * 100 * 1.3 * 0.01 * 0.01 * 10 = 0.39; F* part 1 + 0.6 = 1.6
+    # cB = 8e * 2 * 1/100 = 0.434925; B: R^2 part cB * 0.1 * 100 * 0.1 = 0.434925;
+    #   sigma part cB * 0.1 * 5050 * 3e-4 = 0.065891; F* part cB * 0.1 * 5050 * 2e-3 = 0.439274
+    # kappa* = sqrt(L * 2.79 / 0.940090) = 1.72273; parts / (T eta) = /10:
+    #   optimisation (1.58048 * 0.8 + 2.72273 * 0.434925)/10 = 0.244857
+    #   privacy (1.58048 * 0.39 + 2.72273 * 0.065891)/10 = 0.079579
+    #   statistical (1.58048 * 1.6 + 2.72273 * 0.439274)/10 - 0.1 = 0.272479
+    out = w.explicit_smooth_risk(n=100, T=100, eta=0.1, d=10, sigma=0.1, L=1.0, R=1.0, Fstar=0.1)
+    assert out["kappa"] == pytest.approx(1.72273, rel=1e-5)
+    assert out["parts"]["optimisation"] == pytest.approx(0.244857, rel=1e-5)
+    assert out["parts"]["privacy"] == pytest.approx(0.079579, rel=1e-4)
+    assert out["parts"]["statistical"] == pytest.approx(0.272479, rel=1e-5)
+    res = catalog.bound("wang-lownoise-thm3a", explicit=True, n=100, d=10, eps=1.0, delta=1e-6, L=1.0, R=1.0,
+                        Fstar=0.1, sigma=0.1, T=100, eta=0.1)
+    assert res.total == pytest.approx(0.244857 + 0.079579 + 0.272479, rel=1e-4) and res.form == "explicit"
+    assert catalog.get_theorem("wang-lownoise-thm3a").forms == ["rate", "explicit"]
+    low = catalog.bound("wang-lownoise-thm3b", explicit=True, n=100, d=10, eps=1.0, delta=1e-6, L=1.0, R=1.0,
+                        sigma=0.1, T=100, eta=0.1)
+    assert [t.name for t in low.terms] == ["optimisation", "privacy"]
+
+
+def test_explicit_bound_of_theorem6_pairwise():
+    from dpviz import catalog
+    from dpviz.papers import wang_lownoise as w
+
+    # Same point as the pointwise test (n = T = 100, eta = 0.1, d = 10, sigma = 0.1, L = 1, R = 1, F* = 0.1);
+    # A is unchanged (0.8, 0.39, 1.6; a = 2.79); pairwise B: coefficient 32e (1 + 2T/n) L/n = 32e * 3/100 = 2.609556
+    # times eta (2 T eta R^2 + T(T+1)/2 (6 eta^3 sigma^2 d + 4 eta^2 F*)):
+    #   R^2 part 2.609556 * 0.1 * 2 * 100 * 0.1 = 5.219112; sigma part 2.609556 * 0.1 * 5050 * 6e-4 = 0.790696;
+    #   F* part 2.609556 * 0.1 * 5050 * 4e-3 = 5.271303; b = 11.281111
+    # kappa* = sqrt(2.79/11.281111) = 0.497309; 1 + L/kappa = 3.010801; L + kappa = 1.497309
+    # optimisation (3.010801 * 0.8 + 1.497309 * 5.219112)/10 = (2.408641 + 7.814623)/10 = 1.022326
+    out = w.explicit_smooth_risk(n=100, T=100, eta=0.1, d=10, sigma=0.1, L=1.0, R=1.0, Fstar=0.1, pairwise=True)
+    assert out["kappa"] == pytest.approx(0.497309, rel=1e-5)
+    assert out["parts"]["optimisation"] == pytest.approx(1.022326, rel=1e-5)
+    res = catalog.bound("wang-lownoise-thm6a", explicit=True, n=100, d=10, eps=1.0, delta=1e-6, L=1.0, R=1.0,
+                        Fstar=0.1, sigma=0.1, T=100, eta=0.1)
+    assert res.total == pytest.approx(sum(out["parts"].values()), rel=1e-9) and res.explicit

@@ -1,4 +1,4 @@
-"""Wang, Lei, Ying & Zhang (seed 003): constants, Theorem 7 sensitivity, Algorithm 1 noise, Theorems 7/9/10/12,
+"""Wang, Lei, Ying & Zhang (wang-nonsmooth): constants, Theorem 7 sensitivity, Algorithm 1 noise, Theorems 7/9/10/12,
 Lemma 13 and Table 1, checked against values computed by hand from the paper's formulas."""
 import math
 
@@ -117,10 +117,10 @@ def test_calibrate_dpsgd_output_bounded():
     cal = w.calibrate_dpsgd_output(n=1000, eps=1, delta=1e-6, T=1000, eta=0.01, L=1, M=1, alpha=0.5, R=1)
     assert cal.feasible and cal.id == "dpsgd-output"
     assert cal.extras["Delta"] == pytest.approx(4.33596, rel=1e-5)
-    assert cal.sigma == pytest.approx(math.sqrt(2 * LOG(2.5e6)) * 4.33596, rel=1e-5)
-    assert cal.sigma == pytest.approx(23.5358, rel=1e-4)
+    assert cal.extras['sigma_paper'] == pytest.approx(math.sqrt(2 * LOG(2.5e6)) * 4.33596, rel=1e-5)
+    assert cal.extras['sigma_paper'] == pytest.approx(23.5358, rel=1e-4)
     cal2 = w.calibrate_dpsgd_output(n=1000, eps=2, delta=1e-6, T=1000, eta=0.01, L=1, M=1, alpha=0.5, R=1)
-    assert cal2.sigma == pytest.approx(11.7679, rel=1e-4)
+    assert cal2.extras['sigma_paper'] == pytest.approx(11.7679, rel=1e-4)
     assert cal.formula and cal.formula_numbers and cal.T == 1000 and cal.eta == 0.01
 
 
@@ -130,7 +130,7 @@ def test_calibrate_dpsgd_output_unbounded():
     cal = w.calibrate_dpsgd_output(n=500, eps=1, delta=1e-5, T=2000, eta=0.1, L=2, M=0.5, alpha=0.5,
                                    bounded_domain=False, M0=1)
     assert cal.feasible
-    assert cal.sigma == pytest.approx(1265.14, rel=1e-4)
+    assert cal.extras['sigma_paper'] == pytest.approx(1265.14, rel=1e-4)
     assert cal.extras["C_alpha"] == pytest.approx(22 / 3)
     assert any("non-negative" in note for note in cal.notes)
 
@@ -145,7 +145,7 @@ def test_calibrate_dpsgd_output_step_too_large_is_infeasible():
 def test_calibrate_dpsgd_output_via_catalog():
     cal = catalog.calibrate("dpsgd-output", n=1000, d=10, eps=1.0, delta=1e-6, T=1000, eta=0.01, G=1.0, L=1.0,
                             M=1.0, R=1.0, alpha=0.5)
-    assert cal.sigma == pytest.approx(23.5358, rel=1e-4)
+    assert cal.extras['sigma_paper'] == pytest.approx(23.5358, rel=1e-4)
     assert ".txt" not in cal.reason + " ".join(cal.notes)
 
 
@@ -374,11 +374,11 @@ def test_large_eps_flags_the_gaussian_mechanism_limit():
     params = dict(n=1000, delta=1e-3, T=1000, eta=0.01, L=1, M=1, alpha=0.5, R=1)
     cal = w.calibrate_dpsgd_output(eps=10, **params)
     assert cal.extras["gaussian_exact_delta"] == pytest.approx(0.00158024, rel=1e-4)
-    assert any("under-noises" in note for note in cal.notes)
+    assert any("not (ε, δ)-DP here" in note for note in cal.notes) and cal.extras["paper_sigma_private"] is False
     # eps = 1: exact delta 3.59e-6 <= 5e-4: no warning
     cal = w.calibrate_dpsgd_output(eps=1, **params)
     assert cal.extras["gaussian_exact_delta"] == pytest.approx(3.5937e-6, rel=1e-3)
-    assert not any("under-noises" in note for note in cal.notes)
+    assert not any("not (ε, δ)-DP here" in note for note in cal.notes)
 
 
 def test_bound_lemma13():

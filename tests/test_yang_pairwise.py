@@ -1,4 +1,4 @@
-"""Yang, Lei, Lyu & Ying (seed 002): Theorem 1 sensitivity, Algorithm 2 noise (eq. (5)), Theorems 1/2/3/5 (rate and
+"""Yang, Lei, Lyu & Ying (yang-pairwise): Theorem 1 sensitivity, Algorithm 2 noise (eq. (5)), Theorems 1/2/3/5 (rate and
 explicit forms) and Corollaries 1-4, checked against values computed by hand from the paper's formulas."""
 import math
 
@@ -83,21 +83,21 @@ def test_calibration_by_hand():
     cal = y.calibrate_pairwise_sgd_output(n=1000, eps=1, delta=1e-6, T=1000, eta=0.01, G=1)
     assert cal.feasible and cal.id == "pairwise-sgd-output"
     assert cal.extras["Delta"] == pytest.approx(6.63512, rel=1e-5)
-    assert cal.sigma == pytest.approx(5.428038 * 6.63512, rel=1e-5)
-    assert cal.sigma == pytest.approx(36.0157, rel=1e-5)
+    assert cal.extras['sigma_paper'] == pytest.approx(5.428038 * 6.63512, rel=1e-5)
+    assert cal.extras['sigma_paper'] == pytest.approx(36.0157, rel=1e-5)
     # sigma^2 = 8e eta^2 G^2 ln(2.5/delta)/eps^2 (T + 3T^2 ln^2(eT) ln^2(2/delta)/n^2): the e restored
-    assert cal.sigma**2 == pytest.approx(8 * E * 1e-4 * LN(2.5e6) * (1000 + 3 * LN(1000 * E) ** 2 * LN(2e6) ** 2))
+    assert cal.extras['sigma_paper']**2 == pytest.approx(8 * E * 1e-4 * LN(2.5e6) * (1000 + 3 * LN(1000 * E) ** 2 * LN(2e6) ** 2))
     # the printed eq. (5) (without e): sigma / sqrt(e) = 36.0157/1.648721 = 21.8446
     assert cal.extras["sigma_as_printed"] == pytest.approx(21.8446, rel=1e-5)
     assert any("factor e" in note for note in cal.notes)
-    assert cal.T == 1000 and cal.eta == 0.01 and cal.formula and "36.02" in cal.formula_numbers
+    assert cal.T == 1000 and cal.eta == 0.01 and cal.formula and "36.02" in cal.formula_numbers and cal.sigma < cal.extras["sigma_paper"]
     cal2 = y.calibrate_pairwise_sgd_output(n=1000, eps=2, delta=1e-6, T=1000, eta=0.01, G=1)
-    assert cal2.sigma == pytest.approx(36.0157 / 2, rel=1e-5)
+    assert cal2.extras['sigma_paper'] == pytest.approx(36.0157 / 2, rel=1e-5)
     # n = 100, T = 10^4, eta = 1e-3, G = 2, eps = 0.5, delta = 1e-5 -> ln(2/delta) = ln(2e5) = 12.206073
     # sigma^2 = 8e * 1e-6 * 4 * ln(2.5e5)/0.25 * (1e4 + 3 * 1e8 * 10.210340^2 * 12.206073^2/1e4)
     s2 = 8 * E * 1e-6 * 4 * LN(2.5e5) / 0.25 * (1e4 + 3 * 1e8 * 10.210340**2 * 12.206073**2 / 1e4)
     cal3 = y.calibrate_pairwise_sgd_output(n=100, eps=0.5, delta=1e-5, T=10_000, eta=1e-3, G=2)
-    assert cal3.sigma == pytest.approx(SQ(s2), rel=1e-6)
+    assert cal3.extras['sigma_paper'] == pytest.approx(SQ(s2), rel=1e-6)
     assert cal3.extras["gradient_complexity"] == 10_000 * 10_001 / 2
 
 
@@ -105,7 +105,7 @@ def test_calibration_corrected():
     # Delta from test_corrected_sensitivity_by_hand (gamma = delta/2 = 5e-7): c = 186.163
     c = (2 + LN(1000)) * (1.001 + LN(2e6) + SQ(2 * 1.001 * LN(2e6)))
     cal = y.calibrate_pairwise_sgd_output(n=1000, eps=1, delta=1e-6, T=1000, eta=0.01, G=1, corrected=True)
-    assert cal.sigma == pytest.approx(SQ(2 * LN(2.5e6)) * SQ(4 * E * 1e-4 * (1000 + c**2)), rel=1e-9)
+    assert cal.extras['sigma_paper'] == pytest.approx(SQ(2 * LN(2.5e6)) * SQ(4 * E * 1e-4 * (1000 + c**2)), rel=1e-9)
     assert "e^2T" in cal.formula
 
 
@@ -123,8 +123,8 @@ def test_calibration_flags_large_eps():
     params = dict(n=1000, delta=1e-3, T=1000, eta=0.01, G=1)
     cal = y.calibrate_pairwise_sgd_output(eps=10, **params)
     assert cal.extras["gaussian_exact_delta"] == pytest.approx(0.00158024, rel=1e-4)
-    assert any("under-noises" in note for note in cal.notes)
-    assert not any("under-noises" in note for note in y.calibrate_pairwise_sgd_output(eps=1, **params).notes)
+    assert any("not (ε, δ)-DP here" in note for note in cal.notes) and cal.extras["paper_sigma_private"] is False
+    assert not any("not (ε, δ)-DP here" in note for note in y.calibrate_pairwise_sgd_output(eps=1, **params).notes)
 
 
 @pytest.mark.parametrize("bad", [dict(eps=0.0), dict(eps=-1.0), dict(delta=0.0), dict(delta=1.0), dict(T=0),
@@ -140,7 +140,7 @@ def test_calibration_invalid(bad):
 def test_calibration_via_catalog():
     cal = catalog.calibrate("pairwise-sgd-output", n=1000, d=10, eps=1.0, delta=1e-6, T=1000, eta=0.01, G=1.0,
                             L=1.0, M=1.0, R=1.0, alpha=0.5)
-    assert cal.sigma == pytest.approx(36.0157, rel=1e-5)
+    assert cal.extras['sigma_paper'] == pytest.approx(36.0157, rel=1e-5)
     assert ".txt" not in cal.reason + " ".join(cal.notes) + cal.fix
     assert catalog.calibrate("pairwise-sgd", n=1000, eps=1.0).feasible
 
@@ -400,3 +400,19 @@ def test_catalogue_entries():
     assert "AUC" in catalog.get_theorem("yang-pairwise-cor1").notes[0]
     assert "metric" in catalog.get_theorem("yang-pairwise-cor3").notes[0]
     assert "sqrt(n) eps" in catalog.get_theorem("yang-pairwise-thm5").discrepancy
+
+
+def test_thm1_note_on_the_step_from_eq3_to_eq9():
+    # At T = n the step (3) -> (9) reads (1 + a + sqrt(a))^2 <= 3 a^2, a = ln(1/gamma):
+    # sqrt(a) >= (1 + sqrt(1 + 4 (sqrt 3 - 1)))/(2 (sqrt 3 - 1)) = (1 + 1.98197)/1.46410 = 2.03672 -> a >= 4.148
+    root = ((1 + math.sqrt(1 + 4 * (math.sqrt(3) - 1))) / (2 * (math.sqrt(3) - 1))) ** 2
+    assert root == pytest.approx(4.148, abs=1e-3)
+    note = catalog.get_theorem("yang-pairwise-thm1").discrepancy
+    assert "4.15" in note and "never holds" not in note and "1.28" in note
+    # n = T = 1000, gamma = 1e-6: eq. (9)/eq. (3) (sensitivities) = 1.28; n = T = 100, gamma = 0.05 (a = 3.0): < 1
+    e9 = y.sensitivity(n=1000, T=1000, eta=0.01, G=1, gamma=1e-6)
+    e3 = math.sqrt(y.stability_eq3(n=1000, t=1000, eta=0.01, G=1, gamma=1e-6))
+    assert e9 / e3 == pytest.approx(1.28, abs=5e-3)
+    e9 = y.sensitivity(n=100, T=100, eta=0.01, G=1, gamma=0.05)
+    e3 = math.sqrt(y.stability_eq3(n=100, t=100, eta=0.01, G=1, gamma=0.05))
+    assert e9 < e3

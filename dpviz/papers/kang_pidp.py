@@ -1,6 +1,6 @@
 """Kang, Li, Liu & Wang — data-heterogeneity differential privacy: DP-SGD under the PL condition and PIDP-SGD.
 
-Seed file: ``001_9fced7ebb2318939.txt``.  The loss is G-Lipschitz and L-smooth and the empirical risk satisfies the
+Paper: Kang, Li, Liu & Wang (kang-pidp); full reference in docs/papers.md.  The loss is G-Lipschitz and L-smooth and the empirical risk satisfies the
 Polyak–Łojasiewicz (PL) condition with constant μ (``mu``); the model dimension (the paper's ``m``) is ``d`` here.
 
 Symbols.  The paper's ``R`` in Algorithm 1 / Theorem 5 is the number of *global rounds*; in dpviz it is ``rounds``
@@ -51,6 +51,12 @@ __all__ = [
     "schedule_T",
     "if_error_bound",
     "calibrate_dpsgd_pl",
+    "implied_c",
+    "bound_thm2",
+    "bound_thm4",
+    "bound_remark3",
+    "time_complexity",
+    "moments_accountant_condition",
     "calibrate_pidp_sgd",
     "bound_thm1",
     "explicit_bound_thm1",
@@ -98,7 +104,7 @@ def _check_L_mu(L, mu):
 
 
 def schedule_T(*, n, L=None, mu=None) -> int:
-    r"""Number of iterations T = O(log n) of Theorems 1 and 3 (001_9fced7ebb2318939.txt, Theorem 1 and its proof).
+    r"""Number of iterations T = O(log n) of Theorems 1 and 3 (Kang, Li, Liu & Wang (kang-pidp), Theorem 1 and its proof).
 
     The proof's recursion leaves the optimisation error :math:`(1-\mu/L)^T\,(L(\theta_0;D)-L^*)`; dpviz takes the
     smallest T with :math:`(1-\mu/L)^T \le 1/n`, i.e.
@@ -117,7 +123,7 @@ def schedule_T(*, n, L=None, mu=None) -> int:
 
 
 def if_error_bound(*, n, G, L, zeta, C_hess=0.0) -> float:
-    r"""Bound on the influence-function approximation error (001_9fced7ebb2318939.txt, Theorem 4).
+    r"""Bound on the influence-function approximation error (Kang, Li, Liu & Wang (kang-pidp), Theorem 4).
 
     .. math:: E = \|(\theta^*_{-z}-\theta^*) - c_z\|_2 \le \frac{1}{\zeta^2 n^2}\Big(2LG + \frac{CG^2}{\zeta}\Big).
 
@@ -194,7 +200,69 @@ def _training_sigma(n, eps, delta, T, G, c, neighbouring, accountant):
                 f"small for the claimed guarantee (it needs c >= {extras['c_needed']:.4g}); leave c unset to "
                 "calibrate it numerically."
             )
+    # the c of eq. (2) dpviz's accountant needs (known when it calibrated sigma, or when a user c was too small)
+    extras["c_implied"] = c_used if c is None else extras.get("c_needed")
+    ma = moments_accountant_condition(n=n, eps=eps, T=T)
+    extras.update({"ma_q2T": ma["q2T"], "ma_condition_holds": ma["holds"], "ma_condition": ma["text"]})
+    notes.append(ma["text"])
     return sigma, c_used, notes, extras
+
+
+def moments_accountant_condition(*, n, eps, T, c1=1.0) -> dict:
+    r"""The hypothesis ε < c₁q²T of the moments-accountant theorem behind eq. (2) of Kang, Li, Liu & Wang (kang-pidp).
+
+    Eq. (2) quotes Abadi et al. (2016), Theorem 1: there are constants c₁, c₂ such that for any ε < c₁q²T, DP-SGD
+    with sampling ratio q is (ε, δ)-DP if σ >= c₂ q√(T log(1/δ))/ε.  With one example per step q = 1/n, so the
+    condition is ε < c₁T/n²; e.g. n = 10⁴, T = 88: q²T = 88/10⁸ = 8.8e-7, far below any useful ε with c₁ = 1.  c₁ is
+    unspecified; dpviz checks the condition with ``c1`` (default 1).  dpviz's own σ does not rely on it (the RDP
+    accountant holds for every ε); it only tells whether eq. (2)'s form c G√(T log(1/δ))/(nε) is backed by the theorem
+    it cites.
+    """
+    n = v.check_n(n)
+    eps = v.check_eps(eps)
+    T = v.check_int("T", T)
+    c1 = v.check_positive("c1", c1)
+    q2T = T / float(n) ** 2
+    holds = eps < c1 * q2T
+    text = (f"Moments-accountant condition behind eq. (2) (Abadi et al. 2016, Thm 1): eps < c1 q^2 T with q = 1/n, "
+            f"q^2 T = {T}/{n}^2 = {q2T:.3g}; with c1 = {c1:g} it {'holds' if holds else 'fails'} at eps = {eps:g}"
+            + ("" if holds else ", so eq. (2)'s form is not backed by that theorem here (dpviz's accountant sigma is "
+               "still valid)") + ".")
+    return {"q2T": q2T, "holds": holds, "text": text, "c1": c1}
+
+
+def implied_c(*, n, eps, delta, G, T, neighbouring="replace-one", accountant="rdp") -> float:
+    r"""The constant c of eq. (2) implied by dpviz's own calibration (Kang, Li, Liu & Wang (kang-pidp), §4, eq. (2)).
+
+    c = σ n ε / (G √(T log(1/δ))) with σ the accountant's σ of ``dpsgd-pl``; e.g. c ≈ 457 at n = 10⁴, ε = 1,
+    δ = 1e-8, T = 88 (replace-one, RDP).  Used by the "consistent constants" option of Theorems 1, 3 and 6.
+    """
+    return float(calibrate_dpsgd_pl(n=n, eps=eps, delta=delta, G=G, T=T, neighbouring=neighbouring,
+                                    accountant=accountant).extras["c"])
+
+
+def _flag(name, value) -> bool:
+    """A yes/no switch: a bool, or (from the command line) one of true/false/yes/no/1/0."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, (int, float)) and value in (0, 1):
+        return bool(value)
+    if isinstance(value, str) and value.strip().lower() in ("true", "yes", "1", "false", "no", "0"):
+        return value.strip().lower() in ("true", "yes", "1")
+    raise ValueError(f"{name} must be true or false, got {value!r}.")
+
+
+def _consistent_c(c, consistent_constants, n, eps, delta, G, T):
+    """(constant of the rate, extras): with ``consistent_constants`` the privacy term carries c_implied² (σ² ∝ c²)."""
+    if not _flag("consistent_constants", consistent_constants):
+        return c, {}
+    ci = implied_c(n=n, eps=eps, delta=delta, G=G, T=T)
+    return ci**2, {"c_implied": ci, "consistent_constants": True}
+
+
+_CONSISTENT_NOTE = ("Consistent constants: the privacy term uses c = c_implied^2 = {c2:.4g} (c_implied = {ci:.4g}, "
+                    "the constant of eq. (2) dpviz's accountant sigma implies; the term is m sigma^2-proportional, "
+                    "so c enters squared). The other constants stay dropped.")
 
 
 def _mark_too_small(cal: Calibration) -> Calibration:
@@ -216,7 +284,7 @@ _PL_FORMULA = r"\sigma = c\,\frac{G\sqrt{T\log(1/\delta)}}{n\epsilon},\quad \eta
 
 def calibrate_dpsgd_pl(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c=None,
                        neighbouring="replace-one", accountant="rdp") -> Calibration:
-    r"""Noise of DP-SGD under the PL condition (001_9fced7ebb2318939.txt, §4, eq. (1) and eq. (2); Theorem 1).
+    r"""Noise of DP-SGD under the PL condition (Kang, Li, Liu & Wang (kang-pidp), §4, eq. (1) and eq. (2); Theorem 1).
 
     The iteration is :math:`\theta_{t+1} = \theta_t - \eta(\nabla\ell(\theta_t, z_t) + b)`,
     :math:`b\sim\mathcal N(0,\sigma^2 I_m)`, one uniformly chosen example per step, and eq. (2) states
@@ -295,7 +363,7 @@ def calibrate_dpsgd_pl(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
 
 
 def rounds_and_local_steps(T, rounds=None, T_local=None):
-    """Global rounds and local steps of PIDP-SGD (001_9fced7ebb2318939.txt, Algorithm 1) for T steps in all.
+    """Global rounds and local steps of PIDP-SGD (Kang, Li, Liu & Wang (kang-pidp), Algorithm 1) for T steps in all.
 
     Defaults (shared with the simulation engine): rounds = min(T, 10) when neither is given.
     """
@@ -318,7 +386,7 @@ _PIDP_FORMULA = (
 def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c=None, eps1=None, eps2=None,
                        delta1=None, delta2=None, zeta=None, rounds=None, T_local=None, c_prime=C_PRIME, R=None,
                        C_hess=0.0, neighbouring="replace-one", accountant="rdp") -> Calibration:
-    r"""Noises of PIDP-SGD (001_9fced7ebb2318939.txt, Algorithm 1 and Theorem 5).
+    r"""Noises of PIDP-SGD (Kang, Li, Liu & Wang (kang-pidp), Algorithm 1 and Theorem 5).
 
     Algorithm 1 is :math:`(\epsilon_1+\epsilon_2, \delta_1+\delta_2)`-DP with
 
@@ -491,27 +559,31 @@ def _emp_rate(n, d, eps, delta, G, c):
     return c * d * G**2 * _ld(delta) * math.log(n) / (n**2 * eps**2)
 
 
-def bound_thm1(*, n, d, eps, delta, G=1.0, L=None, mu=None, c=1.0) -> BoundResult:
-    r"""Excess empirical risk of DP-SGD under the PL condition (001_9fced7ebb2318939.txt, Theorem 1).
+def bound_thm1(*, n, d, eps, delta, G=1.0, L=None, mu=None, c=1.0, consistent_constants=False) -> BoundResult:
+    r"""Excess empirical risk of DP-SGD under the PL condition (Kang, Li, Liu & Wang (kang-pidp), Theorem 1).
 
     .. math:: \mathbb E[L(\theta_{priv};D) - L^*] \le O\Big(\frac{mG^2\log(1/\delta)\log n}{n^2\epsilon^2}\Big),
               \quad \eta = 1/L,\ T = O(\log n),
 
-    one term ``privacy`` with the constant set to ``c``; T from :func:`schedule_T`.
+    one term ``privacy`` with the constant set to ``c``; T from :func:`schedule_T`.  ``consistent_constants=True``
+    replaces c by c_implied² (:func:`implied_c`, the constant of eq. (2) that dpviz's calibration implies; σ² ∝ c²).
     """
     n, d, eps, delta = _common(n, d, eps, delta)
     G = v.check_positive("G", G)
     c = v.check_positive("c", c)
     T = schedule_T(n=n, L=L, mu=mu)
+    c, extras = _consistent_c(c, consistent_constants, n, eps, delta, G, T)
     term = Term("privacy", _emp_rate(n, d, eps, delta, G, c), -2.0, -2.0,
                 r"\frac{mG^2\log(1/\delta)\log n}{n^2\epsilon^2}")
-    return _result("kang-pidp-thm1", [term], eta=_eta_of(L), T=T,
-                   notes=["Excess empirical risk; m is the model dimension d."])
+    notes = ["Excess empirical risk; m is the model dimension d."]
+    if extras:
+        notes.append(_CONSISTENT_NOTE.format(c2=c, ci=extras["c_implied"]))
+    return _result("kang-pidp-thm1", [term], eta=_eta_of(L), T=T, notes=notes, extras=extras)
 
 
 def explicit_bound_thm1(*, n, d, eps, delta, G, L, mu, T=None, Delta0=1.0, sigma=None, c=None,
                         neighbouring="replace-one") -> BoundResult:
-    r"""Theorem 1's recursion with explicit constants (001_9fced7ebb2318939.txt, proof of Theorem 1).
+    r"""Theorem 1's recursion with explicit constants (Kang, Li, Liu & Wang (kang-pidp), proof of Theorem 1).
 
     .. math:: \mathbb E[L(\theta_T;D) - L^*] \le \Big(1-\frac{\mu}{L}\Big)^T \Delta_0 + \frac{m\sigma^2}{2\mu},
 
@@ -558,8 +630,9 @@ _TAU_NOTE = ("tau = argmin of the bound, sqrt(L (e + E[L*]) / (8 e/mu + 16 G^2/(
              "empirical risk (the bound is tau (8e/mu + b) + L (e + E[L*])/tau + const).")
 
 
-def bound_thm3(*, n, d, eps, delta, L, mu, G=1.0, tau=None, Lstar=None, c=1.0) -> BoundResult:
-    r"""Excess population risk of DP-SGD under the PL condition (001_9fced7ebb2318939.txt, Theorem 3, Theorem 2).
+def bound_thm3(*, n, d, eps, delta, L, mu, G=1.0, tau=None, Lstar=None, c=1.0,
+               consistent_constants=False) -> BoundResult:
+    r"""Excess population risk of DP-SGD under the PL condition (Kang, Li, Liu & Wang (kang-pidp), Theorem 3, Theorem 2).
 
     .. math:: \mathbb E[L_P(\theta_{priv}) - \min L_P] \le (\tau+L)\Big(\frac{8\tau+\mu}{\mu\tau}\,e
               + \frac{16G^2}{n^2\mu^2}\Big) + \frac{L}{\tau}\mathbb E[L^*],
@@ -573,17 +646,21 @@ def bound_thm3(*, n, d, eps, delta, L, mu, G=1.0, tau=None, Lstar=None, c=1.0) -
     L, mu = _check_L_mu(L, mu)
     c = v.check_positive("c", c)
     Lstar = 1.0 / n if Lstar is None else v.check_nonnegative("Lstar (expected minimal empirical risk)", Lstar)
+    T = schedule_T(n=n, L=L, mu=mu)
+    c, cextras = _consistent_c(c, consistent_constants, n, eps, delta, G, T)
     e = _emp_rate(n, d, eps, delta, G, c)
     tau_given = tau is not None
     tau, terms = _thm3_terms(e, n, G, L, mu, tau, Lstar)
     notes = [] if tau_given else [_TAU_NOTE]
-    return _result("kang-pidp-thm3", terms, eta=1.0 / L, T=schedule_T(n=n, L=L, mu=mu), notes=notes,
-                   extras={"tau": tau, "Lstar": Lstar, "excess_empirical": e})
+    if cextras:
+        notes.append(_CONSISTENT_NOTE.format(c2=c, ci=cextras["c_implied"]))
+    return _result("kang-pidp-thm3", terms, eta=1.0 / L, T=T, notes=notes,
+                   extras={"tau": tau, "Lstar": Lstar, "excess_empirical": e, **cextras})
 
 
 def explicit_bound_thm3(*, n, d, eps, delta, L, mu, G=1.0, tau=None, Lstar=None, T=None, Delta0=1.0,
                         sigma=None, c=None) -> BoundResult:
-    r"""Theorem 3 with the explicit excess empirical risk of Theorem 1's recursion (001_9fced7ebb2318939.txt,
+    r"""Theorem 3 with the explicit excess empirical risk of Theorem 1's recursion (Kang, Li, Liu & Wang (kang-pidp),
     Theorem 3 and proof of Theorem 1).
 
     e = (1 − μ/L)^T Δ₀ + mσ²/(2μ) (:func:`explicit_bound_thm1`) in
@@ -627,7 +704,7 @@ def _branches(n, d, eps, k, c, which):
 
 
 def bound_remark4(*, n, d, eps, c=1.0) -> BoundResult:
-    r"""Excess population risk rate of DP-SGD (001_9fced7ebb2318939.txt, Remark 4), with E[L*] = O(1/n):
+    r"""Excess population risk rate of DP-SGD (Kang, Li, Liu & Wang (kang-pidp), Remark 4), with E[L*] = O(1/n):
 
     .. math:: O\Big(\min\Big\{\frac{m}{n^2\epsilon^2}+\frac1n,\ \frac{\sqrt m}{n^{1.5}\epsilon}
               + \frac{m^{1.5}}{n^{2.5}\epsilon^3}\Big\}\Big)
@@ -655,8 +732,9 @@ def _k(k, n):
     return k
 
 
-def bound_thm6(*, n, d, eps, delta, G=1.0, L=None, k=None, eps1=None, delta1=None, c=1.0) -> BoundResult:
-    r"""Excess empirical risk of PIDP-SGD (001_9fced7ebb2318939.txt, Theorem 6).
+def bound_thm6(*, n, d, eps, delta, G=1.0, L=None, k=None, eps1=None, delta1=None, c=1.0,
+               consistent_constants=False) -> BoundResult:
+    r"""Excess empirical risk of PIDP-SGD (Kang, Li, Liu & Wang (kang-pidp), Theorem 6).
 
     .. math:: \mathbb E[L(\theta_{priv};D) - L^*] \le O\Big(\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}\Big),
               \quad \eta = 1/L,\ T = O\Big(\log\frac{n^3\epsilon_1^2}{kmG^2}\Big),
@@ -671,18 +749,21 @@ def bound_thm6(*, n, d, eps, delta, G=1.0, L=None, k=None, eps1=None, delta1=Non
     k = n if k_in is None else k_in
     eps1 = 0.75 * eps if eps1 is None else v.check_eps(eps1, "eps1")
     delta1 = 0.75 * delta if delta1 is None else v.check_delta(delta1, "delta1")
-    val = c * k * d * G**2 * _ld(delta1) * math.log(n) / (n**3 * eps1**2)
     T = max(1, math.ceil(math.log(n**3 * eps1**2 / (k * d * G**2)))) if n**3 * eps1**2 > k * d * G**2 else 1
+    c, cextras = _consistent_c(c, consistent_constants, n, eps1, delta1, G, T)
+    val = c * k * d * G**2 * _ld(delta1) * math.log(n) / (n**3 * eps1**2)
     term = Term("privacy", val, -3.0 if k_in is not None else -2.0, -2.0,
                 r"\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}")
     notes = ["k = n (every instance significant) recovers Theorem 1." if k_in is None else
              f"k = {k} of n = {n} instances get noise (probability k/n per step)."]
+    if cextras:
+        notes.append(_CONSISTENT_NOTE.format(c2=c, ci=cextras["c_implied"]))
     return _result("kang-pidp-thm6", [term], eta=_eta_of(L), T=T, notes=notes,
-                   extras={"k": k, "eps1": eps1, "delta1": delta1})
+                   extras={"k": k, "eps1": eps1, "delta1": delta1, **cextras})
 
 
 def bound_thm7(*, n, d, eps, k=None, c=1.0) -> BoundResult:
-    r"""Excess population risk of PIDP-SGD (001_9fced7ebb2318939.txt, Theorem 7; Remark 4's τ-template).
+    r"""Excess population risk of PIDP-SGD (Kang, Li, Liu & Wang (kang-pidp), Theorem 7; Remark 4's τ-template).
 
     Printed: :math:`O(\min\{\frac{km}{n^3\epsilon^2}+\frac1n, \frac{km}{n^{2.5}\epsilon^2}+\frac1{n^{1.5}},
     \frac{(km)^{1.5}}{n^2\epsilon^3}+\frac{\epsilon}{\sqrt{kmn}}\})` from τ = O(1), O(√n), O(nε/√(km)).  The third
@@ -703,6 +784,106 @@ def bound_thm7(*, n, d, eps, k=None, c=1.0) -> BoundResult:
                    notes=[f"branch {i + 1} (tau = {taus[i]:.4g}) is the smallest; logs and constants dropped."],
                    extras={"branch": i + 1, "branch_values": totals, "tau": taus[i], "k": kk,
                            "printed_branch3": printed3})
+
+
+def bound_thm2(*, n, L, mu, G=1.0, excess_empirical=None, Lstar=None, tau=None, d=None, eps=None, delta=None,
+               T=None, Delta0=1.0) -> BoundResult:
+    r"""Generalization error of DP-SGD under the PL condition, Kang, Li, Liu & Wang (kang-pidp), Theorem 2, eq. (5).
+
+    .. math:: \mathbb E[L_P(\theta_{priv}) - L(\theta_{priv};D)] \le \inf_{\tau>0}\Big\{\frac{8(\tau+L)}{\mu}e
+              + \frac{16G^2(\tau+L)}{n^2\mu^2} + \frac{L\,\mathbb E[L(\theta_{priv};D)]}{\tau}\Big\},
+
+    with e = E[L(θ_priv; D) − L*] and E[L(θ_priv; D)] = e + E[L*].  Explicit constants as printed.  ``e`` is
+    ``excess_empirical`` if given, else Theorem 1's explicit bound (:func:`explicit_bound_thm1`, needs d, eps, delta);
+    E[L*] = ``Lstar`` (default 1/n).  ``tau=None`` takes the minimiser τ* = √(L(e + E[L*])/(8e/μ + 16G²/(n²μ²))) of
+    the τ-dependent part.  Bounds the generalization gap, not an excess risk.
+    """
+    n = v.check_n(n)
+    G = v.check_positive("G", G)
+    L, mu = _check_L_mu(L, mu)
+    Lstar = 1.0 / n if Lstar is None else v.check_nonnegative("Lstar (expected minimal empirical risk)", Lstar)
+    extras = {}
+    if excess_empirical is None:
+        if d is None or eps is None or delta is None:
+            raise ValueError("Theorem 2 needs the excess empirical risk: give excess_empirical, or d, eps and delta "
+                             "to take Theorem 1's explicit bound.")
+        emp = explicit_bound_thm1(n=n, d=d, eps=eps, delta=delta, G=G, L=L, mu=mu, T=T, Delta0=Delta0)
+        e = emp.total
+        extras.update(emp.extras)
+    else:
+        e = v.check_nonnegative("excess_empirical", excess_empirical)
+    b = 16.0 * G**2 / (n**2 * mu**2)
+    if tau is None:
+        A = 8.0 * e / mu + b
+        tau = math.sqrt(L * (e + Lstar) / A) if A > 0 and e + Lstar > 0 else 1.0
+    else:
+        tau = v.check_positive("tau", tau)
+    terms = [
+        Term("optimisation", 8.0 * (tau + L) / mu * e, -2.0, -2.0, r"\frac{8(\tau+L)}{\mu}\mathbb E[L(\theta_{priv};D)-L^*]"),
+        Term("stability", b * (tau + L), -2.0, 0.0, r"\frac{16G^2(\tau+L)}{n^2\mu^2}"),
+        Term("statistical", L * (e + Lstar) / tau, -1.0, 0.0, r"\frac{L\,\mathbb E[L(\theta_{priv};D)]}{\tau}"),
+    ]
+    extras.update({"tau": tau, "Lstar": Lstar, "excess_empirical": e})
+    return _result("kang-pidp-thm2", terms, eta=1.0 / L, notes=["Generalization gap E[L_P - L_D], eq. (5)."],
+                   extras=extras, explicit=True)
+
+
+def bound_thm4(*, n, G, L, zeta=None, mu=None, C_hess=0.0) -> BoundResult:
+    r"""Influence-function approximation error, Kang, Li, Liu & Wang (kang-pidp), Theorem 4.
+
+    .. math:: E = \|(\theta^*_{-z}-\theta^*) - c_z\|_2 \le \frac{1}{\zeta^2 n^2}\Big(2LG + \frac{CG^2}{\zeta}\Big)
+
+    (:func:`if_error_bound`), as two terms ``smoothness`` 2LG/(ζ²n²) and ``hessian-lipschitz`` CG²/(ζ³n²).  Not a
+    risk: how far the one-step influence estimate c_z of eq. (11) is from the true leave-one-out change.  ζ defaults
+    to μ (as in ``pidp-sgd``).
+    """
+    n = v.check_n(n)
+    G = v.check_positive("G", G)
+    L = v.check_positive("L", L)
+    if zeta is None:
+        if mu is None:
+            raise ValueError("Theorem 4 needs zeta, the lower bound on the Hessian (or mu, then zeta = mu).")
+        zeta = mu
+    zeta = v.check_positive("zeta (Hessian lower bound)", zeta)
+    C_hess = v.check_nonnegative("C_hess (Hessian-Lipschitz constant)", C_hess)
+    terms = [
+        Term("smoothness", 2.0 * L * G / (zeta**2 * n**2), -2.0, 0.0, r"\frac{2LG}{\zeta^2n^2}"),
+        Term("hessian-lipschitz", C_hess * G**2 / (zeta**3 * n**2), -2.0, 0.0, r"\frac{CG^2}{\zeta^3n^2}"),
+    ]
+    return _result("kang-pidp-thm4", terms, notes=["O(1/n^2): the influence estimate c_z is precise (Section 5.3)."],
+                   explicit=True)
+
+
+def bound_remark3(*, n, d, eps, delta, G=1.0, c=1.0) -> BoundResult:
+    r"""The earlier excess empirical risk bound that Remark 3 of Kang, Li, Liu & Wang (kang-pidp) improves on.
+
+    .. math:: O\Big(\frac{mG^2\log(1/\delta)\log^2 n}{n^2\epsilon^2}\Big)\quad\text{(their reference [43])},
+
+    one factor log n above Theorem 1's :math:`O(mG^2\log(1/\delta)\log n/(n^2\epsilon^2))` ("T multiplied rudely to the
+    noise term" vs a geometric sum).  ``extras['theorem1']`` is Theorem 1's rate at the same constant c and
+    ``extras['factor']`` = log n.
+    """
+    n, d, eps, delta = _common(n, d, eps, delta)
+    G = v.check_positive("G", G)
+    c = v.check_positive("c", c)
+    val = c * d * G**2 * _ld(delta) * math.log(n) ** 2 / (n**2 * eps**2)
+    term = Term("privacy", val, -2.0, -2.0, r"\frac{mG^2\log(1/\delta)\log^2n}{n^2\epsilon^2}")
+    return _result("kang-pidp-remark3", [term], notes=["Rate of reference [43] quoted in Remark 3; constants dropped."],
+                   extras={"theorem1": _emp_rate(n, d, eps, delta, G, c), "factor": math.log(n)})
+
+
+def time_complexity(*, n, d, rounds, T_local, efficient=False) -> float:
+    r"""Time complexity of PIDP-SGD, Kang, Li, Liu & Wang (kang-pidp), Remark 8 (operations, constants dropped).
+
+    :math:`R n m^2 + R T_{local} m` (the Hessian of each round costs n m²), or :math:`R n m + R T_{local} m` with the
+    efficient influence-function computation Remark 8 cites (``efficient=True``).  m = d.
+    """
+    n = v.check_n(n)
+    d = v.check_int("d (model dimension, the paper's m)", d)
+    rounds = v.check_int("rounds (the paper's R)", rounds)
+    T_local = v.check_int("T_local", T_local)
+    per = n * d if efficient else n * d * d
+    return float(rounds * per + rounds * T_local * d)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -752,6 +933,18 @@ _DISCREPANCY_REMARK4 = (
     "drops Theorem 3's stability term (tau + L) 16 G^2/(n^2 mu^2)."
 )
 
+_DISCREPANCY_THM1 = (
+    "The proof of Theorem 1 replaces the second moment E||grad l(theta_t, z_t)||^2 of the sampled gradient by the "
+    "squared full gradient ||grad L(theta_t)||^2 (eq. (4) onward), so the bound has no SGD variance floor: it is "
+    "exact for full-batch noisy GD, and for one-example SGD it omits a term of order eta E||grad l - grad L||^2/mu. "
+    "The explicit bound (1 - mu/L)^T Delta0 + m sigma^2/(2 mu) follows the proof as printed and inherits this."
+)
+
+_DISCREPANCY_THM6 = (
+    "The statement of Theorem 6 takes T = O(log n); its proof takes T = O(log(n^3 eps1^2/(k m G^2))). dpviz uses the "
+    "proof's T = max(1, ceil(log(n^3 eps1^2/(k m G^2)))) (both are logarithmic in n)."
+)
+
 _DISCREPANCY_THM7 = (
     "The third branch is printed as (km)^1.5/(n^2 eps^3) + eps/sqrt(kmn) 'from tau = O(n eps/sqrt(km))', but "
     "substituting that tau into Remark 4's template e/tau + tau e + 1/(tau n) with e = km/(n^3 eps^2) (Theorem 6) "
@@ -772,7 +965,8 @@ THEOREMS = [
         statement=r"\mathbb E[L(\theta_{priv};D)-L^*]\le O\Big(\frac{mG^2\log(1/\delta)\log n}{n^2\epsilon^2}\Big)",
         schedule=r"\eta=\frac1L,\ T=O(\log n)",
         notes=("Explicit form: (1 - mu/L)^T Delta0 + m sigma^2/(2 mu) with the calibrated sigma.",),
-        risk="excess empirical risk",
+        discrepancy=_DISCREPANCY_THM1,
+        risk='expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*]',
     ),
     Theorem(
         id="kang-pidp-thm3",
@@ -788,6 +982,42 @@ THEOREMS = [
         ),
         schedule=r"\eta=\frac1L,\ T=O(\log n),\ \tau>0",
         notes=("E[L*] defaults to 1/n (Remark 4's assumption); tau defaults to the minimiser.",),
+    ),
+    Theorem(
+        id="kang-pidp-thm2",
+        paper=PAPER,
+        number="Theorem 2",
+        algorithm="dpsgd-pl",
+        assumptions=_ASSUME,
+        bound=bound_thm2,
+        statement=(
+            r"\inf_{	au>0}\Big\{rac{8(	au+L)}{\mu}\mathbb E[L(	heta_{priv};D)-L^*]+rac{16G^2(	au+L)}{n^2\mu^2}"
+            r"+rac{L\,\mathbb E[L(	heta_{priv};D)]}{	au}\Big\}"
+        ),
+        schedule=r"	au>0\ 	ext{free (inf)}",
+        risk="generalization gap E[L_P(θ_priv) − L(θ_priv; D)] (not an excess risk)",
+        form="explicit",
+    ),
+    Theorem(
+        id="kang-pidp-thm4",
+        paper=PAPER,
+        number="Theorem 4",
+        algorithm="pidp-sgd",
+        assumptions=_ASSUME,
+        bound=bound_thm4,
+        statement=r"\|(	heta^*_{-z}-	heta^*)-c_z\|_2\lerac{1}{\zeta^2n^2}\Big(2LG+rac{CG^2}{\zeta}\Big)",
+        risk="influence-function approximation error ||(θ*_{-z} − θ*) − c_z|| (not a risk)",
+        form="explicit",
+    ),
+    Theorem(
+        id="kang-pidp-remark3",
+        paper=PAPER,
+        number="Remark 3",
+        algorithm="dpsgd-pl",
+        assumptions=_ASSUME,
+        bound=bound_remark3,
+        statement=r"O\Big(rac{mG^2\log(1/\delta)\log^2n}{n^2\epsilon^2}\Big)\ 	ext{(reference [43]; Theorem 1 removes one }\log n)",
+        risk="expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*] (earlier bound, reference [43])",
     ),
     Theorem(
         id="kang-pidp-remark4",
@@ -814,7 +1044,8 @@ THEOREMS = [
         statement=r"\mathbb E[L(\theta_{priv};D)-L^*]\le O\Big(\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}\Big)",
         schedule=r"\eta=\frac1L,\ T=O\Big(\log\frac{n^3\epsilon_1^2}{kmG^2}\Big)",
         notes=("k = number of instances that affect the model significantly (default n).",),
-        risk="excess empirical risk",
+        risk='expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*]',
+        discrepancy=_DISCREPANCY_THM6,
     ),
     Theorem(
         id="kang-pidp-thm7",

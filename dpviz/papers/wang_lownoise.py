@@ -1,6 +1,6 @@
 """Wang, Lei, Ying & Zhou — differentially private SGD with low noise (pointwise and pairwise learning).
 
-Seed file: ``000_e4c77d256cde89f2.txt``.  Losses are non-negative, convex and G-Lipschitz (Assumptions 1–2), and
+Paper: Wang, Lei, Ying & Zhou (wang-lownoise); full reference in docs/papers.md.  Losses are non-negative, convex and G-Lipschitz (Assumptions 1–2), and
 either L-smooth or α-Hölder smooth with parameter L (Definition 3, α ∈ [0, 1)).  The "low-noise" case is
 F(w*) = 0 (realizable setting).
 
@@ -39,7 +39,7 @@ composition is (λ, βε)-RDP, and Lemma 10 turns it into (βε + (1−β)ε, δ
 (γ = 2/n): σ² = 56G²Tλ/(βn²ε) and the log argument is n/(2λ(1 + σ²/(4G²))).
 
 Both conditions depend on σ²/G² only, so feasibility does not depend on G.  Theorem 11 of Wang, Lei, Ying & Zhang
-(seed 003) is the same statement with G = M + L R^α; :func:`calibrate_dpsgd_rdp` accepts (M, L, R, α) instead of G.
+(wang-nonsmooth) is the same statement with G = M + L R^α; :func:`calibrate_dpsgd_rdp` accepts (M, L, R, α) instead of G.
 """
 
 from __future__ import annotations
@@ -62,6 +62,16 @@ from dpviz.catalog import (
 )
 
 __all__ = [
+    "m_alpha_1",
+    "m_alpha_2",
+    "m_alpha_3",
+    "generalization_thm15",
+    "optimization_thm16",
+    "explicit_smooth_risk",
+    "explicit_bound_thm3a",
+    "explicit_bound_thm3b",
+    "explicit_bound_thm6a",
+    "explicit_bound_thm6b",
     "PAPER",
     "ALGORITHMS",
     "THEOREMS",
@@ -155,7 +165,7 @@ def _check_pairwise(pairwise) -> bool:
 
 
 def sigma_of_beta(*, n, eps, delta, T, G, beta, pairwise=False) -> float:
-    r"""Noise standard deviation of Algorithm 1 / 2 at a given β (000_e4c77d256cde89f2.txt, Algorithm 1 line 5,
+    r"""Noise standard deviation of Algorithm 1 / 2 at a given β (Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 1 line 5,
     Algorithm 2 line 5).
 
     .. math:: \sigma^2 = \frac{cG^2T}{\beta n^2\epsilon}\Big(\frac{\log(1/\delta)}{(1-\beta)\epsilon}+1\Big),
@@ -184,7 +194,7 @@ def sigma_of_beta(*, n, eps, delta, T, G, beta, pairwise=False) -> float:
 
 def conditions_at_beta(*, n, eps, delta, T, beta, pairwise=False) -> dict:
     r"""The two conditions of Theorem 2 (Algorithm 1) or Theorem 5 (Algorithm 2) at one β
-    (000_e4c77d256cde89f2.txt, Theorems 2 and 5; Lemma 8 with Δ = 2G and γ = 1/n resp. 2/n).
+    (Wang, Lei, Ying & Zhou (wang-lownoise), Theorems 2 and 5; Lemma 8 with Δ = 2G and γ = 1/n resp. 2/n).
 
     .. math:: \text{(i)}\ \sigma^2 \ge 2.68G^2, \qquad
               \text{(ii)}\ \lambda - 1 \le \frac{\sigma^2}{6G^2}\log\frac{n}{k\lambda(1+\sigma^2/(4G^2))},
@@ -313,7 +323,7 @@ def _search(n, eps, delta, T, pairwise, refine: bool = True):
 
 
 def feasible_beta_intervals(*, n, eps, delta, T, pairwise=False) -> list[tuple[float, float]]:
-    r"""The β ∈ (0, 1) satisfying both conditions of Theorem 2 / Theorem 5 (000_e4c77d256cde89f2.txt), as a list of
+    r"""The β ∈ (0, 1) satisfying both conditions of Theorem 2 / Theorem 5 (Wang, Lei, Ying & Zhou (wang-lownoise)), as a list of
     closed intervals (usually one; empty when no β works).
 
     The search covers (β_lo, 1 − 10⁻¹²) on a logit grid, β_lo <= 10⁻¹² (lower still when n ε is so large that the
@@ -325,7 +335,7 @@ def feasible_beta_intervals(*, n, eps, delta, T, pairwise=False) -> list[tuple[f
 
 
 def sigma_minimising_beta(*, eps, delta) -> float:
-    r"""The β minimising σ²(β) over all of (0, 1), ignoring the conditions (000_e4c77d256cde89f2.txt, Algorithm 1).
+    r"""The β minimising σ²(β) over all of (0, 1), ignoring the conditions (Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 1).
 
     σ² ∝ (a + 1 − β)/(β(1 − β)) with a = log(1/δ)/ε; setting the derivative to zero gives
     β² − 2bβ + b = 0 with b = a + 1, i.e.
@@ -348,7 +358,7 @@ def _exists(n, eps, delta, T, pairwise) -> bool:
 
 def min_feasible_eps(*, n, delta, T, pairwise=False, start=None) -> float:
     r"""Smallest ε at which some β ∈ (0, 1) satisfies Theorem 2's (or Theorem 5's) conditions, other settings fixed
-    (000_e4c77d256cde89f2.txt, Theorems 2 and 5).
+    (Wang, Lei, Ying & Zhou (wang-lownoise), Theorems 2 and 5).
 
     Feasibility is monotone in ε (a larger ε moves the curve β ↦ (λ, σ²/G²) down and extends it to smaller λ, and
     the feasible region in the (λ, σ²/G²) plane shrinks as λ grows), so the boundary is found by bracketing (doubling
@@ -396,6 +406,270 @@ def min_feasible_eps(*, n, delta, T, pairwise=False, start=None) -> float:
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# Explicit constants of the appendix: M_{alpha,1/2/3} (eq. (4), (5), Lemma 14), Theorems 15 and 16
+
+
+def _alpha_open(alpha) -> float:
+    alpha = v.check_real("alpha (Hölder exponent)", alpha)
+    if not 0.0 <= alpha < 1.0:
+        raise ValueError(f"alpha must lie in [0, 1) for these alpha-Hölder constants, got {alpha:g} "
+                         "(use the smooth case, part (a), for alpha = 1).")
+    return alpha
+
+
+def m_alpha_1(*, alpha, L, M=None) -> float:
+    r"""M_{α,1} of Wang, Lei, Ying & Zhou (wang-lownoise), eq. (4) (self-bounding constant of Lemma 12):
+
+    .. math:: M_{\alpha,1} = (1+1/\alpha)^{\frac{\alpha}{1+\alpha}}L^{\frac1{1+\alpha}}\ (\alpha>0),\qquad
+              M_{0,1} = M + L\ (\alpha = 0),
+
+    so that ‖∂f(w; z)‖ <= M_{α,1} f^{α/(1+α)}(w; z) for a non-negative α-Hölder smooth f.  (Lemma 12 prints the smooth
+    case as ‖∂f‖ <= √(2L) f; the self-bounding property is ‖∂f‖ <= √(2L f).)
+    """
+    alpha = _alpha_open(alpha)
+    L = v.check_positive("L", L)
+    if alpha == 0.0:
+        if M is None:
+            raise ValueError("M_{0,1} = M + L needs M (the bound on ||grad f(0; z)||).")
+        return v.check_nonnegative("M", M) + L
+    return (1.0 + 1.0 / alpha) ** (alpha / (1.0 + alpha)) * L ** (1.0 / (1.0 + alpha))
+
+
+def m_alpha_2(*, alpha, L, M=None) -> float:
+    r"""M_{α,2} of Wang, Lei, Ying & Zhou (wang-lownoise), eq. (5):
+    :math:`\frac{1-\alpha}{1+\alpha}(2\alpha/(1+\alpha))^{\frac{2\alpha}{1-\alpha}}M_{\alpha,1}^{\frac{2+2\alpha}{1-\alpha}}`
+    for α > 0 and M_{0,1}² for α = 0."""
+    alpha = _alpha_open(alpha)
+    m1 = m_alpha_1(alpha=alpha, L=L, M=M)
+    if alpha == 0.0:
+        return m1**2
+    return ((1 - alpha) / (1 + alpha) * (2 * alpha / (1 + alpha)) ** (2 * alpha / (1 - alpha))
+            * m1 ** ((2 + 2 * alpha) / (1 - alpha)))
+
+
+def m_alpha_3(*, alpha, L) -> float:
+    r"""M_{α,3} = √((1−α)/(1+α)) (2^{−α}L)^{1/(1−α)}, Wang, Lei, Ying & Zhou (wang-lownoise), Lemma 14 (b)."""
+    alpha = _alpha_open(alpha)
+    L = v.check_positive("L", L)
+    return math.sqrt((1 - alpha) / (1 + alpha)) * (2.0**-alpha * L) ** (1.0 / (1.0 - alpha))
+
+
+def generalization_thm15(*, n, T, eta, L, FS, alpha=1.0, M=None, kappa=None) -> BoundResult:
+    r"""Generalization gap E[F(w_priv) − F_S(w_priv)], Wang, Lei, Ying & Zhou (wang-lownoise), Theorem 15, with a
+    constant step size η and explicit constants.
+
+    (a) α = 1 (L-smooth, η <= 2/L), with E[F_S(w_priv)] <= FS and E[F_S(w_t)] <= FS for all t:
+
+    .. math:: \frac{L}{\kappa}FS + \frac{4e(L+\kappa)(1+T/n)L}{n}T\eta^2 FS.
+
+    (b) α ∈ [0, 1) with FS bounding E[F_S^{2α/(1+α)}] at w_priv and every w_t:
+
+    .. math:: \frac{M_{\alpha,1}^2}{2\kappa}FS + \frac\kappa2\Big(M_{\alpha,3}^2 e T\eta^{\frac{2}{1-\alpha}}
+              + \frac{4eM_{\alpha,1}^2(1+T/n)}{n}T\eta^2 FS\Big).
+
+    ``kappa=None`` takes the minimising κ > 0.  Terms: ``statistical`` (the 1/κ part) and ``stability``.
+    """
+    n = v.check_n(n)
+    T = v.check_int("T", T)
+    eta = v.check_positive("eta", eta)
+    L = v.check_positive("L", L)
+    FS = v.check_nonnegative("FS (bound on the expected empirical risk)", FS)
+    alpha = v.check_unit("alpha", alpha)
+    if kappa is not None:
+        kappa = v.check_positive("kappa", kappa)
+    if alpha == 1.0:
+        if eta > 2.0 / L:
+            raise ValueError(f"Theorem 15 (a) needs eta <= 2/L = {2.0 / L:.4g}, got eta = {eta:g}.")
+        a = L * FS
+        b = 4.0 * math.e * (1.0 + T / n) * L / n * T * eta**2 * FS
+        if kappa is None:
+            kappa = math.sqrt(a / b) if a > 0 and b > 0 else 1.0
+        terms = [Term("statistical", a / kappa, -1.0, 0.0, r"\frac{L}{\kappa}\mathbb E[F_S(w_{priv})]"),
+                 Term("stability", (L + kappa) * b, -1.0, 0.0,
+                      r"\frac{4e(L+\kappa)(1+T/n)L}{n}\sum_t\eta_t^2\mathbb E[F_S(w_t)]")]
+        extras = {"kappa": kappa}
+    else:
+        m1 = m_alpha_1(alpha=alpha, L=L, M=M)
+        m3 = m_alpha_3(alpha=alpha, L=L)
+        a = m1**2 * FS / 2.0
+        inner = m3**2 * math.e * T * eta ** (2.0 / (1.0 - alpha)) + 4.0 * math.e * m1**2 * (1.0 + T / n) / n * T * eta**2 * FS
+        if kappa is None:
+            kappa = math.sqrt(2.0 * a / inner) if a > 0 and inner > 0 else 1.0
+        terms = [Term("statistical", a / kappa, -1.0, 0.0, r"\frac{M_{\alpha,1}^2}{2\kappa}\mathbb E[F_S^{2\alpha/(1+\alpha)}]"),
+                 Term("stability", kappa / 2.0 * inner, -1.0, 0.0, r"\frac\kappa2(\dots)")]
+        extras = {"kappa": kappa, "M_alpha_1": m1, "M_alpha_3": m3}
+    return BoundResult.of("wang-lownoise-thm15", terms, eta=eta, T=T, extras=extras, explicit=True,
+                          notes=["Generalization gap E[F(w_priv) - F_S(w_priv)] with a constant step size."])
+
+
+def optimization_thm16(*, T, eta, d, sigma, R, Fstar, L, alpha=1.0, M=None) -> BoundResult:
+    r"""Optimization error Σ_j η_j E[F_S(w_j) − F_S(w*)], Wang, Lei, Ying & Zhou (wang-lownoise), Theorem 16, with a
+    constant step size η, t = T, ‖w*‖ <= R and F(w*) = ``Fstar``.
+
+    (a) α = 1: :math:`(\tfrac12 + 3L\eta)R^2 + 3LT(3\eta^3\sigma^2d + 2\eta^2F^*) + 3T\eta^2\sigma^2d`.
+
+    (b) α ∈ [0, 1): :math:`\tfrac34M_{\alpha,1}^2(T\eta^2)^{\frac{1-\alpha}{1+\alpha}}[2\eta R^2
+    + T(6\eta^3\sigma^2d + 4\eta^2F^* + 3M_{\alpha,2}\eta^{\frac{3-\alpha}{1-\alpha}})]^{\frac{2\alpha}{1+\alpha}}
+    + \tfrac12R^2 + 3T\eta^2\sigma^2d`.
+
+    ``total`` is the printed sum; ``extras['average']`` = total/(ηT) bounds the average E[F_S(w̄) − F_S(w*)] by
+    convexity.
+    """
+    T = v.check_int("T", T)
+    eta = v.check_positive("eta", eta)
+    d = v.check_int("d", d)
+    sigma = v.check_nonnegative("sigma", sigma)
+    R = v.check_nonnegative("R", R)
+    Fstar = v.check_nonnegative("Fstar (population risk at w*)", Fstar)
+    L = v.check_positive("L", L)
+    alpha = v.check_unit("alpha", alpha)
+    noise = 3.0 * T * eta**2 * sigma**2 * d
+    if alpha == 1.0:
+        terms = [Term("initial", (0.5 + 3.0 * L * eta) * R**2, 0.0, 0.0, r"(\tfrac12+3L\eta_1)\|w^*\|^2"),
+                 Term("smoothness", 3.0 * L * T * (3.0 * eta**3 * sigma**2 * d + 2.0 * eta**2 * Fstar), 0.0, -2.0,
+                      r"3L\sum_j(3\eta_j^3\sigma^2d+2\eta_j^2F(w^*))"),
+                 Term("noise", noise, 0.0, -2.0, r"\sum_j3\eta_j^2\sigma^2d")]
+        extras = {}
+    else:
+        m1 = m_alpha_1(alpha=alpha, L=L, M=M)
+        m2 = m_alpha_2(alpha=alpha, L=L, M=M)
+        inner = 2.0 * eta * R**2 + T * (6.0 * eta**3 * sigma**2 * d + 4.0 * eta**2 * Fstar
+                                        + 3.0 * m2 * eta ** ((3.0 - alpha) / (1.0 - alpha)))
+        holder = 0.75 * m1**2 * (T * eta**2) ** ((1 - alpha) / (1 + alpha)) * inner ** (2 * alpha / (1 + alpha))
+        terms = [Term("holder", holder, 0.0, 0.0, r"\tfrac34M_{\alpha,1}^2(\sum_j\eta_j^2)^{\frac{1-\alpha}{1+\alpha}}[\dots]^{\frac{2\alpha}{1+\alpha}}"),
+                 Term("initial", 0.5 * R**2, 0.0, 0.0, r"\tfrac12\|w^*\|^2"),
+                 Term("noise", noise, 0.0, -2.0, r"\sum_j3\eta_j^2\sigma^2d")]
+        extras = {"M_alpha_1": m1, "M_alpha_2": m2}
+    res = BoundResult.of("wang-lownoise-thm16", terms, eta=eta, T=T, extras=extras, explicit=True,
+                         notes=["Sum over j of eta_j E[F_S(w_j) - F_S(w*)], constant step size."])
+    res.extras["average"] = res.total / (eta * T)
+    return res
+
+
+def explicit_smooth_risk(*, n, T, eta, d, sigma, L, R, Fstar, kappa=None, pairwise=False) -> dict:
+    r"""The explicit inequality of the proof of Theorem 3 (a) of Wang, Lei, Ying & Zhou (wang-lownoise), before the
+    O(·) step, with a constant step size η and t = T (eq. (12) combined with Theorem 16 (a)):
+
+    .. math:: \sum_{t=1}^T\eta\,\mathbb E[F(w_t)] \le \Big(1+\frac L\kappa\Big)\Big(T\eta F^* + (\tfrac12+3L\eta)R^2
+              + 3T(3L\eta+1)\eta^2\sigma^2d + 6LT\eta^2F^*\Big)
+              + \frac{8e(L+\kappa)(1+T/n)L}{n}\,\eta\Big(T\eta R^2 + \frac{T(T+1)}2(3\eta^3\sigma^2d+2\eta^2F^*)\Big),
+
+    and by Jensen E[F(w_priv)] − F* <= (that sum)/(Tη) − F*.  ‖w*‖ <= R, F* = F(w*).  ``kappa=None`` takes the
+    minimiser κ* = √(L A/B) of (1 + L/κ)A + (L + κ)B.  Returns the three parts (optimisation: the R² terms; privacy:
+    the σ² terms; statistical: the F* terms minus F*) and κ.
+
+    The proof prints the F* term of Theorem 16 (a) as 6Σ η_j² F(w*); Theorem 16 (a) itself gives 3L·2η_j²F(w*) =
+    6Lη_j²F(w*) (the L is lost in print; the σ² term keeps it), which dpviz uses.
+
+    ``pairwise=True``: the proof of Theorem 6 (a) (Lemmas 17 (a), 19 (a), 20): B uses 2(L + κ)ν with
+    ν <= 16L(1 + 2T/n)e/n Σ η_j² E[F̄_S(w_j)] and Σ_j η_j² E[F̄_S(w_j)] <= 2ηR² + t(6η³σ²d + 4η²F̄*), i.e.
+    32e(L + κ)(1 + 2T/n)L/n · η(2TηR² + T(T+1)/2 (6η³σ²d + 4η²F̄*)); A is as above.  The proof's display prints
+    4Σ η_j² F̄(w*) in A where (21) (Lemma 20 at α = 1) gives 6L, and closes the bracket of (1 + L/κ) after the
+    stability term, unlike its eq. (20); dpviz follows (20) and (21).
+    """
+    A = {"optimisation": (0.5 + 3.0 * L * eta) * R**2,
+         "privacy": 3.0 * T * (3.0 * L * eta + 1.0) * eta**2 * sigma**2 * d,
+         "statistical": T * eta * Fstar + 6.0 * L * T * eta**2 * Fstar}
+    # pairwise: 32e(1 + 2T/n)L/n times an inner sum twice the pointwise one (2ηR² + t(6η³σ²d + 4η²F*))
+    cB = (64.0 * math.e * (1.0 + 2.0 * T / n) * L / n) if pairwise else (8.0 * math.e * (1.0 + T / n) * L / n)
+    half = T * (T + 1) / 2.0
+    B = {"optimisation": cB * eta * T * eta * R**2,
+         "privacy": cB * eta * half * 3.0 * eta**3 * sigma**2 * d,
+         "statistical": cB * eta * half * 2.0 * eta**2 * Fstar}
+    a, b = sum(A.values()), sum(B.values())
+    if kappa is None:
+        kappa = math.sqrt(L * a / b) if a > 0 and b > 0 else 1.0
+    parts = {k: ((1.0 + L / kappa) * A[k] + (L + kappa) * B[k]) / (T * eta) for k in A}
+    parts["statistical"] -= Fstar
+    return {"parts": parts, "kappa": kappa}
+
+
+def _explicit_thm3(thm_id, *, n, d, eps, delta, L, R, Fstar, G=None, sigma=None, T=None, eta=None, c=1.0,
+                   kappa=None, lownoise=False, pairwise=False) -> BoundResult:
+    n = v.check_n(n)
+    d = v.check_int("d", d)
+    eps = v.check_eps(eps)
+    delta = v.check_delta(delta)
+    L = v.check_positive("L", L)
+    R = v.check_nonnegative("R (bound on ||w*||)", R)
+    Fstar = v.check_nonnegative("Fstar (population risk at w*, F(w*))", Fstar)
+    c = v.check_positive("c", c)
+    T = n if T is None else v.check_int("T", T)
+    if eta is None:
+        base = eps / math.sqrt(d * math.log(1.0 / delta))
+        eta = c * (base if lownoise else min(1.0 / math.sqrt(n), base))
+    eta = v.check_positive("eta", eta)
+    if kappa is not None:
+        kappa = v.check_positive("kappa", kappa)
+    notes = []
+    extras = {}
+    if sigma is None:
+        if G is None:
+            raise ValueError("the explicit bound needs the noise sigma: give sigma, or G (Lipschitz constant) so that "
+                             "dpviz calibrates it (dpsgd-rdp).")
+        calib = calibrate_dpsgd_rdp_pairwise if pairwise else calibrate_dpsgd_rdp
+        cal = calib(n=n, eps=eps, delta=delta, T=T, G=G, L=L, R=R, d=d, eta=eta, accountant_extra=False)
+        if not cal.feasible or cal.sigma is None:
+            raise ValueError(f"Algorithm 1 cannot be calibrated at these values: {cal.reason}; {cal.fix}.")
+        sigma = cal.sigma
+        extras["beta"] = cal.beta
+    sigma = v.check_nonnegative("sigma", sigma)
+    if eta > min(2.0 / L, 1.0):
+        notes.append(f"eta = {eta:.4g} > min{{2/L, 1}} = {min(2.0 / L, 1.0):.4g}: the proof assumes eta <= min{{2/L, 1}}.")
+    if T < n:
+        notes.append(f"T = {T} < n = {n}: the proof assumes T >= n.")
+    out = explicit_smooth_risk(n=n, T=T, eta=eta, d=d, sigma=sigma, L=L, R=R, Fstar=Fstar, kappa=kappa,
+                               pairwise=pairwise)
+    p = out["parts"]
+    terms = [Term("optimisation", p["optimisation"], -0.5, 0.0, r"\frac{(1+L/\kappa)(\frac12+3L\eta)R^2+\dots}{T\eta}"),
+             Term("privacy", p["privacy"], -1.0, -1.0, r"\frac{(1+L/\kappa)3T(3L\eta+1)\eta^2\sigma^2d+\dots}{T\eta}")]
+    if not lownoise:
+        terms.append(Term("statistical", max(0.0, p["statistical"]), -0.5, 0.0, r"(\dots)F(w^*)/(T\eta)-F(w^*)"))
+    extras.update({"kappa": out["kappa"], "sigma": sigma, "Fstar": Fstar})
+    notes.append("Explicit constants of the proof (" + ("eq. (20), (21): Lemmas 17 (a), 19 (a), 20" if pairwise else
+                 "eq. (12) + Theorem 16 (a)") + "), before the O(.) step; ||w*|| <= R.")
+    return BoundResult.of(thm_id, terms, eta=eta, T=T, notes=notes, extras=extras, explicit=True)
+
+
+def explicit_bound_thm3a(*, n, d, eps, delta, L, R, Fstar, G=None, sigma=None, T=None, eta=None, c=1.0,
+                         kappa=None) -> BoundResult:
+    r"""Theorem 3 (a) of Wang, Lei, Ying & Zhou (wang-lownoise) with the proof's explicit constants
+    (:func:`explicit_smooth_risk`): schedule T = n, η = c min{1/√n, ε/√(d log(1/δ))} unless given; σ calibrated by
+    ``dpsgd-rdp`` from G unless given; F* = F(w*) = ``Fstar``.
+    """
+    return _explicit_thm3("wang-lownoise-thm3a", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=Fstar, G=G,
+                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa)
+
+
+def explicit_bound_thm3b(*, n, d, eps, delta, L, R, G=None, sigma=None, T=None, eta=None, c=1.0,
+                         kappa=None) -> BoundResult:
+    r"""Theorem 3 (b) (low noise, F(w*) = 0) of Wang, Lei, Ying & Zhou (wang-lownoise) with the proof's explicit
+    constants (:func:`explicit_smooth_risk` at F* = 0): T = n, η = c ε/√(d log(1/δ)) unless given.
+    """
+    return _explicit_thm3("wang-lownoise-thm3b", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=0.0, G=G,
+                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa, lownoise=True)
+
+
+def explicit_bound_thm6a(*, n, d, eps, delta, L, R, Fstar, G=None, sigma=None, T=None, eta=None, c=1.0,
+                         kappa=None) -> BoundResult:
+    r"""Theorem 6 (a) (pairwise, Algorithm 2) of Wang, Lei, Ying & Zhou (wang-lownoise) with the proof's explicit
+    constants (:func:`explicit_smooth_risk` with ``pairwise=True``); T = n, η = c min{1/√n, ε/√(d log(1/δ))} unless
+    given; σ from ``dpsgd-rdp-pairwise`` unless given.
+    """
+    return _explicit_thm3("wang-lownoise-thm6a", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=Fstar, G=G,
+                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa, pairwise=True)
+
+
+def explicit_bound_thm6b(*, n, d, eps, delta, L, R, G=None, sigma=None, T=None, eta=None, c=1.0,
+                         kappa=None) -> BoundResult:
+    r"""Theorem 6 (b) (pairwise, low noise F̄(w*) = 0) of Wang, Lei, Ying & Zhou (wang-lownoise), explicit constants
+    of the proof (:func:`explicit_smooth_risk`, ``pairwise=True``, F* = 0); η = c ε/√(d log(1/δ)) unless given.
+    """
+    return _explicit_thm3("wang-lownoise-thm6b", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=0.0, G=G,
+                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa, lownoise=True, pairwise=True)
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # numerical accountant
 
 
@@ -422,7 +696,7 @@ def _acc_z(q: float, T: int, eps: float, delta: float) -> float:
 
 
 def accountant_sigma(*, n, eps, delta, T, G, pairwise=False) -> float:
-    r"""σ from a tight numerical RDP accountant for the mechanism of Algorithm 1 / 2 (000_e4c77d256cde89f2.txt,
+    r"""σ from a tight numerical RDP accountant for the mechanism of Algorithm 1 / 2 (Wang, Lei, Ying & Zhou (wang-lownoise),
     Algorithm 1 and Theorem 2's proof: one example per step, gradient sensitivity 2G under replace-one adjacency).
 
     Returns :math:`2G\,z`, with z the smallest noise multiplier (relative precision about 1e-4, rounded up) for which
@@ -548,7 +822,7 @@ def _calibrate(alg_id, *, n, eps, delta, T, G, M, L, R, alpha, d, eta, beta, pai
         except Exception as exc:  # noqa: BLE001 - the accountant is an optional extra
             extras["accountant_note"] = f"numerical accountant unavailable: {exc}"
 
-    # pick beta: the feasible beta with the smallest sigma (rule of 000 §5) = beta* clipped to an interval
+    # pick beta: the feasible beta with the smallest sigma (rule of wang-lownoise §5) = beta* clipped to an interval
     best = None
     half = None
     for lo, hi in intervals:
@@ -658,8 +932,8 @@ def calibrate_dpsgd_rdp(*, n, eps, delta, T, G=None, M=None, L=None, R=None, alp
                         beta=None, accountant_extra=True) -> Calibration:
     r"""Noise of DP-SGD (gradient perturbation, Rényi accounting) for pointwise learning.
 
-    000_e4c77d256cde89f2.txt, Algorithm 1 (line 5) and Theorem 2 (privacy); the same as Algorithm 2 / Theorem 11 of
-    003_ae9d1ed971b16d33.txt with G = M + L R^α:
+    Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 1 (line 5) and Theorem 2 (privacy); the same as Algorithm 2 / Theorem 11 of
+    Wang, Lei, Ying & Zhang (wang-nonsmooth) with G = M + L R^α:
 
     .. math:: \sigma^2 = \frac{14G^2T}{\beta n^2\epsilon}\Big(\frac{\log(1/\delta)}{(1-\beta)\epsilon}+1\Big),
 
@@ -668,7 +942,7 @@ def calibrate_dpsgd_rdp(*, n, eps, delta, T, G=None, M=None, L=None, R=None, alp
 
     β: if not given, all of (0, 1) is searched (:func:`feasible_beta_intervals`) and the feasible β with the smallest
     σ is returned (the rule of §5; = :func:`sigma_minimising_beta` clipped to the feasible interval).  ``beta_half``
-    is the feasible β closest to 1/2 (003, Remark 4), with its σ in ``extras['beta_half_sigma']``.
+    is the feasible β closest to 1/2 (wang-nonsmooth, Remark 4), with its σ in ``extras['beta_half_sigma']``.
 
     Parameters
     ----------
@@ -676,7 +950,7 @@ def calibrate_dpsgd_rdp(*, n, eps, delta, T, G=None, M=None, L=None, R=None, alp
         Sample size (>= 2), privacy budget (> 0), δ ∈ (0, 1) (δ > 0 is required by the RDP → DP conversion,
         Lemma 10), number of iterations.
     G : float, optional
-        Lipschitz constant.  If omitted, G = M + L R^α from ``M, L, R, alpha`` (003, Theorem 11).
+        Lipschitz constant.  If omitted, G = M + L R^α from ``M, L, R, alpha`` (wang-nonsmooth, Theorem 11).
     d, eta : optional
         Dimension (validated, unused by the noise) and step size (echoed in the result).
     beta : float, optional
@@ -699,7 +973,7 @@ def calibrate_dpsgd_rdp_pairwise(*, n, eps, delta, T, G=None, M=None, L=None, R=
                                  beta=None, accountant_extra=True) -> Calibration:
     r"""Noise of DP-SGD for pairwise learning (DP-SGD-pairwise).
 
-    000_e4c77d256cde89f2.txt, Algorithm 2 (line 5) and Theorem 5 (privacy; Lemma 8 with sampling rate 2/n):
+    Wang, Lei, Ying & Zhou (wang-lownoise), Algorithm 2 (line 5) and Theorem 5 (privacy; Lemma 8 with sampling rate 2/n):
 
     .. math:: \sigma^2 = \frac{56G^2T}{\beta n^2\epsilon}\Big(\frac{\log(1/\delta)}{(1-\beta)\epsilon}+1\Big),
 
@@ -818,7 +1092,7 @@ def _holder_lownoise(thm_id, *, n, d, eps, delta, alpha, c, L) -> BoundResult:
 
 
 def bound_thm3a(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 1 for L-smooth losses, general case (000_e4c77d256cde89f2.txt, Theorem 3 (a); proof
+    r"""Utility of Algorithm 1 for L-smooth losses, general case (Wang, Lei, Ying & Zhou (wang-lownoise), Theorem 3 (a); proof
     eq. (13) with T ≍ n, κ = √n).
 
     Schedule :math:`\eta = c\min\{1/\sqrt n,\ \epsilon/\sqrt{d\log(1/\delta)}\}`, T = n;
@@ -831,7 +1105,7 @@ def bound_thm3a(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm3b(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 1 for L-smooth losses in the low-noise case F(w*) = 0 (000_e4c77d256cde89f2.txt,
+    r"""Utility of Algorithm 1 for L-smooth losses in the low-noise case F(w*) = 0 (Wang, Lei, Ying & Zhou (wang-lownoise),
     Theorem 3 (b); proof eq. (13) with κ = 1).
 
     Schedule :math:`\eta = c\epsilon/\sqrt{d\log(1/\delta)}`, T = n;
@@ -842,7 +1116,7 @@ def bound_thm3b(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm4a(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 1 for α-Hölder smooth losses, general case (000_e4c77d256cde89f2.txt, Theorem 4 (a);
+    r"""Utility of Algorithm 1 for α-Hölder smooth losses, general case (Wang, Lei, Ying & Zhou (wang-lownoise), Theorem 4 (a);
     proof eq. (18) with κ = √n).
 
     α >= 1/2: :math:`\eta = c\min\{n^{-1/2}, \epsilon/\sqrt{d\log(1/\delta)}\}`, T = n;
@@ -855,7 +1129,7 @@ def bound_thm4a(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm4b(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 1 for α-Hölder smooth losses, low-noise case F(w*) = 0 (000_e4c77d256cde89f2.txt,
+    r"""Utility of Algorithm 1 for α-Hölder smooth losses, low-noise case F(w*) = 0 (Wang, Lei, Ying & Zhou (wang-lownoise),
     Theorem 4 (b); end of the proof of Theorem 4).
 
     :math:`T = \lceil n^{\frac{2}{1+\alpha}}\rceil`,
@@ -869,7 +1143,7 @@ def bound_thm4b(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm6a(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 2 (pairwise) for L-smooth losses, general case (000_e4c77d256cde89f2.txt, Theorem 6 (a);
+    r"""Utility of Algorithm 2 (pairwise) for L-smooth losses, general case (Wang, Lei, Ying & Zhou (wang-lownoise), Theorem 6 (a);
     proof eq. (22) with κ = √n).
 
     Schedule :math:`\eta = c\min\{1/\sqrt n,\ \epsilon/\sqrt{d\log(1/\delta)}\}`, T = n;
@@ -880,7 +1154,7 @@ def bound_thm6a(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm6b(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 2 (pairwise) for L-smooth losses, low-noise case F̄(w*) = 0 (000_e4c77d256cde89f2.txt,
+    r"""Utility of Algorithm 2 (pairwise) for L-smooth losses, low-noise case F̄(w*) = 0 (Wang, Lei, Ying & Zhou (wang-lownoise),
     Theorem 6 (b)).
 
     Schedule :math:`\eta = c\epsilon/\sqrt{d\log(1/\delta)}`, T = n;
@@ -891,7 +1165,7 @@ def bound_thm6b(*, n, d, eps, delta, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm7a(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 2 (pairwise) for α-Hölder smooth losses, general case (000_e4c77d256cde89f2.txt,
+    r"""Utility of Algorithm 2 (pairwise) for α-Hölder smooth losses, general case (Wang, Lei, Ying & Zhou (wang-lownoise),
     Theorem 7 (a); proof eq. (25), "similar to Theorem 4").
 
     Same schedule as Theorem 4 (a): α >= 1/2: η = c min{n^{-1/2}, ε/√(d log(1/δ))}, T = n; α < 1/2:
@@ -903,7 +1177,7 @@ def bound_thm7a(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
 
 
 def bound_thm7b(*, n, d, eps, delta, alpha, c=1.0, L=None) -> BoundResult:
-    r"""Utility of Algorithm 2 (pairwise) for α-Hölder smooth losses, low-noise case (000_e4c77d256cde89f2.txt,
+    r"""Utility of Algorithm 2 (pairwise) for α-Hölder smooth losses, low-noise case (Wang, Lei, Ying & Zhou (wang-lownoise),
     Theorem 7 (b)).
 
     T = ⌈n^{2/(1+α)}⌉, η = c min{n^{(α²+2α−3)/(2(1+α))}, nε/(T√(d log(1/δ)))};
@@ -973,6 +1247,12 @@ _DISC_THM3A = (
     "(n eps^2) (one eta too many in print). The final rate is unaffected."
 )
 
+_DISC_REMARK5 = (
+    "Remark 5 says that for alpha < 1/2 the optimal rate is reached with T ~ n^(2/(1+alpha)); the theorem's own "
+    "schedule (part (a), alpha < 1/2, as in Theorem 7 (a) for the pairwise case) is T ~ n^((2-alpha)/(1+alpha)), "
+    "which dpviz uses; n^(2/(1+alpha)) is the low-noise part (b)'s T."
+)
+
 _DISC_THM6A = (
     "The proof of Theorem 6 (a) prints eta = c/max{sqrt(n), sqrt(d log(1/delta))} (no eps); the statement's "
     "eta = c min{1/sqrt(n), eps/sqrt(d log(1/delta))} is what the rate needs, and dpviz uses it."
@@ -997,26 +1277,30 @@ _R_HLOW = r"O\Big(n^{-\frac{1+\alpha}{2}}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilo
 _LOWNOTE = ("Low-noise (realizable) case: the best model has zero population risk.",)
 
 
-def _thm(id_, number, alg, assumptions, bound, statement, schedule, discrepancy="", notes=(), risk=None):
+def _thm(id_, number, alg, assumptions, bound, statement, schedule, discrepancy="", notes=(), risk=None,
+         explicit_bound=None):
     return Theorem(
         id=id_, paper=PAPER, number=number, algorithm=alg, assumptions=assumptions, bound=bound, statement=statement,
-        schedule=schedule, discrepancy=discrepancy, notes=notes,
+        schedule=schedule, discrepancy=discrepancy, notes=notes, explicit_bound=explicit_bound,
         risk=risk or "expected excess population risk",
     )
 
 
 THEOREMS = [
     _thm("wang-lownoise-thm3a", "Theorem 3 (a)", "dpsgd-rdp", _SMOOTH, bound_thm3a, _R_OPT, _S_GEN,
-         discrepancy=_DISC_THM3A),
+         discrepancy=_DISC_THM3A, notes=(_DISC_REMARK1,), explicit_bound=explicit_bound_thm3a),
     _thm("wang-lownoise-thm3b", "Theorem 3 (b)", "dpsgd-rdp", _SMOOTH + ("low-noise",), bound_thm3b, _R_LOW, _S_LOW,
-         notes=_LOWNOTE),
-    _thm("wang-lownoise-thm4a", "Theorem 4 (a)", "dpsgd-rdp", _HOLDER, bound_thm4a, _R_OPT, _H_GEN),
+         notes=_LOWNOTE + (_DISC_REMARK1,), explicit_bound=explicit_bound_thm3b),
+    _thm("wang-lownoise-thm4a", "Theorem 4 (a)", "dpsgd-rdp", _HOLDER, bound_thm4a, _R_OPT, _H_GEN,
+         discrepancy=_DISC_REMARK5, notes=(_DISC_REMARK1,)),
     _thm("wang-lownoise-thm4b", "Theorem 4 (b)", "dpsgd-rdp", _HOLDER + ("low-noise",), bound_thm4b, _R_HLOW, _H_LOW,
-         discrepancy=_DISC_THM4B, notes=_LOWNOTE),
+         discrepancy=_DISC_THM4B, notes=_LOWNOTE + (_DISC_REMARK1,)),
     _thm("wang-lownoise-thm6a", "Theorem 6 (a)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise",), bound_thm6a, _R_OPT,
-         _S_GEN, discrepancy=_DISC_THM6A, risk="expected excess population risk (pairwise)"),
+         _S_GEN, discrepancy=_DISC_THM6A, risk="expected excess population risk (pairwise)",
+         explicit_bound=explicit_bound_thm6a),
     _thm("wang-lownoise-thm6b", "Theorem 6 (b)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise", "low-noise"),
-         bound_thm6b, _R_LOW, _S_LOW, notes=_LOWNOTE, risk="expected excess population risk (pairwise)"),
+         bound_thm6b, _R_LOW, _S_LOW, notes=_LOWNOTE, risk="expected excess population risk (pairwise)",
+         explicit_bound=explicit_bound_thm6b),
     _thm("wang-lownoise-thm7a", "Theorem 7 (a)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise",), bound_thm7a, _R_OPT,
          _H_GEN, risk="expected excess population risk (pairwise)"),
     _thm("wang-lownoise-thm7b", "Theorem 7 (b)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise", "low-noise"),
@@ -1095,7 +1379,9 @@ def _table1_rows() -> tuple[ComparisonRow, ...]:
             "Gradient perturbation (Moreau smoothing)", bftt, "Lipschitz", _R_OPT, _rate_opt,
             r"O\Big(n^{4.5}\sqrt\epsilon+\frac{n^{6.5}\epsilon^{4.5}}{(d\log(1/\delta))^2}\Big)",
             lambda *, n, d, eps, delta: n**4.5 * math.sqrt(eps) + n**6.5 * eps**4.5 / (d * _ld(delta)) ** 2,
-            _flags("✓", "×", "×"),
+            {**_flags("✓", "×", "×"),
+             "note": "misprint: §1.1 of the paper gives this complexity as n^4.5 sqrt(eps) + (n eps)^6.5 eps^4.5 "
+                     "(d log(1/delta))^-2; Table 1 (used here) has n^6.5."},
         ),
         ComparisonRow(
             "Noisy projected SGD", "Bassily, Feldman, Guzmán & Talwar (2020)", "Lipschitz", _R_OPT, _rate_opt,
@@ -1119,7 +1405,10 @@ def _table2_rows() -> tuple[ComparisonRow, ...]:
             "Output GD", "Huai, Wang, Miao, Xu & Zhang (2020)", "Lipschitz & smooth",
             r"O\Big(\frac{\sqrt{d\log(1/\delta)}}{\sqrt{n\epsilon}}\Big)",
             lambda *, n, d, eps, delta: math.sqrt(d * _ld(delta)) / math.sqrt(n * eps),
-            r"O(n^2)", lambda *, n: float(n) ** 2, _flags("✓", "✓", "×"),
+            r"O(n^2)", lambda *, n: float(n) ** 2,
+            {**_flags("✓", "✓", "×"),
+             "note": "misprint: Remark 4 gives this rate as O(sqrt(d log(1/delta))/sqrt(n)) (eps missing); Table 2 "
+                     "(used here) has sqrt(n eps)."},
         ),
         ComparisonRow(
             "Localized GD", "Xue, Yang, Huai & Wang (2021)", "Lipschitz & smooth", _R_OPT, _rate_opt,

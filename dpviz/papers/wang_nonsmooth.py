@@ -1,6 +1,6 @@
 """Wang, Lei, Ying & Zhang — differentially private SGD with non-smooth (α-Hölder smooth) losses.
 
-Seed file: ``003_ae9d1ed971b16d33.txt``.  The loss is convex, non-negative and α-Hölder smooth with parameter ``L``:
+Paper: Wang, Lei, Ying & Zhang (wang-nonsmooth); full reference in docs/papers.md.  The loss is convex, non-negative and α-Hölder smooth with parameter ``L``:
 ``||∂ℓ(w, z) - ∂ℓ(w', z)|| <= L ||w - w'||^α`` (α = 0: Lipschitz, α = 1: smooth); ``M = sup_z ||∂ℓ(0, z)||`` and
 ``M0 = sup_z ℓ(0; z)`` (the paper's ``M_0`` of Lemma 1, which enters the constant ``C_α`` of Lemma 20).
 
@@ -17,7 +17,7 @@ What this module provides
 * :func:`lemma13_eps_threshold` — the ε boundary of Lemma 13 / Fig. 1;
 * Table 1 as ``wang-nonsmooth-table1``.
 
-Theorem 11 (privacy of Algorithm 2) has *the same* conditions as Theorem 2 of Wang, Lei, Ying & Zhou (seed 000)
+Theorem 11 (privacy of Algorithm 2) has *the same* conditions as Theorem 2 of Wang, Lei, Ying & Zhou (wang-lownoise)
 once the Lipschitz constant there is read as ``G = M + L R^α`` (the gradient bound on ``W ⊆ B(0, R)``):
 ``σ² = 14 G² T / (β n² ε) (log(1/δ)/((1-β)ε) + 1)``, ``σ²/(4G²) >= 0.67`` (i.e. ``σ² >= 2.68 G²``) and
 ``λ - 1 <= σ²/(6G²) log(n / (λ (1 + σ²/(4G²))))`` with ``λ = log(1/δ)/((1-β)ε) + 1``.  The only differences are the
@@ -30,6 +30,7 @@ import importlib.util
 import math
 
 from dpviz import _validate as v
+from dpviz import gaussian as _gauss
 from dpviz.catalog import (
     Algorithm,
     BoundResult,
@@ -72,7 +73,7 @@ PAPER = Paper(
     seed_file="003_ae9d1ed971b16d33.txt",
 )
 
-#: Thm 9's switch point of T: (√73 − 7)/4 ≈ 0.386 (003, Theorem 9).
+#: Thm 9's switch point of T: (√73 − 7)/4 ≈ 0.386 (wang-nonsmooth, Theorem 9).
 ALPHA_THM9 = (math.sqrt(73.0) - 7.0) / 4.0
 
 #: Smallest n for which Lemma 13's ε threshold really makes the conditions of Theorem 11 satisfiable (checked by a
@@ -123,7 +124,7 @@ def _exp(x: float) -> float:
 
 
 def c_alpha_1(*, L, M, alpha) -> float:
-    r"""Self-bounding constant :math:`c_{\alpha,1}` (003_ae9d1ed971b16d33.txt, eq. (2); Lemma 19).
+    r"""Self-bounding constant :math:`c_{\alpha,1}` (Wang, Lei, Ying & Zhang (wang-nonsmooth), eq. (2); Lemma 19).
 
     .. math:: c_{\alpha,1} = (1 + 1/\alpha)^{\frac{\alpha}{1+\alpha}} L^{\frac{1}{1+\alpha}} \ (\alpha\in(0,1]),
               \qquad c_{0,1} = M + L.
@@ -146,7 +147,7 @@ def c_alpha_1(*, L, M, alpha) -> float:
 
 
 def c_alpha_2(*, L, alpha) -> float:
-    r"""Non-expansiveness constant :math:`c_{\alpha,2}` (003_ae9d1ed971b16d33.txt, §2.2.1 after eq. (2); Lemma 21).
+    r"""Non-expansiveness constant :math:`c_{\alpha,2}` (Wang, Lei, Ying & Zhang (wang-nonsmooth), §2.2.1 after eq. (2); Lemma 21).
 
     .. math:: c_{\alpha,2} = \sqrt{\tfrac{1-\alpha}{1+\alpha}}\,(2^{-\alpha}L)^{\frac{1}{1-\alpha}}.
 
@@ -163,7 +164,7 @@ def c_alpha_2(*, L, alpha) -> float:
 
 
 def C_alpha(*, L, M, alpha, M0=1.0) -> float:
-    r"""Iterate-growth constant :math:`C_\alpha` of Lemma 20 (003_ae9d1ed971b16d33.txt, §2.2.1 and Lemma 20).
+    r"""Iterate-growth constant :math:`C_\alpha` of Lemma 20 (Wang, Lei, Ying & Zhang (wang-nonsmooth), §2.2.1 and Lemma 20).
 
     .. math:: C_\alpha = \frac{1-\alpha}{1+\alpha}\,c_{\alpha,1}^{\frac{2(1+\alpha)}{1-\alpha}}
               \Big(\frac{\alpha}{1+\alpha}\Big)^{\frac{2\alpha}{1-\alpha}} + 2\sup_z \ell(0;z),
@@ -197,7 +198,7 @@ def C_alpha(*, L, M, alpha, M0=1.0) -> float:
 
 
 def c_gamma_T(*, n, T, gamma) -> float:
-    r""":math:`c_{\gamma,T}` of Theorem 7 (003_ae9d1ed971b16d33.txt, Theorem 7; Chernoff step of its proof).
+    r""":math:`c_{\gamma,T}` of Theorem 7 (Wang, Lei, Ying & Zhang (wang-nonsmooth), Theorem 7; Chernoff step of its proof).
 
     .. math:: c_{\gamma,T} = \max\Big\{\big(3n\log(n/\gamma)/T\big)^{1/2},\ 3n\log(n/\gamma)/T\Big\}.
     """
@@ -266,7 +267,7 @@ def _check_domain(R, bounded_domain):
 def sgd_sensitivity(*, n, T, eta, L, M, alpha, gamma, R=None, bounded_domain=True, M0=1.0) -> float:
     r"""Uniform argument stability of SGD with probability 1 − γ: Δ_SGD(γ) or Δ̃_SGD(γ).
 
-    003_ae9d1ed971b16d33.txt, Theorem 7 (a) (``bounded_domain=False``, W = R^d, non-negative loss) and (b)
+    Wang, Lei, Ying & Zhang (wang-nonsmooth), Theorem 7 (a) (``bounded_domain=False``, W = R^d, non-negative loss) and (b)
     (``bounded_domain=True``, W ⊆ B(0, R)).  With :math:`k = \frac{T}{n}(1+c_{\gamma,T})`,
 
     .. math:: \Delta = \Big(e\big(c_{\alpha,2}^2 T\eta^{\frac{2}{1-\alpha}} + 4 g^2\eta^2 (1+k)k\big)\Big)^{1/2},
@@ -332,10 +333,11 @@ _OUTPUT_FORMULA = (
 )
 
 
-def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounded_domain=True, M0=1.0) -> Calibration:
+def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounded_domain=True, M0=1.0,
+                           sigma_rule="private") -> Calibration:
     r"""Noise of DP-SGD-Output: Gaussian noise added once to the averaged SGD iterate.
 
-    003_ae9d1ed971b16d33.txt, Algorithm 1 (lines 7–12) with Theorem 7 and Theorem 8:
+    Wang, Lei, Ying & Zhang (wang-nonsmooth), Algorithm 1 (lines 7–12) with Theorem 7 and Theorem 8:
 
     .. math:: \sigma^2 = \frac{2\log(2.5/\delta)\,\Delta^2}{\epsilon^2},\qquad
               \Delta = \tilde\Delta_{SGD}(\delta/2)\ (W\subseteq B(0,R)),\quad \Delta = \Delta_{SGD}(\delta/2)\ (W=\mathbb R^d),
@@ -371,6 +373,7 @@ def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounde
     alpha = _alpha(alpha)
     M0 = v.check_nonnegative("M0 (sup_z loss(0; z))", M0)
     R = _check_domain(R, bounded_domain)
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
     lim = _eta_limit(L)
     notes = []
     domain = f"W ⊆ B(0, {R:g})" if bounded_domain else "W = R^d"
@@ -405,15 +408,20 @@ def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounde
             formula=_OUTPUT_FORMULA,
             extras={"domain": domain, **parts},
         )
-    sigma = math.sqrt(2.0 * math.log(2.5 / delta)) * Delta / eps
-    exact = _gaussian_exact_delta(eps, sigma / Delta) if Delta > 0 else 0.0
+    sigma_paper = math.sqrt(2.0 * math.log(2.5 / delta)) * Delta / eps
+    exact = _gaussian_exact_delta(eps, sigma_paper / Delta) if Delta > 0 else 0.0
     parts["gaussian_exact_delta"] = exact
-    if exact > delta / 2.0:
-        notes.append(
-            f"Lemma 2 (the classical Gaussian mechanism, proved for eps < 1) is used here at eps = {eps:g}: the exact "
-            f"delta of this Gaussian mechanism is {exact:.3g} > delta/2 = {delta / 2:.3g}, so the paper's calibration "
-            "under-noises at this large eps."
-        )
+    pick = {"sigma": sigma_paper, "feasible": True, "reason": "", "fix": ""}
+    if Delta > 0:
+        # the sensitivity holds with probability 1 - delta/2: the Gaussian step must be (eps, delta/2)-DP
+        cmp = _gauss.compare_with_paper(eps=eps, delta=delta / 2.0, sensitivity=Delta, sigma_paper=sigma_paper,
+                                        check="exact Gaussian mechanism at delta/2 (the other delta/2 is the failure "
+                                              "probability of the sensitivity bound)")
+        pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta / 2.0, what="DP-SGD-Output (Lemma 2)")
+        notes += pick["notes"]
+        parts.update(cmp)
+    parts["sigma_rule"] = sigma_rule
+    sigma = pick["sigma"]
     if eta <= 1.0 / T:
         notes.append(
             f"eta = {eta:g} <= 1/T = {1.0 / T:g}: the paper assumes eta > 1/T in its utility analysis "
@@ -429,15 +437,18 @@ def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounde
     formula_numbers = (
         rf"\gamma={gamma:.3g},\ c_{{\gamma,T}}={parts['c_gamma_T']:.4g},\ g={parts['grad_bound']:.4g},\ "
         rf"\Delta=\sqrt{{e({parts['c_alpha_2_sq_T_eta_pow']:.4g}+{parts['sampling_term']:.4g})}}={Delta:.4g},\ "
-        rf"\sigma=\frac{{\sqrt{{2\log(2.5/{delta:.3g})}}\cdot{Delta:.4g}}}{{{eps:g}}}={sigma:.4g}"
+        rf"\sigma_{{\rm paper}}=\frac{{\sqrt{{2\log(2.5/{delta:.3g})}}\cdot{Delta:.4g}}}{{{eps:g}}}={sigma_paper:.4g},\ \sigma={sigma:.4g}"
     )
     return Calibration(
         id="dpsgd-output",
-        feasible=True,
+        feasible=pick["feasible"],
         sigma=sigma,
         T=T,
         eta=eta,
-        reason=f"Gaussian mechanism on the averaged SGD iterate with sensitivity Delta = {Delta:.4g} ({domain})",
+        reason=pick["reason"] or (
+            f"Gaussian mechanism on the averaged SGD iterate with sensitivity Delta = {Delta:.4g} ({domain}); sigma "
+            + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "from Lemma 2 as printed")),
+        fix=pick["fix"],
         formula=formula,
         formula_numbers=formula_numbers,
         notes=notes,
@@ -474,7 +485,7 @@ def _thm7_inputs(n, T, eta, L, M, alpha, R, bounded_domain, M0, gamma, delta):
 
 
 def bound_thm7(*, n, T, eta, L, M, alpha, R=None, bounded_domain=True, M0=1.0, gamma=None, delta=None, c=1.0):
-    r"""Rate form of the stability bound, 003_ae9d1ed971b16d33.txt, Theorem 7 as simplified in Remark 1 (T >= n).
+    r"""Rate form of the stability bound, Wang, Lei, Ying & Zhang (wang-nonsmooth), Theorem 7 as simplified in Remark 1 (T >= n).
 
     .. math:: \Delta_{SGD}(\gamma)=O\Big(\sqrt T\eta^{\frac1{1-\alpha}}+\frac{(T\eta)^{1+\alpha/2}\log(n/\gamma)}{n}\Big),
               \qquad \tilde\Delta_{SGD}(\gamma)=O\Big(\sqrt T\eta^{\frac1{1-\alpha}}+\frac{T\eta\log(n/\gamma)}{n}\Big),
@@ -502,7 +513,7 @@ def bound_thm7(*, n, T, eta, L, M, alpha, R=None, bounded_domain=True, M0=1.0, g
 
 
 def explicit_bound_thm7(*, n, T, eta, L, M, alpha, R=None, bounded_domain=True, M0=1.0, gamma=None, delta=None):
-    r"""Explicit stability bound, 003_ae9d1ed971b16d33.txt, Theorem 7 (a)/(b) with the constants of eq. (2) and Lemma 20.
+    r"""Explicit stability bound, Wang, Lei, Ying & Zhang (wang-nonsmooth), Theorem 7 (a)/(b) with the constants of eq. (2) and Lemma 20.
 
     .. math:: \Delta^2 = e\Big(c_{\alpha,2}^2T\eta^{\frac{2}{1-\alpha}} + 4g^2\eta^2(1+k)k\Big),\quad
               k=\tfrac{T}{n}(1+c_{\gamma,T}).
@@ -549,7 +560,7 @@ def _T_thm10(n: int, alpha: float) -> int:
 
 
 def bound_thm9(*, n, d, eps, delta, alpha, gamma=0.05, R=1.0, c=1.0, L=None):
-    r"""Utility of DP-SGD-Output on W = R^d, 003_ae9d1ed971b16d33.txt, Theorem 9 (proof in §3.2, eq. (30)).
+    r"""Utility of DP-SGD-Output on W = R^d, Wang, Lei, Ying & Zhang (wang-nonsmooth), Theorem 9 (proof in §3.2, eq. (30)).
 
     Schedule: :math:`\eta = n^{\frac1{3+\alpha}}/(T\log(1/\gamma)^{\frac1{3+\alpha}})`,
     :math:`T \asymp n^{\frac{-\alpha^2-3\alpha+6}{(1+\alpha)(3+\alpha)}}` if :math:`\alpha < (\sqrt{73}-7)/4`, else
@@ -593,7 +604,7 @@ def _eta_notes(eta, T, L):
 
 
 def bound_thm10(*, n, d, eps, delta, alpha, gamma=0.05, R=1.0, c=1.0, L=None):
-    r"""Utility of DP-SGD-Output on W ⊆ B(0, R), 003_ae9d1ed971b16d33.txt, Theorem 10 (proof in §3.2).
+    r"""Utility of DP-SGD-Output on W ⊆ B(0, R), Wang, Lei, Ying & Zhang (wang-nonsmooth), Theorem 10 (proof in §3.2).
 
     Schedule: :math:`T\asymp n^{\frac{2-\alpha}{1+\alpha}}` if α < 1/2, else T ≍ n (constant 1), and
 
@@ -625,7 +636,7 @@ def bound_thm10(*, n, d, eps, delta, alpha, gamma=0.05, R=1.0, c=1.0, L=None):
 
 
 def bound_thm12(*, n, d, eps, delta, alpha, gamma=0.05, R=1.0, c=1.0, L=None, M=None):
-    r"""Utility of DP-SGD-Gradient (Algorithm 2), 003_ae9d1ed971b16d33.txt, Theorem 12 (derivation in §3.3).
+    r"""Utility of DP-SGD-Gradient (Algorithm 2), Wang, Lei, Ying & Zhang (wang-nonsmooth), Theorem 12 (derivation in §3.3).
 
     Schedule: T ≍ n^{(2−α)/(1+α)} if α < 1/2, else T ≍ n (constant 1), and, following the §3.3 derivation
     (minimise :math:`\frac{1}{T\eta} + \eta T(a^2+b^2)`),
@@ -670,7 +681,7 @@ def bound_thm12(*, n, d, eps, delta, alpha, gamma=0.05, R=1.0, c=1.0, L=None, M=
 
 
 def lemma13_eps_threshold(n) -> float:
-    r"""Sufficient privacy budget of Lemma 13 (003_ae9d1ed971b16d33.txt, Lemma 13 and Fig. 1).
+    r"""Sufficient privacy budget of Lemma 13 (Wang, Lei, Ying & Zhang (wang-nonsmooth), Lemma 13 and Fig. 1).
 
     For T = n and δ = 1/n², Lemma 13 states that a β ∈ (0, 1) satisfying the RDP conditions of Theorem 11 exists if
 
@@ -688,7 +699,7 @@ def lemma13_eps_threshold(n) -> float:
 
 
 def bound_lemma13(*, n, eps=None):
-    r"""Lemma 13 as a 'bound': the sufficient ε for Algorithm 2 with T = n, δ = 1/n² (003_ae9d1ed971b16d33.txt, Lemma 13).
+    r"""Lemma 13 as a 'bound': the sufficient ε for Algorithm 2 with T = n, δ = 1/n² (Wang, Lei, Ying & Zhang (wang-nonsmooth), Lemma 13).
 
     .. math:: \epsilon_{13}(n) = \frac{7(n^{1/3}-1)+4n\log n+7}{2n(n^{1/3}-1)} \sim \frac{2\log n}{n^{1/3}}.
 
@@ -836,7 +847,7 @@ _THEOREMS = [
         statement=r"\epsilon\ge\frac{7(n^{1/3}-1)+4n\log n+7}{2n(n^{1/3}-1)}\Rightarrow\exists\beta\in(0,1)",
         schedule=r"T=n,\ \delta=1/n^2,\ n\ge18",
         discrepancy=_DISCREPANCY_LEMMA13,
-        risk="sufficient privacy budget eps for Theorem 11's conditions",
+        risk="sufficient privacy budget eps for Theorem 11's conditions (not a risk)", form="explicit",
     ),
 ]
 

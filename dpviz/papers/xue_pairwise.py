@@ -1,6 +1,6 @@
 """Xue, Yang, Huai & Wang — differentially private pairwise learning revisited.
 
-Seed file: ``004_f0930831cb554e22.txt``.  Full-gradient projected gradient descent (PGD) on the pairwise empirical
+Paper: Xue, Yang, Huai & Wang (xue-pairwise); full reference in docs/papers.md.  Full-gradient projected gradient descent (PGD) on the pairwise empirical
 risk ``L(w; D) = 1/(n(n-1)) sum_{i != j} l(w; z_i, z_j)`` (eq. (1)) over a convex, closed, bounded set ``C``; the loss
 is G-Lipschitz and L-smooth, and μ-strongly convex in §3 (the paper calls the strong-convexity constant α; in dpviz α
 is the Hölder exponent, so it is ``mu`` here).
@@ -25,7 +25,8 @@ from __future__ import annotations
 import math
 
 from dpviz import _validate as v
-from dpviz.catalog import Algorithm, BoundResult, Calibration, Paper, Term, Theorem
+from dpviz import gaussian as _gauss
+from dpviz.catalog import Algorithm, BoundResult, Calibration, ComparisonRow, ComparisonTable, Paper, Term, Theorem
 
 __all__ = [
     "PAPER",
@@ -39,6 +40,8 @@ __all__ = [
     "calibrate_dpgd_sc",
     "calibrate_dpgd_c",
     "calibrate_dp_epoch_gd",
+    "calibrate_dpgdc",
+    "bound_thm4",
     "schedule_thm1",
     "schedule_thm2",
     "schedule_thm3",
@@ -100,7 +103,7 @@ def _need_d(d, why: str) -> int:
 
 
 def pairwise_gradient_sensitivity(*, n, G) -> float:
-    r"""Replace-one ℓ2-sensitivity of the full pairwise gradient, 004_f0930831cb554e22.txt, proof of Lemma 1 (App. C.1).
+    r"""Replace-one ℓ2-sensitivity of the full pairwise gradient, Xue, Yang, Huai & Wang (xue-pairwise), proof of Lemma 1 (App. C.1).
 
     Changing one example z_k changes the 2(n−1) ordered pairs that contain it, each gradient by at most 2G, so
 
@@ -119,7 +122,7 @@ def pairwise_gradient_sensitivity(*, n, G) -> float:
 
 
 def epoch_sizes(n) -> list[int]:
-    r"""Block sizes n_1, …, n_k of Algorithm 3 (DPEGD), 004_f0930831cb554e22.txt, Algorithm 3, line 1.
+    r"""Block sizes n_1, …, n_k of Algorithm 3 (DPEGD), Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 3, line 1.
 
     The paper assumes n = 2^k and takes k = log₂ n blocks with n_i = 2^{−i} n for i < k, D_k the remaining examples.
     For general n, dpviz (like the simulation engine, ``dpviz.simulate._epoch_sizes``) takes k = max(1, ⌊log₂ n⌋),
@@ -144,7 +147,7 @@ def gaussian_exact_delta(*, eps, mu) -> float:
               - e^{\epsilon}\,\Phi\Big(-\frac{\epsilon}{\mu}-\frac{\mu}{2}\Big).
 
     A Gaussian mechanism with sensitivity Δ and noise σ is μ-GDP with μ = Δ/σ; T of them composed (as in
-    Algorithm 2 of 004_f0930831cb554e22.txt) are exactly μ-GDP with μ = √T Δ/σ.  dpviz uses this only to check the
+    Algorithm 2 of Xue, Yang, Huai & Wang (xue-pairwise)) are exactly μ-GDP with μ = √T Δ/σ.  dpviz uses this only to check the
     paper's calibrations.
     """
     eps = v.check_eps(eps)
@@ -158,7 +161,7 @@ def gaussian_exact_delta(*, eps, mu) -> float:
 def gaussian_mu_for(*, eps, delta) -> float:
     r"""The largest μ with :func:`gaussian_exact_delta` (ε, μ) <= δ (bisection; δ(ε, μ) increases with μ).
 
-    Used by Algorithm 2's ``accountant="exact"`` (004_f0930831cb554e22.txt, Algorithm 2): σ = √T Δ / μ.
+    Used by Algorithm 2's ``accountant="exact"`` (Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 2): σ = √T Δ / μ.
     """
     eps = v.check_eps(eps)
     delta = v.check_delta(delta)
@@ -180,24 +183,12 @@ def gaussian_mu_for(*, eps, delta) -> float:
     return lo
 
 
-def _gaussian_eps_note(eps: float, delta: float, mu: float, what: str) -> list[str]:
-    """A note when the classical Gaussian mechanism (proved for eps < 1) under-noises at this eps."""
-    exact = gaussian_exact_delta(eps=eps, mu=mu)
-    if exact > delta:
-        return [
-            f"{what}: the classical Gaussian mechanism sigma = sqrt(2 ln(1.25/delta)) Delta / eps is proved for "
-            f"eps < 1; at eps = {eps:g} the exact delta of this mechanism is {exact:.3g} > delta = {delta:.3g}, "
-            "so the paper's calibration under-noises here."
-        ]
-    return []
-
-
 # ----------------------------------------------------------------------------------------------------------------
 # schedules
 
 
 def schedule_thm1(*, n, L, mu) -> tuple[float, int]:
-    r"""(η, T) for Algorithm 1, 004_f0930831cb554e22.txt, Theorem 1 and its proof (App. C.2).
+    r"""(η, T) for Algorithm 1, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 1 and its proof (App. C.2).
 
     η = 2/(L + μ), the largest step Lemma 1 allows, and T = ⌈2 (L/μ) ln n⌉ — a concrete choice of the theorem's
     T = Õ((L/μ) log n): then the optimisation error (L/2)‖C‖² exp(−2ημLT/(μ+L)) of the proof is at most
@@ -211,7 +202,7 @@ def schedule_thm1(*, n, L, mu) -> tuple[float, int]:
 
 
 def schedule_thm2(*, n, d, eps, delta, G, R) -> tuple[float, int]:
-    r"""(η, T) for Algorithm 2, 004_f0930831cb554e22.txt, Theorem 2 (T) and the optimisation of its proof (η).
+    r"""(η, T) for Algorithm 2, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 2 (T) and the optimisation of its proof (η).
 
     .. math:: T = \Big\lfloor\min\Big\{n, \frac{n^2\epsilon^2}{d\log(1/\delta)}\Big\}\Big\rfloor,\qquad
               \eta = \frac{\|C\|_2}{G\sqrt T},\quad \|C\|_2 = 2R.
@@ -236,7 +227,7 @@ def _thm3_min(n: int, d: int, eps: float, delta: float) -> float:
 
 
 def schedule_thm3(*, n, d, eps, delta, G, R) -> tuple[float, int]:
-    r"""(η, T) for Algorithm 3, 004_f0930831cb554e22.txt, Theorem 3.
+    r"""(η, T) for Algorithm 3, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 3.
 
     .. math:: \eta = \frac{\|C\|_2}{G}\min\Big\{\frac{4}{\sqrt n}, \frac{\epsilon}{\sqrt{d\log(1/\delta)}}\Big\}
               \ (\delta>0),\qquad \eta = \frac{\|C\|_2}{G}\min\Big\{\frac{4}{\sqrt n}, \frac{\epsilon}{d}\Big\}
@@ -262,8 +253,8 @@ _SC_FORMULA = (
 )
 
 
-def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None) -> Calibration:
-    r"""Output noise of DPGDSC, 004_f0930831cb554e22.txt, Algorithm 1 (lines 4–5) with Lemma 1 and Theorem 1.
+def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None, sigma_rule="private") -> Calibration:
+    r"""Output noise of DPGDSC, Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 1 (lines 4–5) with Lemma 1 and Theorem 1.
 
     PGD with η <= 2/(L+μ) on a μ-strongly convex, L-smooth, G-Lipschitz pairwise loss has ℓ2-sensitivity 8G/(μn) at
     every iterate (Lemma 1, eq. (3)); the last iterate is released with
@@ -272,6 +263,12 @@ def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None)
               \lambda = \frac{8G\sqrt d}{\mu n\epsilon}\ (\delta = 0,\ \text{Laplace per coordinate}),
 
     (the Laplace scale uses ‖·‖₁ <= √d ‖·‖₂).
+
+    The printed σ is the classical Gaussian mechanism, proved for ε < 1 only; at large ε (e.g. ε = 16) it
+    under-noises.  dpviz releases by default (``sigma_rule="private"``) the analytic Gaussian σ of Balle & Wang (2018)
+    for the sensitivity 8G/(μn) (:func:`dpviz.gaussian.sigma_for`), and reports the printed σ beside it
+    (``extras['sigma_paper']``, ``extras['paper_sigma_private']``); ``sigma_rule="printed"`` releases the printed σ,
+    feasible only when it passes the exact check.
 
     Parameters
     ----------
@@ -298,6 +295,7 @@ def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None)
     delta = _delta_any(delta)
     G = v.check_positive("G", G)
     mu = v.check_positive("mu (strong-convexity constant)", mu)
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
     if d is not None:
         d = v.check_int("d", d)
     if delta == 0.0:
@@ -334,15 +332,23 @@ def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None)
     sens = 8.0 * G / (mu * n)
     extras = {"sensitivity": sens, "eta_max": eta_max}
     if delta > 0.0:
-        sigma = math.sqrt(2.0 * math.log(1.25 / delta)) * sens / eps
-        notes += _gaussian_eps_note(eps, delta, sens / sigma, "Algorithm 1")
+        sigma_paper = math.sqrt(2.0 * math.log(1.25 / delta)) * sens / eps
+        cmp = _gauss.compare_with_paper(eps=eps, delta=delta, sensitivity=sens, sigma_paper=sigma_paper,
+                                        check="exact Gaussian mechanism on the last iterate, sensitivity 8G/(mu n)")
+        pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta, what="Algorithm 1 (DPGDSC)")
+        notes += pick["notes"]
+        extras.update(cmp)
+        extras["sigma_rule"] = sigma_rule
         nums = (
-            rf"\sigma=\frac{{8\sqrt{{2\ln(1.25/{delta:.3g})}}\cdot{G:g}}}{{{mu:g}\cdot{n}\cdot{eps:g}}}={sigma:.4g}"
+            rf"\sigma_{{\rm paper}}=\frac{{8\sqrt{{2\ln(1.25/{delta:.3g})}}\cdot{G:g}}}{{{mu:g}\cdot{n}\cdot{eps:g}}}"
+            rf"={sigma_paper:.4g},\quad \sigma_{{\rm private}}={cmp['sigma_private']:.4g}"
         )
         return Calibration(
-            id="dpgd-sc", feasible=True, sigma=sigma, T=T, eta=eta,
-            reason=f"Gaussian mechanism on the last PGD iterate, sensitivity 8G/(mu n) = {sens:.4g} (Lemma 1)",
-            formula=_SC_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
+            id="dpgd-sc", feasible=pick["feasible"], sigma=pick["sigma"], T=T, eta=eta,
+            reason=pick["reason"] or (
+                f"Gaussian mechanism on the last PGD iterate, sensitivity 8G/(mu n) = {sens:.4g} (Lemma 1); sigma "
+                + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "as printed")),
+            fix=pick["fix"], formula=_SC_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
         )
     lam = sens * math.sqrt(d) / eps
     nums = rf"\lambda=\frac{{8\cdot{G:g}\sqrt{{{d}}}}}{{{mu:g}\cdot{n}\cdot{eps:g}}}={lam:.4g}"
@@ -357,23 +363,30 @@ def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None)
 # ----------------------------------------------------------------------------------------------------------------
 # Algorithm 2: DPGDC2 (gradient perturbation, convex)
 
-_C_FORMULA = r"\sigma=\frac{4G\sqrt{1.25\,T\log(1/\delta)}}{n\epsilon}"
+_C_FORMULA = r"\sigma=\frac{4G\sqrt{1.25\,T\log(1/\delta)}}{n\epsilon}\ \text{(printed)},\quad \sigma_{\rm private}:\ \delta_{\rm exact}(\epsilon;\sqrt T\,4G/n,\sigma)=\delta"
 _ACCOUNTANTS = ("paper", "exact")
 
 
-def calibrate_dpgd_c(*, n, eps, delta, G, T=None, d=None, R=None, L=None, eta=None, accountant="paper") -> Calibration:
-    r"""Gradient noise of DPGDC2, 004_f0930831cb554e22.txt, Algorithm 2 (line 2) and Theorem 2.
+def calibrate_dpgd_c(*, n, eps, delta, G, T=None, d=None, R=None, L=None, eta=None, sigma_rule="private",
+                     accountant=None) -> Calibration:
+    r"""Gradient noise of DPGDC2, Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 2 (line 2) and Theorem 2.
 
     Each of the T full pairwise gradients (sensitivity 4G/n, :func:`pairwise_gradient_sensitivity`) gets
-    N(0, σ² I_d) with
+    N(0, σ² I_d).  Algorithm 2 prints
 
-    .. math:: \sigma = \frac{4G\sqrt{1.25\,T\log(1/\delta)}}{n\epsilon}
+    .. math:: \sigma_{\rm paper} = \frac{4G\sqrt{1.25\,T\log(1/\delta)}}{n\epsilon}.
 
-    as printed in Algorithm 2.  The paper omits the privacy proof ("advanced composition and Gaussian mechanism").
-    dpviz checks it exactly: T composed Gaussian mechanisms are μ-GDP with μ = √T (4G/n)/σ = ε/√(1.25 log(1/δ))
-    (Dong, Roth & Su 2019), and ``extras['exact_delta']`` is the resulting δ(ε).  When it exceeds δ (e.g. ε = 1,
-    δ = 1e-6: 1.4e-6) a note says so; ``accountant="exact"`` returns instead the smallest σ that is (ε, δ)-DP by this
-    exact composition (``extras['sigma_exact']``).  There is no δ = 0 version (the paper says so after Theorem 2).
+    The paper omits the privacy proof ("advanced composition and Gaussian mechanism").  dpviz checks it exactly:
+    T composed Gaussian mechanisms with sensitivity Δ = 4G/n are exactly one Gaussian mechanism with sensitivity
+    √T·Δ (Dong, Roth & Su 2019), whose δ(ε) is :func:`dpviz.gaussian.delta_of` (Balle & Wang 2018, Theorem 8).
+    E.g. n = 1000, d = 10, ε = 5, δ = 1e-8 (T = 1000): the printed σ = 0.1214 has exact δ = 1.73e-6, and
+    (ε, δ)-DP needs σ = 0.1441; ε = 1, δ = 1e-6: exact δ = 1.40e-6.
+
+    ``sigma_rule="private"`` (default) releases the smallest σ that passes this exact check;
+    ``sigma_rule="printed"`` releases the printed σ, and the calibration is then feasible only if the printed σ
+    passes the check (else ``reason`` says "as printed — not (ε, δ)-DP here").  The printed σ, its exact δ and the
+    verdict are always in ``extras`` (``sigma_paper``, ``paper_exact_delta``, ``paper_sigma_private``).  There is no
+    δ = 0 version (the paper says so after Theorem 2).
 
     Parameters
     ----------
@@ -389,15 +402,20 @@ def calibrate_dpgd_c(*, n, eps, delta, G, T=None, d=None, R=None, L=None, eta=No
         Smoothness; the utility proof needs η <= 1/(2L) (a note if violated; privacy does not depend on η).
     eta : float, optional
         Step size chosen by the user.
-    accountant : {"paper", "exact"}
-        "paper": the printed σ; "exact": the smallest σ by exact Gaussian composition.
+    sigma_rule : {"private", "printed"}
+        Which σ is released (see above).
+    accountant : {"paper", "exact"}, optional
+        Older name of ``sigma_rule`` ("paper" = "printed", "exact" = "private"); overrides it when given.
     """
     n = v.check_n(n)
     eps = v.check_eps(eps)
     delta = _delta_positive(delta, "Algorithm 2 (DPGDC2)")
     G = v.check_positive("G", G)
-    if accountant not in _ACCOUNTANTS:
-        raise ValueError(f"accountant must be one of {', '.join(_ACCOUNTANTS)}, got {accountant!r}.")
+    if accountant is not None:
+        if accountant not in _ACCOUNTANTS:
+            raise ValueError(f"accountant must be one of {', '.join(_ACCOUNTANTS)}, got {accountant!r}.")
+        sigma_rule = "printed" if accountant == "paper" else "private"
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
     if d is not None:
         d = v.check_int("d", d)
     if R is not None:
@@ -423,34 +441,38 @@ def calibrate_dpgd_c(*, n, eps, delta, G, T=None, d=None, R=None, L=None, eta=No
     sens = 4.0 * G / n
     sigma_paper = sens * math.sqrt(1.25 * T * math.log(1.0 / delta)) / eps
     mu_paper = math.sqrt(T) * sens / sigma_paper
-    exact = gaussian_exact_delta(eps=eps, mu=mu_paper)
-    sigma_exact = math.sqrt(T) * sens / gaussian_mu_for(eps=eps, delta=delta)
-    if exact > delta:
-        notes.append(
-            f"Exact Gaussian composition: the printed sigma gives delta(eps) = {exact:.3g} > delta = {delta:.3g}; "
-            f"(eps, delta)-DP needs sigma >= {sigma_exact:.4g} (accountant='exact')."
-        )
-    sigma = sigma_paper if accountant == "paper" else sigma_exact
-    nums = rf"\sigma=\frac{{4\cdot{G:g}\sqrt{{1.25\cdot{T}\log(1/{delta:.3g})}}}}{{{n}\cdot{eps:g}}}={sigma_paper:.4g}"
-    if accountant == "exact":
-        nums += rf",\quad \sigma_{{\rm exact}}=\frac{{\sqrt{{{T}}}\cdot{sens:.4g}}}{{\mu(\epsilon,\delta)}}={sigma_exact:.4g}"
+    cmp = _gauss.compare_with_paper(
+        eps=eps, delta=delta, sensitivity=math.sqrt(T) * sens, sigma_paper=sigma_paper,
+        check=f"exact composition of T = {T} Gaussian steps = one Gaussian with sensitivity sqrt(T) 4G/n",
+    )
+    pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta, what="Algorithm 2 (DPGDC2)")
+    notes += pick["notes"]
+    sigma = pick["sigma"]
+    nums = (rf"\sigma_{{\rm paper}}=\frac{{4\cdot{G:g}\sqrt{{1.25\cdot{T}\log(1/{delta:.3g})}}}}{{{n}\cdot{eps:g}}}"
+            rf"={sigma_paper:.4g},\quad \sigma_{{\rm private}}={cmp['sigma_private']:.4g}")
     return Calibration(
         id="dpgd-c",
-        feasible=True,
+        feasible=pick["feasible"],
         sigma=sigma,
         T=T,
         eta=eta,
-        reason=f"Gaussian noise on each of T = {T} full pairwise gradients (sensitivity 4G/n = {sens:.4g})",
+        reason=pick["reason"] or (
+            f"Gaussian noise on each of T = {T} full pairwise gradients (sensitivity 4G/n = {sens:.4g}); sigma "
+            + ("is the smallest that is (eps, delta)-DP by exact Gaussian composition" if sigma_rule == "private"
+               else "as printed in Algorithm 2 (private by exact Gaussian composition)")
+        ),
+        fix=pick["fix"],
         formula=_C_FORMULA,
         formula_numbers=nums,
         notes=notes,
         extras={
             "sensitivity": sens,
-            "accountant": accountant,
-            "sigma_paper": sigma_paper,
-            "sigma_exact": sigma_exact,
+            "sigma_rule": sigma_rule,
+            "accountant": "paper" if sigma_rule == "printed" else "exact",
+            **cmp,
+            "sigma_exact": cmp["sigma_private"],
             "gdp_mu": mu_paper,
-            "exact_delta": exact,
+            "exact_delta": cmp["paper_exact_delta"],
         },
     )
 
@@ -465,8 +487,8 @@ _EPOCH_FORMULA = (
 )
 
 
-def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None) -> Calibration:
-    r"""Per-epoch noise of DPEGD, 004_f0930831cb554e22.txt, Algorithm 3 (lines 1–6) and Theorem 3 (proof in C.5).
+def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None, sigma_rule="private") -> Calibration:
+    r"""Per-epoch noise of DPEGD, Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 3 (lines 1–6) and Theorem 3 (proof in C.5).
 
     Epoch i = 1, …, k (k = ⌊log₂ n⌋, :func:`epoch_sizes`) runs n_i PGD steps with η_i = 4^{−i}η on its own block
     D_i and releases the average iterate, whose sensitivity is 4Gη_i (Lemma 7 with T_i = n_i, needs η <= 2/L); the
@@ -474,6 +496,10 @@ def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None)
 
     .. math:: \sigma_i = \frac{4\sqrt{2\ln(1.25/\delta)}\,G\eta_i}{\epsilon}\ (\delta>0),\qquad
               \lambda_i = \frac{4G\eta_i\sqrt d}{\epsilon}\ (\delta=0).
+
+    The printed σ_i is the classical Gaussian mechanism (proved for ε < 1); by default (``sigma_rule="private"``)
+    dpviz releases the analytic Gaussian σ_i of Balle & Wang (2018) for sensitivity 4Gη_i, and reports the printed
+    schedule in ``extras['sigma_schedule_paper']`` (``extras['sigma_paper']`` = its first entry).
 
     Parameters
     ----------
@@ -499,6 +525,7 @@ def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None)
     eps = v.check_eps(eps)
     delta = _delta_any(delta)
     G = v.check_positive("G", G)
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
     if d is not None:
         d = v.check_int("d", d)
     if delta == 0.0:
@@ -539,16 +566,30 @@ def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None)
         )
     if delta > 0.0:
         c = 4.0 * math.sqrt(2.0 * math.log(1.25 / delta)) * G / eps
-        sched = [c * e for e in etas]
-        notes += _gaussian_eps_note(eps, delta, 4.0 * G * etas[0] / sched[0], "Algorithm 3")
+        sched_paper = [c * e for e in etas]
+        # sigma_i / (4 G eta_i) is the same for every epoch, so one exact check covers all of them
+        cmp = _gauss.compare_with_paper(eps=eps, delta=delta, sensitivity=4.0 * G * etas[0], sigma_paper=sched_paper[0],
+                                        check="exact Gaussian mechanism per epoch average, sensitivity 4 G eta_i "
+                                              "(disjoint blocks: parallel composition)")
+        pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta, what="Algorithm 3 (DPEGD)")
+        notes += pick["notes"]
+        ratio = cmp["sigma_private"] / sched_paper[0]
+        sched_private = [s_ * ratio for s_ in sched_paper]
+        sched = sched_private if sigma_rule == "private" else sched_paper
+        extras.update(cmp)
+        extras.update({"sigma_rule": sigma_rule, "sigma_schedule_paper": sched_paper,
+                       "sigma_schedule_private": sched_private})
         nums = (
-            rf"\sigma_1=\frac{{4\sqrt{{2\ln(1.25/{delta:.3g})}}\cdot{G:g}\cdot{etas[0]:.4g}}}{{{eps:g}}}={sched[0]:.4g},"
+            rf"\sigma_1^{{\rm paper}}=\frac{{4\sqrt{{2\ln(1.25/{delta:.3g})}}\cdot{G:g}\cdot{etas[0]:.4g}}}{{{eps:g}}}"
+            rf"={sched_paper[0]:.4g},\ \sigma_1^{{\rm private}}={sched_private[0]:.4g},"
             rf"\ \dots,\ \sigma_{{{k}}}={sched[-1]:.4g}"
         )
         return Calibration(
-            id="dp-epoch-gd", feasible=True, sigma=sched[0], sigma_schedule=sched, T=n, eta=eta,
-            reason=f"Gaussian noise on each of k = {k} epoch averages (sensitivity 4 G eta_i, disjoint blocks)",
-            formula=_EPOCH_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
+            id="dp-epoch-gd", feasible=pick["feasible"], sigma=sched[0], sigma_schedule=sched, T=n, eta=eta,
+            reason=pick["reason"] or (
+                f"Gaussian noise on each of k = {k} epoch averages (sensitivity 4 G eta_i, disjoint blocks); sigma_i "
+                + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "as printed")),
+            fix=pick["fix"], formula=_EPOCH_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
         )
     lap = [4.0 * G * e * math.sqrt(d) / eps for e in etas]
     extras["laplace_schedule"] = lap
@@ -589,7 +630,7 @@ def _thm1_inputs(n, d, eps, delta, G, L, mu, R):
 
 
 def bound_thm1(*, n, d, eps, delta, G, L, mu, R, c=1.0):
-    r"""Excess population risk of DPGDSC, 004_f0930831cb554e22.txt, Theorem 1 (proof in Appendix C.2).
+    r"""Excess population risk of DPGDSC, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 1 (proof in Appendix C.2).
 
     Schedule (:func:`schedule_thm1`): η = 2/(L+μ), T = ⌈2(L/μ) ln n⌉.  Following the proof (see
     ``Theorem.discrepancy``), with the O(·) constant ``c``:
@@ -626,7 +667,7 @@ def bound_thm1(*, n, d, eps, delta, G, L, mu, R, c=1.0):
 
 
 def explicit_bound_thm1(*, n, d, eps, delta, G, L, mu, R):
-    r"""Explicit-constant version of Theorem 1 from its proof, 004_f0930831cb554e22.txt, Appendix C.2 (Lemmas 4–6).
+    r"""Explicit-constant version of Theorem 1 from its proof, Xue, Yang, Huai & Wang (xue-pairwise), Appendix C.2 (Lemmas 4–6).
 
     .. math:: \mathbb E\,\mathrm{Err}_P(\tilde w_T) \le \frac L2\|C\|_2^2e^{-\frac{2\eta\mu LT}{\mu+L}}
               + \frac L2\mathbb E\|\zeta\|_2^2 + \frac{16G^2}{\mu n},
@@ -662,7 +703,7 @@ def _convex_inputs(n, d, eps, G, R, c):
 
 
 def bound_thm2(*, n, d, eps, delta, G, R, L=None, c=1.0):
-    r"""Excess population risk of DPGDC2, 004_f0930831cb554e22.txt, Theorem 2 (proof in Appendix C.4).
+    r"""Excess population risk of DPGDC2, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 2 (proof in Appendix C.4).
 
     Schedule (:func:`schedule_thm2`): T = ⌊min{n, n²ε²/(d log(1/δ))}⌋, η = ‖C‖₂/(G√T) (‖C‖₂ = 2R; the proof's
     optimal step, see ``Theorem.discrepancy``).  With the O(·) constant ``c``,
@@ -693,7 +734,7 @@ def bound_thm2(*, n, d, eps, delta, G, R, L=None, c=1.0):
 
 
 def bound_thm3(*, n, d, eps, delta, G, R, L=None, c=1.0):
-    r"""Excess population risk of DPEGD, 004_f0930831cb554e22.txt, Theorem 3 (proof in Appendix C.5).
+    r"""Excess population risk of DPEGD, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 3 (proof in Appendix C.5).
 
     Schedule (:func:`schedule_thm3`): η = (‖C‖₂/G) min{4/√n, ε/√(d log(1/δ))} (δ > 0) or
     (‖C‖₂/G) min{4/√n, ε/d} (δ = 0), η_i = 4^{−i}η, n_i steps in epoch i (T = n in total).  With the O(·)
@@ -730,6 +771,165 @@ def bound_thm3(*, n, d, eps, delta, G, R, L=None, c=1.0):
                    notes=notes, extras={"epoch_sizes": sizes, "eta_schedule": [eta * 4.0 ** (-i) for i in
                                                                                 range(1, len(sizes) + 1)]})
 
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Algorithm 4: DPGDC (output perturbation, general convex; Appendix C.3) and Theorem 4
+
+_C4_FORMULA = (
+    r"\sigma=\frac{4\sqrt{2\ln(1.25/\delta)}\,GT\eta}{n\epsilon}\ (\delta>0),\qquad "
+    r"\lambda=\frac{4G\eta T\sqrt d}{n\epsilon}\ (\delta=0)"
+)
+
+
+def calibrate_dpgdc(*, n, eps, delta, G, T, eta, d=None, L=None, sigma_rule="private") -> Calibration:
+    r"""Output noise of DPGDC, Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 4 with Lemma 7 (Appendix C.3).
+
+    T projected full-gradient steps with η <= 2/L on a convex, G-Lipschitz, L-smooth pairwise loss; the average
+    w_avg = (w_1 + … + w_T)/T has ℓ2-sensitivity 4ηGT/n (Lemma 7, eq. (7): ‖w_t − w'_t‖ <= 4ηGt/n) and is released
+    with
+
+    .. math:: \sigma = \frac{4\sqrt{2\ln(1.25/\delta)}\,GT\eta}{n\epsilon}\ (\delta>0),\qquad
+              \lambda = \frac{4G\eta T\sqrt d}{n\epsilon}\ (\delta = 0,\ \text{Laplace per coordinate}).
+
+    Line 6 of Algorithm 4 prints "return w̃_T = w_avg^T" for δ = 0, dropping the "+ ζ" it then defines; dpviz reads it
+    as w_avg^T + ζ (the only reading under which Theorem 4 claims ε-DP).  The printed σ is the classical Gaussian
+    mechanism (ε < 1); by default (``sigma_rule="private"``) dpviz releases the analytic Gaussian σ of Balle & Wang
+    (2018) for the sensitivity 4ηGT/n and reports the printed σ in ``extras['sigma_paper']``.
+
+    Parameters
+    ----------
+    n, eps, delta, G
+        Sample size, privacy budget, δ ∈ [0, 1) (δ = 0: Laplace), Lipschitz constant.
+    T, eta
+        Number of PGD steps and step size (the paper gives no schedule for Algorithm 4).
+    d : int, optional
+        Dimension (required for δ = 0).
+    L : float, optional
+        Smoothness; η > 2/L makes the calibration infeasible (Lemma 7 needs η <= 2/L).
+    sigma_rule : {"private", "printed"}
+    """
+    n = v.check_n(n)
+    eps = v.check_eps(eps)
+    delta = _delta_any(delta)
+    G = v.check_positive("G", G)
+    T = v.check_int("T", T)
+    eta = v.check_positive("eta", eta)
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
+    if d is not None:
+        d = v.check_int("d", d)
+    if delta == 0.0:
+        d = _need_d(d, "for the delta = 0 (Laplace) variant of Algorithm 4, whose scale is 4 G eta T sqrt(d)/(n eps)")
+    if L is not None:
+        L = v.check_positive("L", L)
+    sens = 4.0 * eta * G * T / n
+    extras = {"sensitivity": sens}
+    if L is not None and eta > 2.0 / L * (1 + 1e-12):
+        return Calibration(
+            id="dpgdc", feasible=False, T=T, eta=eta,
+            reason=f"the sensitivity 4 eta G T/n ({_WHO}, Lemma 7) needs eta <= 2/L = {2.0 / L:.4g}, got eta = {eta:g}",
+            fix=f"use a step size eta <= {2.0 / L:.4g}", formula=_C4_FORMULA, extras=extras,
+        )
+    notes: list[str] = []
+    if delta > 0.0:
+        sigma_paper = 4.0 * math.sqrt(2.0 * math.log(1.25 / delta)) * G * T * eta / (n * eps)
+        cmp = _gauss.compare_with_paper(eps=eps, delta=delta, sensitivity=sens, sigma_paper=sigma_paper,
+                                        check="exact Gaussian mechanism on the average iterate, sensitivity 4 eta G T/n")
+        pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta, what="Algorithm 4 (DPGDC)")
+        notes += pick["notes"]
+        extras.update(cmp)
+        extras["sigma_rule"] = sigma_rule
+        nums = (rf"\sigma_{{\rm paper}}=\frac{{4\sqrt{{2\ln(1.25/{delta:.3g})}}\cdot{G:g}\cdot{T}\cdot{eta:g}}}"
+                rf"{{{n}\cdot{eps:g}}}={sigma_paper:.4g},\quad \sigma_{{\rm private}}={cmp['sigma_private']:.4g}")
+        return Calibration(
+            id="dpgdc", feasible=pick["feasible"], sigma=pick["sigma"], T=T, eta=eta,
+            reason=pick["reason"] or (
+                f"Gaussian mechanism on the average of T = {T} PGD iterates, sensitivity 4 eta G T/n = {sens:.4g} "
+                "(Lemma 7); sigma " + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private"
+                                       else "as printed")),
+            fix=pick["fix"], formula=_C4_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
+        )
+    lam = sens * math.sqrt(d) / eps
+    extras["l1_sensitivity"] = sens * math.sqrt(d)
+    notes.append("Algorithm 4, line 6 omits '+ zeta' for delta = 0; dpviz adds the Laplace noise it defines.")
+    nums = rf"\lambda=\frac{{4\cdot{G:g}\cdot{eta:g}\cdot{T}\sqrt{{{d}}}}}{{{n}\cdot{eps:g}}}={lam:.4g}"
+    return Calibration(
+        id="dpgdc", feasible=True, laplace_scale=lam, T=T, eta=eta,
+        reason=f"Laplace mechanism on the average iterate, l1-sensitivity sqrt(d) 4 eta G T/n = {sens * math.sqrt(d):.4g}",
+        formula=_C4_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
+    )
+
+
+def bound_thm4(*, n, d, eps, delta, G, R, T, eta, L=None, c=1.0):
+    r"""Excess population risk of DPGDC, Xue, Yang, Huai & Wang (xue-pairwise), Theorem 4 (Appendix C.3), rate form.
+
+    .. math:: \mathbb E\,\mathrm{Err}_P(\tilde w_T) \le c\Big(\frac{\|w_0-w^*\|_2^2}{\eta T}
+              + \frac{\eta G^2T^2\,d\log(1/\delta)}{n^2\epsilon^2} + \frac{G^2\eta T}{n}\Big)\ (\delta>0),
+
+    with d² in place of d log(1/δ) for δ = 0.  ‖w_0 − w*‖ <= ‖C‖₂ = 2R (both lie in C).  The theorem's statement
+    says "Algorithm 1"; its proof is about Algorithm 4 (Lemma 7, "Algorithm 4 is uniform stability with 4GηT/n"), the
+    reading dpviz follows.  The proof's noise term is (L/2)E‖ζ‖² = 16 L G²η²T² d ln(1.25/δ)/(n²ε²), which the printed
+    ηG²T²d log(1/δ)/(n²ε²) bounds up to a constant because Lη <= 2.  The paper notes after the theorem that this bound
+    is sub-optimal: it cannot reach O(1/√n + √d/(nε)) (Theorem 3 / Algorithm 3 does).
+    """
+    n, d, eps, G, R, c = _convex_inputs(n, d, eps, G, R, c)
+    delta = _delta_any(delta)
+    T = v.check_int("T", T)
+    eta = v.check_positive("eta", eta)
+    D = _diameter(R)
+    priv = d * math.log(1.0 / delta) if delta > 0 else float(d * d)
+    priv_tex = r"d\log(1/\delta)" if delta > 0 else r"d^2"
+    terms = [
+        Term("optimisation", c * D**2 / (eta * T), 0.0, 0.0, r"\frac{\|w_0-w^*\|_2^2}{\eta T}"),
+        Term("privacy", c * eta * G**2 * T**2 * priv / (n * eps) ** 2, -2.0, -2.0,
+             rf"\frac{{\eta G^2T^2{priv_tex}}}{{n^2\epsilon^2}}"),
+        Term("stability", c * G**2 * eta * T / n, -1.0, 0.0, r"\frac{G^2\eta T}{n}"),
+    ]
+    notes = ["Expected excess population risk; ||w_0 - w*|| <= ||C|| = 2R.",
+             "Sub-optimal (the paper, after Theorem 4): no eta, T reach O(1/sqrt(n) + sqrt(d)/(n eps)); see Theorem 3."]
+    if L is not None:
+        L = v.check_positive("L", L)
+        if eta > 2.0 / L:
+            notes.append(f"eta = {eta:g} > 2/L = {2.0 / L:.4g}: Lemma 7 (and hence privacy and the bound) needs eta <= 2/L.")
+    return _result("xue-pairwise-thm4", terms, eta=eta, T=T, complexity=T * n * (n - 1), notes=notes)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# Table 1: upper and lower bounds on the population error (constants and log factors omitted)
+
+
+def _t1(rate_tex, rate, method, reference, assumptions, privacy, kind):
+    return ComparisonRow(method=method, reference=reference, assumptions=assumptions, rate_latex=rate_tex, rate=rate,
+                         extra={"privacy": privacy, "bound": kind})
+
+
+def _table1_rows() -> tuple[ComparisonRow, ...]:
+    sc, cv = "Lipschitz, smooth, strongly convex", "Lipschitz, smooth, convex"
+    huai = "Huai, Wang, Miao, Xu & Zhang (2020)"
+    bassily = "Bassily, Feldman, Talwar & Thakurta (2019) (pointwise lower bounds, valid for pairwise)"
+    ed, e0 = "(eps, delta)-DP", "eps-DP"
+    return (
+        _t1(r"O\Big(\frac{\sqrt d}{\sqrt{n\epsilon}}\Big)", lambda *, n, d, eps: math.sqrt(d / (n * eps)),
+            "Huai et al.", huai, sc, ed, "upper"),
+        _t1(r"O\Big(\frac1n+\frac{d}{n^2\epsilon^2}\Big)", lambda *, n, d, eps: 1 / n + d / (n * eps) ** 2,
+            "This paper (Algorithm 1, Theorem 1)", "Xue, Yang, Huai & Wang (2021)", sc, ed, "upper"),
+        _t1(r"\Omega\Big(\frac1n+\frac{d}{n^2\epsilon^2}\Big)", lambda *, n, d, eps: 1 / n + d / (n * eps) ** 2,
+            "Lower bound", bassily, sc, ed, "lower"),
+        _t1(r"O\Big(\frac1n+\frac{d^2}{n^2\epsilon^2}\Big)", lambda *, n, d, eps: 1 / n + d**2 / (n * eps) ** 2,
+            "This paper (Algorithm 1, Theorem 1)", "Xue, Yang, Huai & Wang (2021)", sc, e0, "upper"),
+        _t1(r"\Omega\Big(\frac1n+\frac{d^2}{n^2\epsilon^2}\Big)", lambda *, n, d, eps: 1 / n + d**2 / (n * eps) ** 2,
+            "Lower bound", bassily, sc, e0, "lower"),
+        _t1(r"O\Big(\frac{\sqrt d}{\sqrt{n\epsilon}}\Big)", lambda *, n, d, eps: math.sqrt(d / (n * eps)),
+            "Huai et al.; Yang et al.", huai + "; Yang, Lei, Lyu & Ying (2021)", cv, ed, "upper"),
+        _t1(r"O\Big(\frac1{\sqrt n}+\frac{\sqrt d}{n\epsilon}\Big)", lambda *, n, d, eps: 1 / math.sqrt(n) + math.sqrt(d) / (n * eps),
+            "This paper (Algorithm 3, Theorem 3)", "Xue, Yang, Huai & Wang (2021)", cv, ed, "upper"),
+        _t1(r"\Omega\Big(\frac1{\sqrt n}+\frac{\sqrt d}{n\epsilon}\Big)", lambda *, n, d, eps: 1 / math.sqrt(n) + math.sqrt(d) / (n * eps),
+            "Lower bound", bassily, cv, ed, "lower"),
+        _t1(r"O\Big(\frac1{\sqrt n}+\frac{d}{n\epsilon}\Big)", lambda *, n, d, eps: 1 / math.sqrt(n) + d / (n * eps),
+            "This paper (Algorithm 3, Theorem 3)", "Xue, Yang, Huai & Wang (2021)", cv, e0, "upper"),
+        _t1(r"\Omega\Big(\frac1{\sqrt n}+\frac{d}{n\epsilon}\Big)", lambda *, n, d, eps: 1 / math.sqrt(n) + d / (n * eps),
+            "Lower bound", bassily, cv, e0, "lower"),
+    )
 
 # ----------------------------------------------------------------------------------------------------------------
 # Catalogue entries
@@ -770,6 +970,23 @@ ALGORITHMS = [
         ),
         noise="gaussian",
         formula=_C_FORMULA,
+    ),
+    Algorithm(
+        id="dpgdc",
+        name="DPGDC (DP gradient descent, convex; output perturbation)",
+        paper=PAPER,
+        place="Algorithm 4 (Appendix C.3)",
+        setting="pairwise",
+        perturbation="output",
+        assumptions=_CVX,
+        calibrate=calibrate_dpgdc,
+        description=(
+            "Projected full-gradient descent with eta <= 2/L for T steps; the average of w_1..w_T (sensitivity "
+            "4 eta G T/n, Lemma 7) is released with Gaussian (delta > 0) or Laplace (delta = 0) noise. Sub-optimal "
+            "(Theorem 4); the paper's motivation for Algorithm 3."
+        ),
+        noise="gaussian-or-laplace",
+        formula=_C4_FORMULA,
     ),
     Algorithm(
         id="dp-epoch-gd",
@@ -834,6 +1051,7 @@ THEOREMS = [
         schedule=r"\eta=\frac{2}{L+\mu},\ T=\lceil 2(L/\mu)\ln n\rceil\ \big(=\tilde O(\tfrac{L}{\mu}\log n)\big)",
         discrepancy=_DISCREPANCY_THM1,
         notes=("The paper's strong-convexity constant alpha is mu in dpviz.",),
+        risk="expected excess population risk",
     ),
     Theorem(
         id="xue-pairwise-thm2",
@@ -846,6 +1064,7 @@ THEOREMS = [
         schedule=r"T=\min\{n,\frac{n^2\epsilon^2}{d\log(1/\delta)}\},\ \eta=\frac{\|C\|_2}{G\sqrt T}",
         discrepancy=_DISCREPANCY_THM2,
         notes=("(eps, delta)-DP only: the paper gives no delta = 0 version of Algorithm 2.",),
+        risk="expected excess population risk",
     ),
     Theorem(
         id="xue-pairwise-thm3",
@@ -863,7 +1082,38 @@ THEOREMS = [
             r"\ (\delta=0:\ \tfrac{\epsilon}{d}),\ \eta_i=4^{-i}\eta,\ n_i\text{ steps per epoch}"
         ),
         discrepancy=_DISCREPANCY_THM3,
+        risk="expected excess population risk",
+    ),
+    Theorem(
+        id="xue-pairwise-thm4",
+        paper=PAPER,
+        number="Theorem 4 (Appendix C.3)",
+        algorithm="dpgdc",
+        assumptions=_CVX,
+        bound=bound_thm4,
+        statement=(
+            r"O\Big(rac{\|w_0-w^*\|_2^2}{\eta T}+rac{\eta G^2T^2d\log(1/\delta)}{n^2\epsilon^2}"
+            r"+rac{G^2\eta T}{n}\Big)\ (\delta>0;\ d^2\ 	ext{for}\ \delta=0)"
+        ),
+        schedule=r"\eta\le 2/L,\ T\ 	ext{free (no schedule given)}",
+        discrepancy=(
+            "The statement says 'Algorithm 1'; the proof is about Algorithm 4 (Lemma 7), which dpviz follows. "
+            "Algorithm 4 line 6 (delta = 0) omits '+ zeta'; dpviz adds the Laplace noise."
+        ),
+        risk="expected excess population risk",
     ),
 ]
 
-TABLES: list = []
+TABLES: list = [
+    ComparisonTable(
+        id="xue-pairwise-table1",
+        paper=PAPER,
+        number="Table 1",
+        caption=(
+            "Upper and lower bounds on the population error of DP pairwise learning with Lipschitz and smooth losses "
+            "(constants, log factors and the diameter of C omitted), for (ε, δ)-DP and ε-DP; the lower bounds are "
+            "Bassily et al.'s for pointwise losses, which are a special case."
+        ),
+        rows=_table1_rows(),
+    ),
+]

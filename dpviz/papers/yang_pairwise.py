@@ -1,6 +1,6 @@
 """Yang, Lei, Lyu & Ying — stability and differential privacy of SGD for pairwise learning with non-smooth losses.
 
-Seed file: ``002_529032789875e3ba.txt``.  The pairwise loss ℓ(w, z, z') is non-negative, convex and G-Lipschitz in w
+Paper: Yang, Lei, Lyu & Ying (yang-pairwise); full reference in docs/papers.md.  The pairwise loss ℓ(w, z, z') is non-negative, convex and G-Lipschitz in w
 (no smoothness).  Algorithm 1 (pairwise SGD) samples i_{t+1} uniformly and steps with the average subgradient over the
 pairs (z_{i_{t+1}}, z_{i_k}), k = 1..t, so step t costs t pairwise subgradients: T steps cost T(T+1)/2.
 
@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 
 from dpviz import _validate as v
+from dpviz import gaussian as _gauss
 from dpviz.catalog import Algorithm, BoundResult, Calibration, Paper, Term, Theorem
 
 __all__ = [
@@ -127,7 +128,7 @@ def _gaussian_exact_delta(eps: float, s: float) -> float:
 
 
 def stability_eq3(*, n, t, eta, G, gamma) -> float:
-    r"""Right-hand side of eq. (3) (squared distance of the (t+1)-th iterates), 002_529032789875e3ba.txt, Theorem 1.
+    r"""Right-hand side of eq. (3) (squared distance of the (t+1)-th iterates), Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 1.
 
     .. math:: \|w_{t+1}-w'_{t+1}\|_2^2 \le 4e\eta^2G^2\Big[t+\ln^2(et)\Big(\frac tn+\ln(1/\gamma)
               +\sqrt{\frac{t\ln(1/\gamma)}{n}}\Big)^2\Big].
@@ -158,7 +159,7 @@ def _corrected_sq(n, T, eta, G, a):
 
 
 def sensitivity(*, n, T, eta, G, gamma, corrected=False) -> float:
-    r"""ℓ2-sensitivity of the averaged output w̄_T with probability 1 − γ, 002_529032789875e3ba.txt, Theorem 1, eq. (9).
+    r"""ℓ2-sensitivity of the averaged output w̄_T with probability 1 − γ, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 1, eq. (9).
 
     .. math:: \Delta_T^2 = 4e\eta^2G^2\Big(T+\frac{3T^2\ln^2(eT)\ln^2(1/\gamma)}{n^2}\Big)\quad(T\ge n).
 
@@ -216,8 +217,8 @@ _E_FACTOR_NOTE = (
 )
 
 
-def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False) -> Calibration:
-    r"""Noise of private pairwise SGD with output perturbation, 002_529032789875e3ba.txt, Algorithm 2, Theorem 4, eq. (5).
+def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, sigma_rule="private") -> Calibration:
+    r"""Noise of private pairwise SGD with output perturbation, Yang, Lei, Lyu & Ying (yang-pairwise), Algorithm 2, Theorem 4, eq. (5).
 
     Gaussian noise N(0, σ² I_d) is added once to the averaged iterate w̄_T of Algorithm 1.  The high-probability
     sensitivity of Theorem 1 (eq. (9) with γ = δ/2) and the Gaussian mechanism (Lemma 2 at δ/2) give, following the
@@ -252,6 +253,7 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False) 
     eta = v.check_positive("eta", eta)
     G = v.check_positive("G", G)
     corrected = _check_bool("corrected", corrected)
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
     a = math.log(2.0 / delta)
     formula = _OUTPUT_FORMULA_CORRECTED if corrected else _OUTPUT_FORMULA
     if not corrected and T < n:
@@ -274,16 +276,17 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False) 
     Delta2 = _corrected_sq(n, T, eta, G, a) if corrected else eq9
     Delta = math.sqrt(Delta2)
     ln25 = math.log(2.5 / delta)
-    sigma = math.sqrt(2.0 * ln25) * Delta / eps
+    sigma_paper = math.sqrt(2.0 * ln25) * Delta / eps
     sigma_printed = math.sqrt(8.0 * eta**2 * G**2 * ln25 * eq9 / (4.0 * math.e * eta**2 * G**2)) / eps
-    exact = _gaussian_exact_delta(eps, sigma / Delta)
+    exact = _gaussian_exact_delta(eps, sigma_paper / Delta)
     notes = [_E_FACTOR_NOTE]
-    if exact > delta / 2.0:
-        notes.append(
-            f"Lemma 2 (the classical Gaussian mechanism, proved for eps < 1) is used at eps = {eps:g}: the exact delta "
-            f"of this Gaussian mechanism is {exact:.3g} > delta/2 = {delta / 2:.3g}, so the calibration under-noises "
-            "at this large eps."
-        )
+    # the sensitivity holds with probability 1 - delta/2, so the Gaussian step must be (eps, delta/2)-DP
+    cmp = _gauss.compare_with_paper(eps=eps, delta=delta / 2.0, sensitivity=Delta, sigma_paper=sigma_paper,
+                                    check="exact Gaussian mechanism at delta/2 (the other delta/2 is the failure "
+                                          "probability of the sensitivity bound)")
+    pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta / 2.0, what="Output perturbation (Lemma 2)")
+    notes += pick["notes"]
+    sigma = pick["sigma"]
     if not corrected and eq9 < eq3:
         notes.append(
             f"Here eq. (9) ({math.sqrt(eq9):.4g}) is smaller than Theorem 1's eq. (3) at t = T ({math.sqrt(eq3):.4g}): "
@@ -297,18 +300,20 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False) 
         tex_inner = rf"T+\frac{{3\cdot{T}^2\ln^2(e\cdot{T})\cdot{a:.4g}^2}}{{{n}^2}}"
     formula_numbers = (
         rf"\sigma^2=\frac{{8e\cdot{eta:g}^2\cdot{G:g}^2\cdot\ln(2.5/{delta:.3g})}}{{{eps:g}^2}}\big({tex_inner}\big)"
-        rf",\ \Delta_T={Delta:.4g},\ \sigma={sigma:.4g}"
+        rf",\ \Delta_T={Delta:.4g},\ \sigma_{{\rm paper}}={sigma_paper:.4g},\ \sigma={sigma:.4g}"
     )
     return Calibration(
         id="pairwise-sgd-output",
-        feasible=True,
+        feasible=pick["feasible"],
         sigma=sigma,
         T=T,
         eta=eta,
-        reason=(
+        reason=pick["reason"] or (
             f"Gaussian mechanism on the averaged pairwise-SGD iterate with high-probability sensitivity "
-            f"Delta_T = {Delta:.4g} (probability 1 - delta/2)"
+            f"Delta_T = {Delta:.4g} (probability 1 - delta/2); sigma "
+            + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "from Lemma 2 as printed")
         ),
+        fix=pick["fix"],
         formula=formula,
         formula_numbers=formula_numbers,
         notes=notes,
@@ -318,6 +323,8 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False) 
             "Delta_eq3": math.sqrt(eq3),
             "sigma_as_printed": sigma_printed,
             "gaussian_exact_delta": exact,
+            **cmp,
+            "sigma_rule": sigma_rule,
             "gradient_complexity": _grad_complexity(T),
             "corrected": corrected,
         },
@@ -329,14 +336,14 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False) 
 
 
 def c1_constant(*, G, gamma) -> float:
-    r""":math:`c_1 = 100\sqrt6 e^{3/2} G\max\{1,G\}\ln(6e/\gamma)` (002_529032789875e3ba.txt, Theorems 2, 3, 5)."""
+    r""":math:`c_1 = 100\sqrt6 e^{3/2} G\max\{1,G\}\ln(6e/\gamma)` (Yang, Lei, Lyu & Ying (yang-pairwise), Theorems 2, 3, 5)."""
     G = v.check_positive("G", G)
     gamma = _gamma(gamma)
     return 100.0 * math.sqrt(6.0) * math.e**1.5 * G * max(1.0, G) * math.log(6.0 * math.e / gamma)
 
 
 def c2_constant(*, G, M0, D) -> float:
-    r""":math:`c_2 = (6+19e)(M + GD)` (002_529032789875e3ba.txt, Theorems 2 and 5; M = sup ℓ(0,z,z') = ``M0``,
+    r""":math:`c_2 = (6+19e)(M + GD)` (Yang, Lei, Lyu & Ying (yang-pairwise), Theorems 2 and 5; M = sup ℓ(0,z,z') = ``M0``,
     D the diameter of W)."""
     G = v.check_positive("G", G)
     M0 = v.check_nonnegative("M0 (sup of the loss at w = 0)", M0)
@@ -345,7 +352,7 @@ def c2_constant(*, G, M0, D) -> float:
 
 
 def c3_constant(*, G, M0, D) -> float:
-    r""":math:`c_3 = (7+12\sqrt2e)M + 4GD + 16eG` (002_529032789875e3ba.txt, Theorem 3; D = ||w*||)."""
+    r""":math:`c_3 = (7+12\sqrt2e)M + 4GD + 16eG` (Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 3; D = ||w*||)."""
     G = v.check_positive("G", G)
     M0 = v.check_nonnegative("M0 (sup of the loss at w = 0)", M0)
     D = v.check_positive("D (norm of w*)", D)
@@ -353,14 +360,14 @@ def c3_constant(*, G, M0, D) -> float:
 
 
 def c4_constant(*, G, M0) -> float:
-    r""":math:`c_4 = 3G\sqrt{G^2+2M}` (002_529032789875e3ba.txt, Theorem 3)."""
+    r""":math:`c_4 = 3G\sqrt{G^2+2M}` (Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 3)."""
     G = v.check_positive("G", G)
     M0 = v.check_nonnegative("M0 (sup of the loss at w = 0)", M0)
     return 3.0 * G * math.sqrt(G**2 + 2.0 * M0)
 
 
 def c5_constant(*, G, M0) -> float:
-    r""":math:`c_5 = 12\sqrt2 e G\sqrt{G^2+2M}` (002_529032789875e3ba.txt, Theorem 3)."""
+    r""":math:`c_5 = 12\sqrt2 e G\sqrt{G^2+2M}` (Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 3)."""
     G = v.check_positive("G", G)
     M0 = v.check_nonnegative("M0 (sup of the loss at w = 0)", M0)
     return 12.0 * math.sqrt(2.0) * math.e * G * math.sqrt(G**2 + 2.0 * M0)
@@ -371,7 +378,7 @@ def c5_constant(*, G, M0) -> float:
 
 
 def bound_thm1(*, n, T, eta, gamma=None, delta=None, c=1.0):
-    r"""Rate form of the stability of Algorithm 1, 002_529032789875e3ba.txt, Theorem 1 (the ε_stab statement, T >= n).
+    r"""Rate form of the stability of Algorithm 1, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 1 (the ε_stab statement, T >= n).
 
     .. math:: \epsilon_{stab} = \tilde O\Big(\eta\sqrt T + \frac{\eta T\ln T}{n}\Big),
 
@@ -394,7 +401,7 @@ def bound_thm1(*, n, T, eta, gamma=None, delta=None, c=1.0):
 
 
 def explicit_bound_thm1(*, n, T, eta, G, gamma=None, delta=None, corrected=False):
-    r"""Explicit stability of the averaged output, 002_529032789875e3ba.txt, Theorem 1, eq. (9) (proof in §3.1).
+    r"""Explicit stability of the averaged output, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 1, eq. (9) (proof in §3.1).
 
     .. math:: \|\bar w_T-\bar w'_T\|_2 \le \Delta_T = 2\sqrt e\,\eta G\Big(T+\frac{3T^2\ln^2(eT)\ln^2(1/\gamma)}{n^2}
               \Big)^{1/2}\quad\text{w.p. } 1-\gamma,\ T\ge n.
@@ -500,7 +507,7 @@ _EXP_T2 = {  # n, eps exponents under T = n^2, eta ∝ n^{-3/2}
 
 
 def bound_thm2(*, n, gamma=0.05, c=1.0, c_eta=1.0):
-    r"""Excess risk of Algorithm 1 on a bounded domain, rate form, 002_529032789875e3ba.txt, Theorem 2.
+    r"""Excess risk of Algorithm 1 on a bounded domain, rate form, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 2.
 
     Schedule: T = n², η = c_η n^{-3/2}, with :math:`\mathcal R_t(\ell\circ\mathcal W)=O(1/\sqrt t)`.  Terms (the
     structure of Theorem 2 with G = D = M = 1 and every absolute constant replaced by ``c``):
@@ -548,7 +555,7 @@ def _explicit_inputs(n, T, eta, G, R, M0, gamma, kappa, rademacher, c_eta):
 
 
 def explicit_bound_thm2(*, n, G, R, T=None, eta=None, M0=1.0, gamma=0.05, kappa=1.0, rademacher=None, c_eta=1.0):
-    r"""Excess risk of Algorithm 1 with the explicit constants, 002_529032789875e3ba.txt, Theorem 2 (W ⊆ B(0, R),
+    r"""Excess risk of Algorithm 1 with the explicit constants, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 2 (W ⊆ B(0, R),
     diameter D = 2R, T >= n).  With probability 1 − γ,
 
     .. math:: \epsilon_{risk}(\bar w_T)\le\frac4T\sum_{t=1}^T\mathcal R_t(\ell\circ\mathcal W)+\frac{D^2}{2T\eta}
@@ -574,7 +581,7 @@ def explicit_bound_thm2(*, n, G, R, T=None, eta=None, M0=1.0, gamma=0.05, kappa=
 
 
 def bound_thm3(*, n, gamma=0.05, c=1.0, c_eta=1.0):
-    r"""Excess risk of Algorithm 1 on an unbounded domain, rate form, 002_529032789875e3ba.txt, Theorem 3.
+    r"""Excess risk of Algorithm 1 on an unbounded domain, rate form, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 3.
 
     Schedule: T = ⌈n^{4/3}⌉, η = c_η n^{-1}, with :math:`\mathcal R_t(\ell\circ\mathcal W_t)=O(\eta\sqrt t)`,
     :math:`\mathcal R_t(\ell\circ\mathcal W_D)=O(1/\sqrt t)`.  Terms (constants G, D, M, c₁…c₅ set to ``c``):
@@ -606,7 +613,7 @@ def bound_thm3(*, n, gamma=0.05, c=1.0, c_eta=1.0):
 
 
 def explicit_bound_thm3(*, n, G, R, T=None, eta=None, M0=1.0, gamma=0.05, kappa=1.0, c_eta=1.0):
-    r"""Excess risk of Algorithm 1 on W = R^d with the explicit constants, 002_529032789875e3ba.txt, Theorem 3
+    r"""Excess risk of Algorithm 1 on W = R^d with the explicit constants, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 3
     (D = ||w*|| taken as ``R``, T >= n).  With probability 1 − γ,
 
     .. math:: \epsilon_{risk}(\bar w_T)\le\frac2T\sum_{t=1}^T\big(\mathcal R_t(\ell\circ\mathcal W_t)
@@ -662,7 +669,7 @@ def _privacy_rate(n, d, eps, delta, T, eta):
 
 
 def bound_thm5(*, n, d, eps, delta, gamma=0.05, c=1.0, c_eta=1.0):
-    r"""Utility of Algorithm 2 (output perturbation), rate form, 002_529032789875e3ba.txt, Theorem 5.
+    r"""Utility of Algorithm 2 (output perturbation), rate form, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 5.
 
     Schedule T = n², η = c_η n^{-3/2}, σ from eq. (5).  Terms: those of :func:`bound_thm2` (the stability-sampling
     term with ln(2/δ) in place of ln(6/γ)) plus
@@ -691,7 +698,7 @@ def bound_thm5(*, n, d, eps, delta, gamma=0.05, c=1.0, c_eta=1.0):
 
 def explicit_bound_thm5(*, n, d, eps, delta, G, R, T=None, eta=None, M0=1.0, gamma=0.05, kappa=1.0, rademacher=None,
                         c_eta=1.0, corrected=False):
-    r"""Utility of Algorithm 2 with the explicit constants, 002_529032789875e3ba.txt, Theorem 5 (W ⊆ B(0, R),
+    r"""Utility of Algorithm 2 with the explicit constants, Yang, Lei, Lyu & Ying (yang-pairwise), Theorem 5 (W ⊆ B(0, R),
     diameter D = 2R).  For γ ∈ (max{4δ, e^{−d/8}}, 1), with probability 1 − γ,
 
     .. math:: \epsilon_{risk}(w_{priv})\le\frac4T\sum_{t=1}^T\mathcal R_t(\ell\circ\mathcal W)+\frac{D^2}{2T\eta}
@@ -715,11 +722,15 @@ def explicit_bound_thm5(*, n, d, eps, delta, G, R, T=None, eta=None, M0=1.0, gam
     notes = _gamma_note(gamma, d, delta)
     if not cal.feasible:
         raise ValueError(f"Algorithm 2 cannot be calibrated at these values: {cal.reason}; {cal.fix}.")
-    sigma = cal.sigma
+    sigma = cal.extras["sigma_paper"]  # the theorem is stated for the paper's (Lemma 2) sigma
+    if not cal.extras["paper_sigma_private"]:
+        cal.notes.append("Theorem 5 is evaluated with the paper's sigma, which is not (eps, delta)-DP here; the "
+                         f"private sigma is {cal.extras['sigma_private']:.4g}.")
     terms.append(Term("privacy", 2.0 * G * sigma * math.sqrt(d) * math.log(4.0 / gamma) ** 0.25, 0.0, -1.0,
                       r"2G\sigma\sqrt d\ln^{1/4}(4/\gamma)"))
     return _result("yang-pairwise-thm5", terms, eta=eta, T=T, explicit=True, notes=notes + cal.notes,
-                   extras={"gamma": gamma, "c1": c1, "sigma": sigma, "D": D, "rademacher_B": rad})
+                   extras={"gamma": gamma, "c1": c1, "sigma": sigma, "sigma_private": cal.extras["sigma_private"],
+                           "D": D, "rademacher_B": rad})
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -734,7 +745,7 @@ def _cor_inputs(n, c, c_eta):
 
 
 def bound_cor1(*, n, kappa=1.0, c=1.0, c_eta=1.0):
-    r"""AUC maximisation with Algorithm 1, 002_529032789875e3ba.txt, Corollary 1 (Theorem 2 + Lemma 4).
+    r"""AUC maximisation with Algorithm 1, Yang, Lei, Lyu & Ying (yang-pairwise), Corollary 1 (Theorem 2 + Lemma 4).
 
     Problem (10): hinge loss :math:`(1-w^\top(x-x'))_+\mathbb I[y=1,y'=-1]`, κ = sup ||x||.  Schedule T = n²,
     η = c_η n^{-3/2}.  With high probability
@@ -751,7 +762,7 @@ def bound_cor1(*, n, kappa=1.0, c=1.0, c_eta=1.0):
 
 
 def bound_cor2(*, n, d, eps, kappa=1.0, c=1.0, c_eta=1.0):
-    r"""AUC maximisation with Algorithm 2, 002_529032789875e3ba.txt, Corollary 2 (Theorem 5 + Lemma 4).
+    r"""AUC maximisation with Algorithm 2, Yang, Lei, Lyu & Ying (yang-pairwise), Corollary 2 (Theorem 5 + Lemma 4).
 
     Schedule T = n², η = c_η n^{-3/2}, σ from eq. (5).  Printed: :math:`\tilde O(\sqrt{\kappa d}/\sqrt{n\epsilon})`.
     dpviz returns the terms Theorem 5 supports: ``privacy`` = c·sqrt(κd)/(√n ε) (σ ∝ 1/ε in eq. (5), so the ε exponent
@@ -772,7 +783,7 @@ def bound_cor2(*, n, d, eps, kappa=1.0, c=1.0, c_eta=1.0):
 
 
 def bound_cor3(*, n, d, chi=1.0, c=1.0, c_eta=1.0):
-    r"""Similarity metric learning with Algorithm 1, 002_529032789875e3ba.txt, Corollary 3 (Theorem 2 + Lemma 5).
+    r"""Similarity metric learning with Algorithm 1, Yang, Lei, Lyu & Ying (yang-pairwise), Corollary 3 (Theorem 2 + Lemma 5).
 
     Problem (11): hinge loss :math:`(1+\tau(y,y')(x-x')^\top w(x-x'))_+`, w ∈ R^{d×d} in a nuclear-norm ball,
     :math:`\chi=\|\mathbb E[\|X\|_2^2XX^\top]\|_{S_\infty}`.  Schedule T = n², η = c_η n^{-3/2}.  Printed:
@@ -795,7 +806,7 @@ def bound_cor3(*, n, d, chi=1.0, c=1.0, c_eta=1.0):
 
 
 def bound_cor4(*, n, d, eps, chi=1.0, c=1.0, c_eta=1.0):
-    r"""Similarity metric learning with Algorithm 2, 002_529032789875e3ba.txt, Corollary 4 (Theorem 5 + Lemma 5).
+    r"""Similarity metric learning with Algorithm 2, Yang, Lei, Lyu & Ying (yang-pairwise), Corollary 4 (Theorem 5 + Lemma 5).
 
     Schedule T = n², η = c_η n^{-3/2}, σ from eq. (5).  Printed: :math:`\tilde O(\sqrt{\chi d\log d}/\sqrt{n\epsilon})`.
     dpviz returns the terms of :func:`bound_cor3` plus ``privacy`` = c·sqrt(χ d log d)/(√n ε) (ε exponent −1: σ ∝ 1/ε
@@ -857,8 +868,11 @@ _DISCREPANCY_THM1 = (
     "Three slips in the proof of eq. (3): the harmonic sum sum_{l<=t} 1/l is bounded by ln(t) instead of 1 + ln(t) "
     "(the factor ln(et) should be ln(e^2 t)); Lemma 1 yields the deviation sqrt(2 mu ln(1/gamma)), not "
     "sqrt(mu ln(1/gamma)), when mu = (t+1)/n exceeds ln(1/gamma) (as for T = n^2); and the passage from (3) to eq. (9), "
-    "(t/n + a + sqrt(t a/n))^2 <= 3 t^2 a^2/n^2, fails for T close to n (at T = n it never holds). dpviz uses eq. (9) "
-    "as printed by default and offers corrected=True, the bound re-derived with these three fixes."
+    "(t/n + a + sqrt(t a/n))^2 <= 3 t^2 a^2/n^2 with a = ln(1/gamma), does not hold for every T >= n: at T = n it "
+    "reads (1 + a + sqrt(a))^2 <= 3 a^2, true exactly when a = ln(1/gamma) >= 4.15 (e.g. n = T = 1000, gamma = 1e-6: "
+    "eq. (9) exceeds eq. (3) by a factor 1.28; n = T = 100, gamma = 0.05: a = 3.0 and eq. (9) is below eq. (3)). "
+    "dpviz checks (9) >= (3) at run time and notes when it fails. dpviz uses eq. (9) as printed by default and offers "
+    "corrected=True, the bound re-derived with these three fixes."
 )
 
 _DISCREPANCY_THM2 = (
@@ -978,7 +992,7 @@ THEOREMS = [
             "sqrt(n) rate comes from Theorem 2's other terms, which do not involve kappa. dpviz shows the printed rate."
         ),
         notes=("Application: AUC maximisation with the pairwise hinge loss, problem (10); kappa = sup ||x||.",),
-        risk="excess population risk (with high probability)",
+        risk='excess AUC risk (population square-loss AUC objective, eq. (10); with high probability)',
     ),
     Theorem(
         id="yang-pairwise-cor2",
@@ -991,7 +1005,7 @@ THEOREMS = [
         schedule=r"T=n^2,\ \eta=c\,n^{-3/2},\ \sigma\text{ from (5)}",
         discrepancy=_DISCREPANCY_COR_PRIV,
         notes=("Application: private AUC maximisation, problem (10).",),
-        risk="excess population risk (with high probability)",
+        risk='excess AUC risk (population square-loss AUC objective, eq. (10); with high probability)',
     ),
     Theorem(
         id="yang-pairwise-cor3",
@@ -1004,7 +1018,7 @@ THEOREMS = [
         schedule=r"T=n^2,\ \eta=c\,n^{-3/2}",
         discrepancy=_DISCREPANCY_COR3,
         notes=("Application: similarity metric learning, problem (11), nuclear-norm ball (Lemma 5).",),
-        risk="excess population risk (with high probability)",
+        risk='excess population risk of similarity metric learning (hinge loss, eq. (11); with high probability)',
     ),
     Theorem(
         id="yang-pairwise-cor4",
@@ -1019,7 +1033,7 @@ THEOREMS = [
             " Also, w is a d x d matrix here, so Theorem 5's sigma sqrt(d) would read sigma d; dpviz keeps the printed d."
         ),
         notes=("Application: private similarity metric learning, problem (11).",),
-        risk="excess population risk (with high probability)",
+        risk='excess population risk of similarity metric learning (hinge loss, eq. (11); with high probability)',
     ),
 ]
 

@@ -1,0 +1,307 @@
+"""The papers' experiments, defined once as data, and the runners of the formula-based ones.
+
+Public API
+----------
+``EXPERIMENTS``
+    id -> :class:`Experiment` (every ``python -m dpviz reproduce`` target, ids start with the paper key).
+``get(experiment_id) -> Experiment``
+``listing() -> list[dict]``
+    ``[{"id", "paper", "what", "seconds_estimate"}]`` (what ``reproduce --list --json`` prints).
+``run(experiment_id, *, out_dir, points=None, progress=None) -> dict``
+    run a formula-based target (``kind`` "region" or "bounds"): writes ``ID.csv``, ``ID.html`` (Plotly, plotly.js
+    embedded, works offline) and ``ID.md`` (the paper's claimed finding and whether the reproduction shows it, with
+    numbers); returns ``{"csv", "html", "md", "summary", "figure", "shown", "finding"}``.
+
+How a dashboard page reads a definition
+---------------------------------------
+An :class:`Experiment` is plain data: ``paper`` (dpviz paper key), ``kind`` ("simulation" — the Simulate page;
+"bounds" — the Bounds page; "region" — the Calibrate page's feasibility map), ``algorithms`` / ``theorems`` (catalogue
+ids), ``dataset`` (a :data:`dpviz.data.DATASETS` name) with ``substitute_for`` (the paper's data set it stands in
+for, ``None`` if it is the paper's own design — show "substitute for …" when set), ``loss`` and ``loss_params`` (for
+:func:`dpviz.losses.get_loss`), ``grid`` (parameter -> list of values; the first key is the x-axis, ``x``),
+``fixed`` (the other parameters, as :func:`dpviz.simulate.simulate`'s ``params`` / :func:`dpviz.catalog.bound` take
+them), ``y`` (what is plotted) and ``claim`` (the finding to show beside the plot).  A page preset sets its widgets
+from these fields; ``python -m dpviz reproduce ID`` runs the same definition.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from dpviz import _validate as v
+
+__all__ = ["Experiment", "EXPERIMENTS", "get", "listing", "run"]
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """One reproducible experiment of a paper (see the module docstring for how pages read it)."""
+
+    id: str
+    paper: str
+    what: str
+    kind: str  # "simulation" | "bounds" | "region"
+    place: str  # where in the paper
+    claim: str  # the paper's claimed finding, in words
+    x: str
+    y: str
+    grid: dict[str, tuple] = field(default_factory=dict)
+    fixed: dict[str, Any] = field(default_factory=dict)
+    algorithms: tuple[str, ...] = ()
+    theorems: tuple[str, ...] = ()
+    dataset: str | None = None
+    substitute_for: str | None = None
+    loss: str | None = None
+    loss_params: dict[str, Any] = field(default_factory=dict)
+    seconds_estimate: float = 1.0
+
+
+def _logspace_int(lo: float, hi: float, k: int) -> tuple[int, ...]:
+    return tuple(sorted({int(round(x)) for x in np.logspace(math.log10(lo), math.log10(hi), k)}))
+
+
+EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
+    Experiment(
+        id="wang-lownoise-fig1", paper="wang-lownoise", kind="simulation", place="Section 5.1, Figure 1",
+        what="Wang, Lei, Ying & Zhou, Fig. 1: mean square error vs eps, least squares, DP-SGD vs SGD",
+        claim="DP-SGD's mean square error decreases in eps towards non-private SGD's",
+        x="eps", y="mean square error on a fresh sample", algorithms=("dpsgd-rdp", "sgd"),
+        dataset="wang-least-squares", loss="least-squares",
+        grid={"eps": (0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5), "kappa": (0.0, 0.1, 0.15)},
+        fixed={"n": 5000, "T": 1000, "eta": 0.01, "R": 1.0, "noise_rule": "experiment"}, seconds_estimate=4.0),
+    Experiment(
+        id="wang-lownoise-fig2", paper="wang-lownoise", kind="simulation", place="Section 5.1, Figure 2",
+        what="Wang, Lei, Ying & Zhou, Fig. 2: misclassification rate vs eps, logistic loss, DP-SGD vs SGD",
+        claim="DP-SGD's misclassification rate decreases in eps towards non-private SGD's",
+        x="eps", y="misclassification rate on a fresh sample", algorithms=("dpsgd-rdp", "sgd"),
+        dataset="wang-logistic", loss="logistic",
+        grid={"eps": (1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6), "kappa": (0.0, 0.4, 0.6)},
+        fixed={"n": 5000, "T": 1000, "eta": 0.01, "noise_rule": "experiment"}, seconds_estimate=4.0),
+    Experiment(
+        id="wang-nonsmooth-fig1", paper="wang-nonsmooth", kind="region", place="Lemma 13, Figure 1",
+        what="Wang, Lei, Ying & Zhang, Fig. 1: the (n, eps) region where Lemma 13 guarantees a beta for Theorem 11",
+        claim=("Lemma 13: for T = n and delta = 1/n^2, every eps >= (7(n^{1/3}-1) + 4 n log n + 7)/(2n(n^{1/3}-1)) "
+               "admits a beta in (0, 1) meeting Theorem 11's privacy conditions (the shaded area of Fig. 1); the "
+               "threshold falls with n (about 2 log n / n^{1/3})"),
+        x="n", y="eps", theorems=("wang-nonsmooth-lemma13",), algorithms=("dpsgd-rdp",),
+        grid={"n": _logspace_int(44, 1e6, 40), "eps": tuple(np.round(np.logspace(-1.3, 1, 40), 4))},
+        fixed={"d": 10, "G": 1.0}, seconds_estimate=20.0),
+    Experiment(
+        id="wang-nonsmooth-alpha", paper="wang-nonsmooth", kind="bounds", place="Theorems 9, 10 and 12",
+        what="Wang, Lei, Ying & Zhang, Theorems 9-12: excess-risk rate in n and iterations T over the Hölder alpha",
+        claim=("with a bounded domain the excess risk is O(sqrt(d log(1/delta))/(n eps) + 1/sqrt(n)) up to logs for "
+               "every alpha in [0, 1] (Theorem 12; Theorem 10: O(1/sqrt(n eps) + 1/sqrt(n))) — alpha only changes "
+               "the iterations, T ~ n^{(2-alpha)/(1+alpha)} for alpha < 1/2 and T ~ n otherwise; on an unbounded "
+               "domain (Theorem 9) the statistical term is n^{-1/(3+alpha)}"),
+        x="n", y="bound (rate form, constant c = 1)",
+        theorems=("wang-nonsmooth-thm9", "wang-nonsmooth-thm10", "wang-nonsmooth-thm12"),
+        grid={"n": _logspace_int(1e3, 1e7, 9), "alpha": (0.0, 0.25, 0.5, 0.75, 1.0)},
+        fixed={"d": 10, "eps": 1.0, "delta": 1e-8}, seconds_estimate=1.0),
+    Experiment(
+        id="yang-pairwise-rates", paper="yang-pairwise", kind="bounds", place="Corollaries 1-4 (rate study)",
+        what="Yang, Lei, Lyu & Ying, Corollaries 1-4: excess-risk rates of pairwise SGD in n (the paper has no "
+             "experiments)",
+        claim=("pairwise SGD attains O~(1/sqrt(n)) for AUC maximisation (Corollary 1) and metric learning "
+               "(Corollary 3); with output perturbation the privacy term adds O~(sqrt(d)/(sqrt(n) eps)) "
+               "(Corollaries 2 and 4), so the rate in n stays 1/sqrt(n)"),
+        x="n", y="bound (rate form, constant c = 1)",
+        theorems=("yang-pairwise-cor1", "yang-pairwise-cor2", "yang-pairwise-cor3", "yang-pairwise-cor4"),
+        grid={"n": _logspace_int(1e2, 1e8, 13)}, fixed={"d": 10, "eps": 1.0}, seconds_estimate=1.0),
+]}
+
+
+def get(experiment_id: str) -> Experiment:
+    """The experiment ``experiment_id`` (ValueError listing the known ids otherwise)."""
+    if experiment_id not in EXPERIMENTS:
+        raise ValueError(f"unknown experiment {experiment_id!r}; choose one of: {', '.join(EXPERIMENTS)}")
+    return EXPERIMENTS[experiment_id]
+
+
+def listing() -> list[dict[str, Any]]:
+    """``[{"id", "paper", "what", "seconds_estimate"}]`` of every reproduction target."""
+    return [{"id": e.id, "paper": e.paper, "what": e.what, "seconds_estimate": e.seconds_estimate}
+            for e in EXPERIMENTS.values()]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# runners of the formula-based targets
+
+
+def _slope(x, y) -> float:
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(y) & (y > 0)
+    if ok.sum() < 2:
+        return float("nan")
+    return float(np.polyfit(np.log(x[ok]), np.log(y[ok]), 1)[0])
+
+
+def _region(e: Experiment, points: int | None, progress):
+    """Lemma 13's sufficient eps against the catalogue's beta search for Theorem 11's conditions, on an (n, eps) grid.
+
+    Theorem 11's conditions (Wang, Lei, Ying & Zhang (wang-nonsmooth)) depend on sigma / G only, so G = 1 loses nothing; T = n and
+    delta = 1/n^2 as in Lemma 13.  The catalogue's ``dpsgd-rdp`` calibration searches beta for them.
+    """
+    import pandas as pd
+
+    from dpviz import catalog
+    from dpviz.papers.wang_nonsmooth import lemma13_eps_threshold
+
+    ns, epss = e.grid["n"], e.grid["eps"]
+    if points is not None:
+        ns = _logspace_int(min(ns), max(ns), points)
+        epss = tuple(np.round(np.logspace(math.log10(min(epss)), math.log10(max(epss)), points), 4))
+    rows = []
+    for i, n in enumerate(ns):
+        thr = lemma13_eps_threshold(n)
+        for eps in epss:
+            cal = catalog.calibrate("dpsgd-rdp", n=int(n), eps=float(eps), delta=1.0 / n**2, T=int(n), eta=0.1,
+                                    accountant_extra=False, **e.fixed)
+            rows.append({"n": int(n), "eps": float(eps), "lemma13_threshold": thr, "lemma13_sufficient": eps >= thr,
+                         "beta_exists": bool(cal.feasible)})
+        if progress is not None:
+            progress((i + 1) / len(ns))
+    df = pd.DataFrame(rows)
+    shaded = df[df.lemma13_sufficient]
+    outside = df[~df.lemma13_sufficient]
+    thr = df.groupby("n")["lemma13_threshold"].first()
+    decreasing = bool(np.all(np.diff(thr.to_numpy()) < 0))
+    sufficient = bool(shaded["beta_exists"].all()) if len(shaded) else False
+    shown = decreasing and sufficient
+    pick = [n for n in (100, 1000, 10_000, 100_000, 1_000_000) if min(ns) <= n <= max(ns)]
+    finding = (
+        f"threshold {'decreases' if decreasing else 'does NOT decrease'} in n "
+        f"({', '.join(f'n = {n:g}: {lemma13_eps_threshold(n):.3f}' for n in pick)}); "
+        f"a feasible beta was found at {int(shaded['beta_exists'].sum())} of {len(shaded)} grid points in the "
+        f"shaded area ({'all' if sufficient else 'NOT all'}), and at {int(outside['beta_exists'].sum())} of "
+        f"{len(outside)} points below the threshold (the lemma's condition is sufficient, not necessary)")
+    return df, shown, finding
+
+
+def _bounds(e: Experiment, points: int | None, progress):
+    import pandas as pd
+
+    from dpviz import catalog
+
+    ns = e.grid["n"] if points is None else _logspace_int(min(e.grid["n"]), max(e.grid["n"]), max(points, 3))
+    alphas = e.grid.get("alpha", (None,))
+    rows = []
+    for k, th in enumerate(e.theorems):
+        for a in alphas:
+            for n in ns:
+                p = {**e.fixed, "n": int(n)}
+                if a is not None:
+                    p["alpha"] = a
+                b = catalog.bound(th, **p)
+                top = b.dominant()
+                rows.append({"theorem": th, "alpha": a if a is not None else np.nan, "n": int(n), "bound": b.total,
+                             "T": np.nan if b.T is None else float(b.T), "dominant_term": top.name,
+                             "dominant_n_exp": top.n_exp})
+        if progress is not None:
+            progress((k + 1) / len(e.theorems))
+    df = pd.DataFrame(rows)
+    fits = []
+    for (th, a), g in df.groupby(["theorem", "alpha"], dropna=False):
+        fits.append({"theorem": th, "alpha": a, "slope_bound": _slope(g["n"], g["bound"]),
+                     "slope_T": _slope(g["n"], g["T"])})
+    fit = pd.DataFrame(fits)
+    df = df.merge(fit, on=["theorem", "alpha"], how="left")
+    if e.id == "wang-nonsmooth-alpha":
+        parts, ok = [], True
+        for th in ("wang-nonsmooth-thm10", "wang-nonsmooth-thm12"):
+            s = fit[fit.theorem == th]["slope_bound"]
+            same = float(s.max() - s.min()) < 0.02 and float(s.max()) < -0.4
+            ok &= same
+            parts.append(f"{th}: fitted slope of the bound in n {s.min():.3f} .. {s.max():.3f} over alpha "
+                         f"({'the same' if same else 'NOT the same'} for every alpha)")
+        t12 = fit[fit.theorem == "wang-nonsmooth-thm12"].set_index("alpha")["slope_T"]
+        want = {a: ((2 - a) / (1 + a) if a < 0.5 else 1.0) for a in t12.index}
+        t_ok = all(abs(t12[a] - want[a]) < 0.05 for a in t12.index)
+        ok &= t_ok
+        parts.append("T exponent " + ", ".join(f"alpha = {a:g}: {t12[a]:.3f} (paper {want[a]:.3f})"
+                                                for a in t12.index))
+        s9 = fit[fit.theorem == "wang-nonsmooth-thm9"].set_index("alpha")["slope_bound"]
+        worse = bool(np.all(np.diff(s9.to_numpy()) > 0))
+        ok &= worse
+        parts.append("Theorem 9 (unbounded domain) slope " + ", ".join(f"alpha = {a:g}: {s9[a]:.3f}"
+                                                                        for a in s9.index)
+                     + f" vs -1/(3+alpha) for the statistical term ({'rises' if worse else 'does NOT rise'} "
+                       "with alpha)")
+        return df, ok, "; ".join(parts)
+    # O~ rates: the fitted slope includes the hidden logarithms, so the check is on the exponent of the term that
+    # dominates at the largest n (-1/2 claimed) and on the fitted slope lying between -1/2 and 0 (logs only slow it)
+    parts, ok = [], True
+    for th, g in df.groupby("theorem"):
+        last = g.sort_values("n").iloc[-1]
+        s = float(g["slope_bound"].iloc[0])
+        good = abs(float(last["dominant_n_exp"]) + 0.5) < 1e-9 and -0.55 < s < 0.0
+        ok &= good
+        parts.append(f"{th}: dominant term at n = {int(last['n']):g} is '{last['dominant_term']}' with exponent "
+                     f"{float(last['dominant_n_exp']):.3f}, fitted slope over n = {int(g['n'].min()):g}..{int(g['n'].max()):g}"
+                     f" {s:.3f} ({'consistent with' if good else 'NOT consistent with'} O~(n^-1/2); the logarithms "
+                     "the O~ hides flatten the fitted slope)")
+    return df, ok, "; ".join(parts)
+
+
+def _figure(e: Experiment, df):
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    if e.kind == "region":
+        piv = df.pivot(index="eps", columns="n", values="beta_exists").astype(float)
+        fig.add_trace(go.Heatmap(x=piv.columns, y=piv.index, z=piv.to_numpy(), showscale=False, opacity=0.5,
+                                 colorscale=[[0, "#ffffff"], [1, "#9ecae1"]], name="a beta exists (catalogue)"))
+        thr = df.groupby("n")["lemma13_threshold"].first()
+        fig.add_trace(go.Scatter(x=thr.index, y=thr.to_numpy(), mode="lines", name="Lemma 13 threshold",
+                                 line=dict(color="#d62728", width=3)))
+        fig.update_xaxes(type="log", title="n (T = n, δ = 1/n²)")
+        fig.update_yaxes(type="log", title="ε")
+    else:
+        for (th, a), g in df.groupby(["theorem", "alpha"], dropna=False):
+            label = th if (a is None or not np.isfinite(a)) else f"{th}, α = {a:g}"
+            fig.add_trace(go.Scatter(x=g["n"], y=g["bound"], mode="lines+markers", name=label))
+        fig.update_xaxes(type="log", title="n")
+        fig.update_yaxes(type="log", title=e.y)
+    fig.update_layout(title=e.what, template="plotly_white")
+    return fig
+
+
+def run(experiment_id: str, *, out_dir, points: int | None = None,
+        progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+    """Run a formula-based reproduction target and write ``ID.csv``, ``ID.html`` and ``ID.md`` under ``out_dir``.
+
+    ``points`` (>= 3) coarsens the grid (each axis gets about that many values) for quick checks.
+    """
+    e = get(experiment_id)
+    if e.kind not in ("region", "bounds"):
+        raise ValueError(f"{experiment_id!r} is a simulation; run it with dpviz.reproduce.reproduce.")
+    if points is not None:
+        points = v.check_int("points", points, minimum=3)
+    if out_dir is None:
+        raise ValueError("out_dir is required (the directory for the CSV, HTML and Markdown files).")
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    df, shown, finding = (_region if e.kind == "region" else _bounds)(e, points, progress)
+    from dpviz import catalog
+
+    paper = catalog.get_paper(e.paper).cite()
+    df.insert(0, "experiment", e.id)
+    df["data"] = "formula (no data)"
+    csv, html, md = out / f"{e.id}.csv", out / f"{e.id}.html", out / f"{e.id}.md"
+    df.to_csv(csv, index=False)
+    fig = _figure(e, df)
+    fig.write_html(html, include_plotlyjs=True, full_html=True)
+    md.write_text(
+        f"# {e.id}\n\n{e.what}\n\nPaper: {paper} ({e.paper}), {e.place}.\n\n"
+        f"**Claimed finding.** {e.claim}.\n\n"
+        f"**Reproduction.** {'Shows the finding' if shown else 'Does NOT show the finding'}: {finding}.\n\n"
+        f"Data: none (computed from the paper's formulas with dpviz's catalogue). Fixed: "
+        f"{', '.join(f'{k} = {val}' for k, val in e.fixed.items())}. Files: {csv.name}, {html.name}.\n",
+        encoding="utf-8")
+    if progress is not None:
+        progress(1.0)
+    return {"csv": csv, "html": html, "md": md, "summary": df, "figure": fig, "shown": shown, "finding": finding}
