@@ -68,5 +68,6 @@ nav = st.navigation([
     st.Page("pages/bounds.py", title="Bounds"),
     st.Page("pages/simulate.py", title="Simulate"),
     st.Page("pages/accounting.py", title="Accounting"),
+    st.Page("pages/audit.py", title="Audit"),
 ])
 nav.run()

@@ -1477,6 +1477,8 @@ def run_chains(algorithm_id: str, data, loss, *, datasets, reps: int = 100, seed
     t_start = time.perf_counter()
     _, spec, lossobj, _, reps, _, _, pshape, R, plans, _ = _plan(algorithm_id, data, loss, None, reps, params)
     seed = v.check_int("seed", seed, minimum=0)
+    if not plans[0]["run"]:
+        raise ValueError(f"this setting does not run: {plans[0]['cal'].reason} (give sigma, or run_infeasible=True).")
     if not isinstance(datasets, (list, tuple)) or not datasets:
         raise ValueError("datasets must be a non-empty list of (X, y) training sets.")
     X0, y0 = np.asarray(data.X, float), np.asarray(data.y, float)

@@ -71,6 +71,10 @@ DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}
 _MAX_STR = 80
 
 
+#: Prefixes of link parameters that a page keeps and validates itself (e.g. the Audit page's ``aud_*``).
+PAGE_PREFIXES: tuple[str, ...] = ("acc_", "aud_")
+
+
 def _clean_str(value: Any) -> str | None:
     if not isinstance(value, str) or len(value) > _MAX_STR:
         return None
@@ -141,8 +145,6 @@ def encode(state: dict[str, Any]) -> dict[str, str]:
     return out
 
 
-#: Link parameters with these prefixes belong to one page, which validates them itself.
-PAGE_PREFIXES: tuple[str, ...] = ("acc_",)
 
 
 def decode(params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:

@@ -1,0 +1,338 @@
+"""Empirical privacy audit: a statistical lower bound on ε by a distinguishing test on D and D' = D with a canary.
+
+Method (Jagielski, Ullman & Oprea 2020, "Auditing differentially private machine learning: how private is private
+SGD?"; Nasr, Song, Thakurta, Papernot & Carlini 2021, "Adversary instantiation: lower bounds for differentially
+private machine learning"): if a mechanism is (ε, δ)-DP, every test that tells its output on D from its output on a
+neighbour D' has false-positive rate FPR and false-negative rate FNR with
+
+.. math:: \\mathrm{FPR} + e^{\\varepsilon}\\,\\mathrm{FNR} \\ge 1 - \\delta \\quad\\text{and}\\quad
+          \\mathrm{FNR} + e^{\\varepsilon}\\,\\mathrm{FPR} \\ge 1 - \\delta,
+
+so ε >= log((1 − δ − FNR)/FPR) and ε >= log((1 − δ − FPR)/FNR).  With finitely many trials the rates are replaced by
+their Clopper–Pearson upper confidence bounds, which makes ε_lower a lower bound holding with probability >= 95 %:
+
+    ε_lower = max over the two error orders of log((1 − δ − FNR_upper) / FPR_upper)   (0 if negative).
+
+Here D is the first n training rows and D' replaces the last of them by a canary (the papers' replace-one
+neighbouring relation); the canary's feature vector points along the direction the data constrains least (the
+right singular vector of X with the smallest singular value, scaled to the data's largest norm).  Each trial trains
+once (half the trials on D, half on D', independent random streams, all trials in one vectorised batch via
+:func:`dpviz.simulate.run_chains`); the test statistic is the projection of the released output (and, where the
+privacy guarantee covers the whole trajectory -- gradient perturbation or no noise -- also of the last iterate or
+the average) on the canary direction.  The statistic, the threshold and the direction of the test are chosen on the
+first half of the trials of each side and the error rates are counted on the other half, so the bound is honest.
+
+With m evaluation trials per side and no error at all, FPR_upper = FNR_upper = 1 − (α/2)^{1/m} (α = 0.05): that is
+the largest ε the audit can certify (:func:`max_certifiable`).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from dpviz import _validate as v
+from dpviz import simulate as sim
+
+__all__ = ["clopper_pearson", "eps_from_rates", "max_certifiable", "distinguish", "canary", "audit", "AuditResult",
+           "default_setting",
+           "LEVEL", "CITATION"]
+
+#: Confidence level of the Clopper–Pearson intervals.
+LEVEL = 0.95
+CITATION = ("Jagielski, Ullman & Oprea 2020 (auditing DP-SGD by poisoning / canaries); Nasr, Song, Thakurta, "
+            "Papernot & Carlini 2021 (adversary instantiation)")
+
+
+def _level(level) -> float:
+    level = v.check_real("level", level)
+    if not 0.5 <= level < 1.0:
+        raise ValueError(f"the confidence level must lie in [0.5, 1), got {level:g}.")
+    return level
+
+
+def clopper_pearson(k, m, level: float = LEVEL):
+    """Two-sided Clopper–Pearson interval (lo, hi) for a binomial rate with ``k`` successes in ``m`` trials.
+
+    lo = Beta(α/2; k, m − k + 1), hi = Beta(1 − α/2; k + 1, m − k), α = 1 − level (lo = 0 at k = 0, hi = 1 at
+    k = m).  ``k`` may be an array.
+    """
+    from scipy.stats import beta
+
+    level = _level(level)
+    m = v.check_int("m (number of trials)", m)
+    k = np.asarray(k, dtype=float)
+    if np.any(k < 0) or np.any(k > m) or np.any(k != np.round(k)):
+        raise ValueError(f"the number of errors must be a whole number between 0 and m = {m}.")
+    a = 1.0 - level
+    with np.errstate(invalid="ignore"):
+        lo = np.where(k > 0, beta.ppf(a / 2, k, m - k + 1), 0.0)
+        hi = np.where(k < m, beta.ppf(1 - a / 2, k + 1, m - k), 1.0)
+    if lo.ndim == 0:
+        return float(lo), float(hi)
+    return lo, hi
+
+
+def eps_from_rates(fpr, fnr, delta: float) -> np.ndarray | float:
+    """max(log((1 − δ − fnr)/fpr), log((1 − δ − fpr)/fnr), 0): the ε that error rates (fpr, fnr) force.
+
+    Arrays broadcast; a zero rate in a denominator gives ``inf`` only if the numerator is positive.
+    """
+    delta = v.check_delta(delta, allow_zero=True)
+    fpr, fnr = np.asarray(fpr, float), np.asarray(fnr, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        a = np.where(1 - delta - fnr > 0, np.log(np.maximum(1 - delta - fnr, 1e-300)) - np.log(fpr), -np.inf)
+        b = np.where(1 - delta - fpr > 0, np.log(np.maximum(1 - delta - fpr, 1e-300)) - np.log(fnr), -np.inf)
+    out = np.maximum(np.maximum(a, b), 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def max_certifiable(m: int, delta: float, level: float = LEVEL) -> float:
+    """The largest ε an audit with ``m`` evaluation trials per side can certify (no error on either side)."""
+    m = v.check_int("m (evaluation trials per side)", m)
+    _, hi = clopper_pearson(0, m, level)
+    return eps_from_rates(hi, hi, delta)
+
+
+def _select(neg, pos, delta, level, max_candidates=4000):
+    """Best (eps bound, threshold, direction) on one half: the test "predict D' when direction * s > tau" whose
+    Clopper–Pearson ε bound is largest there (thresholds at up to ``max_candidates`` quantiles)."""
+    best = (-1.0, 0.0, 1)
+    for direction in (1, -1):
+        nn, pp = np.sort(direction * neg), np.sort(direction * pos)
+        allv = np.concatenate([nn, pp])
+        taus = np.unique(np.quantile(allv, np.linspace(0, 1, min(max_candidates, allv.size))))
+        fp = nn.size - np.searchsorted(nn, taus, side="right")  # trials on D with s > tau
+        fn = np.searchsorted(pp, taus, side="right")  # trials on D' with s <= tau
+        _, fpr_u = clopper_pearson(fp, nn.size, level)
+        _, fnr_u = clopper_pearson(fn, pp.size, level)
+        e = eps_from_rates(fpr_u, fnr_u, delta)
+        k = int(np.argmax(e))
+        if e[k] > best[0]:
+            best = (float(e[k]), float(taus[k]), direction)
+    return best
+
+
+def distinguish(neg, pos, *, delta: float, level: float = LEVEL) -> dict[str, Any]:
+    """ε lower bound from test statistics ``neg`` (trials on D) and ``pos`` (trials on D').
+
+    The threshold and the direction ("predict D' when s > τ", or "< τ") are chosen on the first half of each
+    sample, the rates counted on the second half; returns ``eps_lower``, ``fpr``, ``fnr`` (empirical, evaluation
+    half), ``fpr_upper``, ``fnr_upper``, ``threshold``, ``direction``, ``m`` (evaluation trials per side),
+    ``max_certifiable``.
+    """
+    neg, pos = np.asarray(neg, float).ravel(), np.asarray(pos, float).ravel()
+    delta = v.check_delta(delta, allow_zero=True)
+    level = _level(level)
+    if neg.size < 4 or pos.size < 4:
+        raise ValueError("an audit needs at least 4 trials on each data set (half choose the test, half evaluate it).")
+    if not (np.all(np.isfinite(neg)) and np.all(np.isfinite(pos))):
+        raise ValueError("some trials produced no finite output (diverged or not run); lower the step size or noise.")
+    hn, hp = neg.size // 2, pos.size // 2
+    _, tau, direction = _select(neg[:hn], pos[:hp], delta, level)
+    en, ep = neg[hn:], pos[hp:]
+    fp, fn = int(np.sum(direction * en > tau)), int(np.sum(direction * ep <= tau))
+    _, fpr_u = clopper_pearson(fp, en.size, level)
+    _, fnr_u = clopper_pearson(fn, ep.size, level)
+    return {"eps_lower": eps_from_rates(fpr_u, fnr_u, delta), "fpr": fp / en.size, "fnr": fn / ep.size,
+            "fpr_upper": fpr_u, "fnr_upper": fnr_u, "threshold": direction * tau,
+            "direction": ">" if direction == 1 else "<",
+            "m": int(min(en.size, ep.size)), "max_certifiable": max_certifiable(int(min(en.size, ep.size)), delta,
+                                                                                level)}
+
+
+def canary(X: np.ndarray, y: np.ndarray, task: str) -> tuple[np.ndarray, float, np.ndarray]:
+    """Canary example (x_c, y_c) and the unit direction u of x_c.
+
+    u = right singular vector of X with the smallest singular value (the direction the data constrains least),
+    x_c = max_i ||x_i|| u, y_c = max |y| for regression and +1 for classification.
+    """
+    X = np.asarray(X, float)
+    _, _, Vt = np.linalg.svd(X - 0.0, full_matrices=True)
+    u = Vt[-1]
+    if u[np.argmax(np.abs(u))] < 0:
+        u = -u  # a fixed sign
+    scale = float(np.max(np.linalg.norm(X, axis=1))) or 1.0
+    yc = float(np.max(np.abs(y))) if task == "regression" else 1.0
+    return scale * u, yc, u
+
+
+@dataclass
+class AuditResult:
+    """Outcome of :func:`audit` (``to_dict()`` gives the CLI's JSON contract first, then the details)."""
+
+    algorithm: str
+    eps_claimed: float | None
+    eps_lower: float
+    trials: int
+    statistic: str
+    fpr: float
+    fnr: float
+    max_certifiable: float
+    seconds: float
+    eps_accountant: float | None = None
+    accountant_note: str = ""
+    delta: float = 0.0
+    sigma: float = 0.0
+    fpr_upper: float = 1.0
+    fnr_upper: float = 1.0
+    threshold: float = 0.0
+    direction: str = ">"
+    per_statistic: dict[str, float] = field(default_factory=dict)
+    samples: dict[str, Any] = field(default_factory=dict)  # statistic -> (on D, on D') arrays, for plots
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self, contract_only: bool = False) -> dict[str, Any]:
+        keys = ["algorithm", "eps_claimed", "eps_lower", "trials", "statistic", "fpr", "fnr", "max_certifiable",
+                "seconds"]
+        d = asdict(self)
+        d.pop("samples")
+        out = {k: d[k] for k in keys}
+        if not contract_only:
+            out.update({k: d[k] for k in d if k not in keys})
+        return _finite(out)
+
+
+def _finite(obj):
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(x) for k, x in obj.items()}
+    if isinstance(obj, list):
+        return [_finite(x) for x in obj]
+    return obj
+
+
+def _accountant(algorithm_id, plan, spec) -> tuple[float | None, str]:
+    """The tight numerical accountant's ε for the noise the chains used (where dpviz.accounting applies)."""
+    from dpviz import accounting
+
+    cal, sigma, delta, n, T = plan["cal"], plan["sigma"], plan["delta"], plan["n"], plan["T"]
+    p = cal.extras.get("_params", {})
+    if not sigma or not delta or sigma <= 0:
+        return None, ""
+    try:
+        if algorithm_id in ("dpsgd-rdp", "dpsgd-pl") and p.get("G"):
+            z = sigma / (2.0 * float(p["G"]))
+            return (accounting.epsilon_for(noise_multiplier=z, delta=delta, steps=T, sampling_prob=1.0 / n),
+                    f"RDP accountant: {T} steps of the subsampled Gaussian, q = 1/n, z = sigma/(2G) = {z:.4g} "
+                    "(replace-one sensitivity 2G; Poisson sampling as the model of uniform sampling)")
+        sens = cal.extras.get("Delta", cal.extras.get("sensitivity"))
+        if spec.noise == "output" and sens and plan["laplace"] is None:
+            z = sigma / float(sens)
+            return (accounting.epsilon_for(noise_multiplier=z, delta=delta, steps=1, accountant="pld"),
+                    f"PLD accountant: one Gaussian mechanism, z = sigma/Delta = {z:.4g} (Delta = the paper's "
+                    "sensitivity bound)")
+    except ValueError:
+        return None, ""
+    return None, ""
+
+
+def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, seed: int = 0,
+          level: float = LEVEL, progress: Callable[[float], None] | None = None, cancel=None,
+          max_work: float | None = sim.DEFAULT_MAX_WORK) -> AuditResult:
+    """Audit ``algorithm_id``: ``trials`` trainings (half on D, half on D'), the ε lower bound of the best test.
+
+    ``params`` are those of :func:`dpviz.simulate.simulate` (``eps, delta, T, eta, R, sigma, noise_rule, n`` ...);
+    ``sigma`` replaces the calibrated noise.  ``trials`` counts all trainings (>= 8, even).  Raises ValueError for
+    algorithms with matrix parameters or settings whose calibration is infeasible (run_infeasible to force).
+    """
+    t0 = time.perf_counter()
+    trials = v.check_int("trials", trials, minimum=8)
+    if trials % 2:
+        raise ValueError(f"trials must be even (half on D, half on D'), got {trials}.")
+    seed = v.check_int("seed", seed, minimum=0)
+    params = dict(params or {})
+    if algorithm_id not in sim.SPECS:
+        raise ValueError(f"the audit runs the engine's algorithms: {', '.join(sim.supported_algorithms())}; got "
+                         f"{algorithm_id!r}.")
+    n = v.check_n(params.get("n", data.n))
+    if n > data.n:
+        raise ValueError(f"n = {n} exceeds the {data.n} training examples of the data set.")
+    X, y = np.asarray(data.X, float).copy(), np.asarray(data.y, float).copy()
+    xc, yc, u = canary(X[:n], y[:n], data.task)
+    X2, y2 = X.copy(), y.copy()
+    X2[n - 1], y2[n - 1] = xc, yc
+    spec = sim.SPECS[algorithm_id]
+    run = sim.run_chains(algorithm_id, data, loss, datasets=[(X, y), (X2, y2)], reps=trials // 2, seed=seed,
+                         params=params, coupled=False, progress=progress, cancel=cancel, max_work=max_work)
+    plan = run.plan
+    if not plan["run"]:
+        raise ValueError(f"the calibration is infeasible, nothing to audit: {plan['cal'].reason}")
+    if run.outputs.ndim != 3:
+        raise ValueError("the audit projects vector outputs on the canary direction; metric learning (matrix "
+                         "parameters) is not supported.")
+    delta = plan["delta"] if plan["delta"] else 1.0 / n**2
+    stats = {"output": run.outputs}
+    if spec.noise in ("gradient", "none") and run.last is not None:
+        # the guarantee of gradient perturbation covers the whole trajectory, so any function of it may be tested
+        if spec.output == "last":
+            stats["average"] = run.average
+        else:
+            stats["last"] = run.last
+    projected = {k: np.einsum("srd,d->sr", a, u) for k, a in stats.items()}
+    level = _level(level)
+    # choose the statistic on the selection halves, evaluate it on the other halves
+    half = (trials // 2) // 2
+    sel = {k: _select(p[0][:half], p[1][:half], delta, level)[0] for k, p in projected.items()}
+    best = max(sel, key=lambda k: sel[k])
+    res = distinguish(projected[best][0], projected[best][1], delta=delta, level=level)
+    private = spec.noise != "none"
+    eps_claimed = None
+    notes = [f"D' replaces example {n} of D by a canary along the least-constrained direction of the data; "
+             f"delta = {delta:.3g}; {CITATION}."]
+    if private and params.get("sigma") is None:
+        eps_claimed = plan["eps"]
+        if params.get("noise_rule") == "experiment":
+            notes.append("noise from the paper's experimental rule: the theorem's privacy conditions are not checked, "
+                         "so eps_claimed is nominal.")
+    elif private:
+        notes.append("noise set by hand (sigma): no calibrated epsilon is claimed; see the accountant's epsilon.")
+    eps_acc, acc_note = _accountant(algorithm_id, plan, spec) if private else (None, "")
+    return AuditResult(
+        algorithm=algorithm_id, eps_claimed=None if eps_claimed is None else float(eps_claimed),
+        eps_lower=float(res["eps_lower"]), trials=trials, statistic=best, fpr=res["fpr"], fnr=res["fnr"],
+        max_certifiable=float(res["max_certifiable"]), seconds=time.perf_counter() - t0, eps_accountant=eps_acc,
+        accountant_note=acc_note, delta=float(delta), sigma=float(plan["sigma"]), fpr_upper=res["fpr_upper"],
+        fnr_upper=res["fnr_upper"], threshold=res["threshold"], direction=res["direction"],
+        per_statistic={k: float(e) for k, e in sel.items()},
+        samples={k: (p[0], p[1]) for k, p in projected.items()}, notes=notes)
+
+
+def default_setting(algorithm_id: str, params=None, *, dataset: str | None = None, loss: str | None = None,
+                    data_seed: int = 0):
+    """The data set, loss and parameters the CLI and the Audit page use unless told otherwise.
+
+    Pointwise algorithms: Wang, Lei, Ying & Zhou's synthetic least squares (wang-lownoise, Section 5.1; d = 10,
+    label noise kappa = 0.1) with the least-squares loss; pairwise ones: two Gaussian classes with the AUC hinge loss.
+    Defaults: n = 100, T = n, eta = 0.1, R = 1, eps = 1 (private algorithms).
+    """
+    from dpviz import data as dmod
+
+    if algorithm_id not in sim.SPECS:
+        raise ValueError(f"unknown algorithm {algorithm_id!r}; the engine runs: {', '.join(sim.supported_algorithms())}")
+    p = dict(params or {})
+    pairs = sim.SPECS[algorithm_id].pairs
+    n = v.check_n(p.get("n", 100))
+    if n > 5000:
+        raise ValueError(f"n = {n} is above the 5000 examples the lab generates; choose a smaller n.")
+    p["n"] = n
+    p.setdefault("T", n)
+    p.setdefault("eta", 0.1)
+    p.setdefault("R", 1.0)
+    if sim.SPECS[algorithm_id].noise != "none":
+        p.setdefault("eps", 1.0)
+    dataset = dataset or ("two-class" if pairs else "wang-least-squares")
+    loss = loss or ("auc-hinge" if pairs else "least-squares")
+    kw = {"kappa": 0.1} if dataset.startswith("wang-") else {}
+    if dataset not in dmod.DATASETS:
+        raise ValueError(f"unknown data set {dataset!r}; choose one of {', '.join(dmod.DATASETS)}.")
+    ds = dmod.load_dataset(dataset, n=n, n_test=500, seed=data_seed, **kw) if dataset in (
+        "wang-least-squares", "wang-logistic", "two-class", "clusters") else dmod.load_dataset(dataset)
+    if n > ds.n:
+        raise ValueError(f"n = {n} exceeds the {ds.n} training examples of {dataset!r}.")
+    return ds, loss, p

@@ -1,0 +1,129 @@
+"""Pure helpers of the Audit page: its link parameters (``aud_*``) and its Plotly figures (no streamlit here)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+__all__ = ["PAGE_ALGORITHMS", "STABILITY_ALGORITHMS", "SCHEMA", "DEFAULTS", "state_from_query", "encode",
+           "params_of", "statistic_figure", "distance_figure", "trace_figure"]
+
+#: Algorithms the page offers (vector parameters; they run with the lab's default data and loss).
+PAGE_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "dpsgd-rdp-pairwise", "pairwise-sgd-output", "sgd",
+                   "pairwise-sgd"]
+STABILITY_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "pairwise-sgd-output", "sgd", "pairwise-sgd"]
+NOISE = ["calibrated", "experiment", "custom"]
+
+#: name -> (kind, default, (lo, hi) or options)
+SCHEMA: dict[str, tuple[str, Any, Any]] = {
+    "aud_mode": ("choice", "audit", ["audit", "stability"]),
+    "aud_alg": ("choice", "dpsgd-rdp", PAGE_ALGORITHMS),
+    "aud_noise": ("choice", "experiment", NOISE),
+    "aud_sigma": ("float", 1.0, (0.0, 1e6)),
+    "aud_n": ("int", 100, (10, 5000)),
+    "aud_T": ("int", 100, (1, 100_000)),
+    "aud_eta": ("float", 0.1, (1e-6, 10.0)),
+    "aud_eps": ("float", 1.0, (1e-3, 100.0)),
+    "aud_trials": ("int", 2000, (8, 200_000)),
+    "aud_reps": ("int", 200, (2, 100_000)),
+    "aud_seed": ("int", 0, (0, 2**31 - 1)),
+    "aud_nb": ("choice", "random", ["random", "adversarial"]),
+}
+DEFAULTS = {k: spec[1] for k, spec in SCHEMA.items()}
+
+
+def validate(name: str, raw) -> Any:
+    """The value of link parameter ``name`` from its text; ValueError with a readable message if out of range."""
+    if name not in SCHEMA:
+        raise ValueError(f"unknown parameter {str(name)[:30]!r}")
+    kind, _, rng = SCHEMA[name]
+    text = str(raw).strip()[:40]
+    if kind == "choice":
+        if text not in rng:
+            raise ValueError(f"{name} must be one of {', '.join(rng)}, got {text!r}")
+        return text
+    try:
+        x = float(text)
+    except ValueError:
+        raise ValueError(f"{name} must be a number, got {text!r}") from None
+    if not math.isfinite(x) or not rng[0] <= x <= rng[1]:
+        raise ValueError(f"{name} must lie in [{rng[0]:g}, {rng[1]:g}], got {text!r}")
+    if kind == "int":
+        if x != int(x):
+            raise ValueError(f"{name} must be a whole number, got {text!r}")
+        return int(x)
+    return x
+
+
+def state_from_query(query: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """The page state from the link's ``aud_*`` parameters (others are ignored), and messages about bad ones."""
+    state, problems = dict(DEFAULTS), []
+    for name, raw in query.items():
+        if not str(name).startswith("aud_"):
+            continue
+        try:
+            state[name] = validate(name, raw)
+        except ValueError as exc:
+            problems.append(f"ignored link parameter: {exc}")
+    return state, problems
+
+
+def encode(state: dict[str, Any]) -> dict[str, str]:
+    """Link parameters for the entries that differ from the defaults."""
+    out = {}
+    for k, val in state.items():
+        if k in SCHEMA and val != DEFAULTS[k]:
+            out[k] = repr(float(val)) if SCHEMA[k][0] == "float" else str(val)
+    return out
+
+
+def params_of(state: dict[str, Any]) -> dict[str, Any]:
+    """Engine parameters (``dpviz.simulate`` / ``dpviz.audit.default_setting``) of a page state."""
+    p: dict[str, Any] = {"n": state["aud_n"], "T": state["aud_T"], "eta": state["aud_eta"], "eps": state["aud_eps"]}
+    if state["aud_noise"] == "experiment":
+        p["noise_rule"] = "experiment"
+    elif state["aud_noise"] == "custom":
+        p["sigma"] = state["aud_sigma"]
+    return p
+
+
+def statistic_figure(on_d, on_d2, threshold: float, name: str):
+    """Histograms of the test statistic on D and on D' with the chosen threshold."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    fig.add_trace(go.Histogram(x=np.asarray(on_d), name="trained on D", opacity=0.6, nbinsx=60))
+    fig.add_trace(go.Histogram(x=np.asarray(on_d2), name="trained on D' (with canary)", opacity=0.6, nbinsx=60))
+    fig.add_vline(x=threshold, line_dash="dash", annotation_text="threshold")
+    fig.update_layout(barmode="overlay", title=f"Test statistic: projection of the {name} on the canary direction",
+                      xaxis_title="<w, u>", yaxis_title="trials")
+    return fig
+
+
+def distance_figure(distances, bound: float, what: str):
+    """Histogram of the measured distances over repetitions with the paper's bound."""
+    import plotly.graph_objects as go
+
+    d = np.asarray(distances)
+    fig = go.Figure(go.Histogram(x=d, nbinsx=50, name="measured"))
+    if math.isfinite(bound):
+        fig.add_vline(x=bound, line_dash="dash", line_color="red", annotation_text="bound")
+    fig.update_layout(title=f"Measured {what} over repetitions", xaxis_title=what, yaxis_title="repetitions",
+                      xaxis_type="log" if d.min() > 0 and math.isfinite(bound) and bound / d.min() > 100 else None)
+    return fig
+
+
+def trace_figure(t, qmax, q50, bound=None):
+    """||w_t − w'_t|| along t (max and median over repetitions), with eq. (3) of Yang et al. where it applies."""
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=t, y=qmax, name="max over repetitions"))
+    fig.add_trace(go.Scatter(x=t, y=q50, name="median"))
+    if bound is not None:
+        fig.add_trace(go.Scatter(x=t, y=bound, name="Yang et al. Theorem 1, eq. (3)", line={"dash": "dash"}))
+    fig.update_layout(title="Distance of the coupled iterates ||w_t − w'_t|| along t", xaxis_title="t",
+                      yaxis_title="distance", yaxis_type="log")
+    return fig

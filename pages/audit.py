@@ -1,0 +1,133 @@
+"""Audit: empirical privacy (an ε lower bound by a canary test) and measured stability, beside the theory."""
+
+import streamlit as st
+
+import dpviz_ui as ui
+from dpviz import audit as aud
+from dpviz import audit_page as ap
+from dpviz import stability as stab
+
+ui.init_state()  # the app's navigation even when a link opens this page first
+st.title("Audit — measured privacy and stability")
+st.caption("Empirical privacy: a distinguishing test on D and D′ = D with a canary gives a 95 % lower bound on ε "
+           "(Jagielski, Ullman & Oprea 2020; Nasr et al. 2021). Stability: coupled runs on neighbouring data sets "
+           "(same indices, same noise) measure what the papers' sensitivity bounds bound.")
+
+# link state: aud_* query parameters, validated, loaded once per session into the widgets' keys
+if "_aud_loaded" not in st.session_state:
+    state, problems = ap.state_from_query({k: st.query_params.get(k) for k in st.query_params.keys()})
+    st.session_state["_aud_loaded"] = True
+    st.session_state["_aud_problems"] = problems
+    for k, val in state.items():
+        st.session_state[k] = val
+for msg in st.session_state.get("_aud_problems", []):
+    st.warning(msg)
+for k, val in ap.DEFAULTS.items():
+    st.session_state.setdefault(k, val)
+
+c1, c2, c3 = st.columns(3)
+mode = c1.radio("What to measure", ["audit", "stability"], key="aud_mode", horizontal=True,
+                format_func=lambda m: {"audit": "Privacy audit (ε lower bound)", "stability": "Stability"}[m])
+options = ap.PAGE_ALGORITHMS if mode == "audit" else ap.STABILITY_ALGORITHMS
+if st.session_state["aud_alg"] not in options:
+    st.session_state["aud_alg"] = options[0]
+alg = c2.selectbox("Algorithm", options, key="aud_alg")
+noise = c3.radio("Noise", ap.NOISE, key="aud_noise", horizontal=True,
+                 format_func=lambda x: {"calibrated": "calibrated σ", "experiment": "paper's experiment rule",
+                                        "custom": "custom σ"}[x],
+                 help="calibrated: the theorem's σ for ε; experiment: the noise rule of the paper's experiments "
+                      "(privacy conditions not checked); custom: any σ (0 = no noise).")
+c = st.columns(6)
+c[0].number_input("n", min_value=10, max_value=5000, step=10, key="aud_n")
+c[1].number_input("T", min_value=1, max_value=100_000, step=10, key="aud_T")
+c[2].number_input("η", min_value=1e-6, max_value=10.0, format="%.4g", key="aud_eta")
+c[3].number_input("ε (claimed)", min_value=1e-3, max_value=100.0, format="%.4g", key="aud_eps")
+if mode == "audit":
+    c[4].number_input("trials", min_value=8, max_value=200_000, step=1000, key="aud_trials",
+                      help="trainings in all: half on D, half on D′")
+else:
+    c[4].number_input("repetitions", min_value=2, max_value=100_000, step=100, key="aud_reps")
+c[5].number_input("seed", min_value=0, max_value=2**31 - 1, key="aud_seed")
+if noise == "custom":
+    st.number_input("σ (noise standard deviation)", min_value=0.0, max_value=1e6, format="%.4g", key="aud_sigma")
+if mode == "stability":
+    st.radio("Neighbour S′", ["random", "adversarial"], key="aud_nb", horizontal=True,
+             help="random: a uniformly chosen example replaced by a fresh one; adversarial: the largest example "
+                  "replaced by its reflection −x")
+
+state = {k: st.session_state[k] for k in ap.SCHEMA}
+for k in list(st.query_params.keys()):
+    if str(k).startswith("aud_"):
+        del st.query_params[k]
+for k, val in ap.encode(state).items():
+    st.query_params[k] = val
+
+
+def _compute(state):
+    key = tuple(sorted(state.items()))
+    memo = st.session_state.setdefault("_aud_memo", {})
+    if key in memo:
+        return memo[key]
+    bar = st.progress(0.0, text="running…")
+    ds, loss, params = aud.default_setting(state["aud_alg"], ap.params_of(state))
+    prog = lambda f: bar.progress(min(1.0, max(0.0, f)), text=f"running… {100 * f:.0f} %")  # noqa: E731
+    if state["aud_mode"] == "audit":
+        res = aud.audit(state["aud_alg"], ds, loss, params=params, trials=state["aud_trials"],
+                        seed=state["aud_seed"], progress=prog)
+    else:
+        res = stab.stability(state["aud_alg"], ds, loss, params=params, reps=state["aud_reps"],
+                             seed=state["aud_seed"], neighbour=state["aud_nb"], progress=prog)
+    bar.empty()
+    memo.clear()  # keep one result per session
+    memo[key] = res
+    return res
+
+
+def body():
+    res = _compute(state)
+    if state["aud_mode"] == "audit":
+        m = st.columns(4)
+        m[0].metric("ε lower bound (95 %)", ui.fmt(res.eps_lower))
+        m[1].metric("ε claimed", ui.fmt(res.eps_claimed))
+        m[2].metric("accountant's ε", ui.fmt(res.eps_accountant))
+        m[3].metric("most ε these trials can certify", ui.fmt(res.max_certifiable))
+        st.write(f"**{res.trials} trials** ({res.trials // 2} on D, {res.trials // 2} on D′) in "
+                 f"**{res.seconds:.2f} s**; statistic: {res.statistic}; σ = {ui.fmt(res.sigma)}, "
+                 f"δ = {res.delta:.3g}; on the evaluation half FPR = {res.fpr:.4g}, FNR = {res.fnr:.4g} "
+                 f"(Clopper–Pearson upper bounds {res.fpr_upper:.4g}, {res.fnr_upper:.4g}).")
+        if res.eps_claimed is not None and res.eps_lower > res.eps_claimed:
+            st.error("The audit certifies more privacy loss than claimed: the claim (or the implementation) is wrong.")
+        if res.accountant_note:
+            st.caption(res.accountant_note)
+        for note in res.notes:
+            st.caption(note)
+        on_d, on_d2 = res.samples[res.statistic]
+        ui.show_figure(ap.statistic_figure(on_d, on_d2, res.threshold, res.statistic), "audit_statistic")
+    else:
+        m = st.columns(4)
+        m[0].metric("bound", ui.fmt(res.bound))
+        m[1].metric("measured max", ui.fmt(res.empirical["max"]))
+        m[2].metric(f"measured {1 - res.gamma:.0%} quantile", ui.fmt(res.empirical_level))
+        m[3].metric("bound / measured", ui.fmt(res.ratio))
+        kind = "deterministic bound" if res.deterministic else f"holds with probability {1 - res.gamma:.0%}"
+        st.write(f"**{res.theorem}** ({kind}) bounds the {res.quantity} "
+                 f"{'sensitivity' if res.quantity == 'gradient' else 'distance of the outputs'}; "
+                 f"{res.reps} repetitions in **{res.seconds:.2f} s**; quantiles q50 = {ui.fmt(res.empirical['q50'])}, "
+                 f"q95 = {ui.fmt(res.empirical['q95'])}, q99 = {ui.fmt(res.empirical['q99'])}; above the bound: "
+                 f"{res.exceed_fraction:.1%} of repetitions.")
+        st.write("Largest distance over the repetitions: " + ", ".join(
+            f"{name} {ui.fmt(float(d.max()))}" for name, d in res.distances.items()) +
+            " (output = what output perturbation adds noise to; last = w_T; average = the averaged iterate).")
+        if res.sigma_justified is not None:
+            st.info(f"σ the measured sensitivity would justify: {ui.fmt(res.sigma_justified)} (calibrated σ = "
+                    f"{ui.fmt(res.sigma_calibrated)}). NOT a privacy guarantee: one neighbouring pair was measured, "
+                    "not the worst case.")
+        for note in res.notes:
+            st.caption(note)
+        ui.show_figure(ap.distance_figure(res.distances[res.quantity], res.bound, res.quantity), "stability_hist")
+        if res.trace_max is not None and len(res.trace_max):
+            ui.show_figure(ap.trace_figure(res.trace_t, res.trace_max, res.trace_q50, res.trace_bound),
+                           "stability_trace")
+
+
+ui.guarded(body)

@@ -1,0 +1,76 @@
+"""Real browser on the Audit page: four widget changes in a row, each checked in the widget, the URL and the output."""
+
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import ARGS, CHROMIUM, ROOT  # the server fixture lives in conftest.py
+
+if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
+    pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
+
+
+def _wait_output(page, text, timeout=60000):
+    page.wait_for_function(
+        "t => document.body.innerText.includes(t) && !document.body.innerText.includes('running…')", arg=text,
+        timeout=timeout)
+
+
+def _number(page, label, value):
+    box = page.get_by_label(label, exact=True).and_(page.locator("input"))
+    box.fill(str(value))
+    box.press("Enter")
+    return box
+
+
+@pytest.mark.slow
+def test_audit_page_four_changes(server):
+    from playwright.sync_api import sync_playwright
+
+    out = ROOT / "test-artifacts"
+    out.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 2200})
+        page.goto(f"{server}/audit?aud_trials=1000&aud_n=50&aud_noise=custom&aud_sigma=0.5")
+        _wait_output(page, "1000 trials")
+        assert page.locator("[data-testid='stException']").count() == 0
+        # a first visit through a link still gets the app's navigation (not the legacy file-name pages)
+        nav = page.locator("[data-testid='stSidebarNav']").inner_text().split()
+        assert "Audit" in nav and "app" not in nav, nav
+        # 1: trials
+        box = _number(page, "trials", 1200)
+        _wait_output(page, "1200 trials")
+        assert box.input_value() == "1200"
+        page.wait_for_url(re.compile(r"aud_trials=1200"))
+        assert "aud_n=50" in page.url
+        # 2: n
+        box = _number(page, "n", 40)
+        page.wait_for_url(re.compile(r"aud_n=40"))
+        _wait_output(page, "δ = 0.000625")  # delta = 1/n^2 = 1/1600
+        assert box.input_value() == "40"
+        assert "1200 trials" in page.locator("body").inner_text()
+        # 3: the algorithm: non-private SGD certifies a large epsilon, nothing is claimed
+        page.get_by_label("Algorithm").click()
+        page.get_by_role("option", name="sgd", exact=True).click()
+        page.wait_for_url(re.compile(r"aud_alg=sgd"))
+        _wait_output(page, "σ = 0,")  # SGD adds no noise
+        assert "ε lower bound" in page.locator("body").inner_text()
+        assert page.locator("input[aria-label='Algorithm']").input_value() == "sgd"
+        # 4: switch to stability with an adversarial neighbour
+        page.get_by_text("Stability", exact=True).click()
+        page.wait_for_url(re.compile(r"aud_mode=stability"))
+        _wait_output(page, "bound / measured")
+        page.get_by_text("adversarial", exact=True).click()
+        page.wait_for_url(re.compile(r"aud_nb=adversarial"))
+        _wait_output(page, "(adversarial)")
+        assert page.locator("[data-testid='stException']").count() == 0
+        checked = page.locator("[data-testid='stRadio'] input:checked").evaluate_all(
+            "els => els.map(e => e.closest('label').innerText.trim())")
+        assert "Stability" in checked and "adversarial" in checked, checked
+        text = page.locator("body").inner_text()
+        assert "gradient sensitivity 2G" not in text and "bound / measured" in text
+        page.screenshot(path=str(out / "audit.png"), full_page=True)
+        browser.close()
