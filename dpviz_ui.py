@@ -228,6 +228,16 @@ def range_text(name: str) -> str:
     return f"a {'whole number' if kind == 'int' else 'number'} from {lo:g} to {hi:g}"
 
 
+def only_params(params: dict, *funcs) -> dict:
+    """The entries of ``params`` that the calibration / bound functions ``funcs`` take: their cache key, so that
+    nothing else invalidates a cached curve."""
+    names: set = set()
+    for f in funcs:
+        if f is not None:
+            names |= set(catalog.parameters_of(f))
+    return {k: v for k, v in params.items() if k in names}
+
+
 def invalid_inputs() -> dict:
     """View entry -> (what was typed, why it is invalid) for the inputs that currently hold an invalid value."""
     return dict(st.session_state.get("_invalid", {}))
@@ -249,6 +259,54 @@ def stop_if_invalid(names=None) -> None:
     st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
              + ". No numbers are shown until then.")
     st.stop()
+
+
+def parse_number_list(text: str, kind: str, lo: float, hi: float, what: str, most: int = 12) -> list:
+    """Numbers typed by the user (comma- or space-separated), checked; ValueError with a plain message."""
+    parts = [p for p in str(text).replace(";", ",").replace(" ", ",").split(",") if p.strip()]
+    if not parts:
+        raise ValueError(f"{what}: type at least one value")
+    if len(parts) > most:
+        raise ValueError(f"{what}: at most {most} values")
+    out = []
+    for p in parts:
+        try:
+            x = float(p)
+        except ValueError:
+            raise ValueError(f"{what}: {p[:20]!r} is not a number") from None
+        if not (lo <= x <= hi):
+            raise ValueError(f"{what}: every value must be between {lo:g} and {hi:g} (got {x:g})")
+        if kind == "int":
+            if x != int(x):
+                raise ValueError(f"{what}: {x:g} is not a whole number")
+            x = int(x)
+        out.append(x)
+    return sorted(set(out))
+
+
+def list_input(label: str, key: str, default: list, kind: str, lo: float, hi: float, help: str) -> list | None:
+    """A text input for a list of numbers bound to the view entry ``key`` (a list of strings in the URL)."""
+    v = view()
+    invalid = st.session_state.setdefault("_invalid", {})
+    current = v[key] or [repr(float(x)) if kind == "float" else str(int(x)) for x in default]
+    text = invalid[key][0] if key in invalid else ", ".join(f"{float(c):g}" for c in current)
+    wkey = f"w_{key}"
+    st.session_state[wkey] = text
+
+    def _changed() -> None:
+        _user_acted()
+        raw = st.session_state[wkey]
+        try:
+            vals = parse_number_list(raw, kind, lo, hi, label)
+            st.session_state["_view"][key] = [f"{x:g}" if kind == "float" else str(x) for x in vals]
+            invalid.pop(key, None)
+        except ValueError as exc:
+            invalid[key] = (raw, str(exc))
+
+    st.text_input(label, key=wkey, on_change=_changed, help=help)
+    if key in invalid:
+        return None
+    return parse_number_list(", ".join(current), kind, lo, hi, label)
 
 
 def sync_url() -> None:

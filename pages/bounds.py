@@ -27,13 +27,6 @@ def _plot_fn(thm, kind: str):
     return None
 
 
-def _only(params: dict, thm) -> dict:
-    names = set(catalog.parameters_of(thm.bound))
-    if thm.explicit_bound is not None:
-        names |= set(catalog.parameters_of(thm.explicit_bound))
-    return {k: v for k, v in params.items() if k in names}
-
-
 def body() -> None:
     st.title("Risk bounds")
     thms = catalog.theorems()
@@ -86,7 +79,7 @@ def body() -> None:
             st.warning(f"Reading of the paper: {ui.pretty(thm.discrepancy)}")
         for note in thm.notes:
             st.caption(ui.pretty(note))
-        p = _only(params, thm)
+        p = ui.only_params(params, thm.bound, thm.explicit_bound)
         here = ui.cached_bound(tid, ui.items(p))
         if "error" in here:
             st.error(ui.plain(here["error"]))
@@ -143,7 +136,7 @@ def body() -> None:
         ui.show_figure(fig, f"bounds_{kind}_{other}", params)
     ui.download_view("bounds", inputs={"theorems": list(chosen), "loss": loss_id or "custom", "compare": kind,
                                        **params}, outputs=outputs,
-                     command=" ; ".join(ui.cli_command("bound", "theorem", t, _only(params, catalog.get_theorem(t)))
+                     command=" ; ".join(ui.cli_command("bound", "theorem", t, ui.only_params(params, catalog.get_theorem(t).bound, catalog.get_theorem(t).explicit_bound))
                                         for t in chosen))
 
     st.header("The papers' comparison tables")

@@ -12,12 +12,6 @@ import dpviz_ui as ui
 from dpviz import catalog, figures, simulate as S
 
 
-def _only(params: dict, func) -> dict:
-    """The entries of ``params`` a calibration / bound function takes (its cache key: nothing else invalidates it)."""
-    names = catalog.parameters_of(func)
-    return {k: v for k, v in params.items() if k in names}
-
-
 def body() -> None:
     st.title("Calibrate the noise")
     algs = [a for a in catalog.algorithms() if a.calibrate is not None]
@@ -45,7 +39,7 @@ def body() -> None:
         source = f"{thm.paper.short}, {thm.number}"
         T_sched = eta_sched = None
         if not ui.invalid_inputs():
-            b = ui.cached_bound(src, ui.items(_only(base, thm.bound)))
+            b = ui.cached_bound(src, ui.items(ui.only_params(base, thm.bound)))
             if "error" in b:
                 sched_error = b["error"]
             else:
@@ -70,7 +64,7 @@ def body() -> None:
         st.caption(ui.pretty(alg.description))
     # the sidebar's c is the free constant of the theorems' rates; calibrations that take a c (Kang et al.'s eq. (2))
     # calibrate it numerically unless it is given on purpose, so it is not passed on here
-    cal_params = {k: val for k, val in _only(params, alg.calibrate).items() if k != "c"}
+    cal_params = {k: val for k, val in ui.only_params(params, alg.calibrate).items() if k != "c"}
     res = ui.cached_calibrate(alg_id, ui.items(cal_params))
     if "error" in res:
         st.error(ui.plain(res["error"]))
@@ -178,7 +172,7 @@ def sigma_vs_eps(alg, algs, params) -> None:
     slot.caption("Computing the curves…")
     series, skipped = {}, []
     for a in same:
-        p = {k: v for k, v in _only(params, a.calibrate).items() if k != "c"}
+        p = {k: v for k, v in ui.only_params(params, a.calibrate).items() if k != "c"}
         ys, missing = ui.series_complete(ui.cached_noise_series(a.id, ui.items(p), "eps", tuple(eps_grid)))
         if missing:
             skipped.append(f"{a.name} ({missing} of {len(ys)} points)")
@@ -206,7 +200,7 @@ def feasibility_map(alg, params) -> None:
         return
     ns = [int(x) for x in np.logspace(1.3, 5, 14)]
     epss = [float(e) for e in np.logspace(-2, 1.3, 14)]
-    p = {k: v for k, v in _only(params, alg.calibrate).items() if k not in ("n", "eps", "T", "delta", "c")}
+    p = {k: v for k, v in ui.only_params(params, alg.calibrate).items() if k not in ("n", "eps", "T", "delta", "c")}
     with st.spinner("Calibrating 196 (n, ε) points…"):
         try:
             feas = ui.cached_feasibility_grid(alg.id, ui.items(p), tuple(ns), tuple(epss))

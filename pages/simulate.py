@@ -28,54 +28,6 @@ def _dataset(name: str, n: int, noise: float):
     return D.load_dataset(name, n=n, kappa=noise) if name in SYNTHETIC else D.load_dataset(name)
 
 
-def _parse_list(text: str, kind: str, lo: float, hi: float, what: str, most: int = 12) -> list:
-    """Numbers typed by the user (comma- or space-separated), checked; ValueError with a plain message."""
-    parts = [p for p in str(text).replace(";", ",").replace(" ", ",").split(",") if p.strip()]
-    if not parts:
-        raise ValueError(f"{what}: type at least one value")
-    if len(parts) > most:
-        raise ValueError(f"{what}: at most {most} values")
-    out = []
-    for p in parts:
-        try:
-            x = float(p)
-        except ValueError:
-            raise ValueError(f"{what}: {p[:20]!r} is not a number") from None
-        if not (lo <= x <= hi):
-            raise ValueError(f"{what}: every value must be between {lo:g} and {hi:g} (got {x:g})")
-        if kind == "int":
-            if x != int(x):
-                raise ValueError(f"{what}: {x:g} is not a whole number")
-            x = int(x)
-        out.append(x)
-    return sorted(set(out))
-
-
-def list_input(label: str, key: str, default: list, kind: str, lo: float, hi: float, help: str) -> list | None:
-    """A text input for a list of numbers bound to the view entry ``key`` (a list of strings in the URL)."""
-    v = ui.view()
-    invalid = st.session_state.setdefault("_invalid", {})
-    current = v[key] or [repr(float(x)) if kind == "float" else str(int(x)) for x in default]
-    text = invalid[key][0] if key in invalid else ", ".join(f"{float(c):g}" for c in current)
-    wkey = f"w_{key}"
-    st.session_state[wkey] = text
-
-    def _changed() -> None:
-        ui._user_acted()
-        raw = st.session_state[wkey]
-        try:
-            vals = _parse_list(raw, kind, lo, hi, label)
-            st.session_state["_view"][key] = [f"{x:g}" if kind == "float" else str(x) for x in vals]
-            invalid.pop(key, None)
-        except ValueError as exc:
-            invalid[key] = (raw, str(exc))
-
-    st.text_input(label, key=wkey, on_change=_changed, help=help)
-    if key in invalid:
-        return None
-    return _parse_list(", ".join(current), kind, lo, hi, label)
-
-
 def _data(n_needed: int) -> "D.Dataset | list | None":
     """The data set(s): one per label-noise value κ for the Wang et al. designs, else one."""
     st.session_state.setdefault("w_data_source", "bundled")
@@ -107,7 +59,7 @@ def _data(n_needed: int) -> "D.Dataset | list | None":
                                "sample (synthetic) or the held-out 30 % (real data).")
     kappas = [0.0]
     if name in SYNTHETIC[:2]:
-        kappas = list_input("Label noise κ — one or more values, one curve each (Wang, Lei, Ying & Zhou §5; "
+        kappas = ui.list_input("Label noise κ — one or more values, one curve each (Wang, Lei, Ying & Zhou §5; "
                             "0 = realizable, low-noise case)", "kappas", [ui.view()["noise"]], "float", 0.0, 10.0,
                             "Standard deviation of the Gaussian noise added to the labels; several values "
                             "(e.g. 0, 0.1, 0.15 as in the paper's Fig. 1) give one curve each.")
@@ -168,11 +120,11 @@ def body() -> None:
                            help="The parameter on the x-axis; the other one stays at its sidebar value.")
     if sweep == "eps":
         default = [e for e in EPS_CHOICES if v["eps_lo"] <= e <= v["eps_hi"]]
-        grid = list_input("ε grid (comma-separated)", "eps_grid", default, "float", 1e-4, 1e4,
+        grid = ui.list_input("ε grid (comma-separated)", "eps_grid", default, "float", 1e-4, 1e4,
                           "The ε values of the sweep; smaller ε = more private.")
     else:
         default = [m for m in N_CHOICES if v["n_lo"] <= m <= v["n_hi"]]
-        grid = list_input("n grid (comma-separated)", "n_grid", default, "int", 2, 10**7,
+        grid = ui.list_input("n grid (comma-separated)", "n_grid", default, "int", 2, 10**7,
                           "The sample sizes of the sweep.")
     ui.stop_if_invalid(["eps_grid", "n_grid"])
     n_needed = max(int(v["n"]), max(grid) if sweep == "n" else 0)
