@@ -15,17 +15,47 @@ st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:
 PRESETS = Path(__file__).parent / "assets" / "presets"
 
 
-def load_presets() -> list[dict]:
-    out = []
+PAGES = ("calibrate", "bounds", "simulate", "accounting", "audit")
+
+
+def load_presets() -> tuple[list[dict], list[str]]:
+    """The preset gallery and the problems of presets that could not be loaded (shown, never silently dropped).
+
+    A preset file ``{"experiment": ID}`` is a paper experiment: its view, title and text come from the one definition
+    in :data:`dpviz.experiments.EXPERIMENTS` (``Experiment.preset_view``), the same one ``python -m dpviz reproduce``
+    runs.  Any other preset is data (``title``, ``page``, ``text``, ``state``) and every entry of its state is
+    validated against :data:`dpviz.urlstate.SCHEMA`.
+    """
+    from dpviz import experiments
+
+    out, problems = [], []
     for f in sorted(PRESETS.glob("*.json")):
         try:
-            data = json.loads(f.read_text())
+            data = json.loads(f.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ValueError("not a JSON object")
+            if "experiment" in data:
+                if set(data) - {"experiment"}:
+                    raise ValueError("an experiment preset holds only its experiment id (the rest comes from "
+                                     "dpviz/experiments.py)")
+                e = experiments.get(data["experiment"])
+                state = e.preset_view()
+                page = state.pop("page")
+                out.append({"id": f.stem, "title": e.preset["title"], "text": e.preset_text(), "page": page,
+                            "state": state, "experiment": e.id})
+                continue
+            extra = set(data) - {"title", "page", "text", "state"}
+            if extra:
+                raise ValueError(f"unknown field(s) {', '.join(sorted(extra))}")
+            page = str(data["page"])
+            if page not in PAGES:
+                raise ValueError(f"page {page!r} is not one of {', '.join(PAGES)}")
             state = {k: urlstate.validate(k, v) for k, v in data["state"].items()}
             out.append({"id": f.stem, "title": str(data["title"]), "text": str(data.get("text", "")),
-                        "page": str(data.get("page", "calibrate")), "state": state})
-        except (ValueError, KeyError, TypeError):
-            continue
-    return out
+                        "page": page, "state": state, "experiment": None})
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            problems.append(f"{f.name}: {exc}")
+    return out, problems
 
 
 def home() -> None:
@@ -49,7 +79,10 @@ def home() -> None:
     for p in catalog.papers():
         st.write(f"- {p.cite()}: {p.title}")
     st.subheader("Preset gallery")
-    for pr in load_presets():
+    presets, problems = load_presets()
+    if problems:
+        st.warning("Some presets could not be loaded: " + "; ".join(ui.plain(p) for p in problems))
+    for pr in presets:
         c1, c2 = st.columns([2, 3])
         if c1.button(pr["title"], key=f"preset_{pr['id']}", width="stretch"):
             fresh = {k: (list(val) if isinstance(val, list) else val) for k, val in urlstate.DEFAULTS.items()}

@@ -35,7 +35,7 @@ import numpy as np
 
 from dpviz import _validate as v
 
-__all__ = ["Experiment", "EXPERIMENTS", "get", "listing", "run"]
+__all__ = ["Experiment", "EXPERIMENTS", "get", "listing", "run", "with_presets"]
 
 
 @dataclass(frozen=True)
@@ -59,6 +59,88 @@ class Experiment:
     loss: str | None = None
     loss_params: dict[str, Any] = field(default_factory=dict)
     seconds_estimate: float = 1.0
+    #: the dashboard preset of this experiment (``None``: none): ``title`` (button label), ``reps`` (the page's cost
+    #: cap allows fewer repetitions than the paper) and ``view`` (extra view entries, e.g. the plotted quantity or the
+    #: one point of a region shown on the Calibrate page).  :meth:`preset_view` derives everything else from the
+    #: fields above, so the preset and ``python -m dpviz reproduce`` run the same setting.
+    preset: dict[str, Any] | None = None
+
+    def preset_view(self) -> dict[str, Any]:
+        """The dashboard view (entries of :data:`dpviz.urlstate.SCHEMA`, validated) of this experiment's preset.
+
+        ``kind == "simulation"`` -> the Simulate page: data set, loss, algorithms, the grid of ``x`` (typed grid),
+        the label-noise values ``kappa`` (one curve each), n, T, eta, the domain (``R`` in ``fixed``: projection onto
+        the ball of radius R; no ``R``: no projection), the Lipschitz constant ``G`` of the noise formula, delta =
+        1/n^2 unless ``fixed`` gives ``delta``, the noise rule, seed 0 and the preset's repetitions.
+        ``kind == "region"`` -> the Calibrate page at the preset's point (``view`` gives n and eps) with T = n and
+        delta = 1/n^2, the experiment's d and G, and the feasibility map shown.
+        """
+        from dpviz import urlstate
+
+        if self.preset is None:
+            raise ValueError(f"the experiment {self.id!r} has no dashboard preset.")
+        extra = dict(self.preset.get("view", {}))
+        f = dict(self.fixed)
+        if self.kind == "simulation":
+            if self.x not in ("eps", "n"):
+                raise ValueError(f"the Simulate page sweeps eps or n, not {self.x!r} ({self.id}).")
+            known = {"n", "T", "eta", "R", "G", "mu", "noise_rule", "eps", "delta"}
+            unknown = sorted(set(f) - known)
+            if unknown:
+                raise ValueError(f"{self.id}: the Simulate page has no input for {', '.join(unknown)}.")
+            view: dict[str, Any] = {
+                "page": "simulate", "sim_source": "run", "dataset": self.dataset, "sim_loss": self.loss,
+                "sim_algs": list(self.algorithms), "sim_sweep": self.x,
+                "eps_grid" if self.x == "eps" else "n_grid": [f"{g:g}" for g in self.grid[self.x]],
+                "kappas": [f"{k:g}" for k in self.grid.get("kappa", (0.0,))],
+                "noise": float(self.grid.get("kappa", (0.0,))[0]),
+                "T": int(f["T"]), "eta": float(f["eta"]), "sim_project": "R" in f,
+                "run_infeasible": f.get("noise_rule") == "experiment", "reps": int(self.preset.get("reps", 20)),
+                "seed": 0, "delta_auto": "delta" not in f,
+            }
+            if "n" in f:
+                view["n"] = int(f["n"])
+            if "eps" in f:
+                view["eps"] = float(f["eps"])
+            if "delta" in f:
+                view["log10_delta"] = math.log10(float(f["delta"]))
+            if "R" in f:
+                view["R"] = float(f["R"])
+            if "mu" in f:
+                view["mu"] = float(f["mu"])
+            view["sim_G_auto"] = "G" not in f
+            if "G" in f:
+                view["G"] = float(f["G"])
+        elif self.kind == "region":
+            if "n" not in extra or "eps" not in extra:
+                raise ValueError(f"{self.id}: a region preset needs the point (n, eps) it opens at.")
+            view = {"page": "calibrate", "algorithm": self.algorithms[0], "T": int(extra["n"]), "delta_auto": True,
+                    "d": int(f.get("d", 10)), "G": float(f.get("G", 1.0)), "show_map": True}
+        else:
+            raise ValueError(f"{self.id}: the dashboard has no preset for experiments of kind {self.kind!r}.")
+        view.update(extra)
+        return {k: urlstate.validate(k, val) for k, val in view.items()}
+
+    def preset_text(self) -> str:
+        """One paragraph for the preset gallery: what the preset runs, with its settings (from the definition)."""
+        if self.preset is None:
+            raise ValueError(f"the experiment {self.id!r} has no dashboard preset.")
+        parts = [f"{self.what} ({self.place})."]
+        if self.kind == "simulation":
+            f = self.fixed
+            grid = ", ".join(f"{g:g}" for g in self.grid[self.x])
+            dom = (f"projected onto the ball of radius R = {f['R']:g}" if "R" in f else "no projection (W = R^d)")
+            parts.append(f"{self.x} in {{{grid}}}, label noise κ in {{{', '.join(f'{k:g}' for k in self.grid.get('kappa', (0,)))}}}, "
+                         f"n = {f['n']}, T = {f['T']}, η = {f['eta']:g}, δ = 1/n², G = {f['G']:g}, {dom}.")
+            if f.get("noise_rule") == "experiment":
+                parts.append("As in the paper, σ is the formula's smallest value over β, even where the sufficient "
+                             "privacy conditions fail.")
+            parts.append(f"{self.preset.get('reps', 20)} repetitions here; `python -m dpviz reproduce {self.id}` "
+                         "runs the same setting with the paper's 500.")
+        elif self.kind == "region":
+            parts.append(f"Opens the Calibrate page at n = {self.preset['view']['n']}, ε = "
+                         f"{self.preset['view']['eps']:g} with T = n and δ = 1/n², and shows the feasibility map.")
+        return " ".join(parts)
 
 
 def _logspace_int(lo: float, hi: float, k: int) -> tuple[int, ...]:
@@ -73,7 +155,10 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         x="eps", y="mean square error on a fresh sample", algorithms=("dpsgd-rdp", "sgd"),
         dataset="wang-least-squares", loss="least-squares",
         grid={"eps": (0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5), "kappa": (0.0, 0.1, 0.15)},
-        fixed={"n": 5000, "T": 1000, "eta": 0.01, "R": 1.0, "noise_rule": "experiment"}, seconds_estimate=4.0),
+        # the paper does not state the domain W: the unit ball contains w* (||w*|| = 0.62); with ||x|| = 1 and
+        # |y| <= 0.5 (Section 5.1) the gradient (<w, x> - y) x has norm <= 1 * (1 * 1 + 0.5) = 1.5 = G
+        fixed={"n": 5000, "T": 1000, "eta": 0.01, "R": 1.0, "G": 1.5, "noise_rule": "experiment"}, seconds_estimate=4.0,
+        preset={"title": "Wang et al. (low noise) Fig. 1", "reps": 50, "view": {"plot_value": "metric"}}),
     Experiment(
         id="wang-lownoise-fig2", paper="wang-lownoise", kind="simulation", place="Section 5.1, Figure 2",
         what="Wang, Lei, Ying & Zhou, Fig. 2: misclassification rate vs eps, logistic loss, DP-SGD vs SGD",
@@ -81,7 +166,9 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         x="eps", y="misclassification rate on a fresh sample", algorithms=("dpsgd-rdp", "sgd"),
         dataset="wang-logistic", loss="logistic",
         grid={"eps": (1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6), "kappa": (0.0, 0.4, 0.6)},
-        fixed={"n": 5000, "T": 1000, "eta": 0.01, "noise_rule": "experiment"}, seconds_estimate=4.0),
+        # no projection (the paper states no domain; ||w*|| = 5.8); the logistic gradient has norm <= ||x|| = 1 = G
+        fixed={"n": 5000, "T": 1000, "eta": 0.01, "G": 1.0, "noise_rule": "experiment"}, seconds_estimate=4.0,
+        preset={"title": "Wang et al. (low noise) Fig. 2", "reps": 50, "view": {"plot_value": "metric"}}),
     Experiment(
         id="wang-nonsmooth-fig1", paper="wang-nonsmooth", kind="region", place="Lemma 13, Figure 1",
         what="Wang, Lei, Ying & Zhang, Fig. 1: the (n, eps) region where Lemma 13 guarantees a beta for Theorem 11",
@@ -90,7 +177,11 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
                "threshold falls with n (about 2 log n / n^{1/3})"),
         x="n", y="eps", theorems=("wang-nonsmooth-lemma13",), algorithms=("dpsgd-rdp",),
         grid={"n": _logspace_int(44, 1e6, 40), "eps": tuple(np.round(np.logspace(-1.3, 1, 40), 4))},
-        fixed={"d": 10, "G": 1.0}, seconds_estimate=20.0),
+        fixed={"d": 10, "G": 1.0}, seconds_estimate=20.0,
+        # the Calibrate page at one point of the grid: n = 10 000, eps = 0.9 (Lemma 13's threshold there is 0.90);
+        # the conditions of Theorem 11 depend on sigma / G only, so the alpha = 0.5 Hölder loss loses nothing
+        preset={"title": "Wang et al. (non-smooth) Lemma 13 region",
+                "view": {"n": 10000, "eps": 0.9, "alpha": 0.5, "loss": "custom"}}),
     Experiment(
         id="wang-nonsmooth-alpha", paper="wang-nonsmooth", kind="bounds", place="Theorems 9, 10 and 12",
         what="Wang, Lei, Ying & Zhang, Theorems 9-12: excess-risk rate in n and iterations T over the Hölder alpha",
@@ -120,6 +211,11 @@ def get(experiment_id: str) -> Experiment:
     if experiment_id not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {experiment_id!r}; choose one of: {', '.join(EXPERIMENTS)}")
     return EXPERIMENTS[experiment_id]
+
+
+def with_presets() -> list[Experiment]:
+    """The experiments that have a dashboard preset (in definition order)."""
+    return [e for e in EXPERIMENTS.values() if e.preset is not None]
 
 
 def listing() -> list[dict[str, Any]]:

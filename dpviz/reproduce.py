@@ -45,15 +45,23 @@ NAMES: dict[str, str] = {
     "wang-lownoise-fig2": "Wang, Lei, Ying & Zhou, Fig. 2: misclassification rate vs eps, logistic loss",
 }
 
-_SETUPS = {
-    "wang-lownoise-fig1": dict(dataset="wang-least-squares", loss="least-squares", kappas=(0.0, 0.1, 0.15),
-                               eps=(0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5), R=1.0, G=1.5,
-                               metric="mean square error"),
-    "wang-lownoise-fig2": dict(dataset="wang-logistic", loss="logistic", kappas=(0.0, 0.4, 0.6),
-                               eps=(1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6), R=None, G=1.0,
-                               metric="misclassification rate"),
-}
-_N, _T, _ETA = 5000, 1000, 0.01
+
+
+def _setup(name: str) -> dict:
+    """The settings of a simulation figure, read from its one definition in :data:`dpviz.experiments.EXPERIMENTS`
+    (the dashboard's preset of the figure reads the same entry, see ``Experiment.preset_view``)."""
+    from dpviz import experiments
+
+    e = experiments.get(name)
+    f = e.fixed
+    return dict(dataset=e.dataset, loss=e.loss, kappas=tuple(e.grid["kappa"]), eps=tuple(e.grid["eps"]),
+                R=f.get("R"), G=f["G"], n=int(f["n"]), T=int(f["T"]), eta=float(f["eta"]),
+                metric=e.y.replace(" on a fresh sample", ""))
+
+
+_SETUPS = {name: _setup(name) for name in NAMES}
+#: n, T and eta, the same for both figures (Section 5.1; tests/test_presets.py checks both definitions agree)
+_N, _T, _ETA = (_SETUPS["wang-lownoise-fig1"][k] for k in ("n", "T", "eta"))
 #: Largest number of repetitions a reproduction accepts (each repetition is 2 x 33 runs of T = 1000 steps).
 MAX_REPS = 10_000
 

@@ -64,6 +64,14 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "l2": ("float", 0.0, (0.0, 10.0)),
     "consistent": ("bool", False, None),
     "pidp_erm": ("bool", False, None),
+    # Simulate: the Lipschitz constant G of the noise formula (from the loss, or given as in a paper's experiment),
+    # projection onto the ball of radius R (off: W = R^d), and where the results come from (a run on this page or a
+    # sweep's Parquet output: a sub-folder of the server's sweeps folder, the swept parameter on the x-axis)
+    "sim_G_auto": ("bool", True, None),
+    "sim_project": ("bool", True, None),
+    "sim_source": ("str", "run", None),
+    "sweep_dir": ("str", "", None),
+    "sweep_x": ("str", "", None),
 }
 
 DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}

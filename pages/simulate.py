@@ -1,12 +1,15 @@
 """Simulate: run the engine over a sweep of ε or n and compare the empirical excess risk with the theory."""
 
+import hashlib
 import math
+import os
+from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
 import dpviz_ui as ui
-from dpviz import catalog, data as D, figures, simulate as S
+from dpviz import catalog, data as D, figures, simulate as S, sweep_open as SO
 
 EPS_CHOICES = [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 N_CHOICES = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
@@ -19,6 +22,9 @@ SYNTHETIC = ("wang-least-squares", "wang-logistic", "two-class", "clusters")
 MAX_DATA_BYTES = 400_000_000
 # The data-set cache keeps at most 4 entries; an entry that passed the check above keeps at most about 1/6.5 of its
 # peak (dpviz.data.estimate_dataset_cost: bytes_retained), i.e. about 62 MB, so the cache holds at most about 250 MB.
+#: the server folder whose sub-folders are the sweeps the page can open (python -m dpviz sweep SPEC --out DIR/NAME)
+SWEEPS_ENV = "DPVIZ_SWEEPS_DIR"
+XLABELS = {"eps": "ε", "n": "n", "delta": "δ", "kappa": "label noise κ", "T": "T", "eta": "η", "alpha": "α"}
 QUANTITIES = {"excess_risk": "excess risk", "metric": "test metric (misclassification rate, MSE or AUC)",
               "pop_risk": "population risk"}
 
@@ -111,6 +117,14 @@ def body() -> None:
     st.write("Run an algorithm many times on data and compare its **empirical excess risk** (population risk at the "
              "output minus the best risk) with the theory's curve. Each grid point and repetition has its own random "
              "stream from the seed: same seed, same numbers.")
+    source = ui.view_choice("Results from", "sim_source", ["run", "sweep"], widget=st.radio, horizontal=True,
+                            format_func={"run": "a simulation run on this page",
+                                         "sweep": "a sweep's output (python -m dpviz sweep)"}.get,
+                            help="A sweep (python -m dpviz sweep SPEC.toml --out DIR) runs a larger rate study, "
+                                 "e.g. on a Dask cluster; open its Parquet output here to plot it like a run.")
+    if source == "sweep":
+        sweep_view()
+        return
     v = ui.view()
     params = ui.param_widgets(["n", "eps", "log10_delta", "T", "eta", "R", "mu", "c"],
                               required={"n", "eps", "T", "eta", "R"})
@@ -155,6 +169,24 @@ def body() -> None:
                                     "checking their Theorem 2's privacy conditions, which gives far less noise than a "
                                     "feasible β. Tick to use that rule (and to run settings whose calibration is "
                                     "infeasible); untick for the calibrated, provably private noise.")
+    with st.expander("Domain and Lipschitz constant G of the noise", expanded=not (v["sim_project"] and v["sim_G_auto"])):
+        project = ui.view_checkbox("Project the iterates onto the ball ||w|| ≤ R (untick: W = R^d, no projection)",
+                                   "sim_project",
+                                   help="Algorithm 1 of Wang, Lei, Ying & Zhou projects onto a convex set W; their "
+                                        "§5 does not state W. Without a projection the loss's gradient bound G is "
+                                        "not implied by R: give G yourself.")
+        g_auto = ui.view_checkbox("G from the loss (its gradient bound at ||x|| ≤ sup ||x|| and ||w|| ≤ R)",
+                                  "sim_G_auto", disabled=not project,
+                                  help="E.g. least squares (⟨w, x⟩ − y)²/2 with |y| ≤ 1: G = κ(κR + 1). Untick to "
+                                       "give the G of a paper's experiment (Wang et al. Fig. 1: |y| ≤ 0.5, so "
+                                       "G = 1·(1·1 + 0.5) = 1.5).") and project
+        if not g_auto:
+            ui.view_number("G", "Lipschitz constant G used by the noise formula",
+                           help="The bound on the loss gradient's norm that the private algorithms' noise is "
+                                "calibrated to.")
+            ui.stop_if_invalid(["G"])
+        if not project:
+            st.caption("No projection: the sidebar's R is not used by the algorithms.")
     pidp_erm = False
     if "pidp-sgd" in alg_ids:
         pidp_erm = ui.view_checkbox("PIDP-SGD: start at the non-private minimiser (the paper's line 2)", "pidp_erm",
@@ -189,7 +221,11 @@ def body() -> None:
     if not alg_ids:
         st.warning("Choose at least one algorithm.")
         return
-    fixed = {"T": params["T"], "eta": params["eta"], "R": params["R"]}
+    fixed = {"T": params["T"], "eta": params["eta"]}
+    if project:
+        fixed["R"] = params["R"]
+    if not g_auto:
+        fixed["G"] = float(v["G"])
     if not lam:  # with a regulariser the strong-convexity constant comes from the loss (μ = 2λ)
         fixed["mu"] = params["mu"]
     if pidp_erm:
@@ -260,12 +296,106 @@ def body() -> None:
                      command=None, seed=int(seed))
 
 
+def _sweeps_root() -> Path:
+    return Path(os.environ.get(SWEEPS_ENV) or "sweeps")
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def _open_dir(root: str, name: str, stamp: tuple) -> "SO.SweepData":
+    return SO.open_sweep_dir(root, name)  # ``stamp`` (file names and times) makes a re-run sweep load afresh
+
+
+@st.cache_data(show_spinner=False, max_entries=4)
+def _open_upload(filename: str, digest: str, _data: bytes) -> "SO.SweepData":
+    return SO.read_upload(filename, _data)
+
+
+def sweep_view() -> None:
+    """Open a sweep's Parquet output (a sub-folder of the server's sweeps folder, or an upload) and plot it like a
+    run of this page: same figure, 95 % bands, rates and table, with the sweep's provenance in every download."""
+    st.session_state.setdefault("w_sweep_how", "folder")
+    how = st.radio("Open", ["folder", "upload"], horizontal=True, key="w_sweep_how",
+                   format_func={"folder": "a sweep in the server's sweeps folder",
+                                "upload": "upload a sweep (.zip of its folder, or one .parquet file)"}.get,
+                   help=f"The sweeps folder is set by the server (environment variable {SWEEPS_ENV}, default "
+                        "./sweeps): run python -m dpviz sweep SPEC.toml --out sweeps/NAME and NAME appears here.")
+    data = None
+    if how == "folder":
+        root = _sweeps_root()
+        found = SO.list_sweeps(root)
+        if not found:
+            st.info(f"No sweep in the server's sweeps folder yet. Run `python -m dpviz sweep SPEC.toml --out "
+                    f"{ui.plain(root.name)}/NAME` on the server (folder set by {SWEEPS_ENV}), or upload one.")
+            return
+        names = {f["name"]: f for f in found}
+
+        def _fmt(nm):
+            f = names[nm]
+            grid = " × ".join(f"{SO.SYMBOLS.get(k, k)} ({c})" for k, c in f["grid"].items()) or "no grid"
+            return f"{nm}{' — ' + f['spec_name'] if f['spec_name'] else ''}: {grid}, {f['cells']} cells"
+
+        chosen = ui.view_choice("Sweep", "sweep_dir", list(names), format_func=_fmt,
+                                help="Sub-folders of the sweeps folder that hold a sweep's output (sweep.json and "
+                                     "cell-*.parquet).")
+        d = root / chosen
+        stamp = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(d.glob("cell-*.parquet")))
+        try:
+            data = _open_dir(str(root), chosen, stamp)
+        except ValueError as exc:
+            st.error(f"This sweep cannot be opened: {ui.plain(exc)}")
+            return
+    else:
+        st.caption("A link to this page does not contain your uploaded file: whoever opens it must upload it again.")
+        up = st.file_uploader(f"Sweep output: a .zip of the --out folder or one .parquet file (at most "
+                              f"{SO.MAX_UPLOAD_BYTES // 1_000_000} MB)", type=["zip", "parquet"], key="w_sweep_file")
+        if up is None:
+            st.info("Upload a sweep's output: zip the folder given to `python -m dpviz sweep … --out DIR`.")
+            return
+        if up.size > SO.MAX_UPLOAD_BYTES:
+            st.error(f"This file has {up.size / 1e6:.1f} MB; the limit is {SO.MAX_UPLOAD_BYTES / 1e6:g} MB.")
+            return
+        blob = up.getvalue()
+        try:
+            data = _open_upload(up.name, hashlib.sha256(blob).hexdigest(), blob)
+        except ValueError as exc:
+            st.error(f"This file cannot be opened as a sweep: {ui.plain(exc)}")
+            return
+    xs = data.x_choices()
+    if not xs:
+        st.warning("This sweep has no parameter with two or more positive values to put on the x-axis.")
+        return
+    x = ui.view_choice("x-axis", "sweep_x", xs, widget=st.radio, horizontal=True,
+                       format_func=lambda k: XLABELS.get(k, k),
+                       help="The swept parameter on the x-axis; every other swept parameter gives its own curves.")
+    quantity = ui.view_choice("Plot", "plot_value", list(QUANTITIES), widget=st.radio, horizontal=True,
+                              format_func=QUANTITIES.get,
+                              help="Excess risk is what the theorems bound; the papers' figures often plot the test "
+                                   "metric instead.")
+    prov = data.provenance()
+    st.caption("Sweep: " + ui.plain(", ".join(f"{k} = {val}" for k, val in prov.items() if val not in (None, ""))))
+    results = data.results(x, quantity)
+    show_results(results, {**prov, "x": x, "quantity": quantity}, x, quantity, name="sweep", theory=False,
+                 subtitle=f"{prov['sweep']}, spec hash {prov['spec_hash']}, seed {prov['seed']}, dpviz "
+                          f"{prov['dpviz_version_of_sweep']}")
+    ui.download_view("simulate", inputs={"sweep": prov["sweep"], "x": x, "quantity": quantity},
+                     outputs={"provenance": prov,
+                              "rows": [r for _l, res in results for r in res.frame.to_dict("records")][:20000]},
+                     command=None, seed=None)
+
+
 def _label(res, kappa) -> str:
     name = catalog.get_algorithm(res.algorithm).name
-    return name if kappa is None else f"{name} (κ = {kappa:g})"
+    if kappa is None:
+        return name
+    return f"{name} ({kappa})" if isinstance(kappa, str) else f"{name} (κ = {kappa:g})"
 
 
-def show_results(results, params, sweep, quantity="excess_risk") -> None:
+def show_results(results, params, sweep, quantity="excess_risk", *, name="simulation", theory=True,
+                 subtitle="") -> None:
+    """Plot, rates and table of ``results`` ((κ or label, result) pairs); ``theory=False`` for a sweep's rows (no
+    calibrations stored, so no theorem curves); ``name`` names the downloads; ``subtitle`` (plain text, escaped here)
+    goes under the figure's title (a sweep's provenance)."""
+    theory_on = theory
     curves, rows, slopes, notes = [], [], [], []
     qname = QUANTITIES[quantity]
     for i, (kappa, res) in enumerate(results):
@@ -291,7 +421,7 @@ def show_results(results, params, sweep, quantity="excess_risk") -> None:
         row = {"algorithm": name, "fitted slope": emp.get("slope"), "95 % CI low": emp.get("ci_low"),
                "95 % CI high": emp.get("ci_high"), "points": len(x), "theorem": "—", "theory slope": None,
                "dominant term exponent": None}
-        theory = _theory(res, params) if quantity == "excess_risk" else None
+        theory = _theory(res, params) if quantity == "excess_risk" and theory_on else None
         if theory is not None:
             label, b = theory
             b = b[b["grid"].isin(x)]  # the grid points that ran
@@ -321,14 +451,19 @@ def show_results(results, params, sweep, quantity="excess_risk") -> None:
                 st.caption(note)
     if not curves:
         return
-    fig = figures.simulation_figure(curves, x_title="ε" if sweep == "eps" else "n", y_title=qname,
-                                    title=f"{qname.capitalize()} vs {'ε' if sweep == 'eps' else 'n'}")
+    xlab = XLABELS.get(sweep, sweep)
+    title = f"{qname.capitalize()} vs {xlab}"
+    if subtitle:
+        import html
+
+        title += f"<br><sub>{html.escape(subtitle)}</sub>"
+    fig = figures.simulation_figure(curves, x_title=xlab, y_title=qname, title=title)
     ui.show_figure(fig, f"simulation_{sweep}", params)
-    if quantity == "excess_risk":
+    if quantity == "excess_risk" and theory_on:
         st.caption("Dashed: the theorem's rate multiplied by one constant fitted to the simulated means (the papers "
                    "leave constants unspecified). Dotted: the bound with the paper's explicit constants, where it "
                    "gives them.")
-    st.subheader("Rates: fitted log-log slope" + (" vs theory" if quantity == "excess_risk" else ""))
+    st.subheader("Rates: fitted log-log slope" + (" vs theory" if quantity == "excess_risk" and theory_on else ""))
     for r in slopes:
         if r["fitted slope"] is None:
             continue
@@ -337,7 +472,8 @@ def show_results(results, params, sweep, quantity="excess_risk") -> None:
               and math.isfinite(lo) and math.isfinite(hi) else "no confidence interval: it needs at least 3 grid points")
         theory = (f"theory ({r['theorem']}): slope {ui.fmt(r['theory slope'])} over this grid, dominant term "
                   f"exponent {ui.fmt(r['dominant term exponent'])}" if r["theorem"] != "—"
-                  else ("no theorem in the catalogue bounds this algorithm" if quantity == "excess_risk" else ""))
+                  else ("no theorem in the catalogue bounds this algorithm" if quantity == "excess_risk" and theory_on
+                        else ""))
         st.write(f"{r['algorithm']}: fitted log-log slope {r['fitted slope']:.2f} ({ci})"
                  + (f"; {theory}" if theory else ""))
         if r["points"] < 3:
@@ -345,7 +481,7 @@ def show_results(results, params, sweep, quantity="excess_risk") -> None:
     st.dataframe(slopes, width="stretch", hide_index=True)
     st.subheader("Results (one row per repetition and grid point that ran)")
     st.dataframe(rows[:500], width="stretch")
-    ui.download_table(rows, "simulation", params)
+    ui.download_table(rows, name, params)
 
 
 ui.guarded(body)
