@@ -458,7 +458,7 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
 
         title += f"<br><sub>{html.escape(subtitle)}</sub>"
     fig = figures.simulation_figure(curves, x_title=xlab, y_title=qname, title=title)
-    ui.show_figure(fig, f"simulation_{sweep}", params)
+    ui.show_figure(fig, f"{name}_{sweep}", params)
     if quantity == "excess_risk" and theory_on:
         st.caption("Dashed: the theorem's rate multiplied by one constant fitted to the simulated means (the papers "
                    "leave constants unspecified). Dotted: the bound with the paper's explicit constants, where it "
@@ -478,6 +478,9 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
                  + (f"; {theory}" if theory else ""))
         if r["points"] < 3:
             r["95 % CI low"] = r["95 % CI high"] = None
+    if not theory_on:  # a sweep's rows: no theorem columns (no calibrations are stored with them)
+        slopes = [{k: val for k, val in r.items() if k not in ("theorem", "theory slope", "dominant term exponent")}
+                  for r in slopes]
     st.dataframe(slopes, width="stretch", hide_index=True)
     st.subheader("Results (one row per repetition and grid point that ran)")
     st.dataframe(rows[:500], width="stretch")

@@ -1,0 +1,126 @@
+"""Real-browser test of the Simulate page's sweep viewer: open a sweep from the server's sweeps folder, switch the
+x-axis and the plotted quantity several times in a row (widget, URL and figure follow each change), then upload the
+same sweep as a zip and a file that is not a sweep."""
+
+import io
+import os
+import urllib.parse
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from conftest import ARGS, CHROMIUM, ROOT
+
+if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
+    pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
+
+pytestmark = pytest.mark.browser
+WAIT = 60000
+
+
+@pytest.fixture(scope="module", autouse=True)
+def sweeps_dir(tmp_path_factory):
+    """A sweeps folder with one sweep; the server started by the ``server`` fixture inherits DPVIZ_SWEEPS_DIR."""
+    from test_sweep_open import make_sweep
+
+    base = tmp_path_factory.mktemp("browser-sweeps")
+    spec = make_sweep(base / "rate-study")
+    old = os.environ.get("DPVIZ_SWEEPS_DIR")
+    os.environ["DPVIZ_SWEEPS_DIR"] = str(base)
+    yield base, spec
+    if old is None:
+        os.environ.pop("DPVIZ_SWEEPS_DIR", None)
+    else:
+        os.environ["DPVIZ_SWEEPS_DIR"] = old
+
+
+def _query(page) -> dict:
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlparse(page.url).query))
+
+
+def _settle(page) -> None:
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=WAIT)
+    page.wait_for_timeout(300)
+
+
+def _wait_text(page, selector, text) -> None:
+    page.wait_for_function(
+        "([sel, t]) => Array.from(document.querySelectorAll(sel)).some(e => (e.textContent || '').includes(t))",
+        arg=[selector, text], timeout=WAIT)
+
+
+def _wait_query(page, name, value) -> None:
+    page.wait_for_function(
+        "([n, v]) => new URLSearchParams(window.location.search).get(n) === v", arg=[name, value], timeout=WAIT)
+
+
+def _checked(page, key) -> str:
+    return page.locator(f".st-key-{key} label:has(input:checked)").inner_text().strip()
+
+
+def test_open_a_sweep_switch_x_and_quantity_then_upload(server, sweeps_dir):
+    from playwright.sync_api import sync_playwright
+
+    from dpviz import sweep_open as so
+
+    base, spec = sweeps_dir
+    data = so.open_sweep_dir(base, "rate-study")
+    out = ROOT / "test-artifacts"
+    out.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page.goto(f"{server}/simulate?sim_source=sweep")
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=WAIT)
+        _settle(page)
+        assert _query(page).get("sweep_dir") == "rate-study"
+        assert page.locator("[data-testid='stException']").count() == 0
+        quantities = {"excess_risk": "Excess risk", "metric": "Test mse", "pop_risk": "Population risk"}
+        for x, q in [("eps", "metric"), ("n", "pop_risk"), ("eps", "excess_risk"), ("n", "metric")]:
+            label = {"eps": "ε", "n": "n"}[x]
+            page.locator(".st-key-w_sweep_x").get_by_text(label, exact=True).click()
+            _wait_query(page, "sweep_x", x)
+            _settle(page)
+            page.locator(".st-key-w_plot_value").get_by_text(
+                {"excess_risk": "excess risk", "metric": "test metric (misclassification rate, MSE or AUC)",
+                 "pop_risk": "population risk"}[q], exact=True).click()
+            if q != "excess_risk":
+                _wait_query(page, "plot_value", q)
+            else:
+                page.wait_for_function("() => !new URLSearchParams(window.location.search).has('plot_value')",
+                                       timeout=WAIT)
+            _settle(page)
+            assert _checked(page, "w_sweep_x") == label
+            _wait_text(page, ".gtitle", f"{quantities[q]} vs {label}")
+            _wait_text(page, ".gtitle", spec.hash)
+            # the first DP-SGD curve's mean at its first point, as the table of the page (and load_sweep) gives it
+            lab, res = [(lab, r) for lab, r in data.results(x, q) if r.algorithm == "dpsgd-rdp"][0]
+            assert page.get_by_text(f"DP-SGD (gradient perturbation, Rényi accounting) ({lab}): fitted log-log "
+                                    f"slope {res.slope(q)['slope']:.2f}").count() == 1
+            assert _query(page)["sweep_x"] == x
+        page.screenshot(path=str(out / "simulate_sweep.png"), full_page=True)
+        # the same sweep uploaded as a zip: same figure
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w") as zf:
+            for p in sorted((base / "rate-study").iterdir()):
+                zf.write(p, "rate-study/" + p.name)
+        page.locator(".st-key-w_sweep_how").get_by_text("upload a sweep", exact=False).click()
+        _settle(page)
+        page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+            files=[{"name": "rate-study.zip", "mimeType": "application/zip", "buffer": buf.getvalue()}])
+        _wait_text(page, ".gtitle", "rate-study.zip")
+        _settle(page)
+        assert page.locator("[data-testid='stException']").count() == 0
+        page.screenshot(path=str(out / "simulate_sweep_upload.png"), full_page=True)
+        # a Parquet file that is not a sweep: one clear error, no figure
+        page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(
+            files=[{"name": "evil.parquet", "mimeType": "application/octet-stream", "buffer": b"not parquet"}])
+        _wait_text(page, "[data-testid='stAlert']", "not a Parquet file")
+        _settle(page)
+        assert page.locator(".js-plotly-plot").count() == 0
+        browser.close()
