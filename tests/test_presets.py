@@ -75,6 +75,7 @@ def test_preset_on_the_simulate_page_uses_the_sigma_eta_T_of_reproduce(exp_id, h
     if not at.dataframe:  # not run on opening (estimate above the auto-run limit)
         run[0].click().run()
     assert not at.exception and not at.error
+    assert any(f"python -m dpviz reproduce {exp_id}" in i.value for i in at.info)  # the page names the experiment
     page = at.dataframe[-1].value
     dp = page[page.algorithm == "dpsgd-rdp"].groupby(["kappa", "eps"])[["sigma", "T", "eta", "n", "delta"]].first()
 
