@@ -126,7 +126,7 @@ def body() -> None:
         sweep_view()
         return
     v = ui.view()
-    _experiment_note(v)
+    experiment = _experiment_note(v)
     params = ui.param_widgets(["n", "eps", "log10_delta", "T", "eta", "R", "mu", "c"],
                               required={"n", "eps", "T", "eta", "R"})
     ui.stop_if_invalid(["n", "eps", "log10_delta", "T", "eta", "R", "mu", "c"])
@@ -294,11 +294,14 @@ def body() -> None:
                                          "reps": int(reps), **fixed},
                      outputs={"rows": [r for _k, res in stored["results"] for r in res.frame.to_dict("records")],
                               "seconds": stored["seconds"], "estimated_seconds": stored["estimate"]},
-                     command=None, seed=int(seed))
+                     command=(f"python -m dpviz reproduce {experiment.id} --reps {int(reps)} --seed {int(seed)} "
+                              f"--out reproduce-{experiment.id}" if experiment is not None else None),
+                     seed=int(seed))
 
 
-def _experiment_note(v: dict) -> None:
-    """Say so when the view is a paper experiment's setting (its one definition in dpviz/experiments.py)."""
+def _experiment_note(v: dict):
+    """Say so when the view is a paper experiment's setting (its one definition in dpviz/experiments.py); that
+    experiment (or None)."""
     from dpviz import experiments
 
     for e in experiments.with_presets():
@@ -310,7 +313,8 @@ def _experiment_note(v: dict) -> None:
             st.info(f"This is the setting of {e.what} ({e.place}), as defined once in dpviz/experiments.py. "
                     f"`python -m dpviz reproduce {e.id}` runs the same σ, η, T, grid and seed with the paper's 500 "
                     f"repetitions (here {v['reps']}).")
-            return
+            return e
+    return None
 
 
 def _sweeps_root() -> Path:
