@@ -37,15 +37,17 @@ from typing import Any
 import numpy as np
 
 __all__ = ["SweepData", "FrameResult", "list_sweeps", "open_sweep_dir", "read_upload", "MAX_UPLOAD_BYTES",
-           "MAX_UNZIPPED_BYTES", "MAX_MEMBERS", "MAX_ROWS", "SYMBOLS"]
+           "MAX_UNZIPPED_BYTES", "MAX_MEMBERS", "MAX_ROWS", "MAX_DECODED_BYTES", "SYMBOLS"]
 
 #: largest upload accepted (bytes)
 MAX_UPLOAD_BYTES = 50_000_000
 #: largest total size of the files inside an uploaded zip (bytes), and most files in it
 MAX_UNZIPPED_BYTES = 200_000_000
 MAX_MEMBERS = 5000
-#: most rows of a sweep opened in the dashboard
+#: most rows of a sweep opened in the dashboard, and most bytes its columns take once decoded (Parquet compresses:
+#: both are read from the files' metadata before any column is decoded)
 MAX_ROWS = 2_000_000
+MAX_DECODED_BYTES = 800_000_000
 _MAX_JSON_BYTES = 1_000_000
 #: columns every cell file of a sweep has (dpviz.sweep.run_cell)
 REQUIRED = ("algorithm", "rep", "pop_risk", "excess_risk", "spec_hash", "seed", "dpviz_version")
@@ -72,6 +74,15 @@ def _check_parquet(name: str, blob: bytes):
 
     if len(blob) < 12 or blob[:4] != b"PAR1" or blob[-4:] != b"PAR1":
         raise ValueError(f"{name} is not a Parquet file.")
+    try:
+        meta = pq.ParquetFile(pa.BufferReader(blob)).metadata
+        decoded = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
+    except (pa.ArrowException, OSError, ValueError) as exc:
+        raise ValueError(f"{name} cannot be read as Parquet ({str(exc)[:120]}).") from None
+    if meta.num_rows > MAX_ROWS or decoded > MAX_DECODED_BYTES:
+        raise ValueError(f"{name} has {meta.num_rows:,} rows ({decoded / 1e6:.0f} MB decoded), more than the "
+                         f"dashboard opens ({MAX_ROWS:,} rows, {MAX_DECODED_BYTES / 1e6:g} MB); plot it with "
+                         "dpviz.sweep.load_sweep in Python.")
     try:
         table = pq.read_table(pa.BufferReader(blob))
     except (pa.ArrowException, OSError, ValueError) as exc:
@@ -266,9 +277,10 @@ def open_sweep_dir(root, name: str) -> SweepData:
     d = Path(root) / name
     meta = _check_meta((d / "sweep.json").read_bytes())
     files, total = {}, 0
+    real = d.resolve()
     for p in sorted(d.glob("cell-*.parquet")):
-        if not _CELL.match(p.name) or not p.is_file():
-            continue
+        if not _CELL.match(p.name) or not p.is_file() or p.resolve().parent != real:
+            continue  # only the folder's own files (a link to a file elsewhere is skipped)
         total += p.stat().st_size
         if total > MAX_UNZIPPED_BYTES:
             raise ValueError(f"the sweep {name!r} is larger than {MAX_UNZIPPED_BYTES / 1e6:g} MB, more than the "

@@ -174,3 +174,21 @@ def test_simulate_page_opens_a_sweep_from_the_folder(root, monkeypatch):
         table = at.dataframe[-1].value
         assert {"spec_hash", "dpviz_version", "seed"} <= set(table.columns)
         assert set(table["spec_hash"]) == {spec.hash}
+
+
+def test_size_caps_are_read_from_the_metadata_and_links_out_of_the_folder_are_skipped(root, tmp_path, monkeypatch):
+    base, _ = root
+    one = sorted((base / "rate-study").glob("cell-*.parquet"))[0]
+    monkeypatch.setattr(so, "MAX_ROWS", 3)  # each cell file has 4 rows (4 repetitions)
+    with pytest.raises(ValueError, match="more than the dashboard opens"):
+        so.read_upload("one.parquet", one.read_bytes())
+    monkeypatch.undo()
+    # a sweep folder whose cell file is a symbolic link to a file elsewhere: that file is not read
+    mine = tmp_path / "sweeps"
+    make_sweep(mine / "s1", SPEC.replace("n = [100, 200, 400]", "n = [100, 200]").replace("eps = [2.0, 4.0, 8.0]",
+                                                                                             "eps = [4.0]"))
+    outside = tmp_path / "outside.parquet"
+    outside.write_bytes(one.read_bytes())
+    (mine / "s1" / "cell-zzzz.parquet").symlink_to(outside)
+    data = so.open_sweep_dir(mine, "s1")
+    assert "cell-zzzz.parquet" not in data.files and data.rows == 2 * 2 * 4
