@@ -188,6 +188,12 @@ class SweepData:
             self._frames[x] = sweep.load_sweep(tmp, x=x)
         return self._frames[x].copy()
 
+    def warm(self) -> "SweepData":
+        """Shape the frame for every x-axis now (a cache that keeps this object keeps the shaped frames too)."""
+        for x in self.x_choices():
+            self.frame(x)
+        return self
+
     def provenance(self) -> dict[str, Any]:
         """spec hash(es), dpviz version(s), seed(s) and name of the sweep (from its rows)."""
         f = self.frame(None)

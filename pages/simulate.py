@@ -323,12 +323,12 @@ def _sweeps_root() -> Path:
 
 @st.cache_data(show_spinner=False, max_entries=8)
 def _open_dir(root: str, name: str, stamp: tuple) -> "SO.SweepData":
-    return SO.open_sweep_dir(root, name)  # ``stamp`` (file names and times) makes a re-run sweep load afresh
+    return SO.open_sweep_dir(root, name).warm()  # ``stamp`` (file names and times): a re-run sweep loads afresh
 
 
 @st.cache_data(show_spinner=False, max_entries=4)
 def _open_upload(filename: str, digest: str, _data: bytes) -> "SO.SweepData":
-    return SO.read_upload(filename, _data)
+    return SO.read_upload(filename, _data).warm()
 
 
 def sweep_view() -> None:
