@@ -170,24 +170,28 @@ def body() -> None:
                                     "checking their Theorem 2's privacy conditions, which gives far less noise than a "
                                     "feasible β. Tick to use that rule (and to run settings whose calibration is "
                                     "infeasible); untick for the calibrated, provably private noise.")
-    with st.expander("Domain and Lipschitz constant G of the noise", expanded=not (v["sim_project"] and v["sim_G_auto"])):
+    with st.expander("Domain and Lipschitz constant G of the noise (the line below says what the run uses)"):
         project = ui.view_checkbox("Project the iterates onto the ball ||w|| ≤ R (untick: W = R^d, no projection)",
                                    "sim_project",
                                    help="Algorithm 1 of Wang, Lei, Ying & Zhou projects onto a convex set W; their "
                                         "§5 does not state W. Without a projection the loss's gradient bound G is "
                                         "not implied by R: give G yourself.")
-        g_auto = ui.view_checkbox("G from the loss (its gradient bound at ||x|| ≤ sup ||x|| and ||w|| ≤ R)",
-                                  "sim_G_auto", disabled=not project,
-                                  help="E.g. least squares (⟨w, x⟩ − y)²/2 with |y| ≤ 1: G = κ(κR + 1). Untick to "
-                                       "give the G of a paper's experiment (Wang et al. Fig. 1: |y| ≤ 0.5, so "
-                                       "G = 1·(1·1 + 0.5) = 1.5).") and project
+        if project:
+            g_auto = ui.view_checkbox("G from the loss (its gradient bound at ||x|| ≤ sup ||x|| and ||w|| ≤ R)",
+                                      "sim_G_auto",
+                                      help="E.g. least squares (⟨w, x⟩ − y)²/2 with |y| ≤ 1: G = κ(κR + 1). Untick "
+                                           "to give the G of a paper's experiment (Wang et al. Fig. 1: |y| ≤ 0.5, "
+                                           "so G = 1·(1·1 + 0.5) = 1.5).")
+        else:
+            g_auto = False
+            st.caption("No projection (W = R^d): R bounds neither the iterates nor the gradient, so G is given here "
+                       "and the sidebar's R is not used by the algorithms.")
         if not g_auto:
             ui.view_number("G", "Lipschitz constant G used by the noise formula",
                            help="The bound on the loss gradient's norm that the private algorithms' noise is "
                                 "calibrated to.")
             ui.stop_if_invalid(["G"])
-        if not project:
-            st.caption("No projection: the sidebar's R is not used by the algorithms.")
+    g_note = st.empty()
     pidp_erm = False
     if "pidp-sgd" in alg_ids:
         pidp_erm = ui.view_checkbox("PIDP-SGD: start at the non-private minimiser (the paper's line 2)", "pidp_erm",
@@ -213,6 +217,17 @@ def body() -> None:
     seed = ui.view_number("seed", "Seed", container=c2, help="Same seed, same results.")
     ui.stop_if_invalid(["reps", "seed", "l2"])
     loss_obj = losses.get_loss(loss, l2=float(lam)) if lam and float(lam) > 0 else loss
+    if g_auto:
+        try:
+            g_used = losses.get_loss(loss, **({"l2": float(lam)} if lam else {})).constants(
+                kappa=max(ds.x_bound, 1e-12), R=float(params["R"]))["G"]
+            g_src = f"from the loss at sup ||x|| = {ds.x_bound:.3g} and R = {params['R']:g}"
+        except (TypeError, ValueError, KeyError):
+            g_used, g_src = None, "from the loss"
+    else:
+        g_used, g_src = float(v["G"]), "given"
+    g_note.caption(f"Noise calibrated to G = {'?' if g_used is None else f'{g_used:.4g}'} ({g_src}); iterates "
+                   + (f"projected onto ||w|| ≤ R = {params['R']:g}." if project else "not projected (W = R^d)."))
     if sweep == "n" and max(grid) > ds.n:
         st.warning(f"This data set has {ds.n} training examples: the n grid is cut at {ds.n}.")
         grid = [m for m in grid if m <= ds.n]

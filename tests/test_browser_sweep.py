@@ -124,3 +124,74 @@ def test_open_a_sweep_switch_x_and_quantity_then_upload(server, sweeps_dir):
         _settle(page)
         assert page.locator(".js-plotly-plot").count() == 0
         browser.close()
+
+
+def _caption_with(page, text) -> str:
+    _wait_text(page, "[data-testid='stCaptionContainer']", text)
+    return [c for c in page.locator("[data-testid='stCaptionContainer']").all_inner_texts() if text in c][0]
+
+
+def test_source_projection_and_G_four_times_each(server, sweeps_dir):
+    from playwright.sync_api import sync_playwright
+
+    base, spec = sweeps_dir
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page.goto(f"{server}/simulate?n=200&T=50&reps=5")
+        page.wait_for_selector(".st-key-w_sim_source", timeout=WAIT)
+        _settle(page)
+        # where the results come from: run, sweep, run, sweep -- the URL and what is shown follow
+        for src in ["sweep", "run", "sweep", "run"]:
+            page.locator(".st-key-w_sim_source").get_by_text(
+                "a sweep's output" if src == "sweep" else "a simulation run on this page", exact=False).click()
+            if src == "sweep":
+                _wait_query(page, "sim_source", "sweep")
+                _wait_text(page, ".gtitle", spec.hash)
+            else:
+                page.wait_for_function("() => !new URLSearchParams(window.location.search).has('sim_source')",
+                                       timeout=WAIT)
+                _caption_with(page, "Estimated run time")
+            _settle(page)
+            assert _checked(page, "w_sim_source").startswith("a sweep" if src == "sweep" else "a simulation")
+        # least squares on the unit ball, sup ||x|| = 1: the loss's G = 1 * (1 * 1 + 1) = 2
+        assert "G = 2 (from the loss" in _caption_with(page, "Noise calibrated to")
+        page.get_by_text("Domain and Lipschitz constant G of the noise", exact=False).click()
+        # projection off / on / off / on
+        for on in [False, True, False, True]:
+            page.locator(".st-key-w_sim_project label").click()
+            if on:
+                page.wait_for_function("() => !new URLSearchParams(window.location.search).has('sim_project')",
+                                       timeout=WAIT)
+                _caption_with(page, "projected onto ||w|| ≤ R = 1.")
+            else:
+                _wait_query(page, "sim_project", "False")
+                _caption_with(page, "not projected (W = R^d)")
+            _settle(page)
+            assert page.locator(".st-key-w_sim_project input").is_checked() == on
+        # G from the loss off / on / off / on (with projection)
+        for auto in [False, True, False, True]:
+            page.locator(".st-key-w_sim_G_auto label").click()
+            if auto:
+                page.wait_for_function("() => !new URLSearchParams(window.location.search).has('sim_G_auto')",
+                                       timeout=WAIT)
+                _caption_with(page, "G = 2 (from the loss")
+            else:
+                _wait_query(page, "sim_G_auto", "False")
+                _caption_with(page, "G = 1 (given)")
+            _settle(page)
+            assert page.locator(".st-key-w_sim_G_auto input").is_checked() == auto
+        # the given G four times (the presets test checks that a run uses it: tests/test_presets.py)
+        page.locator(".st-key-w_sim_G_auto label").click()
+        _wait_query(page, "sim_G_auto", "False")
+        _settle(page)
+        for g in [1.5, 2.5, 0.5, 3]:
+            box = page.locator(".st-key-w_G input")
+            box.fill(str(g))
+            box.press("Enter")
+            _wait_query(page, "G", repr(float(g)))
+            _caption_with(page, f"G = {g:g} (given)")
+            _settle(page)
+            assert float(page.locator(".st-key-w_G input").input_value()) == g
+        page.screenshot(path=str(ROOT / "test-artifacts" / "simulate_domain_G.png"), full_page=True)
+        browser.close()
