@@ -95,3 +95,26 @@ def test_preset_on_the_simulate_page_uses_the_sigma_eta_T_of_reproduce(exp_id, h
     if setup["R"] is not None:
         assert view["R"] == setup["R"]
     assert view["seed"] == 0 and not view["sim_G_auto"] and view["G"] == setup["G"]
+
+
+def test_lemma13_preset_on_the_calibrate_page_is_the_experiments_setting():
+    import dpviz_ui as ui
+    from dpviz import catalog
+    from dpviz.papers.wang_nonsmooth import lemma13_eps_threshold
+
+    e = experiments.get("wang-nonsmooth-fig1")
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    at.button(key=f"preset_{PRESET_FILES[e.id]}").click().run()
+    at.switch_page("pages/calibrate.py").run()
+    assert not at.exception and not at.error
+    metrics = {m.label: m.value for m in at.metric}
+    # the experiment's runner (dpviz.experiments._region) calibrates each (n, eps) with T = n and delta = 1/n^2
+    n, eps = 10000, 0.9
+    cal = catalog.calibrate("dpsgd-rdp", n=n, eps=eps, delta=1.0 / n**2, T=n, eta=0.1, accountant_extra=False,
+                            **e.fixed)
+    assert cal.feasible
+    assert metrics["σ (Gaussian noise)"] == ui.fmt(cal.sigma) and metrics["T"] == ui.fmt(n)
+    # Lemma 13 at n = 10^4: n^{1/3} = 21.5443; (7 * 20.5443 + 4 * 10^4 * log(10^4) + 7) / (2 * 10^4 * 20.5443)
+    #   = (143.81 + 368413.6 + 7) / 410886.9 = 0.89700 <= eps = 0.9: the preset's point is in the shaded region
+    assert lemma13_eps_threshold(n) == pytest.approx(0.89700, abs=1e-5)
