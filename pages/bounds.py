@@ -27,6 +27,13 @@ def _plot_fn(thm, kind: str):
     return None
 
 
+def explicit_at_schedule(thm, p: dict) -> dict:
+    """The parameters for ``thm``: the sidebar's T and η only when the theorem's main bound takes them, so that an
+    explicit-constant bound runs at the theorem's own schedule, like its rate (not at the sidebar's T, η)."""
+    main = set(catalog.parameters_of(thm.bound))
+    return {k: val for k, val in p.items() if k not in ("T", "eta") or k in main}
+
+
 def body() -> None:
     st.title("Risk bounds")
     thms = catalog.theorems()
@@ -52,6 +59,12 @@ def body() -> None:
                               required=needed | ({"log10_delta"} if "delta" in needed else set()))
     ui.stop_if_invalid()
     params = ui.apply_loss(params, loss_id, shown)
+    if any("Fstar" in catalog.parameters_of(catalog.get_theorem(t).explicit_bound)
+           for t in chosen if catalog.get_theorem(t).explicit_bound is not None):
+        ui.view_number("Fstar", "F(w*) (explicit bounds)", container=st.sidebar,
+                       help="The population risk of the best model, F(w*): the explicit-constant bounds of the "
+                            "general parts keep it (the low-noise parts set it to 0).")
+        params["Fstar"] = float(v["Fstar"])
     takes_c = [t for t in chosen if "consistent_constants" in catalog.parameters_of(catalog.get_theorem(t).bound)]
     if takes_c:
         if ui.view_checkbox("Consistent constants: use the c of eq. (2) that dpviz's own calibration implies "
@@ -80,6 +93,7 @@ def body() -> None:
         for note in thm.notes:
             st.caption(ui.pretty(note))
         p = ui.only_params(params, thm.bound, thm.explicit_bound)
+        p = explicit_at_schedule(thm, p)
         here = ui.cached_bound(tid, ui.items(p))
         if "error" in here:
             st.error(ui.plain(here["error"]))
@@ -136,7 +150,7 @@ def body() -> None:
         ui.show_figure(fig, f"bounds_{kind}_{other}", params)
     ui.download_view("bounds", inputs={"theorems": list(chosen), "loss": loss_id or "custom", "compare": kind,
                                        **params}, outputs=outputs,
-                     command=" ; ".join(ui.cli_command("bound", "theorem", t, ui.only_params(params, catalog.get_theorem(t).bound, catalog.get_theorem(t).explicit_bound))
+                     command=" ; ".join(ui.cli_command("bound", "theorem", t, explicit_at_schedule(catalog.get_theorem(t), ui.only_params(params, catalog.get_theorem(t).bound, catalog.get_theorem(t).explicit_bound)))
                                         for t in chosen))
 
     st.header("The papers' comparison tables")

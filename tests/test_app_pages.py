@@ -282,3 +282,25 @@ def test_fig2_preset_plots_the_misclassification_rate():
     at = _run()
     at.button(key="preset_2_wang_lownoise_fig2").click().run()
     assert at.session_state["_view"]["plot_value"] == "metric"
+
+
+@pytest.mark.parametrize("thm, query", [("wang-lownoise-thm4a", {}), ("wang-lownoise-thm7b", {"n": "10000"})])
+def test_bounds_page_shows_explicit_holder_bounds(thm, query):
+    # Wang, Lei, Ying & Zhou Theorems 4 / 7 with explicit constants: the page shows the explicit total at the
+    # theorem's own schedule (not the sidebar's T, eta), with F(w*) from its own input, draws the explicit totals and
+    # shows the recorded readings of the proof
+    at = _run("pages/bounds.py", query={"theorems": thm, "bound_kind": "explicit", **query})
+    assert not at.exception
+    n = int(query.get("n", 1000))
+    shown = [m.value for m in at.markdown if m.value.startswith("With the paper's explicit constants")]
+    assert shown, [e.value for e in at.caption]
+    params = dict(n=n, d=10, eps=1.0, delta=1.0 / n**2, G=1.0, L=1.0, M=1.0, R=1.0, alpha=0.5, c=1.0)
+    if thm.endswith("a"):
+        params["Fstar"] = 0.1  # the page's default F(w*)
+        assert at.number_input(key="w_Fstar").value == 0.1
+    ex = catalog.bound(thm, explicit=True, **params)
+    assert shown[0].split("**")[1] == f"{ex.total:.4g}"
+    fig = [f for f in _figs(at) if f["layout"]["title"]["text"] == "Explicit bounds vs n"][0]
+    ys = [y for y in fig["data"][0]["y"] if y is not None]
+    assert ys and fig["data"][0]["name"].startswith("Wang, Lei, Ying & Zhou")
+    assert any("Young's inequality" in w.value for w in at.warning)
