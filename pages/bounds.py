@@ -41,8 +41,9 @@ def body() -> None:
     ids = [t.id for t in thms]
     labels = {t.id: f"{t.paper.short} — {t.number}" for t in thms}
     chosen = ui.view_multiselect("Theorems", "theorems", ids, fallback=ids[:1], format_func=labels.get,
-                                 help="Each theorem bounds one risk of one algorithm (shown under its name): excess "
-                                      "population risk, empirical risk, a stability quantity …")
+                                 help="Each theorem bounds one quantity of one algorithm (shown under its name): excess "
+                                      "population risk, excess empirical risk, a stability quantity …, either in "
+                                      "expectation or with probability 1 − γ.")
     sweep = ui.view_choice("Sweep over", "sweep", ["n", "eps"], widget=st.radio, horizontal=True,
                            format_func={"n": "sample size n", "eps": "privacy budget ε (smaller = more private)"}.get,
                            help="x-axis of the terms plots; the totals are drawn against both n and ε.")
@@ -84,7 +85,10 @@ def body() -> None:
     for tid in chosen:
         thm = catalog.get_theorem(tid)
         st.subheader(labels[tid])
-        st.caption(f"Bounds: **{ui.pretty(thm.risk)}** of {catalog.get_algorithm(thm.algorithm).name}. "
+        risk = catalog.Risk.parse(thm.risk)
+        st.caption(f"Bounds: **{ui.pretty(risk.quantity)}** ({risk.guarantee_text})"
+                   + (f" — {ui.pretty(risk.detail)}" if risk.detail else "")
+                   + f" — of {catalog.get_algorithm(thm.algorithm).name}. "
                    f"Main bound: {'explicit constants' if bound_kind(thm) == 'explicit' else 'a rate (constants dropped, set to c)'}.")
         if thm.statement:
             st.latex(ui.tex_sci(thm.statement))
@@ -124,8 +128,9 @@ def body() -> None:
         flag = _plot_fn(thm, kind)
         if flag is None:
             continue
-        name = f"{labels[tid]} [{thm.risk}]"
-        risks[name] = thm.risk
+        risk = catalog.Risk.parse(thm.risk)
+        name = f"{labels[tid]} [{risk.quantity}, {catalog.GUARANTEES_SHORT[risk.guarantee]}]"
+        risks[name] = risk
         totals[name] = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]),
                                               explicit=flag)["total"]
         totals_other[name] = ui.cached_bound_series(tid, ui.items(p), other, tuple(GRIDS[other]),
@@ -135,9 +140,8 @@ def body() -> None:
     if left_out:
         st.caption("Not drawn here (no bound of this kind in the paper): " + ", ".join(left_out) + ".")
     if totals:
-        if len(set(risks.values())) > 1:
-            st.warning("These theorems bound different risks (in brackets in the legend): their curves share an axis "
-                       "but are not the same quantity.")
+        for level, line in catalog.risk_comparison(list(risks.values())):
+            (st.warning if level == "flag" else st.info)(line)
         what = "rate" if kind == "rate" else "explicit bound"
         fig = figures.line_figure(grid, totals, title=f"{what.capitalize()}s vs {'n' if sweep == 'n' else 'ε'}",
                                   x_title="n" if sweep == "n" else "ε", y_title=what, slope_labels=True,

@@ -304,3 +304,22 @@ def test_bounds_page_shows_explicit_holder_bounds(thm, query):
     ys = [y for y in fig["data"][0]["y"] if y is not None]
     assert ys and fig["data"][0]["name"].startswith("Wang, Lei, Ying & Zhou")
     assert any("Young's inequality" in w.value for w in at.warning)
+
+
+def test_bounds_page_flags_different_quantities_and_only_notes_different_guarantees():
+    # same quantity (excess population risk), in expectation (Wang, Lei, Ying & Zhou Theorem 3 (a)) vs with
+    # probability 1 - gamma (Yang, Lei, Lyu & Ying Theorem 2): a note, no "different quantities" warning
+    at = _run("pages/bounds.py", query={"theorems": "wang-lownoise-thm3a,yang-pairwise-thm2"})
+    assert not at.exception
+    assert not any("Different quantities" in w.value for w in at.warning)
+    assert any("Different kinds of guarantee" in i.value for i in at.info)
+    fig = [f for f in _figs(at) if f["layout"]["title"]["text"] == "Rates vs n"][0]
+    names = [t["name"] for t in fig["data"]]
+    assert any("[excess population risk, in expectation]" in nm for nm in names)
+    assert any("[excess population risk, w.p. 1 − γ]" in nm for nm in names)
+    # excess empirical risk (Kang et al. Theorem 1) beside excess population risk (Theorem 3): flagged
+    at = _run("pages/bounds.py", query={"theorems": "kang-pidp-thm1,kang-pidp-thm3"})
+    assert not at.exception
+    assert any("Different quantities" in w.value and "excess empirical risk" in w.value for w in at.warning)
+    assert not any("Different kinds of guarantee" in i.value for i in at.info)
+    assert any("in expectation" in c.value and "excess empirical risk" in c.value for c in at.caption)

@@ -32,6 +32,7 @@ from dpviz import _validate as v
 from dpviz import accounting
 from dpviz import gaussian as _gauss
 from dpviz.catalog import (
+    Risk,
     Algorithm,
     BoundResult,
     Calibration,
@@ -1011,7 +1012,7 @@ THEOREMS = [
         schedule=r"\eta=\frac1L,\ T=O(\log n)",
         notes=("Explicit form: (1 - mu/L)^T Delta0 + m sigma^2/(2 mu) with the calibrated sigma.",),
         discrepancy=_DISCREPANCY_THM1,
-        risk='expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*]',
+        risk=Risk("excess empirical risk (optimality gap)", "expectation", "E[L(θ_priv; D) − L*]"),
     ),
     Theorem(
         id="kang-pidp-thm3",
@@ -1040,7 +1041,7 @@ THEOREMS = [
             r"+rac{L\,\mathbb E[L(	heta_{priv};D)]}{	au}\Big\}"
         ),
         schedule=r"	au>0\ 	ext{free (inf)}",
-        risk="generalization gap E[L_P(θ_priv) − L(θ_priv; D)] (not an excess risk)",
+        risk=Risk("generalization gap", "expectation", "E[L_P(θ_priv) − L(θ_priv; D)], not an excess risk"),
         form="explicit",
     ),
     Theorem(
@@ -1051,7 +1052,7 @@ THEOREMS = [
         assumptions=_ASSUME,
         bound=bound_thm4,
         statement=r"\|(	heta^*_{-z}-	heta^*)-c_z\|_2\lerac{1}{\zeta^2n^2}\Big(2LG+rac{CG^2}{\zeta}\Big)",
-        risk="influence-function approximation error ||(θ*_{-z} − θ*) − c_z|| (not a risk)",
+        risk=Risk("influence-function approximation error", "deterministic", "||(θ*_{-z} − θ*) − c_z||, not a risk"),
         form="explicit",
     ),
     Theorem(
@@ -1062,7 +1063,8 @@ THEOREMS = [
         assumptions=_ASSUME,
         bound=bound_remark3,
         statement=r"O\Big(rac{mG^2\log(1/\delta)\log^2n}{n^2\epsilon^2}\Big)\ 	ext{(reference [43]; Theorem 1 removes one }\log n)",
-        risk="expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*] (earlier bound, reference [43])",
+        risk=Risk("excess empirical risk (optimality gap)", "expectation",
+                  "E[L(θ_priv; D) − L*]; earlier bound, reference [43]"),
     ),
     Theorem(
         id="kang-pidp-remark4",
@@ -1089,7 +1091,7 @@ THEOREMS = [
         statement=r"\mathbb E[L(\theta_{priv};D)-L^*]\le O\Big(\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}\Big)",
         schedule=r"\eta=\frac1L,\ T=O\Big(\log\frac{n^3\epsilon_1^2}{kmG^2}\Big)",
         notes=("k = number of instances that affect the model significantly (default n).",),
-        risk='expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*]',
+        risk=Risk("excess empirical risk (optimality gap)", "expectation", "E[L(θ_priv; D) − L*]"),
         discrepancy=_DISCREPANCY_THM6,
     ),
     Theorem(

@@ -51,6 +51,7 @@ import numpy as np
 
 from dpviz import _validate as v
 from dpviz.catalog import (
+    Risk,
     Algorithm,
     BoundResult,
     Calibration,
@@ -1532,6 +1533,7 @@ _H_LOW = (
 _R_OPT = r"O\Big(\frac{1}{\sqrt n}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big)"
 _R_LOW = r"O\Big(\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big)"
 _R_HLOW = r"O\Big(n^{-\frac{1+\alpha}{2}}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big)"
+_PAIR_RISK = Risk("excess population risk", "expectation", "pairwise loss: F̄(w) = E f(w; z, z')")
 _LOWNOTE = ("Low-noise (realizable) case: the best model has zero population risk.",)
 
 
@@ -1540,7 +1542,7 @@ def _thm(id_, number, alg, assumptions, bound, statement, schedule, discrepancy=
     return Theorem(
         id=id_, paper=PAPER, number=number, algorithm=alg, assumptions=assumptions, bound=bound, statement=statement,
         schedule=schedule, discrepancy=discrepancy, notes=notes, explicit_bound=explicit_bound,
-        risk=risk or "expected excess population risk",
+        risk=risk or Risk("excess population risk", "expectation"),
     )
 
 
@@ -1556,19 +1558,19 @@ THEOREMS = [
          discrepancy=_DISC_THM4B + " " + _DISC_HOLDER_EXPLICIT, notes=_LOWNOTE + (_DISC_REMARK1,),
          explicit_bound=explicit_bound_thm4b),
     _thm("wang-lownoise-thm6a", "Theorem 6 (a)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise",), bound_thm6a, _R_OPT,
-         _S_GEN, discrepancy=_DISC_THM6A, risk="expected excess population risk (pairwise)",
+         _S_GEN, discrepancy=_DISC_THM6A, risk=_PAIR_RISK,
          explicit_bound=explicit_bound_thm6a),
     _thm("wang-lownoise-thm6b", "Theorem 6 (b)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise", "low-noise"),
-         bound_thm6b, _R_LOW, _S_LOW, notes=_LOWNOTE, risk="expected excess population risk (pairwise)",
+         bound_thm6b, _R_LOW, _S_LOW, notes=_LOWNOTE, risk=_PAIR_RISK,
          explicit_bound=explicit_bound_thm6b),
     _thm("wang-lownoise-thm7a", "Theorem 7 (a)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise",), bound_thm7a, _R_OPT,
          _H_GEN, discrepancy=_DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT,
-         risk="expected excess population risk (pairwise)", explicit_bound=explicit_bound_thm7a),
+         risk=_PAIR_RISK, explicit_bound=explicit_bound_thm7a),
     _thm("wang-lownoise-thm7b", "Theorem 7 (b)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise", "low-noise"),
          bound_thm7b, _R_HLOW, _H_LOW,
          discrepancy=(_DISC_THM4B.replace("The statement", "As in Theorem 4 (b), the statement") + " "
                       + _DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT),
-         notes=_LOWNOTE, risk="expected excess population risk (pairwise)", explicit_bound=explicit_bound_thm7b),
+         notes=_LOWNOTE, risk=_PAIR_RISK, explicit_bound=explicit_bound_thm7b),
 ]
 
 
