@@ -54,7 +54,10 @@ def body() -> None:
                                "paper's constants and logarithms.")
     needed = set()
     for t in chosen:
-        needed |= set(catalog.parameters_of(catalog.get_theorem(t).bound))
+        thm_t = catalog.get_theorem(t)
+        needed |= set(catalog.parameters_of(thm_t.bound))
+        if kind == "explicit" and thm_t.explicit_bound is not None:  # G, R, M ... of the explicit constants
+            needed |= set(catalog.parameters_of(thm_t.explicit_bound)) - {"T", "eta"}
     loss_id, shown = ui.loss_picker(None)
     params = ui.param_widgets(ui.sidebar_names(shown, loss_id),
                               required=needed | ({"log10_delta"} if "delta" in needed else set()))
@@ -114,7 +117,12 @@ def body() -> None:
             ex = ui.cached_bound(tid, ui.items(p), explicit=True)
             if "ok" in ex:
                 outputs[tid]["explicit_total"] = ex["ok"]["total"]
-                st.write(f"With the paper's explicit constants: **{ui.fmt(ex['ok']['total'])}**")
+                st.write(f"With the paper's explicit constants: **{ui.fmt(ex['ok']['total'])}**"
+                         f" — η = {ui.fmt(ex['ok']['eta'])}, T = {ui.fmt(ex['ok']['T'])}")
+                st.dataframe([{"explicit term": name, "value": ui.fmt(val)} for name, val in ex["ok"]["terms"]],
+                             hide_index=True, width="content")
+                for note in ex["ok"]["notes"]:
+                    st.caption(ui.pretty(note))
             else:
                 st.caption(f"Explicit-constant version not available here: {ui.plain(ex['error'])}")
         for note in ok["notes"]:

@@ -67,10 +67,12 @@ def test_bounds_page_runs_and_tables_shown():
     at = _run("pages/bounds.py")
     assert not at.exception
     assert _figs(at)
-    # one terms table for the (one) default theorem, then every comparison table of the papers
-    assert len(at.dataframe) == 1 + len(catalog.tables())
+    # one terms table for the (one) default theorem, its explicit terms (Theorem 3 (a) of Wang, Lei, Ying & Zhou has
+    # explicit constants), then every comparison table of the papers
+    assert len(at.dataframe) == 2 + len(catalog.tables())
     terms = at.dataframe[0].value
     assert list(terms.columns) == ["term", "value", "rate exponent of n", "rate exponent of ε"]
+    assert list(at.dataframe[1].value.columns) == ["explicit term", "value"]
 
 
 def test_bounds_sweep_eps_figure_slope():
