@@ -557,9 +557,8 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
     })
     formula_numbers = (
         rf"\sigma = {c_used:.4g}\cdot\frac{{{G:g}\sqrt{{{T}\log(1/{delta1:.3g})}}}}{{{n}\cdot{eps1:.4g}}} = {sigma:.4g},"
-        rf"\quad \sigma_{{(c)}} = {c_prime:.4g}\cdot\frac{{{G:g}\cdot{rounds}\sqrt{{\log(1.25\cdot{rounds}/{delta2:.3g})}}}}"
-        rf"{{{n}\cdot{zeta:g}\cdot{eps2:.4g}}} = {sigma_c_paper:.4g}\ \text{{(printed)}},"
-        rf"\quad \sigma_{{(c),\rm private}} = {cmp_c['sigma_private']:.4g}"
+        rf"\quad \sigma_{{(c)}}^{{\rm printed}} = {c_prime:.4g}\cdot\frac{{{G:g}\cdot{rounds}\sqrt{{\log(1.25\cdot{rounds}/{delta2:.3g})}}}}"
+        rf"{{{n}\cdot{zeta:g}\cdot{eps2:.4g}}} = {sigma_c_paper:.4g}"
     )
     reason = (f"(eps1 + eps2, delta1 + delta2) = ({eps1 + eps2:.4g}, {delta1 + delta2:.3g})-DP (Theorem 5) with "
               f"{rounds} rounds of {T_local} local steps; contribution noise sigma_c = {sigma_c:.4g} "

@@ -28,6 +28,10 @@ What this module provides
   wang-lownoise-thm7b   Theorem 7 (b)                 Algorithm 2     α-Hölder smooth pairwise, F̄(w*) = 0
   ====================  ============================  ==============  ===========================================
 
+* explicit-constant versions of all eight utility theorems (``explicit_bound_thm3a`` ... ``explicit_bound_thm7b``),
+  from the appendix: M_{α,1/2/3} (eq. (4), (5), Lemma 14 (b)), Theorems 15 and 16, Lemmas 17, 19 and 20; for the
+  α-Hölder Theorems 4 and 7 the proof's fixed point ("the solution of the above inequality is O(·)") is solved
+  explicitly (:func:`young_constant`, :func:`explicit_holder_risk`);
 * Tables 1 and 2 as ``wang-lownoise-table1`` (pointwise) and ``wang-lownoise-table2`` (pairwise).
 
 Privacy analysis (proof of Theorem 2, §4.1).  Adjacency is *replace-one* (Definition 1: S and S̃ differ in one
