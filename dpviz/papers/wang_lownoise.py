@@ -790,7 +790,10 @@ def explicit_holder_risk(*, n, T, eta, d, sigma, L, R, Fstar, alpha, M=None, kap
         A, B, C = m1**2 * P / (T * eta**2), c1 * m1**2 * P + c2 * drift, K * (m1**2 / 2.0) ** r
 
     def gen(k: float) -> float:
-        return A / k + B * k + C * k ** (-r)
+        try:
+            return A / k + B * k + (C * k ** (-r) if C else 0.0)
+        except OverflowError:  # far from the minimiser (tiny kappa, large r): the part is huge there
+            return math.inf
 
     if kappa is None:
         k0 = math.sqrt(A / B) if A > 0 and B > 0 else 1.0
