@@ -570,7 +570,7 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
         T=T,
         eta=eta,
         reason=reason if pick_c["feasible"] else f"contribution noise: {pick_c['reason']}",
-        fix=pick_c["fix"],
+        fix=pick_c["fix"].replace("(sigma = ", "(sigma_c = "),
         formula=_PIDP_FORMULA,
         formula_numbers=formula_numbers,
         notes=notes,
