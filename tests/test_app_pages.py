@@ -286,7 +286,8 @@ def test_fig2_preset_plots_the_misclassification_rate():
     assert at.session_state["_view"]["plot_value"] == "metric"
 
 
-@pytest.mark.parametrize("thm, query", [("wang-lownoise-thm4a", {}), ("wang-lownoise-thm7b", {"n": "10000"})])
+@pytest.mark.parametrize("thm, query", [("wang-lownoise-thm4a", {}), ("wang-lownoise-thm4b", {}),
+                                        ("wang-lownoise-thm7a", {"n": "10000"}), ("wang-lownoise-thm7b", {"n": "10000"})])
 def test_bounds_page_shows_explicit_holder_bounds(thm, query):
     # Wang, Lei, Ying & Zhou Theorems 4 / 7 with explicit constants: the page shows the explicit total at the
     # theorem's own schedule (not the sidebar's T, eta), with F(w*) from its own input, draws the explicit totals and
