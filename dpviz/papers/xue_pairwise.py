@@ -26,7 +26,7 @@ import math
 
 from dpviz import _validate as v
 from dpviz import gaussian as _gauss
-from dpviz.catalog import Algorithm, BoundResult, Calibration, ComparisonRow, ComparisonTable, Paper, Term, Theorem
+from dpviz.catalog import Algorithm, BoundResult, Calibration, ComparisonRow, ComparisonTable, Paper, Risk, Term, Theorem
 
 __all__ = [
     "PAPER",
@@ -1051,7 +1051,7 @@ THEOREMS = [
         schedule=r"\eta=\frac{2}{L+\mu},\ T=\lceil 2(L/\mu)\ln n\rceil\ \big(=\tilde O(\tfrac{L}{\mu}\log n)\big)",
         discrepancy=_DISCREPANCY_THM1,
         notes=("The paper's strong-convexity constant alpha is mu in dpviz.",),
-        risk="expected excess population risk",
+        risk=Risk("excess population risk", "expectation"),
     ),
     Theorem(
         id="xue-pairwise-thm2",
@@ -1064,7 +1064,7 @@ THEOREMS = [
         schedule=r"T=\min\{n,\frac{n^2\epsilon^2}{d\log(1/\delta)}\},\ \eta=\frac{\|C\|_2}{G\sqrt T}",
         discrepancy=_DISCREPANCY_THM2,
         notes=("(eps, delta)-DP only: the paper gives no delta = 0 version of Algorithm 2.",),
-        risk="expected excess population risk",
+        risk=Risk("excess population risk", "expectation"),
     ),
     Theorem(
         id="xue-pairwise-thm3",
@@ -1082,7 +1082,7 @@ THEOREMS = [
             r"\ (\delta=0:\ \tfrac{\epsilon}{d}),\ \eta_i=4^{-i}\eta,\ n_i\text{ steps per epoch}"
         ),
         discrepancy=_DISCREPANCY_THM3,
-        risk="expected excess population risk",
+        risk=Risk("excess population risk", "expectation"),
     ),
     Theorem(
         id="xue-pairwise-thm4",
@@ -1100,7 +1100,7 @@ THEOREMS = [
             "The statement says 'Algorithm 1'; the proof is about Algorithm 4 (Lemma 7), which dpviz follows. "
             "Algorithm 4 line 6 (delta = 0) omits '+ zeta'; dpviz adds the Laplace noise."
         ),
-        risk="expected excess population risk",
+        risk=Risk("excess population risk", "expectation"),
     ),
 ]
 
