@@ -304,12 +304,13 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
 
 
 def default_setting(algorithm_id: str, params=None, *, dataset: str | None = None, loss: str | None = None,
-                    data_seed: int = 0):
+                    data_seed: int = 0, n_data: int | None = None):
     """The data set, loss and parameters the CLI and the Audit page use unless told otherwise.
 
     Pointwise algorithms: Wang, Lei, Ying & Zhou's synthetic least squares (wang-lownoise, Section 5.1; d = 10,
     label noise kappa = 0.1) with the least-squares loss; pairwise ones: two Gaussian classes with the AUC hinge loss.
-    Defaults: n = 100, T = n, eta = 0.1, R = 1, eps = 1 (private algorithms).
+    Defaults: n = 100, T = n, eta = 0.1, R = 1, eps = 1 (private algorithms).  ``n_data`` (>= n) generates more
+    training rows than n (a stability sweep over n needs max(n) rows; the run uses the first n).
     """
     from dpviz import data as dmod
 
@@ -331,7 +332,10 @@ def default_setting(algorithm_id: str, params=None, *, dataset: str | None = Non
     kw = {"kappa": 0.1} if dataset.startswith("wang-") else {}
     if dataset not in dmod.DATASETS:
         raise ValueError(f"unknown data set {dataset!r}; choose one of {', '.join(dmod.DATASETS)}.")
-    ds = dmod.load_dataset(dataset, n=n, n_test=500, seed=data_seed, **kw) if dataset in (
+    rows = n if n_data is None else max(n, v.check_n(n_data))
+    if rows > 5000:
+        raise ValueError(f"n = {rows} is above the 5000 examples the lab generates; choose a smaller n.")
+    ds = dmod.load_dataset(dataset, n=rows, n_test=500, seed=data_seed, **kw) if dataset in (
         "wang-least-squares", "wang-logistic", "two-class", "clusters") else dmod.load_dataset(dataset)
     if n > ds.n:
         raise ValueError(f"n = {n} exceeds the {ds.n} training examples of {dataset!r}.")

@@ -35,7 +35,8 @@ import numpy as np
 from dpviz import _validate as v
 from dpviz import simulate as sim
 
-__all__ = ["stability", "StabilityResult", "SUPPORTED", "neighbour_pair"]
+__all__ = ["stability", "StabilityResult", "SUPPORTED", "neighbour_pair", "stability_sweep", "SweepResult", "OVER",
+           "alpha_loss"]
 
 #: algorithm id -> (what is bounded, theorem label)
 SUPPORTED: dict[str, tuple[str, str]] = {
@@ -214,3 +215,223 @@ def stability(algorithm_id: str, data, loss, *, params=None, reps: int = 200, se
         sigma_justified=sig_just, distances=distances, trace_t=np.arange(1, len(trace_max) + 1),
         trace_max=np.array(trace_max), trace_q50=np.array(trace_q50), trace_bound=trace_bound, reps=reps, index=i,
         notes=notes)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# stability as a function of n, eta or alpha
+
+#: Parameters a stability sweep can vary.  ``alpha`` is the Hölder exponent of the loss's gradient: the sweep uses the
+#: q-norm member (q = 1 + alpha, Wang, Lei, Ying & Zhang (wang-nonsmooth), Section 1) of the loss's family.
+OVER = ("n", "eta", "alpha")
+#: loss family with a Hölder exponent, by setting / task: the q-norm losses (alpha = q - 1)
+_ALPHA_FAMILY = {("pointwise", "regression"): "q-regression", ("pointwise", "classification"): "q-norm-hinge",
+                 ("pairwise", "classification"): "q-norm-auc-hinge"}
+
+
+@dataclass
+class SweepResult:
+    """Outcome of :func:`stability_sweep`: one row per grid value (``rows``), and the distances per grid value."""
+
+    algorithm: str
+    theorem: str
+    over: str
+    values: list[float]
+    rows: list[dict[str, Any]]
+    neighbour: str
+    quantity: str
+    deterministic: bool
+    gamma: float
+    reps: int
+    seed: int
+    seconds: float
+    loss: str = ""
+    distances: list[np.ndarray] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_list(self) -> list[dict[str, Any]]:
+        """The rows as JSON-ready dicts (non-finite numbers as None)."""
+        def f(x):
+            return None if isinstance(x, float) and not math.isfinite(x) else x
+
+        return [{k: f(x) for k, x in r.items()} for r in self.rows]
+
+
+def alpha_loss(loss, task: str):
+    """The q-norm loss id with a Hölder exponent alpha of ``loss``'s family (``loss`` an id or a loss object)."""
+    lossobj, loss_id = sim._resolve_loss(loss)
+    if loss_id in _ALPHA_FAMILY.values():
+        return loss_id
+    key = (getattr(lossobj, "setting", "pointwise"), task)
+    if getattr(lossobj, "param", "vector") == "matrix" or key not in _ALPHA_FAMILY:
+        raise ValueError(f"the loss {loss_id!r} has no family with a Hölder exponent alpha; sweeps over alpha use "
+                         "the q-norm losses (q-regression, q-norm-hinge, q-norm-auc-hinge).")
+    return _ALPHA_FAMILY[key]
+
+
+def _check_values(over, values):
+    if over not in OVER:
+        raise ValueError(f"a stability sweep varies one of {', '.join(OVER)}; got {over!r}.")
+    try:
+        vals = [float(x) for x in np.atleast_1d(np.asarray(values, dtype=float))]
+    except (TypeError, ValueError):
+        raise ValueError(f"the values of {over} must be numbers.") from None
+    if not vals:
+        raise ValueError(f"give at least one value of {over}.")
+    if len(vals) > 12:
+        raise ValueError(f"at most 12 values of {over}, got {len(vals)}.")
+    if not all(math.isfinite(x) for x in vals):
+        raise ValueError(f"the values of {over} must be finite numbers.")
+    if over == "n":
+        if any(x != int(x) or x < 10 for x in vals):
+            raise ValueError("the values of n must be whole numbers >= 10.")
+        vals = [int(x) for x in vals]
+    elif over == "eta":
+        if any(x <= 0 for x in vals):
+            raise ValueError("the step sizes eta must be positive.")
+    elif any(not 0.0 < x <= 1.0 for x in vals):
+        raise ValueError("the Hölder exponents alpha must lie in (0, 1] (q = 1 + alpha of the q-norm losses).")
+    if len(set(vals)) != len(vals):
+        raise ValueError(f"the values of {over} must be distinct.")
+    return vals
+
+
+def _summary(m, bound, gamma):
+    mx = float(m.max())
+    return {"bound": float(bound), "max": mx, "q50": float(np.quantile(m, 0.5)), "q95": float(np.quantile(m, 0.95)),
+            "q99": float(np.quantile(m, 0.99)), "level_quantile": float(np.quantile(m, 1 - gamma)),
+            "ratio": float(bound) / mx if mx > 0 else float("inf"), "exceed_fraction": float(np.mean(m > bound))}
+
+
+def _coupled_grid(algorithm_id, data, loss, *, over, values, params, reps, seed, neighbour, progress, cancel,
+                  max_work, quantity):
+    """Coupled chains on S and S' at every grid value of n or eta, all in one vectorised batch.
+
+    Every block (grid value x {S, S'}) gets the same random streams, so S and S' at one grid value share indices and
+    noise (the coupling), and all grid values share them too (common random numbers: the curve over the grid is not
+    blurred by independent noise).  Grid value k's numbers are those of :func:`stability` at that value.
+    """
+    _, spec, lossobj, _, reps, _, _, pshape, R, plans, _ = sim._plan(algorithm_id, data, loss, {over: values}, reps,
+                                                                     params)
+    for pl in plans:
+        if not pl["run"]:
+            raise ValueError(f"at {over} = {pl['grid']:g} the calibration is infeasible, nothing to run: "
+                             f"{pl['cal'].reason}")
+    K = len(plans)
+    pairs, index = [], []
+    for pl in plans:
+        S, S2, i = neighbour_pair(data, pl["n"], neighbour, seed)
+        pairs += [S, S2]
+        index.append(i)
+    work = 2 * sim._work(algorithm_id, spec, reps, pshape, plans, evaluate=())
+    if max_work is not None and work > max_work:
+        raise sim.CostTooHigh(
+            f"this sweep needs about {work:.3g} work units (~{work * sim.SECONDS_PER_UNIT:.0f} s), above the cap of "
+            f"{max_work:.3g} (~{max_work * sim.SECONDS_PER_UNIT:.0f} s); reduce repetitions, grid values, T or n.")
+    blocks = [pl for pl in plans for _ in range(2)]
+    ctx = sim._Chains(lossobj=lossobj, spec=spec, X=np.stack([p[0] for p in pairs]),
+                      y=np.stack([p[1] for p in pairs]), plans=blocks, reps=reps, pshape=pshape, R=R,
+                      rngs=sim._streams(seed, 2 * K, coupled=True), track_average=True)
+    rule = sim.RULES[algorithm_id]
+    zi = np.stack([pairs[2 * k][0][index[k]] for k in range(K)])[:, None]  # (K, 1, d)
+    zy = np.array([pairs[2 * k][1][index[k]] for k in range(K)])[:, None]
+    zi2 = np.stack([pairs[2 * k + 1][0][index[k]] for k in range(K)])[:, None]
+    zy2 = np.array([pairs[2 * k + 1][1][index[k]] for k in range(K)])[:, None]
+    gap = np.zeros((K, reps))
+
+    def monitor(t, state, c):
+        if quantity == "gradient":
+            w = state["w"][0::2]
+            g = np.linalg.norm((lossobj.grad(w, zi, zy) - lossobj.grad(w, zi2, zy2)).reshape(K, reps, -1), axis=2)
+            np.maximum(gap, np.where(t < c.Tg[0::2, None], g, 0.0), out=gap)
+
+    out, state = sim._loop(rule, ctx, progress, cancel, monitor)
+    noiseless = out.copy()
+    last = average = None
+    if state is not None:
+        last = state["w"]
+        average = rule.average(ctx, state, rule.out_kind if rule.out_kind in ("average0", "average1") else "average")
+
+    def dist(a):
+        return np.linalg.norm((a[0::2] - a[1::2]).reshape(K, reps, -1), axis=2)
+
+    dists = {"output": dist(noiseless)}
+    if last is not None:
+        dists["last"], dists["average"] = dist(last), dist(average)
+    if quantity == "gradient":
+        dists["gradient"] = gap
+    return plans, dists, index
+
+
+def stability_sweep(algorithm_id: str, data, loss, *, over: str, values, params=None, reps: int = 200,
+                    seed: int = 0, neighbour: str = "random", gamma: float = 0.05,
+                    progress: Callable[[float], None] | None = None, cancel=None,
+                    max_work: float | None = sim.DEFAULT_MAX_WORK) -> SweepResult:
+    """Measured stability at every value of ``over`` ("n", "eta" or "alpha"), beside the theorem's bound there.
+
+    ``data`` must hold at least max(values) training rows for a sweep over n (T stays at ``params['T']``).  Over n
+    and eta all grid values run in one vectorised batch (:func:`_coupled_grid`); over alpha the loss changes with
+    the grid value (the q-norm member of ``loss``'s family, q = 1 + alpha, :func:`alpha_loss`), so the values run one
+    after another, each exactly as :func:`stability`.  Same seed, same numbers.  Each row: the grid value, n, T,
+    eta, alpha, the bound, the measured max / q50 / q95 / q99 / (1 - gamma) quantile, bound / max, the fraction of
+    repetitions above the bound, and the largest distance of the last iterate and of the average.
+    """
+    t0 = time.perf_counter()
+    if algorithm_id not in SUPPORTED:
+        raise ValueError(f"stability is measured for {', '.join(SUPPORTED)}; got {algorithm_id!r}.")
+    vals = _check_values(over, values)
+    reps = v.check_int("reps", reps, minimum=2)
+    seed = v.check_int("seed", seed, minimum=0)
+    gamma = v.check_open_unit("gamma", gamma)
+    if neighbour not in ("random", "adversarial"):
+        raise ValueError(f"neighbour must be 'random' or 'adversarial', got {neighbour!r}.")
+    params = dict(params or {})
+    quantity, theorem = SUPPORTED[algorithm_id]
+    rows, per_value = [], []
+    notes = [f"coupled chains on S and S' ({neighbour} neighbour) at every value of {over}: same indices, same noise, "
+             f"{reps} repetitions, seed {seed}."]
+    loss_name = sim._resolve_loss(loss)[1]
+    if over == "alpha":
+        family = alpha_loss(loss, data.task)
+        from dpviz.losses import get_loss
+
+        loss_name = family
+        notes.append(f"over alpha: the loss {family} with q = 1 + alpha (its gradient is alpha-Hölder).")
+        for k, a in enumerate(vals):
+            sub = None if progress is None else (lambda f, _k=k: progress((_k + f) / len(vals)))
+            r = stability(algorithm_id, data, get_loss(family, q=1.0 + a), params=params, reps=reps, seed=seed,
+                          neighbour=neighbour, gamma=gamma, progress=sub, cancel=cancel, max_work=max_work)
+            m = r.distances[quantity]
+            row = {"value": a, "n": int(params.get("n", data.n)), "T": int(r.trace_t[-1]) if r.trace_t is not None
+                   and len(r.trace_t) else None, "eta": params.get("eta"), "alpha": a, **_summary(m, r.bound, gamma),
+                   "deterministic": r.deterministic}
+            row["last_max"] = float(np.max(r.distances["last"])) if "last" in r.distances else None
+            row["average_max"] = float(np.max(r.distances["average"])) if "average" in r.distances else None
+            rows.append(row)
+            per_value.append(m)
+            notes += [s for s in r.notes[1:] if s not in notes]
+        deterministic = rows[0]["deterministic"]
+    else:
+        if over == "n" and max(vals) > data.n:
+            raise ValueError(f"n = {max(vals)} exceeds the {data.n} training examples of the data set.")
+        plans, dists, index = _coupled_grid(algorithm_id, data, loss, over=over, values=vals, params=params,
+                                            reps=reps, seed=seed, neighbour=neighbour, progress=progress,
+                                            cancel=cancel, max_work=max_work, quantity=quantity)
+        deterministic = False
+        for k, pl in enumerate(plans):
+            p = {**pl["cal"].extras.get("_params", {}), "n": pl["n"], "eta": pl["eta"], "R": params.get("R")}
+            bound, deterministic, note = _bound(algorithm_id, p, gamma, int(pl["T"]))
+            if note and note not in notes:
+                notes.append(note)
+            m = dists[quantity][k]
+            row = {"value": vals[k], "n": int(pl["n"]), "T": int(pl["T"]), "eta": float(pl["eta"]),
+                   "alpha": p.get("alpha"), **_summary(m, bound, gamma), "deterministic": deterministic,
+                   "last_max": float(dists["last"][k].max()) if "last" in dists else None,
+                   "average_max": float(dists["average"][k].max()) if "average" in dists else None}
+            rows.append(row)
+            per_value.append(m)
+    if progress is not None:
+        progress(1.0)
+    return SweepResult(algorithm=algorithm_id, theorem=theorem, over=over, values=list(vals), rows=rows,
+                       neighbour=neighbour, quantity=quantity, deterministic=bool(deterministic), gamma=gamma,
+                       reps=reps, seed=seed, seconds=time.perf_counter() - t0, loss=loss_name, distances=per_value,
+                       notes=notes)
