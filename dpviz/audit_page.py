@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 __all__ = ["PAGE_ALGORITHMS", "STABILITY_ALGORITHMS", "SCHEMA", "DEFAULTS", "state_from_query", "encode",
-           "params_of", "statistic_figure", "distance_figure", "trace_figure"]
+           "params_of", "statistic_figure", "distance_figure", "trace_figure", "parse_values", "sweep_figure",
+           "VALUES_KEY", "OVER_LABELS"]
 
 #: Algorithms the page offers (vector parameters; they run with the lab's default data and loss).
 PAGE_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "dpsgd-rdp-pairwise", "pairwise-sgd-output", "sgd",
@@ -30,7 +31,15 @@ SCHEMA: dict[str, tuple[str, Any, Any]] = {
     "aud_reps": ("int", 200, (2, 100_000)),
     "aud_seed": ("int", 0, (0, 2**31 - 1)),
     "aud_nb": ("choice", "random", ["random", "adversarial"]),
+    # stability along t (the default) or over a grid of n, eta or the loss's Hölder exponent alpha
+    "aud_over": ("choice", "t", ["t", "n", "eta", "alpha"]),
+    "aud_vn": ("list", "50,100,200,400", ("int", 10, 5000)),
+    "aud_veta": ("list", "0.02,0.05,0.1,0.2", ("float", 1e-6, 10.0)),
+    "aud_valpha": ("list", "0.25,0.5,0.75,1", ("float", 1e-6, 1.0)),
 }
+#: the list parameter holding the grid of each sweep
+VALUES_KEY = {"n": "aud_vn", "eta": "aud_veta", "alpha": "aud_valpha"}
+OVER_LABELS = {"t": "along t", "n": "over n", "eta": "over η", "alpha": "over α (Hölder exponent)"}
 DEFAULTS = {k: spec[1] for k, spec in SCHEMA.items()}
 
 
@@ -39,6 +48,8 @@ def validate(name: str, raw) -> Any:
     if name not in SCHEMA:
         raise ValueError(f"unknown parameter {str(name)[:30]!r}")
     kind, _, rng = SCHEMA[name]
+    if kind == "list":
+        return ",".join(_fmt(x) for x in parse_values(name, raw))
     text = str(raw).strip()[:40]
     if kind == "choice":
         if text not in rng:
@@ -55,6 +66,35 @@ def validate(name: str, raw) -> Any:
             raise ValueError(f"{name} must be a whole number, got {text!r}")
         return int(x)
     return x
+
+
+def _fmt(x) -> str:
+    return str(x) if isinstance(x, int) else f"{x:g}"
+
+
+def parse_values(name: str, raw) -> list:
+    """The numbers of list parameter ``name`` (comma- or space-separated text, 1 to 12 distinct values in its range,
+    sorted); ValueError with a readable message otherwise."""
+    kind, lo, hi = SCHEMA[name][2]
+    text = str(raw)[:200]
+    parts = [t for t in text.replace(";", ",").replace(" ", ",").split(",") if t.strip()]
+    what = {"aud_vn": "values of n", "aud_veta": "values of η", "aud_valpha": "values of α"}.get(name, name)
+    if not parts or len(parts) > 12:
+        raise ValueError(f"{what}: give 1 to 12 comma-separated numbers")
+    out = []
+    for t in parts:
+        try:
+            x = float(t)
+        except ValueError:
+            raise ValueError(f"{what}: {t.strip()[:20]!r} is not a number") from None
+        if not math.isfinite(x) or not lo <= x <= hi:
+            raise ValueError(f"{what}: every value must lie in [{lo:g}, {hi:g}], got {t.strip()[:20]!r}")
+        if kind == "int":
+            if x != int(x):
+                raise ValueError(f"{what}: {x:g} is not a whole number")
+            x = int(x)
+        out.append(x)
+    return sorted(set(out))
 
 
 def state_from_query(query: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -74,7 +114,14 @@ def encode(state: dict[str, Any]) -> dict[str, str]:
     """Link parameters for the entries that differ from the defaults."""
     out = {}
     for k, val in state.items():
-        if k in SCHEMA and val != DEFAULTS[k]:
+        if k in SCHEMA and SCHEMA[k][0] == "list":
+            try:
+                val = validate(k, val)  # normalised (sorted, distinct); a list being typed that is invalid: skipped
+            except ValueError:
+                continue
+            if val != validate(k, DEFAULTS[k]):
+                out[k] = val
+        elif k in SCHEMA and val != DEFAULTS[k]:
             out[k] = repr(float(val)) if SCHEMA[k][0] == "float" else str(val)
     return out
 
@@ -126,4 +173,29 @@ def trace_figure(t, qmax, q50, bound=None):
         fig.add_trace(go.Scatter(x=t, y=bound, name="Yang et al. Theorem 1, eq. (3)", line={"dash": "dash"}))
     fig.update_layout(title="Distance of the coupled iterates ||w_t − w'_t|| along t", xaxis_title="t",
                       yaxis_title="distance", yaxis_type="log")
+    return fig
+
+
+def sweep_figure(rows, over: str, quantity: str):
+    """Measured distance (max, q95, median over repetitions) and the theorem's bound at every grid value, log scale;
+    the ratio bound / measured max on a second axis."""
+    import plotly.graph_objects as go
+
+    x = [r["value"] for r in rows]
+    name = {"n": "n", "eta": "η", "alpha": "α"}[over]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=x, y=[r["bound"] for r in rows], name="bound", mode="lines+markers",
+                             line={"dash": "dash", "color": "red"}))
+    fig.add_trace(go.Scatter(x=x, y=[r["max"] for r in rows], name="measured max", mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=x, y=[r["q95"] for r in rows], name="measured q95", mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=x, y=[max(r["q50"], 1e-300) if r["q50"] > 0 else None for r in rows],
+                             name="measured median", mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=x, y=[r["ratio"] for r in rows], name="bound / measured max", yaxis="y2",
+                             mode="lines+markers", line={"dash": "dot", "color": "gray"}))
+    what = "gradient sensitivity" if quantity == "gradient" else f"distance of the {quantity} outputs"
+    fig.update_layout(title=f"Measured {what} and the bound over {name}", xaxis_title=name,
+                      yaxis={"title": "distance", "type": "log"},
+                      yaxis2={"title": "bound / measured", "overlaying": "y", "side": "right", "type": "log",
+                              "showgrid": False},
+                      xaxis_type="log" if over in ("n", "eta") else None, legend={"orientation": "h", "y": -0.2})
     return fig

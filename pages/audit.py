@@ -50,10 +50,26 @@ else:
 c[5].number_input("seed", min_value=0, max_value=2**31 - 1, key="aud_seed")
 if noise == "custom":
     st.number_input("σ (noise standard deviation)", min_value=0.0, max_value=1e6, format="%.4g", key="aud_sigma")
+values_error = None
 if mode == "stability":
-    st.radio("Neighbour S′", ["random", "adversarial"], key="aud_nb", horizontal=True,
+    s1, s2, s3 = st.columns([2, 3, 3])
+    s1.radio("Neighbour S′", ["random", "adversarial"], key="aud_nb", horizontal=True,
              help="random: a uniformly chosen example replaced by a fresh one; adversarial: the largest example "
                   "replaced by its reflection −x")
+    over = s2.radio("Stability", list(ap.OVER_LABELS), key="aud_over", horizontal=True,
+                    format_func=ap.OVER_LABELS.get,
+                    help="along t: one setting, the distance at every step; over n / η / α: the final distance at "
+                         "every value of a grid, beside the theorem's bound there (α: the q-norm loss with "
+                         "q = 1 + α, whose gradient is α-Hölder)")
+    if over != "t":
+        vkey = ap.VALUES_KEY[over]
+        s3.text_input({"n": "values of n", "eta": "values of η", "alpha": "values of α"}[over], key=vkey,
+                      help="1 to 12 comma-separated values; all run coupled (same indices and noise), n and η "
+                           "in one vectorised batch")
+        try:
+            ap.validate(vkey, st.session_state[vkey])
+        except ValueError as exc:
+            values_error = str(exc)
 
 state = {k: st.session_state[k] for k in ap.SCHEMA}
 for k in list(st.query_params.keys()):
@@ -69,9 +85,16 @@ def _compute(state):
     if key in memo:
         return memo[key]
     bar = st.progress(0.0, text="running…")
-    ds, loss, params = aud.default_setting(state["aud_alg"], ap.params_of(state))
+    over = state["aud_over"] if state["aud_mode"] == "stability" else "t"
+    values = ap.parse_values(ap.VALUES_KEY[over], state[ap.VALUES_KEY[over]]) if over != "t" else None
+    ds, loss, params = aud.default_setting(state["aud_alg"], ap.params_of(state),
+                                           n_data=max(values) if over == "n" else None)
     prog = lambda f: bar.progress(min(1.0, max(0.0, f)), text=f"running… {100 * f:.0f} %")  # noqa: E731
-    if state["aud_mode"] == "audit":
+    if over != "t":
+        res = stab.stability_sweep(state["aud_alg"], ds, loss, over=over, values=values, params=params,
+                                   reps=state["aud_reps"], seed=state["aud_seed"], neighbour=state["aud_nb"],
+                                   progress=prog)
+    elif state["aud_mode"] == "audit":
         res = aud.audit(state["aud_alg"], ds, loss, params=params, trials=state["aud_trials"],
                         seed=state["aud_seed"], progress=prog)
     else:
@@ -83,9 +106,35 @@ def _compute(state):
     return res
 
 
+def _sweep_view(res):
+    name = {"n": "n", "eta": "η", "alpha": "α"}[res.over]
+    kind = "deterministic bound" if res.deterministic else f"holds with probability {1 - res.gamma:.0%}"
+    worst = min(r["ratio"] for r in res.rows)
+    m = st.columns(3)
+    m[0].metric("grid values", len(res.rows))
+    m[1].metric("smallest bound / measured", ui.fmt(worst))
+    m[2].metric("repetitions above the bound", f"{max(r['exceed_fraction'] for r in res.rows):.1%}")
+    st.write(f"**Sweep over {name}**: {', '.join(ui.fmt(x) for x in res.values)}; **{res.theorem}** ({kind}); "
+             f"{res.reps} repetitions per value in **{res.seconds:.2f} s**; loss {res.loss}.")
+    table = [{name: r["value"], "n": r["n"], "T": r["T"], "η": r["eta"], "α": r["alpha"], "bound": r["bound"],
+              "max": r["max"], "q50": r["q50"], "q95": r["q95"], "q99": r["q99"],
+              f"q{100 * (1 - res.gamma):g}": r["level_quantile"], "bound / max": r["ratio"],
+              "above bound": r["exceed_fraction"], "last iterate max": r["last_max"], "average max": r["average_max"]}
+             for r in res.rows]
+    st.dataframe(table, hide_index=True)
+    for note in res.notes:
+        st.caption(note)
+    ui.show_figure(ap.sweep_figure(res.rows, res.over, res.quantity), "stability_sweep")
+
+
 def body():
+    if values_error:
+        st.error(values_error)
+        return
     res = _compute(state)
-    if state["aud_mode"] == "audit":
+    if isinstance(res, stab.SweepResult):
+        _sweep_view(res)
+    elif state["aud_mode"] == "audit":
         m = st.columns(4)
         m[0].metric("ε lower bound (95 %)", ui.fmt(res.eps_lower))
         m[1].metric("ε claimed", ui.fmt(res.eps_claimed))
