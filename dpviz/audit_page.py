@@ -186,16 +186,21 @@ def sweep_figure(rows, over: str, quantity: str):
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=x, y=[r["bound"] for r in rows], name="bound", mode="lines+markers",
                              line={"dash": "dash", "color": "red"}))
-    fig.add_trace(go.Scatter(x=x, y=[r["max"] for r in rows], name="measured max", mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=x, y=[r["q95"] for r in rows], name="measured q95", mode="lines+markers"))
-    fig.add_trace(go.Scatter(x=x, y=[max(r["q50"], 1e-300) if r["q50"] > 0 else None for r in rows],
-                             name="measured median", mode="lines+markers"))
+    fig.add_trace(go.Scatter(x=x, y=[r["max"] for r in rows], name="measured max", mode="lines+markers",
+                             line={"color": "#1f77b4"}))
+    fig.add_trace(go.Scatter(x=x, y=[r["q95"] for r in rows], name="measured q95", mode="lines+markers",
+                             line={"color": "#2ca02c"}))
+    fig.add_trace(go.Scatter(x=x, y=[r["q50"] if r["q50"] > 0 else None for r in rows],
+                             name="measured median", mode="lines+markers", line={"color": "#9467bd"}))
     fig.add_trace(go.Scatter(x=x, y=[r["ratio"] for r in rows], name="bound / measured max", yaxis="y2",
                              mode="lines+markers", line={"dash": "dot", "color": "gray"}))
     what = "gradient sensitivity" if quantity == "gradient" else f"distance of the {quantity} outputs"
-    fig.update_layout(title=f"Measured {what} and the bound over {name}", xaxis_title=name,
+    ratios = [r["ratio"] for r in rows if r["ratio"] is not None and math.isfinite(r["ratio"]) and r["ratio"] > 0]
+    wide = bool(ratios) and max(ratios) / min(ratios) > 10
+    fig.update_layout(title=f"Measured {what} and the bound over {name}",
                       yaxis={"title": "distance", "type": "log"},
-                      yaxis2={"title": "bound / measured", "overlaying": "y", "side": "right", "type": "log",
-                              "showgrid": False},
-                      xaxis_type="log" if over in ("n", "eta") else None, legend={"orientation": "h", "y": -0.2})
+                      yaxis2={"title": "bound / measured", "overlaying": "y", "side": "right",
+                              "type": "log" if wide else "linear", "showgrid": False, "rangemode": "tozero"},
+                      xaxis={"title": name, "type": "log" if over in ("n", "eta") else "linear",
+                             "tickvals": x, "ticktext": [f"{v:g}" for v in x]}, legend={"orientation": "h", "y": -0.2})
     return fig

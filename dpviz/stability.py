@@ -292,7 +292,7 @@ def _check_values(over, values):
         raise ValueError("the Hölder exponents alpha must lie in (0, 1] (q = 1 + alpha of the q-norm losses).")
     if len(set(vals)) != len(vals):
         raise ValueError(f"the values of {over} must be distinct.")
-    return vals
+    return sorted(vals)
 
 
 def _summary(m, bound, gamma):

@@ -72,10 +72,18 @@ if mode == "stability":
             values_error = str(exc)
 
 state = {k: st.session_state[k] for k in ap.SCHEMA}
+# a grid being typed that is not valid yet keeps its last valid value in the link
+kept = {}
+for k in ap.VALUES_KEY.values():
+    try:
+        ap.validate(k, state[k])
+    except ValueError:
+        if k in st.query_params:
+            kept[k] = st.query_params[k]
 for k in list(st.query_params.keys()):
     if str(k).startswith("aud_"):
         del st.query_params[k]
-for k, val in ap.encode(state).items():
+for k, val in {**ap.encode(state), **kept}.items():
     st.query_params[k] = val
 
 
@@ -115,7 +123,9 @@ def _sweep_view(res):
     m[1].metric("smallest bound / measured", ui.fmt(worst))
     m[2].metric("repetitions above the bound", f"{max(r['exceed_fraction'] for r in res.rows):.1%}")
     st.write(f"**Sweep over {name}**: {', '.join(ui.fmt(x) for x in res.values)}; **{res.theorem}** ({kind}); "
-             f"{res.reps} repetitions per value in **{res.seconds:.2f} s**; loss {res.loss}.")
+             f"{res.reps} repetitions per value in **{res.seconds:.2f} s**; loss {res.loss}."
+             + (" The n above is not used: every grid value is a sample size (T stays as set)." if res.over == "n"
+                else ""))
     table = [{name: r["value"], "n": r["n"], "T": r["T"], "η": r["eta"], "α": r["alpha"], "bound": r["bound"],
               "max": r["max"], "q50": r["q50"], "q95": r["q95"], "q99": r["q99"],
               f"q{100 * (1 - res.gamma):g}": r["level_quantile"], "bound / max": r["ratio"],

@@ -74,3 +74,48 @@ def test_audit_page_four_changes(server):
         assert "gradient sensitivity 2G" not in text and "bound / measured" in text
         page.screenshot(path=str(out / "audit.png"), full_page=True)
         browser.close()
+
+
+@pytest.mark.slow
+def test_audit_page_stability_sweep_changes(server):
+    from playwright.sync_api import sync_playwright
+
+    out = ROOT / "test-artifacts"
+    out.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 2400})
+        page.goto(f"{server}/audit?aud_mode=stability&aud_n=40&aud_T=30&aud_reps=30")
+        _wait_output(page, "bound / measured")
+
+        def choose(label, url_part, text):
+            page.get_by_text(label, exact=True).click()
+            if url_part:
+                page.wait_for_url(re.compile(url_part))
+            _wait_output(page, text)
+            assert page.locator("[data-testid='stException']").count() == 0
+            checked = page.locator("[data-testid='stRadio'] input:checked").evaluate_all(
+                "els => els.map(e => e.closest('label').innerText.trim())")
+            assert label in checked, checked
+
+        # 1: over eta (default grid of four values)
+        choose("over η", r"aud_over=eta", "Sweep over η")
+        assert "0.02, 0.05, 0.1, 0.2" in page.locator("body").inner_text()
+        # 2: type another grid of eta
+        box = page.get_by_label("values of η", exact=True)
+        box.fill("0.05, 0.1")
+        box.press("Enter")
+        page.wait_for_url(re.compile(r"aud_veta=0.05%2C0.1|aud_veta=0.05,0.1"))
+        _wait_output(page, "Sweep over η: 0.05, 0.1")
+        assert box.input_value() == "0.05, 0.1"
+        # 3: over alpha
+        choose("over α (Hölder exponent)", r"aud_over=alpha", "Sweep over α")
+        assert "q-regression" in page.locator("body").inner_text()
+        # 4: over n, then back along t
+        choose("over n", r"aud_over=n", "Sweep over n: 50, 100, 200, 400")
+        page.screenshot(path=str(out / "audit_sweep.png"), full_page=True)
+        page.get_by_text("along t", exact=True).click()
+        page.wait_for_function("() => !location.search.includes('aud_over')")
+        _wait_output(page, "measured max")
+        assert "Sweep over" not in page.locator("body").inner_text()
+        browser.close()
