@@ -113,9 +113,14 @@ def test_audit_page_stability_sweep_changes(server):
         assert "q-regression" in page.locator("body").inner_text()
         # 4: over n, then back along t
         choose("over n", r"aud_over=n", "Sweep over n: 50, 100, 200, 400")
+        _wait_output(page, "at every value of n")
+        page.wait_for_function("() => [...document.querySelectorAll('.gtitle')].some(e => "
+                               "e.textContent.includes('bound over n'))", timeout=60000)
+        assert "at every value of alpha" not in page.locator("body").inner_text()
         page.screenshot(path=str(out / "audit_sweep.png"), full_page=True)
         page.get_by_text("along t", exact=True).click()
         page.wait_for_function("() => !location.search.includes('aud_over')")
-        _wait_output(page, "measured max")
-        assert "Sweep over" not in page.locator("body").inner_text()
+        _wait_output(page, "measured 95% quantile")  # a metric of the view along t only
+        page.wait_for_function("() => !document.body.innerText.includes('Sweep over')", timeout=60000)
+        assert page.get_by_text("along t", exact=True).locator("xpath=ancestor::label//input").is_checked()
         browser.close()
