@@ -303,13 +303,20 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
         samples={k: (p[0], p[1]) for k, p in projected.items()}, notes=notes)
 
 
+#: Xue, Yang, Huai & Wang's full-batch algorithms (their lemmas need a smooth loss and a small step)
+_XUE = ("dpgd-sc", "dpgd-c", "dpgdc", "dp-epoch-gd")
+
+
 def default_setting(algorithm_id: str, params=None, *, dataset: str | None = None, loss: str | None = None,
                     data_seed: int = 0, n_data: int | None = None):
     """The data set, loss and parameters the CLI and the Audit page use unless told otherwise.
 
     Pointwise algorithms: Wang, Lei, Ying & Zhou's synthetic least squares (wang-lownoise, Section 5.1; d = 10,
     label noise kappa = 0.1) with the least-squares loss; pairwise ones: two Gaussian classes with the AUC hinge loss.
-    Defaults: n = 100, T = n, eta = 0.1, R = 1, eps = 1 (private algorithms).  ``n_data`` (>= n) generates more
+    Defaults: n = 100, T = n, eta = 0.1, R = 1, eps = 1 (private algorithms).  Xue, Yang, Huai & Wang's
+    full-batch algorithms (xue-pairwise: dpgd-sc, dpgd-c, dpgdc, dp-epoch-gd) use the smooth AUC square loss
+    (L2-regularised with lambda = 1e-3 for DPGDSC, as in their Section 5) and, unless eta is given, the largest
+    step their sensitivity lemmas allow (2/(L + mu) for Lemma 1, 2/L for Lemma 7).  ``n_data`` (>= n) generates more
     training rows than n (a stability sweep over n needs max(n) rows; the run uses the first n).
     """
     from dpviz import data as dmod
@@ -317,6 +324,7 @@ def default_setting(algorithm_id: str, params=None, *, dataset: str | None = Non
     if algorithm_id not in sim.SPECS:
         raise ValueError(f"unknown algorithm {algorithm_id!r}; the engine runs: {', '.join(sim.supported_algorithms())}")
     p = dict(params or {})
+    params_given = dict(p)
     pairs = sim.SPECS[algorithm_id].pairs
     n = v.check_n(p.get("n", 100))
     if n > 5000:
@@ -328,6 +336,13 @@ def default_setting(algorithm_id: str, params=None, *, dataset: str | None = Non
     if sim.SPECS[algorithm_id].noise != "none":
         p.setdefault("eps", 1.0)
     dataset = dataset or ("two-class" if pairs else "wang-least-squares")
+    xue = algorithm_id in _XUE
+    if loss is None and xue:
+        # Xue, Yang, Huai & Wang's lemmas need a smooth convex loss (Lemma 1 also a strongly convex one): the AUC
+        # square loss, L2-regularised for DPGDSC with the lambda of their experiments (Section 5)
+        from dpviz.losses import L2_XUE, get_loss
+
+        loss = get_loss("auc-square", l2=L2_XUE["auc"]) if algorithm_id == "dpgd-sc" else "auc-square"
     loss = loss or ("auc-hinge" if pairs else "least-squares")
     kw = {"kappa": 0.1} if dataset.startswith("wang-") else {}
     if dataset not in dmod.DATASETS:
@@ -339,4 +354,11 @@ def default_setting(algorithm_id: str, params=None, *, dataset: str | None = Non
         "wang-least-squares", "wang-logistic", "two-class", "clusters") else dmod.load_dataset(dataset)
     if n > ds.n:
         raise ValueError(f"n = {n} exceeds the {ds.n} training examples of {dataset!r}.")
+    if xue and "eta" not in params_given:
+        # the largest step the sensitivity lemma allows: 2/(L + mu) (Lemma 1), 2/L (Lemma 7)
+        lossobj, _ = sim._resolve_loss(loss)
+        if hasattr(lossobj, "constants"):
+            c = lossobj.constants(kappa=max(ds.x_bound, 1e-12), R=p["R"])
+            if c.get("L"):
+                p["eta"] = 2.0 / (c["L"] + (c.get("mu") or 0.0) if algorithm_id == "dpgd-sc" else c["L"])
     return ds, loss, p

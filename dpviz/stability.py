@@ -15,6 +15,19 @@ distance between the two runs' outputs -- exactly the quantity the papers bound:
   deterministic; we measure ‖∇f(w_t; z) − ∇f(w_t; z')‖ at every iterate w_t of the chain on S (z, z' the replaced and
   the replacing example).  The distance of the outputs is shown too (no paper bounds it).
 
+* ``dpgd-sc`` -- Xue, Yang, Huai & Wang (xue-pairwise), Lemma 1: the last PGD iterate moves by at most 8G/(μn)
+  (eq. (3)); along t the sharper bound of its proof, eq. (4) unrolled (:func:`dpviz.papers.xue_pairwise.stability_lemma1`);
+* ``dpgdc`` -- the same paper, Lemma 7, eq. (7): ‖w_t − w'_t‖ <= 4ηGt/n, so the average of w_1..w_T released by
+  Algorithm 4 moves by at most 4ηGT/n;
+* ``dp-epoch-gd`` -- Lemma 7 with T_i = n_i (proof of Theorem 3): the epoch holding the replaced example moves its
+  average by at most 4Gη_i, and the later epochs (same data, same noise) are non-expansive
+  (:func:`dpviz.papers.xue_pairwise.epoch_stability`);
+* ``dpgd-c`` -- the same paper, proof of Lemma 1: the full pairwise gradient changes by at most 4G/n
+  (Algorithm 2 adds its Gaussian noise to it); measured at every iterate of the chain on S.
+
+All four Xue et al. bounds are deterministic and need a convex, L-smooth, G-Lipschitz loss (μ-strongly convex for
+Lemma 1) and η <= 2/L (2/(L + μ) for Lemma 1); the lab runs them with the smooth AUC square loss.
+
 Neighbours: ``"random"`` replaces a uniformly chosen example by a fresh example of the data set's evaluation sample;
 ``"adversarial"`` replaces the example of largest norm by its reflection x' = −x (same label), far away.
 
@@ -47,7 +60,17 @@ SUPPORTED: dict[str, tuple[str, str]] = {
     "dpsgd-rdp": ("gradient", "Wang, Lei, Ying & Zhou (wang-lownoise), gradient sensitivity 2G (proof of Theorem 2)"),
     "dpsgd-pl": ("gradient", "Wang, Lei, Ying & Zhou (wang-lownoise), gradient sensitivity 2G (as in Kang, Li, Liu "
                              "& Wang's DP-SGD)"),
+    "dpgd-sc": ("last", "Xue, Yang, Huai & Wang (xue-pairwise), Lemma 1, eq. (3): 8G/(μn)"),
+    "dpgdc": ("average", "Xue, Yang, Huai & Wang (xue-pairwise), Lemma 7, eq. (7): 4ηGT/n for the average of "
+                         "w_1..w_T (Algorithm 4)"),
+    "dp-epoch-gd": ("output", "Xue, Yang, Huai & Wang (xue-pairwise), Lemma 7 with T_i = n_i (proof of Theorem 3): "
+                              "4Gη_i for the epoch holding the replaced example"),
+    "dpgd-c": ("gradient", "Xue, Yang, Huai & Wang (xue-pairwise), proof of Lemma 1: full pairwise gradient "
+                           "sensitivity 4G/n (Algorithm 2)"),
 }
+#: algorithms whose gradient path is deterministic (output perturbation of full-batch PGD): every repetition of the
+#: coupled pair gives the same distance, so two are run whatever ``reps`` says
+DETERMINISTIC_PATH = ("dpgd-sc", "dpgdc")
 
 
 @dataclass
@@ -110,11 +133,30 @@ def neighbour_pair(data, n: int, kind: str, seed: int):
     return (X, y), (X2, y2), i
 
 
-def _bound(algorithm_id, p, gamma, T):
-    """(bound, deterministic?, note) from the theorem parameters p of the plan."""
-    from dpviz.papers import wang_nonsmooth, yang_pairwise
+def _need(p, *names):
+    for k in names:
+        if p.get(k) is None:
+            raise ValueError(f"the bound needs the loss constant {k} (give R so the loss reports it, or give {k}).")
+
+
+def _bound(algorithm_id, p, gamma, T, index=0):
+    """(bound, deterministic?, note) from the theorem parameters p of the plan (``index``: the replaced example)."""
+    from dpviz.papers import wang_nonsmooth, xue_pairwise, yang_pairwise
 
     n, eta = p["n"], p["eta"]
+    if algorithm_id == "dpgd-sc":
+        _need(p, "G", "mu")
+        return xue_pairwise.stability_lemma1_printed(n=n, G=p["G"], mu=p["mu"]), True, ""
+    if algorithm_id == "dpgdc":
+        _need(p, "G")
+        return xue_pairwise.stability_lemma7(n=n, t=T, eta=eta, G=p["G"], L=p.get("L")), True, ""
+    if algorithm_id == "dp-epoch-gd":
+        _need(p, "G")
+        b, i = xue_pairwise.epoch_stability(n=n, eta=eta, G=p["G"], index=index, L=p.get("L"))
+        return b, True, f"the replaced example lies in block D_{i} (epoch {i}, eta_{i} = eta 4^-{i} = {eta * 4.0**-i:.4g})"
+    if algorithm_id == "dpgd-c":
+        _need(p, "G")
+        return xue_pairwise.pairwise_gradient_sensitivity(n=n, G=p["G"]), True, ""
     if algorithm_id in ("pairwise-sgd", "pairwise-sgd-output"):
         if p.get("G") is None:
             raise ValueError("the bound needs the Lipschitz constant G (give R, or G).")
@@ -135,6 +177,30 @@ def _bound(algorithm_id, p, gamma, T):
     if p.get("G") is None:
         raise ValueError("the gradient sensitivity 2G needs the Lipschitz constant G (give R, or G).")
     return 2.0 * float(p["G"]), True, ""
+
+
+def _gradient_gap(algorithm_id, lossobj, w, X, y, X2, y2, i, n):
+    """‖g(w; S) − g(w; S')‖ per chain for the gradient an update uses at w (shape (..., reps, d)).
+
+    Pointwise DP-SGD: the gradient of the replaced example, ∇f(w; z_i) − ∇f(w; z'_i).  DPGDC2 (``dpgd-c``, Xue et al.
+    Algorithm 2): the full pairwise gradient, of which only the 2(n − 1) ordered pairs holding example i change:
+    (1/(n(n−1))) Σ_{j≠i} [∇ℓ(w; z_j, z_i) + ∇ℓ(w; z_i, z_j) − ∇ℓ(w; z_j, z'_i) − ∇ℓ(w; z'_i, z_j)].
+    ``X, y`` (and the primed ones) are (..., n_rows, d) / (..., n_rows) with the example at row i; ``w`` is
+    (..., reps, d); returns (..., reps).
+    """
+    if algorithm_id != "dpgd-c":
+        g = lossobj.grad(w, X[..., i:i + 1, :], y[..., i:i + 1]) - lossobj.grad(w, X2[..., i:i + 1, :],
+                                                                                y2[..., i:i + 1])
+        return np.linalg.norm(g.reshape(g.shape[:-1] + (-1,)), axis=-1) if g.ndim > 1 else np.abs(g)
+    others = [j for j in range(n) if j != i]
+    Xo, yo = X[..., others, :], y[..., others]  # (..., n - 1, d)
+    we = w[..., :, None, :]  # (..., reps, 1, d)
+    Xo_, yo_ = Xo[..., None, :, :], yo[..., None, :]
+    xi, yi = X[..., None, i:i + 1, :], y[..., None, i:i + 1]
+    xi2, yi2 = X2[..., None, i:i + 1, :], y2[..., None, i:i + 1]
+    diff = (lossobj.grad(we, Xo_, yo_, xi, yi) + lossobj.grad(we, xi, yi, Xo_, yo_)
+            - lossobj.grad(we, Xo_, yo_, xi2, yi2) - lossobj.grad(we, xi2, yi2, Xo_, yo_)).sum(axis=-2)
+    return np.linalg.norm(diff / (n * (n - 1)), axis=-1)
 
 
 def stability(algorithm_id: str, data, loss, *, params=None, reps: int = 200, seed: int = 0,
@@ -162,16 +228,21 @@ def stability(algorithm_id: str, data, loss, *, params=None, reps: int = 200, se
     grad_gap: list[np.ndarray] = []
     trace_max, trace_q50 = [], []
 
+    S_rows = (np.asarray(S[0][:n]), np.asarray(S[1][:n]), np.asarray(S2[0][:n]), np.asarray(S2[1][:n]))
+
     def monitor(t, state, ctx):
         w = state["w"]
         gap = np.linalg.norm((w[0] - w[1]).reshape(ctx.reps, -1), axis=1)
         trace_max.append(float(gap.max()))
         trace_q50.append(float(np.median(gap)))
         if quantity == "gradient":
-            g1 = lossobj.grad(w[0], z[0][None], np.atleast_1d(z[1]))
-            g2 = lossobj.grad(w[0], z2[0][None], np.atleast_1d(z2[1]))
-            grad_gap.append(np.linalg.norm((g1 - g2).reshape(ctx.reps, -1), axis=1))
+            grad_gap.append(_gradient_gap(algorithm_id, lossobj, w[0], *S_rows, i, n))
 
+    notes0 = []
+    if algorithm_id in DETERMINISTIC_PATH and reps > 2:
+        notes0.append(f"the PGD path of {algorithm_id} is deterministic (its only noise is added to the output, the same "
+                      f"on both sides): every repetition gives the same distance, so 2 were run instead of {reps}.")
+        reps = 2
     run = sim.run_chains(algorithm_id, data, loss, datasets=[S, S2], reps=reps, seed=seed, params=params,
                          coupled=True, progress=progress, cancel=cancel, max_work=max_work, monitor=monitor)
     plan = run.plan
@@ -180,28 +251,49 @@ def stability(algorithm_id: str, data, loss, *, params=None, reps: int = 200, se
     p = plan["cal"].extras.get("_params", {})
     p = {**p, "n": plan["n"], "eta": plan["eta"], "R": plan["R"]}
     T = int(plan["T"])
-    bound, deterministic, note = _bound(algorithm_id, p, gamma, T)
+    bound, deterministic, note = _bound(algorithm_id, p, gamma, T, index=i)
 
     def dist(a):
         return np.linalg.norm((a[0] - a[1]).reshape(reps, -1), axis=1)
 
-    distances = {"output": dist(run.noiseless), "last": dist(run.last), "average": dist(run.average)}
+    distances = {"output": dist(run.noiseless)}
+    if run.last is not None:
+        distances.update({"last": dist(run.last), "average": dist(run.average)})
     if quantity == "gradient":
         distances["gradient"] = np.max(np.stack(grad_gap), axis=0) if grad_gap else np.zeros(reps)
     m = distances[quantity]
     emp = {"max": float(m.max()), "q50": float(np.quantile(m, 0.5)), "q95": float(np.quantile(m, 0.95)),
            "q99": float(np.quantile(m, 0.99))}
     sig_cal = float(plan["sigma"]) if algorithm_id not in ("sgd", "pairwise-sgd") and plan["sigma"] else None
+    if algorithm_id == "dp-epoch-gd" and sig_cal is not None and plan["cal"].sigma_schedule:
+        from dpviz.papers import xue_pairwise
+
+        # epoch i's noise sigma_i is calibrated to its own sensitivity 4 G eta_i
+        sig_cal = float(plan["cal"].sigma_schedule[xue_pairwise.epoch_stability(n=n, eta=plan["eta"], G=p["G"],
+                                                                                index=i)[1] - 1])
     sig_just = sig_cal * emp["max"] / bound if (sig_cal is not None and bound > 0) else None
     notes = [f"S' replaces example {i + 1} ({neighbour}); coupled chains: same indices, same noise, {reps} "
              f"repetitions, seed {seed}."]
+    notes += notes0
     if note:
         notes.append(note)
     if sig_just is not None:
         notes.append("sigma_justified = sigma_calibrated x measured / bound: NOT a privacy guarantee (one pair of "
                      "neighbouring data sets, not the supremum over all of them).")
     trace_bound = None
-    if algorithm_id in ("pairwise-sgd", "pairwise-sgd-output") and p.get("G"):
+    ts = range(1, len(trace_max) + 1)
+    if algorithm_id == "dpgd-sc" and p.get("L") and p.get("mu"):
+        from dpviz.papers import xue_pairwise
+
+        # the state after step t is w_t (w_0 = 0): eq. (4) unrolled at t
+        trace_bound = np.array([xue_pairwise.stability_lemma1(n=plan["n"], t=t, eta=plan["eta"], G=p["G"],
+                                                              L=p["L"], mu=p["mu"]) for t in ts])
+    elif algorithm_id == "dpgdc":
+        from dpviz.papers import xue_pairwise
+
+        trace_bound = np.array([xue_pairwise.stability_lemma7(n=plan["n"], t=t, eta=plan["eta"], G=p["G"])
+                                for t in ts])
+    elif algorithm_id in ("pairwise-sgd", "pairwise-sgd-output") and p.get("G"):
         from dpviz.papers import yang_pairwise
 
         # the state after step t is w_{t+1} (w_1 = 0): eq. (3) at t
@@ -332,17 +424,16 @@ def _coupled_grid(algorithm_id, data, loss, *, over, values, params, reps, seed,
                       y=np.stack([p[1] for p in pairs]), plans=blocks, reps=reps, pshape=pshape, R=R,
                       rngs=sim._streams(seed, 2 * K, coupled=True), track_average=True)
     rule = sim.RULES[algorithm_id]
-    zi = np.stack([pairs[2 * k][0][index[k]] for k in range(K)])[:, None]  # (K, 1, d)
-    zy = np.array([pairs[2 * k][1][index[k]] for k in range(K)])[:, None]
-    zi2 = np.stack([pairs[2 * k + 1][0][index[k]] for k in range(K)])[:, None]
-    zy2 = np.array([pairs[2 * k + 1][1][index[k]] for k in range(K)])[:, None]
+    rows = [tuple(np.asarray(a)[:pl["n"]] for a in (*pairs[2 * k], *pairs[2 * k + 1]))
+            for k, pl in enumerate(plans)]
     gap = np.zeros((K, reps))
 
     def monitor(t, state, c):
         if quantity == "gradient":
-            w = state["w"][0::2]
-            g = np.linalg.norm((lossobj.grad(w, zi, zy) - lossobj.grad(w, zi2, zy2)).reshape(K, reps, -1), axis=2)
-            np.maximum(gap, np.where(t < c.Tg[0::2, None], g, 0.0), out=gap)
+            for k, pl in enumerate(plans):
+                if t < c.Tg[2 * k]:
+                    g = _gradient_gap(algorithm_id, lossobj, state["w"][2 * k], *rows[k], index[k], pl["n"])
+                    np.maximum(gap[k], g, out=gap[k])
 
     out, state = sim._loop(rule, ctx, progress, cancel, monitor)
     noiseless = out.copy()
@@ -387,6 +478,8 @@ def stability_sweep(algorithm_id: str, data, loss, *, over: str, values, params=
     params = dict(params or {})
     quantity, theorem = SUPPORTED[algorithm_id]
     rows, per_value = [], []
+    if algorithm_id in DETERMINISTIC_PATH:
+        reps = 2  # every repetition is the same (see DETERMINISTIC_PATH)
     notes = [f"coupled chains on S and S' ({neighbour} neighbour) at every value of {over}: same indices, same noise, "
              f"{reps} repetitions, seed {seed}."]
     loss_name = sim._resolve_loss(loss)[1]
@@ -419,7 +512,7 @@ def stability_sweep(algorithm_id: str, data, loss, *, over: str, values, params=
         deterministic = False
         for k, pl in enumerate(plans):
             p = {**pl["cal"].extras.get("_params", {}), "n": pl["n"], "eta": pl["eta"], "R": params.get("R")}
-            bound, deterministic, note = _bound(algorithm_id, p, gamma, int(pl["T"]))
+            bound, deterministic, note = _bound(algorithm_id, p, gamma, int(pl["T"]), index=index[k])
             if note and note not in notes:
                 notes.append(note)
             m = dists[quantity][k]
