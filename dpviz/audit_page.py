@@ -14,7 +14,8 @@ __all__ = ["PAGE_ALGORITHMS", "STABILITY_ALGORITHMS", "SCHEMA", "DEFAULTS", "sta
 #: Algorithms the page offers (vector parameters; they run with the lab's default data and loss).
 PAGE_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "dpsgd-rdp-pairwise", "pairwise-sgd-output", "sgd",
                    "pairwise-sgd"]
-STABILITY_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "pairwise-sgd-output", "sgd", "pairwise-sgd"]
+STABILITY_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "pairwise-sgd-output", "sgd", "pairwise-sgd",
+                        "dpgd-sc", "dpgdc", "dp-epoch-gd", "dpgd-c"]
 NOISE = ["calibrated", "experiment", "custom"]
 
 #: name -> (kind, default, (lo, hi) or options)
@@ -162,15 +163,16 @@ def distance_figure(distances, bound: float, what: str):
     return fig
 
 
-def trace_figure(t, qmax, q50, bound=None):
-    """||w_t − w'_t|| along t (max and median over repetitions), with eq. (3) of Yang et al. where it applies."""
+def trace_figure(t, qmax, q50, bound=None, label="Yang et al. Theorem 1, eq. (3)"):
+    """||w_t − w'_t|| along t (max and median over repetitions), with the paper's bound along t where there is one
+    (``label``: Yang et al. eq. (3); Xue et al. Lemma 1's eq. (4) unrolled or Lemma 7's eq. (7))."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=t, y=qmax, name="max over repetitions"))
     fig.add_trace(go.Scatter(x=t, y=q50, name="median"))
     if bound is not None:
-        fig.add_trace(go.Scatter(x=t, y=bound, name="Yang et al. Theorem 1, eq. (3)", line={"dash": "dash"}))
+        fig.add_trace(go.Scatter(x=t, y=bound, name=label, line={"dash": "dash"}))
     fig.update_layout(title="Distance of the coupled iterates ||w_t − w'_t|| along t", xaxis_title="t",
                       yaxis_title="distance", yaxis_type="log")
     return fig

@@ -71,6 +71,9 @@ SUPPORTED: dict[str, tuple[str, str]] = {
 #: algorithms whose gradient path is deterministic (output perturbation of full-batch PGD): every repetition of the
 #: coupled pair gives the same distance, so two are run whatever ``reps`` says
 DETERMINISTIC_PATH = ("dpgd-sc", "dpgdc")
+#: the bound drawn along t (``StabilityResult.trace_bound``), by algorithm
+TRACE_LABEL = {"pairwise-sgd": "Yang et al. Theorem 1, eq. (3)", "pairwise-sgd-output": "Yang et al. Theorem 1, eq. (3)",
+               "dpgd-sc": "Xue et al. Lemma 1, eq. (4) unrolled", "dpgdc": "Xue et al. Lemma 7, eq. (7)"}
 
 
 @dataclass
@@ -484,6 +487,9 @@ def stability_sweep(algorithm_id: str, data, loss, *, over: str, values, params=
              f"{reps} repetitions, seed {seed}."]
     loss_name = sim._resolve_loss(loss)[1]
     if over == "alpha":
+        if algorithm_id in ("dpgd-sc", "dpgdc", "dp-epoch-gd", "dpgd-c"):
+            raise ValueError("Xue, Yang, Huai & Wang's sensitivity lemmas need an L-smooth loss (alpha = 1), so a "
+                             "sweep over alpha does not apply to their algorithms; sweep n or eta.")
         family = alpha_loss(loss, data.task)
         from dpviz.losses import get_loss
 

@@ -169,8 +169,10 @@ def body():
         m[2].metric(f"measured {1 - res.gamma:.0%} quantile", ui.fmt(res.empirical_level))
         m[3].metric("bound / measured", ui.fmt(res.ratio))
         kind = "deterministic bound" if res.deterministic else f"holds with probability {1 - res.gamma:.0%}"
-        st.write(f"**{res.theorem}** ({kind}) bounds the {res.quantity} "
-                 f"{'sensitivity' if res.quantity == 'gradient' else 'distance of the outputs'}; "
+        what = {"gradient": "gradient sensitivity", "average": "distance of the averaged outputs",
+                "last": "distance of the last iterates",
+                "output": "distance of the released outputs (same noise on both sides)"}[res.quantity]
+        st.write(f"**{res.theorem}** ({kind}) bounds the {what}; "
                  f"{res.reps} repetitions in **{res.seconds:.2f} s**; quantiles q50 = {ui.fmt(res.empirical['q50'])}, "
                  f"q95 = {ui.fmt(res.empirical['q95'])}, q99 = {ui.fmt(res.empirical['q99'])}; above the bound: "
                  f"{res.exceed_fraction:.1%} of repetitions.")
@@ -185,8 +187,8 @@ def body():
             st.caption(note)
         ui.show_figure(ap.distance_figure(res.distances[res.quantity], res.bound, res.quantity), "stability_hist")
         if res.trace_max is not None and len(res.trace_max):
-            ui.show_figure(ap.trace_figure(res.trace_t, res.trace_max, res.trace_q50, res.trace_bound),
-                           "stability_trace")
+            ui.show_figure(ap.trace_figure(res.trace_t, res.trace_max, res.trace_q50, res.trace_bound,
+                                           stab.TRACE_LABEL.get(res.algorithm, "bound")), "stability_trace")
 
 
 ui.guarded(body)
