@@ -155,6 +155,17 @@ def distance_figure(distances, bound: float, what: str):
     import plotly.graph_objects as go
 
     d = np.asarray(distances)
+    if d.size and float(np.ptp(d)) == 0.0:
+        # every repetition gave the same distance (a deterministic path): the value beside the bound, log scale
+        x = [float(d[0])] + ([float(bound)] if math.isfinite(bound) else [])
+        fig = go.Figure(go.Scatter(x=x, y=["distance"] * len(x), mode="markers+text", marker={"size": 14,
+                                   "color": ["#1f77b4", "red"][:len(x)]},
+                                   text=[f"measured {x[0]:.4g}"] + ([f"bound {bound:.4g}"] if len(x) > 1 else []),
+                                   textposition="top center", showlegend=False))
+        positive = [v for v in x if v > 0]
+        fig.update_layout(title=f"Measured {what} (the same in every repetition) and the bound", xaxis_title=what,
+                          xaxis_type="log" if len(positive) == len(x) else None, height=300)
+        return fig
     fig = go.Figure(go.Histogram(x=d, nbinsx=50, name="measured"))
     if math.isfinite(bound):
         fig.add_vline(x=bound, line_dash="dash", line_color="red", annotation_text="bound")

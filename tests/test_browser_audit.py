@@ -124,3 +124,31 @@ def test_audit_page_stability_sweep_changes(server):
         page.wait_for_function("() => !document.body.innerText.includes('Sweep over')", timeout=60000)
         assert page.get_by_text("along t", exact=True).locator("xpath=ancestor::label//input").is_checked()
         browser.close()
+
+
+@pytest.mark.slow
+def test_audit_page_stability_of_xue_algorithms(server):
+    from playwright.sync_api import sync_playwright
+
+    out = ROOT / "test-artifacts"
+    out.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 2400})
+        page.goto(f"{server}/audit?aud_mode=stability&aud_n=40&aud_T=30&aud_reps=20")
+        _wait_output(page, "bound / measured")
+        for alg, text in (("dpgd-sc", "Lemma 1, eq. (3)"), ("dpgdc", "Lemma 7, eq. (7)"),
+                          ("dp-epoch-gd", "the replaced example lies in block D_"),
+                          ("dpgd-c", "full pairwise gradient sensitivity 4G/n")):
+            page.get_by_label("Algorithm").click()
+            page.get_by_role("option", name=alg, exact=True).click()
+            page.wait_for_url(re.compile(rf"aud_alg={alg}(&|$)"))
+            _wait_output(page, text)
+            assert page.locator("input[aria-label='Algorithm']").input_value() == alg
+            assert page.locator("[data-testid='stException']").count() == 0
+            assert "above the bound: 0.0%" in page.locator("body").inner_text()
+            if alg == "dpgd-sc":
+                page.wait_for_function("() => [...document.querySelectorAll('.legendtext')].some(e => "
+                                       "e.textContent.includes('Lemma 1, eq. (4)'))", timeout=60000)
+                page.screenshot(path=str(out / "audit_xue.png"), full_page=True)
+        browser.close()
