@@ -155,7 +155,7 @@ def distance_figure(distances, bound: float, what: str):
     import plotly.graph_objects as go
 
     d = np.asarray(distances)
-    if d.size and float(np.ptp(d)) == 0.0:
+    if d.size and float(np.ptp(d)) <= 1e-9 * float(np.max(np.abs(d))):
         # every repetition gave the same distance (a deterministic path): the value beside the bound, log scale
         x = [float(d[0])] + ([float(bound)] if math.isfinite(bound) else [])
         fig = go.Figure(go.Scatter(x=x, y=["distance"] * len(x), mode="markers+text", marker={"size": 14,
