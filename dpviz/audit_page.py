@@ -13,7 +13,9 @@ __all__ = ["PAGE_ALGORITHMS", "STABILITY_ALGORITHMS", "SCHEMA", "DEFAULTS", "sta
 
 #: Algorithms the page offers (vector parameters; they run with the lab's default data and loss).
 PAGE_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "dpsgd-rdp-pairwise", "pairwise-sgd-output", "sgd",
-                   "pairwise-sgd"]
+                   "pairwise-sgd", "pidp-sgd", "dpgd-sc", "dpgd-c", "dpgdc", "dp-epoch-gd"]
+#: pairwise algorithms: the audit can also run them on metric learning (a matrix parameter W)
+PAIRWISE = ["dpsgd-rdp-pairwise", "pairwise-sgd-output", "pairwise-sgd", "dpgd-sc", "dpgd-c", "dpgdc", "dp-epoch-gd"]
 STABILITY_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "pairwise-sgd-output", "sgd", "pairwise-sgd",
                         "dpgd-sc", "dpgdc", "dp-epoch-gd", "dpgd-c"]
 NOISE = ["calibrated", "experiment", "custom"]
@@ -32,6 +34,7 @@ SCHEMA: dict[str, tuple[str, Any, Any]] = {
     "aud_reps": ("int", 200, (2, 100_000)),
     "aud_seed": ("int", 0, (0, 2**31 - 1)),
     "aud_nb": ("choice", "random", ["random", "adversarial"]),
+    "aud_param": ("choice", "vector", ["vector", "matrix"]),
     # stability along t (the default) or over a grid of n, eta or the loss's Hölder exponent alpha
     "aud_over": ("choice", "t", ["t", "n", "eta", "alpha"]),
     "aud_vn": ("list", "50,100,200,400", ("int", 10, 5000)),
@@ -137,16 +140,18 @@ def params_of(state: dict[str, Any]) -> dict[str, Any]:
     return p
 
 
-def statistic_figure(on_d, on_d2, threshold: float, name: str):
-    """Histograms of the test statistic on D and on D' with the chosen threshold."""
+def statistic_figure(on_d, on_d2, threshold: float, name: str, matrix: bool = False):
+    """Histograms of the test statistic on D and on D' with the chosen threshold (<w, u>, or u^T W u for a matrix)."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
     fig.add_trace(go.Histogram(x=np.asarray(on_d), name="trained on D", opacity=0.6, nbinsx=60))
     fig.add_trace(go.Histogram(x=np.asarray(on_d2), name="trained on D' (with canary)", opacity=0.6, nbinsx=60))
     fig.add_vline(x=threshold, line_dash="dash", annotation_text="threshold")
-    fig.update_layout(barmode="overlay", title=f"Test statistic: projection of the {name} on the canary direction",
-                      xaxis_title="<w, u>", yaxis_title="trials")
+    title = (f"Test statistic: u^T W u of the {name} (metric along the canary direction)" if matrix
+             else f"Test statistic: projection of the {name} on the canary direction")
+    fig.update_layout(barmode="overlay", title=title, xaxis_title="u^T W u" if matrix else "<w, u>",
+                      yaxis_title="trials")
     return fig
 
 

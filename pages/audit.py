@@ -48,6 +48,12 @@ if mode == "audit":
 else:
     c[4].number_input("repetitions", min_value=2, max_value=100_000, step=100, key="aud_reps")
 c[5].number_input("seed", min_value=0, max_value=2**31 - 1, key="aud_seed")
+if mode == "audit" and alg in ap.PAIRWISE:
+    st.radio("Parameter", ["vector", "matrix"], key="aud_param", horizontal=True,
+             format_func=lambda x: {"vector": "vector w (AUC maximisation)",
+                                    "matrix": "matrix W (metric learning)"}[x],
+             help="matrix: metric learning with the logistic metric loss of Xue, Yang, Huai & Wang (Example 1); "
+                  "the statistic is u^T W u, the released metric along the canary direction u")
 if noise == "custom":
     st.number_input("σ (noise standard deviation)", min_value=0.0, max_value=1e6, format="%.4g", key="aud_sigma")
 values_error = None
@@ -95,8 +101,9 @@ def _compute(state):
     bar = st.progress(0.0, text="running…")
     over = state["aud_over"] if state["aud_mode"] == "stability" else "t"
     values = ap.parse_values(ap.VALUES_KEY[over], state[ap.VALUES_KEY[over]]) if over != "t" else None
+    matrix = state["aud_mode"] == "audit" and state["aud_alg"] in ap.PAIRWISE and state["aud_param"] == "matrix"
     ds, loss, params = aud.default_setting(state["aud_alg"], ap.params_of(state),
-                                           n_data=max(values) if over == "n" else None)
+                                           n_data=max(values) if over == "n" else None, matrix=matrix)
     prog = lambda f: bar.progress(min(1.0, max(0.0, f)), text=f"running… {100 * f:.0f} %")  # noqa: E731
     if over != "t":
         res = stab.stability_sweep(state["aud_alg"], ds, loss, over=over, values=values, params=params,
@@ -157,11 +164,13 @@ def body():
         if res.eps_claimed is not None and res.eps_lower > res.eps_claimed:
             st.error("The audit certifies more privacy loss than claimed: the claim (or the implementation) is wrong.")
         if res.accountant_note:
-            st.caption(res.accountant_note)
+            st.caption("Accountant: " + res.accountant_note)
         for note in res.notes:
             st.caption(note)
         on_d, on_d2 = res.samples[res.statistic]
-        ui.show_figure(ap.statistic_figure(on_d, on_d2, res.threshold, res.statistic), "audit_statistic")
+        ui.show_figure(ap.statistic_figure(on_d, on_d2, res.threshold, res.statistic,
+                                           matrix=any("matrix parameter" in note for note in res.notes)),
+                       "audit_statistic")
     else:
         m = st.columns(4)
         m[0].metric("bound", ui.fmt(res.bound))
