@@ -152,3 +152,51 @@ def test_audit_page_stability_of_xue_algorithms(server):
                                        "e.textContent.includes('Lemma 1, eq. (4)'))", timeout=60000)
                 page.screenshot(path=str(out / "audit_xue.png"), full_page=True)
         browser.close()
+
+
+@pytest.mark.slow
+def test_audit_page_matrix_parameter_pidp_and_accountants(server):
+    from playwright.sync_api import sync_playwright
+
+    out = ROOT / "test-artifacts"
+    out.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 2200})
+        page.goto(f"{server}/audit?aud_n=20&aud_T=10&aud_trials=400")
+        _wait_output(page, "400 trials")
+
+        def algorithm(alg, text):
+            page.get_by_label("Algorithm").click()
+            page.get_by_role("option", name=alg, exact=True).click()
+            page.wait_for_url(re.compile(rf"aud_alg={alg}(&|$)"))
+            _wait_output(page, text)
+            assert page.locator("input[aria-label='Algorithm']").input_value() == alg
+
+        def checked():
+            return page.locator("[data-testid='stRadio'] input:checked").evaluate_all(
+                "els => els.map(e => e.closest('label').innerText.trim())")
+
+        # 1: DPGDC2 (full-batch, pairwise): the exact matched accountant
+        algorithm("dpgd-c", "Accountant: matched, exact: analytic Gaussian, 10 full-batch Gaussian steps")
+        assert "vector w (AUC maximisation)" in checked()
+        # 2: metric learning: a matrix parameter, statistic u^T W u
+        page.get_by_text("matrix W (metric learning)", exact=True).click()
+        page.wait_for_url(re.compile(r"aud_param=matrix"))
+        _wait_output(page, "the statistic is <W, u u^T> = u^T W u")
+        assert "matrix W (metric learning)" in checked()
+        page.wait_for_function("() => [...document.querySelectorAll('.gtitle')].some(e => "
+                               "e.textContent.includes('u^T W u'))", timeout=60000)
+        page.screenshot(path=str(out / "audit_matrix.png"), full_page=True)
+        # 3: back to a vector parameter
+        page.get_by_text("vector w (AUC maximisation)", exact=True).click()
+        page.wait_for_function("() => !location.search.includes('aud_param')")
+        page.wait_for_function("() => !document.body.innerText.includes('u^T W u')", timeout=60000)
+        assert "vector w (AUC maximisation)" in checked()
+        # 4: PIDP-SGD: the accountant adds the influence-function contribution's epsilon; no parameter choice
+        algorithm("pidp-sgd", "influence-function contribution")
+        assert page.get_by_text("matrix W (metric learning)", exact=True).count() == 0
+        # 5: non-private SGD: no accountant, and the page says why
+        algorithm("sgd", "non-private (no noise): no accountant applies")
+        assert page.locator("[data-testid='stException']").count() == 0
+        browser.close()
