@@ -17,7 +17,7 @@ $(STAMP): pyproject.toml
 install: $(STAMP)
 
 run: $(STAMP)
-	$(BIN)/streamlit run app.py
+	$(BIN)/python serve.py
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

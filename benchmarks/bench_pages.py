@@ -1,6 +1,6 @@
 """What a user waits for in the browser: `.venv/bin/python benchmarks/bench_pages.py [--sessions 8]`.
 
-Starts `streamlit run app.py` on a free port and drives Debian's Chromium (/usr/bin/chromium) with Playwright.
+Starts the dashboard as `make run` does (`python serve.py`: warm-up, then `streamlit run app.py`) on a free port and drives Debian's Chromium (/usr/bin/chromium) with Playwright.
 
 * first visit: time from opening /calibrate until σ is on screen;
 * edits with a COLD cache: before every edit the server's `st.cache_data` is cleared (a hidden `?_bench_clear`
@@ -17,13 +17,10 @@ Prints a table; the figures go into benchmarks/RESULTS.md by hand.
 from __future__ import annotations
 
 import argparse
-import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
-import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -33,26 +30,10 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run"]
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def start_server():
-    port = _port()
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless",
-                             "true", "--server.port", str(port)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(200):
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
-                return proc, url
-        except OSError:
-            time.sleep(0.1)
-    proc.terminate()
-    raise SystemExit("streamlit did not start")
+    import serve
+
+    return serve.launch(timeout=120)
 
 
 def _idle(page) -> None:

@@ -1,0 +1,84 @@
+"""Start the dpviz dashboard with its heavy work done before the first visitor arrives.
+
+``python serve.py [streamlit options]`` (what ``make run`` does) is ``streamlit run app.py [options]`` plus a warm-up:
+before the server accepts connections it imports what every page needs (streamlit, plotly, numpy, scipy, the
+dp-accounting library and every dpviz module) and computes the default calibration once, so that the first visitor
+of a fresh server does not pay ~1.6 s of imports and solver start-up (benchmarks/RESULTS.md, "What a user waits for").
+``streamlit run app.py`` still works; only the first page view is slower.
+
+:func:`launch` starts the same server in a subprocess on a free port; the browser tests and the page benchmarks use
+it so that they measure what ``make run`` serves.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+
+
+def warm() -> float:
+    """Import every page's dependencies and compute the default calibration; returns the seconds it took."""
+    t0 = time.perf_counter()
+    sys.path.insert(0, str(ROOT))
+    import dp_accounting  # noqa: F401  (the accountant behind the default calibration; pulls scipy.signal/optimize)
+    import plotly.graph_objects  # noqa: F401
+
+    import dpviz_ui  # noqa: F401  (streamlit and the shared page helpers)
+    from dpviz import (accounting, audit, catalog, experiments, figures, privacy_figures,  # noqa: F401
+                       privacy_lab, simulate, stability, urlstate)
+
+    p = urlstate.DEFAULTS
+    n = int(p["n"])
+    first = [a.id for a in catalog.algorithms() if a.calibrate is not None][0]  # Calibrate's default algorithm
+    catalog.calibrate(p["algorithm"] or first, n=n, eps=float(p["eps"]), delta=1.0 / n**2, T=int(p["T"]), G=1.0)
+    return time.perf_counter() - t0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def launch(port: int | None = None, timeout: float = 60.0) -> tuple[subprocess.Popen, str]:
+    """Start ``python serve.py`` headless on ``port`` (a free one by default); wait until it is healthy.
+
+    Returns the process and its base URL. The caller terminates the process.
+    """
+    port = port or _free_port()
+    proc = subprocess.Popen([sys.executable, str(ROOT / "serve.py"), "--server.headless", "true",
+                             "--server.port", str(port), "--browser.gatherUsageStats", "false"],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the dashboard server exited with code {proc.returncode}")
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
+                return proc, url
+        except OSError:
+            time.sleep(0.1)
+    proc.terminate()
+    raise RuntimeError(f"the dashboard server did not become healthy within {timeout:g} s")
+
+
+def main(argv: list[str]) -> None:
+    try:
+        print(f"dpviz: warmed up in {warm():.1f} s", flush=True)
+    except Exception as exc:  # a failed warm-up only makes the first visit slower; the pages report real errors
+        print(f"dpviz: warm-up skipped ({type(exc).__name__}: {exc})", flush=True)
+    from streamlit.web import cli
+
+    sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *argv]
+    cli.main()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
