@@ -752,10 +752,16 @@ def run_job(fn, *args, label: str = "running", **kwargs):
 
 def guarded(func) -> None:
     """Run a page body; show ValueError as st.error and anything else as a generic error box (no traceback)."""
+    from dpviz import workers
+
     try:
         func()
     except ValueError as exc:
         st.error(plain(str(exc)))
+    except workers.Busy as exc:  # the shared worker pool is full: say so and what to do
+        st.warning(plain(str(exc)))
+    except workers.Cancelled:
+        st.info("This run was stopped because a newer one replaced it. Press the button again to run it.")
     except Exception:  # noqa: BLE001 - never show a traceback to users
         if os.environ.get("DPVIZ_DEBUG"):  # developers: see the traceback in the terminal
             traceback.print_exc()

@@ -222,3 +222,27 @@ def sweep_figure(rows, over: str, quantity: str):
                       xaxis={"title": name, "type": "log" if over in ("n", "eta") else "linear",
                              "tickvals": x, "ticktext": [f"{v:g}" for v in x]}, legend={"orientation": "h", "y": -0.2})
     return fig
+
+
+def compute(state: dict, *, progress=None):
+    """The Audit page's result for a page state: a stability sweep, an audit or a stability run.
+
+    A module-level function of a plain dict, so that the page can run it in the shared worker pool
+    (:mod:`dpviz.workers`); ``progress`` receives the fraction done.
+    """
+    from dpviz import audit as aud, stability as stab
+
+    over = state["aud_over"] if state["aud_mode"] == "stability" else "t"
+    values = parse_values(VALUES_KEY[over], state[VALUES_KEY[over]]) if over != "t" else None
+    matrix = state["aud_mode"] == "audit" and state["aud_alg"] in PAIRWISE and state["aud_param"] == "matrix"
+    ds, loss, params = aud.default_setting(state["aud_alg"], params_of(state),
+                                           n_data=max(values) if over == "n" else None, matrix=matrix)
+    if over != "t":
+        return stab.stability_sweep(state["aud_alg"], ds, loss, over=over, values=values, params=params,
+                                    reps=state["aud_reps"], seed=state["aud_seed"], neighbour=state["aud_nb"],
+                                    progress=progress)
+    if state["aud_mode"] == "audit":
+        return aud.audit(state["aud_alg"], ds, loss, params=params, trials=state["aud_trials"],
+                         seed=state["aud_seed"], progress=progress)
+    return stab.stability(state["aud_alg"], ds, loss, params=params, reps=state["aud_reps"],
+                          seed=state["aud_seed"], neighbour=state["aud_nb"], progress=progress)

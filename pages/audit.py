@@ -3,7 +3,6 @@
 import streamlit as st
 
 import dpviz_ui as ui
-from dpviz import audit as aud
 from dpviz import audit_page as ap
 from dpviz import stability as stab
 
@@ -98,24 +97,8 @@ def _compute(state):
     memo = st.session_state.setdefault("_aud_memo", {})
     if key in memo:
         return memo[key]
-    bar = st.progress(0.0, text="running…")
-    over = state["aud_over"] if state["aud_mode"] == "stability" else "t"
-    values = ap.parse_values(ap.VALUES_KEY[over], state[ap.VALUES_KEY[over]]) if over != "t" else None
-    matrix = state["aud_mode"] == "audit" and state["aud_alg"] in ap.PAIRWISE and state["aud_param"] == "matrix"
-    ds, loss, params = aud.default_setting(state["aud_alg"], ap.params_of(state),
-                                           n_data=max(values) if over == "n" else None, matrix=matrix)
-    prog = lambda f: bar.progress(min(1.0, max(0.0, f)), text=f"running… {100 * f:.0f} %")  # noqa: E731
-    if over != "t":
-        res = stab.stability_sweep(state["aud_alg"], ds, loss, over=over, values=values, params=params,
-                                   reps=state["aud_reps"], seed=state["aud_seed"], neighbour=state["aud_nb"],
-                                   progress=prog)
-    elif state["aud_mode"] == "audit":
-        res = aud.audit(state["aud_alg"], ds, loss, params=params, trials=state["aud_trials"],
-                        seed=state["aud_seed"], progress=prog)
-    else:
-        res = stab.stability(state["aud_alg"], ds, loss, params=params, reps=state["aud_reps"],
-                             seed=state["aud_seed"], neighbour=state["aud_nb"], progress=prog)
-    bar.empty()
+    # in the shared worker pool: a long audit does not slow other users' pages (dpviz.workers)
+    res = ui.run_job(ap.compute, dict(state), label="running")
     memo.clear()  # keep one result per session
     memo[key] = res
     return res
