@@ -501,8 +501,11 @@ def series_complete(ys: list) -> tuple[list, int]:
 
 
 @st.cache_data(show_spinner=False, max_entries=200)
-def cached_feasibility_grid(algorithm_id: str, items: tuple, ns: tuple, epss: tuple) -> list:
-    """Feasibility (rows: ε, columns: n) with T = n and δ = 1/n², the setting of Wang, Lei, Ying & Zhang Fig. 1."""
+def cached_feasibility_grid(algorithm_id: str, items: tuple, ns: tuple, epss: tuple) -> list | dict:
+    """Feasibility (rows: ε, columns: n) with T = n and δ = 1/n², the setting of Wang, Lei, Ying & Zhang Fig. 1.
+
+    ``{"skipped": message}`` when the map would take more than its server-time budget (cached like a result, so a
+    rerun does not spend the budget again)."""
     import time
 
     base = dict(items)
@@ -512,9 +515,9 @@ def cached_feasibility_grid(algorithm_id: str, items: tuple, ns: tuple, epss: tu
     for e in epss:
         row = []
         for n in ns:
-            if time.perf_counter() - start > 4 * CURVE_BUDGET:
-                raise ValueError(f"the feasibility map needs more than {4 * CURVE_BUDGET:g} s of server time at "
-                                 "these settings; it is not drawn (a link cannot cost more)")
+            if time.perf_counter() - start > 4 * CURVE_BUDGET:  # returned, not raised: the verdict is cached too
+                return {"skipped": f"the feasibility map needs more than {4 * CURVE_BUDGET:g} s of server time at "
+                                   "these settings; it is not drawn (a link cannot cost more)"}
             try:
                 row.append(bool(catalog.calibrate(algorithm_id, **{**base, "n": n, "eps": e, "T": n,
                                                                   "delta": 1.0 / n**2}).feasible))

@@ -212,11 +212,10 @@ def feasibility_map(alg, params) -> None:
     epss = [float(e) for e in np.logspace(-2, 1.3, 14)]
     p = {k: v for k, v in ui.only_params(params, alg.calibrate).items() if k not in ("n", "eps", "T", "delta", "c")}
     with st.spinner("Calibrating 196 (n, ε) points…"):
-        try:
-            feas = ui.cached_feasibility_grid(alg.id, ui.items(p), tuple(ns), tuple(epss))
-        except ValueError as exc:
-            st.info(ui.plain(exc).capitalize())
-            return
+        feas = ui.cached_feasibility_grid(alg.id, ui.items(p), tuple(ns), tuple(epss))
+    if isinstance(feas, dict):
+        st.info(ui.plain(feas["skipped"]).capitalize())
+        return
     boundary = None
     if _lemma13(alg):  # Lemma 13 is about Wang, Lei, Ying & Zhang's DP-SGD with Rényi accounting only
         from dpviz.papers import wang_nonsmooth as wn

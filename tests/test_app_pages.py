@@ -326,3 +326,22 @@ def test_bounds_page_flags_different_quantities_and_only_notes_different_guarant
     assert any("Different quantities" in w.value and "excess empirical risk" in w.value for w in at.warning)
     assert not any("Different kinds of guarantee" in i.value for i in at.info)
     assert any("in expectation" in c.value and "excess empirical risk" in c.value for c in at.caption)
+
+
+def test_feasibility_map_over_its_budget_says_so_once_and_is_not_recomputed(monkeypatch):
+    import dpviz_ui
+
+    calls = []
+    real = catalog.calibrate
+    monkeypatch.setattr(catalog, "calibrate", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    monkeypatch.setattr(dpviz_ui, "CURVE_BUDGET", 0.01)  # the map's budget (4x) runs out after a few points
+    dpviz_ui.cached_feasibility_grid.clear()
+    at = _run("pages/calibrate.py", {"show_map": "true", "n": "4321"})
+    assert not at.exception
+    assert any("feasibility map needs more than" in i.value for i in at.info)
+    first = len(calls)
+    assert first > 0
+    at.run()  # a rerun: the verdict comes from the cache, no calibration of the map is repeated
+    assert any("feasibility map needs more than" in i.value for i in at.info)
+    map_calls_again = len(calls) - first
+    assert map_calls_again == 0, map_calls_again  # everything on the page is cached, the map's verdict too
