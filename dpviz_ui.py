@@ -501,8 +501,11 @@ def series_complete(ys: list) -> tuple[list, int]:
 
 
 @st.cache_data(show_spinner=False, max_entries=200)
-def cached_feasibility_grid(algorithm_id: str, items: tuple, ns: tuple, epss: tuple) -> list:
-    """Feasibility (rows: ε, columns: n) with T = n and δ = 1/n², the setting of Wang, Lei, Ying & Zhang Fig. 1."""
+def cached_feasibility_grid(algorithm_id: str, items: tuple, ns: tuple, epss: tuple) -> list | dict:
+    """Feasibility (rows: ε, columns: n) with T = n and δ = 1/n², the setting of Wang, Lei, Ying & Zhang Fig. 1.
+
+    ``{"skipped": message}`` when the map would take more than its server-time budget (cached like a result, so a
+    rerun does not spend the budget again)."""
     import time
 
     base = dict(items)
@@ -512,9 +515,9 @@ def cached_feasibility_grid(algorithm_id: str, items: tuple, ns: tuple, epss: tu
     for e in epss:
         row = []
         for n in ns:
-            if time.perf_counter() - start > 4 * CURVE_BUDGET:
-                raise ValueError(f"the feasibility map needs more than {4 * CURVE_BUDGET:g} s of server time at "
-                                 "these settings; it is not drawn (a link cannot cost more)")
+            if time.perf_counter() - start > 4 * CURVE_BUDGET:  # returned, not raised: the verdict is cached too
+                return {"skipped": f"the feasibility map needs more than {4 * CURVE_BUDGET:g} s of server time at "
+                                   "these settings; it is not drawn (a link cannot cost more)"}
             try:
                 row.append(bool(catalog.calibrate(algorithm_id, **{**base, "n": n, "eps": e, "T": n,
                                                                   "delta": 1.0 / n**2}).feasible))
@@ -717,12 +720,51 @@ def download_table(rows: list[dict], name: str, params: dict | None = None) -> N
                         on_click="ignore")
 
 
+def _session_id() -> str:
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return ctx.session_id if ctx is not None else "no-session"
+
+
+def run_job(fn, *args, label: str = "running", **kwargs):
+    """Run ``fn(*args, **kwargs)`` in the shared worker pool (:func:`dpviz.workers.shared_pool`) with a progress bar.
+
+    Heavy work (simulations, audits) runs in low-priority worker processes, so it never holds this server's
+    interpreter lock while other sessions' pages run; each session has one job at a time (a newer one cancels the
+    older), and a full pool raises :class:`dpviz.workers.Busy`, whose message the caller shows. When the page is
+    re-run (a widget changed, Cancel pressed) while waiting, the job is cancelled.
+    """
+    import time
+
+    from dpviz import workers
+
+    job = workers.shared_pool().submit(_session_id(), fn, *args, **kwargs)
+    bar = st.progress(0.0, text=f"{label}…")
+    try:
+        while not job.done():
+            f = min(1.0, max(0.0, job.progress()))
+            bar.progress(f, text=f"{label}… {100 * f:.0f} %")
+            time.sleep(0.1)
+        return job.result()
+    finally:
+        if not job.done():  # the script was stopped while waiting: nobody will read this result
+            job.cancel()
+        bar.empty()
+
+
 def guarded(func) -> None:
     """Run a page body; show ValueError as st.error and anything else as a generic error box (no traceback)."""
+    from dpviz import workers
+
     try:
         func()
     except ValueError as exc:
         st.error(plain(str(exc)))
+    except workers.Busy as exc:  # the shared worker pool is full: say so and what to do
+        st.warning(plain(str(exc)))
+    except workers.Cancelled:
+        st.info("This run was stopped because a newer one replaced it. Press the button again to run it.")
     except Exception:  # noqa: BLE001 - never show a traceback to users
         if os.environ.get("DPVIZ_DEBUG"):  # developers: see the traceback in the terminal
             traceback.print_exc()

@@ -208,28 +208,54 @@ def _finite(obj):
 
 
 def _accountant(algorithm_id, plan, spec) -> tuple[float | None, str]:
-    """The tight numerical accountant's ε for the noise the chains used (where dpviz.accounting applies)."""
-    from dpviz import accounting
+    """The matched accountant's ε for the noise the chains used, with what it accounts; (None, why) where none.
 
-    cal, sigma, delta, n, T = plan["cal"], plan["sigma"], plan["delta"], plan["n"], plan["T"]
-    p = cal.extras.get("_params", {})
-    if not sigma or not delta or sigma <= 0:
-        return None, ""
+    The mechanism and its matched accountant come from :mod:`dpviz.privacy_lab` (the paper's own sampling and
+    replace-one neighbouring relation: RDP for one example / pair per step drawn without replacement, the exact
+    analytic Gaussian mechanism for full-batch steps and single releases).  DPGDC (Xue, Yang, Huai & Wang,
+    Algorithm 4), not in the lab, is one Gaussian release of sensitivity 4ηGT/n (Lemma 7): analytic Gaussian.
+    """
+    from dpviz import privacy_lab
+
+    if spec.noise == "none":
+        return None, "non-private (no noise): no accountant applies; its ε is infinite."
+    cal, sigma, delta = plan["cal"], plan["sigma"], plan["delta"]
+    if plan["laplace"] is not None or plan.get("epoch_laplace") or not delta:
+        return None, ("Laplace noise (δ = 0, pure ε-DP): the accountants here are for Gaussian noise, so none is "
+                      "shown.")
+    if not sigma or sigma <= 0:
+        return None, "σ = 0: no noise, so no finite ε."
+    p = {k: x for k, x in cal.extras.get("_params", {}).items() if x is not None}
     try:
-        if algorithm_id in ("dpsgd-rdp", "dpsgd-pl") and p.get("G"):
-            z = sigma / (2.0 * float(p["G"]))
-            return (accounting.epsilon_for(noise_multiplier=z, delta=delta, steps=T, sampling_prob=1.0 / n),
-                    f"RDP accountant: {T} steps of the subsampled Gaussian, q = 1/n, z = sigma/(2G) = {z:.4g} "
-                    "(replace-one sensitivity 2G; Poisson sampling as the model of uniform sampling)")
-        sens = cal.extras.get("Delta", cal.extras.get("sensitivity"))
-        if spec.noise == "output" and sens and plan["laplace"] is None:
-            z = sigma / float(sens)
-            return (accounting.epsilon_for(noise_multiplier=z, delta=delta, steps=1, accountant="pld"),
-                    f"PLD accountant: one Gaussian mechanism, z = sigma/Delta = {z:.4g} (Delta = the paper's "
-                    "sensitivity bound)")
-    except ValueError:
-        return None, ""
-    return None, ""
+        if algorithm_id == "dpgdc":
+            from dpviz.papers import xue_pairwise
+
+            sens = xue_pairwise.stability_lemma7(n=plan["n"], t=plan["T"], eta=plan["eta"], G=p["G"])
+            eps = privacy_lab._analytic_eps(float(sigma), sens, float(delta))
+            return eps, (f"matched, exact: analytic Gaussian mechanism (Balle & Wang 2018), one release of the average "
+                         f"iterate with sensitivity 4ηGT/n = {sens:.4g} (Xue, Yang, Huai & Wang, Lemma 7), at δ = "
+                         f"{delta:.3g}")
+        if algorithm_id not in privacy_lab.ALGORITHMS:
+            return None, f"no accountant of {algorithm_id}'s mechanism in dpviz."
+        mech = privacy_lab.mechanism(algorithm_id, **p)
+        acc = privacy_lab.accountants(mech)[0]  # the matched one
+        if mech.kind == "per-epoch" and cal.sigma_schedule:
+            sigma = float(cal.sigma_schedule[0])  # sigma_1 against the sensitivity 4 G eta_1 (every epoch: same ratio)
+        eps = privacy_lab.epsilon(mech, acc, float(sigma))
+        text = f"{acc.label}; z = σ/Δ = {float(sigma) / acc.sensitivity:.4g}, at δ = {mech.delta:.3g}"
+        contribution = mech.extras.get("contribution")
+        if mech.delta != mech.delta_total and not contribution:
+            text += (f" (the Gaussian part; the sensitivity bound fails with probability δ/2, total δ = "
+                     f"{mech.delta_total:.3g})")
+        if contribution:
+            text += " for the training noise (budget (ε₁, δ₁))"
+            e2 = contribution["eps_of_paper_sigma_c"]
+            eps = eps + e2
+            text += (f"; plus ε = {e2:.4g} of the influence-function contribution's noise σ_c at δ₂ = "
+                     f"{contribution['delta2']:.3g} (basic composition, total δ = {mech.delta + contribution['delta2']:.3g})")
+        return (float(eps) if math.isfinite(eps) else None), text
+    except (ValueError, KeyError) as exc:
+        return None, f"no accountant's ε for this setting: {exc}"
 
 
 def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, seed: int = 0,
@@ -239,7 +265,9 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
 
     ``params`` are those of :func:`dpviz.simulate.simulate` (``eps, delta, T, eta, R, sigma, noise_rule, n`` ...);
     ``sigma`` replaces the calibrated noise.  ``trials`` counts all trainings (>= 8, even).  Raises ValueError for
-    algorithms with matrix parameters or settings whose calibration is infeasible (run_infeasible to force).
+    settings whose calibration is infeasible (run_infeasible to force).  Vector outputs w are tested by <w, u>;
+    matrix outputs W (metric learning) by <W, u u^T> = u^T W u.  ``eps_accountant`` is the matched accountant's ε
+    of the noise used (:func:`_accountant`), with ``accountant_note`` saying what it accounts or why there is none.
     """
     t0 = time.perf_counter()
     trials = v.check_int("trials", trials, minimum=8)
@@ -263,9 +291,7 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
     plan = run.plan
     if not plan["run"]:
         raise ValueError(f"the calibration is infeasible, nothing to audit: {plan['cal'].reason}")
-    if run.outputs.ndim != 3:
-        raise ValueError("the audit projects vector outputs on the canary direction; metric learning (matrix "
-                         "parameters) is not supported.")
+    matrix = run.outputs.ndim == 4
     delta = plan["delta"] if plan["delta"] else 1.0 / n**2
     stats = {"output": run.outputs}
     if spec.noise in ("gradient", "none") and run.last is not None:
@@ -274,7 +300,11 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
             stats["average"] = run.average
         else:
             stats["last"] = run.last
-    projected = {k: np.einsum("srd,d->sr", a, u) for k, a in stats.items()}
+    if matrix:
+        # metric learning: <W, u u^T> = u^T W u, the metric's squared length of the canary direction
+        projected = {k: np.einsum("srij,i,j->sr", a, u, u) for k, a in stats.items()}
+    else:
+        projected = {k: np.einsum("srd,d->sr", a, u) for k, a in stats.items()}
     level = _level(level)
     # choose the statistic on the selection halves, evaluate it on the other halves
     half = (trials // 2) // 2
@@ -287,12 +317,16 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
              f"delta = {delta:.3g}; {CITATION}."]
     if private and params.get("sigma") is None:
         eps_claimed = plan["eps"]
-        if params.get("noise_rule") == "experiment":
+        if params.get("noise_rule") == "experiment" and plan["cal"].extras.get("sigma_unconstrained") is not None:
             notes.append("noise from the paper's experimental rule: the theorem's privacy conditions are not checked, "
                          "so eps_claimed is nominal.")
     elif private:
         notes.append("noise set by hand (sigma): no calibrated epsilon is claimed; see the accountant's epsilon.")
-    eps_acc, acc_note = _accountant(algorithm_id, plan, spec) if private else (None, "")
+    if matrix:
+        notes.append("matrix parameter (metric learning): the statistic is <W, u u^T> = u^T W u, the released "
+                     "metric's squared length of the canary direction u (the canary's pairs x_c - x_j point mostly "
+                     "along u, so their gradients (x_c - x_j)(x_c - x_j)^T push W along u u^T).")
+    eps_acc, acc_note = _accountant(algorithm_id, plan, spec)
     return AuditResult(
         algorithm=algorithm_id, eps_claimed=None if eps_claimed is None else float(eps_claimed),
         eps_lower=float(res["eps_lower"]), trials=trials, statistic=best, fpr=res["fpr"], fnr=res["fnr"],
@@ -303,19 +337,30 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
         samples={k: (p[0], p[1]) for k, p in projected.items()}, notes=notes)
 
 
+#: Xue, Yang, Huai & Wang's full-batch algorithms (their lemmas need a smooth loss and a small step)
+_XUE = ("dpgd-sc", "dpgd-c", "dpgdc", "dp-epoch-gd")
+
+
 def default_setting(algorithm_id: str, params=None, *, dataset: str | None = None, loss: str | None = None,
-                    data_seed: int = 0):
+                    data_seed: int = 0, n_data: int | None = None, matrix: bool = False):
     """The data set, loss and parameters the CLI and the Audit page use unless told otherwise.
 
     Pointwise algorithms: Wang, Lei, Ying & Zhou's synthetic least squares (wang-lownoise, Section 5.1; d = 10,
     label noise kappa = 0.1) with the least-squares loss; pairwise ones: two Gaussian classes with the AUC hinge loss.
-    Defaults: n = 100, T = n, eta = 0.1, R = 1, eps = 1 (private algorithms).
+    Defaults: n = 100, T = n, eta = 0.1, R = 1, eps = 1 (private algorithms).  Xue, Yang, Huai & Wang's
+    full-batch algorithms (xue-pairwise: dpgd-sc, dpgd-c, dpgdc, dp-epoch-gd) use the smooth AUC square loss
+    (L2-regularised with lambda = 1e-3 for DPGDSC, as in their Section 5) and, unless eta is given, the largest
+    step their sensitivity lemmas allow (2/(L + mu) for Lemma 1, 2/L for Lemma 7).  ``n_data`` (>= n) generates more
+    training rows than n (a stability sweep over n needs max(n) rows; the run uses the first n).  ``matrix=True``
+    (pairwise algorithms): metric learning with the logistic metric loss of Xue, Yang, Huai & Wang's Example 1
+    (L2-regularised with their lambda = 1e-2 for DPGDSC).
     """
     from dpviz import data as dmod
 
     if algorithm_id not in sim.SPECS:
         raise ValueError(f"unknown algorithm {algorithm_id!r}; the engine runs: {', '.join(sim.supported_algorithms())}")
     p = dict(params or {})
+    params_given = dict(p)
     pairs = sim.SPECS[algorithm_id].pairs
     n = v.check_n(p.get("n", 100))
     if n > 5000:
@@ -327,12 +372,44 @@ def default_setting(algorithm_id: str, params=None, *, dataset: str | None = Non
     if sim.SPECS[algorithm_id].noise != "none":
         p.setdefault("eps", 1.0)
     dataset = dataset or ("two-class" if pairs else "wang-least-squares")
+    xue = algorithm_id in _XUE
+    if matrix:
+        if not pairs:
+            raise ValueError(f"{algorithm_id} is pointwise; metric learning (a matrix parameter) needs a pairwise "
+                             "algorithm.")
+        if loss is not None:
+            raise ValueError("give either a loss or matrix=True (metric learning uses the metric-logistic loss).")
+        from dpviz.losses import L2_XUE, get_loss
+
+        loss = get_loss("metric-logistic", l2=L2_XUE["metric"]) if algorithm_id == "dpgd-sc" else "metric-logistic"
+    if loss is None and xue:
+        # Xue, Yang, Huai & Wang's lemmas need a smooth convex loss (Lemma 1 also a strongly convex one): the AUC
+        # square loss, L2-regularised for DPGDSC with the lambda of their experiments (Section 5)
+        from dpviz.losses import L2_XUE, get_loss
+
+        loss = get_loss("auc-square", l2=L2_XUE["auc"]) if algorithm_id == "dpgd-sc" else "auc-square"
+    if loss is None and algorithm_id == "pidp-sgd":
+        # PIDP-SGD's contribution sensitivity 2G/(n zeta) needs a Hessian bounded below (Kang, Li, Liu & Wang,
+        # Theorem 5 and Remark 5): an L2-regularised least squares, zeta = mu = 2 lambda = 0.1
+        from dpviz.losses import get_loss
+
+        loss = get_loss("least-squares", l2=0.05)
     loss = loss or ("auc-hinge" if pairs else "least-squares")
     kw = {"kappa": 0.1} if dataset.startswith("wang-") else {}
     if dataset not in dmod.DATASETS:
         raise ValueError(f"unknown data set {dataset!r}; choose one of {', '.join(dmod.DATASETS)}.")
-    ds = dmod.load_dataset(dataset, n=n, n_test=500, seed=data_seed, **kw) if dataset in (
+    rows = n if n_data is None else max(n, v.check_n(n_data))
+    if rows > 5000:
+        raise ValueError(f"n = {rows} is above the 5000 examples the lab generates; choose a smaller n.")
+    ds = dmod.load_dataset(dataset, n=rows, n_test=500, seed=data_seed, **kw) if dataset in (
         "wang-least-squares", "wang-logistic", "two-class", "clusters") else dmod.load_dataset(dataset)
     if n > ds.n:
         raise ValueError(f"n = {n} exceeds the {ds.n} training examples of {dataset!r}.")
+    if xue and "eta" not in params_given:
+        # the largest step the sensitivity lemma allows: 2/(L + mu) (Lemma 1), 2/L (Lemma 7)
+        lossobj, _ = sim._resolve_loss(loss)
+        if hasattr(lossobj, "constants"):
+            c = lossobj.constants(kappa=max(ds.x_bound, 1e-12), R=p["R"])
+            if c.get("L"):
+                p["eta"] = 2.0 / (c["L"] + (c.get("mu") or 0.0) if algorithm_id == "dpgd-sc" else c["L"])
     return ds, loss, p

@@ -8,12 +8,16 @@ from typing import Any
 import numpy as np
 
 __all__ = ["PAGE_ALGORITHMS", "STABILITY_ALGORITHMS", "SCHEMA", "DEFAULTS", "state_from_query", "encode",
-           "params_of", "statistic_figure", "distance_figure", "trace_figure"]
+           "params_of", "statistic_figure", "distance_figure", "trace_figure", "parse_values", "sweep_figure",
+           "VALUES_KEY", "OVER_LABELS"]
 
 #: Algorithms the page offers (vector parameters; they run with the lab's default data and loss).
 PAGE_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "dpsgd-rdp-pairwise", "pairwise-sgd-output", "sgd",
-                   "pairwise-sgd"]
-STABILITY_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "pairwise-sgd-output", "sgd", "pairwise-sgd"]
+                   "pairwise-sgd", "pidp-sgd", "dpgd-sc", "dpgd-c", "dpgdc", "dp-epoch-gd"]
+#: pairwise algorithms: the audit can also run them on metric learning (a matrix parameter W)
+PAIRWISE = ["dpsgd-rdp-pairwise", "pairwise-sgd-output", "pairwise-sgd", "dpgd-sc", "dpgd-c", "dpgdc", "dp-epoch-gd"]
+STABILITY_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "pairwise-sgd-output", "sgd", "pairwise-sgd",
+                        "dpgd-sc", "dpgdc", "dp-epoch-gd", "dpgd-c"]
 NOISE = ["calibrated", "experiment", "custom"]
 
 #: name -> (kind, default, (lo, hi) or options)
@@ -30,7 +34,16 @@ SCHEMA: dict[str, tuple[str, Any, Any]] = {
     "aud_reps": ("int", 200, (2, 100_000)),
     "aud_seed": ("int", 0, (0, 2**31 - 1)),
     "aud_nb": ("choice", "random", ["random", "adversarial"]),
+    "aud_param": ("choice", "vector", ["vector", "matrix"]),
+    # stability along t (the default) or over a grid of n, eta or the loss's Hölder exponent alpha
+    "aud_over": ("choice", "t", ["t", "n", "eta", "alpha"]),
+    "aud_vn": ("list", "50,100,200,400", ("int", 10, 5000)),
+    "aud_veta": ("list", "0.02,0.05,0.1,0.2", ("float", 1e-6, 10.0)),
+    "aud_valpha": ("list", "0.25,0.5,0.75,1", ("float", 1e-6, 1.0)),
 }
+#: the list parameter holding the grid of each sweep
+VALUES_KEY = {"n": "aud_vn", "eta": "aud_veta", "alpha": "aud_valpha"}
+OVER_LABELS = {"t": "along t", "n": "over n", "eta": "over η", "alpha": "over α (Hölder exponent)"}
 DEFAULTS = {k: spec[1] for k, spec in SCHEMA.items()}
 
 
@@ -39,6 +52,8 @@ def validate(name: str, raw) -> Any:
     if name not in SCHEMA:
         raise ValueError(f"unknown parameter {str(name)[:30]!r}")
     kind, _, rng = SCHEMA[name]
+    if kind == "list":
+        return ",".join(_fmt(x) for x in parse_values(name, raw))
     text = str(raw).strip()[:40]
     if kind == "choice":
         if text not in rng:
@@ -55,6 +70,35 @@ def validate(name: str, raw) -> Any:
             raise ValueError(f"{name} must be a whole number, got {text!r}")
         return int(x)
     return x
+
+
+def _fmt(x) -> str:
+    return str(x) if isinstance(x, int) else f"{x:g}"
+
+
+def parse_values(name: str, raw) -> list:
+    """The numbers of list parameter ``name`` (comma- or space-separated text, 1 to 12 distinct values in its range,
+    sorted); ValueError with a readable message otherwise."""
+    kind, lo, hi = SCHEMA[name][2]
+    text = str(raw)[:200]
+    parts = [t for t in text.replace(";", ",").replace(" ", ",").split(",") if t.strip()]
+    what = {"aud_vn": "values of n", "aud_veta": "values of η", "aud_valpha": "values of α"}.get(name, name)
+    if not parts or len(parts) > 12:
+        raise ValueError(f"{what}: give 1 to 12 comma-separated numbers")
+    out = []
+    for t in parts:
+        try:
+            x = float(t)
+        except ValueError:
+            raise ValueError(f"{what}: {t.strip()[:20]!r} is not a number") from None
+        if not math.isfinite(x) or not lo <= x <= hi:
+            raise ValueError(f"{what}: every value must lie in [{lo:g}, {hi:g}], got {t.strip()[:20]!r}")
+        if kind == "int":
+            if x != int(x):
+                raise ValueError(f"{what}: {x:g} is not a whole number")
+            x = int(x)
+        out.append(x)
+    return sorted(set(out))
 
 
 def state_from_query(query: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
@@ -74,7 +118,14 @@ def encode(state: dict[str, Any]) -> dict[str, str]:
     """Link parameters for the entries that differ from the defaults."""
     out = {}
     for k, val in state.items():
-        if k in SCHEMA and val != DEFAULTS[k]:
+        if k in SCHEMA and SCHEMA[k][0] == "list":
+            try:
+                val = validate(k, val)  # normalised (sorted, distinct); a list being typed that is invalid: skipped
+            except ValueError:
+                continue
+            if val != validate(k, DEFAULTS[k]):
+                out[k] = val
+        elif k in SCHEMA and val != DEFAULTS[k]:
             out[k] = repr(float(val)) if SCHEMA[k][0] == "float" else str(val)
     return out
 
@@ -89,16 +140,18 @@ def params_of(state: dict[str, Any]) -> dict[str, Any]:
     return p
 
 
-def statistic_figure(on_d, on_d2, threshold: float, name: str):
-    """Histograms of the test statistic on D and on D' with the chosen threshold."""
+def statistic_figure(on_d, on_d2, threshold: float, name: str, matrix: bool = False):
+    """Histograms of the test statistic on D and on D' with the chosen threshold (<w, u>, or u^T W u for a matrix)."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
     fig.add_trace(go.Histogram(x=np.asarray(on_d), name="trained on D", opacity=0.6, nbinsx=60))
     fig.add_trace(go.Histogram(x=np.asarray(on_d2), name="trained on D' (with canary)", opacity=0.6, nbinsx=60))
     fig.add_vline(x=threshold, line_dash="dash", annotation_text="threshold")
-    fig.update_layout(barmode="overlay", title=f"Test statistic: projection of the {name} on the canary direction",
-                      xaxis_title="<w, u>", yaxis_title="trials")
+    title = (f"Test statistic: u^T W u of the {name} (metric along the canary direction)" if matrix
+             else f"Test statistic: projection of the {name} on the canary direction")
+    fig.update_layout(barmode="overlay", title=title, xaxis_title="u^T W u" if matrix else "<w, u>",
+                      yaxis_title="trials")
     return fig
 
 
@@ -107,6 +160,17 @@ def distance_figure(distances, bound: float, what: str):
     import plotly.graph_objects as go
 
     d = np.asarray(distances)
+    if d.size and float(np.ptp(d)) <= 1e-9 * float(np.max(np.abs(d))):
+        # every repetition gave the same distance (a deterministic path): the value beside the bound, log scale
+        x = [float(d[0])] + ([float(bound)] if math.isfinite(bound) else [])
+        fig = go.Figure(go.Scatter(x=x, y=["distance"] * len(x), mode="markers+text", marker={"size": 14,
+                                   "color": ["#1f77b4", "red"][:len(x)]},
+                                   text=[f"measured {x[0]:.4g}"] + ([f"bound {bound:.4g}"] if len(x) > 1 else []),
+                                   textposition="top center", showlegend=False))
+        positive = [v for v in x if v > 0]
+        fig.update_layout(title=f"Measured {what} (the same in every repetition) and the bound", xaxis_title=what,
+                          xaxis_type="log" if len(positive) == len(x) else None, height=300)
+        return fig
     fig = go.Figure(go.Histogram(x=d, nbinsx=50, name="measured"))
     if math.isfinite(bound):
         fig.add_vline(x=bound, line_dash="dash", line_color="red", annotation_text="bound")
@@ -115,15 +179,70 @@ def distance_figure(distances, bound: float, what: str):
     return fig
 
 
-def trace_figure(t, qmax, q50, bound=None):
-    """||w_t − w'_t|| along t (max and median over repetitions), with eq. (3) of Yang et al. where it applies."""
+def trace_figure(t, qmax, q50, bound=None, label="Yang et al. Theorem 1, eq. (3)"):
+    """||w_t − w'_t|| along t (max and median over repetitions), with the paper's bound along t where there is one
+    (``label``: Yang et al. eq. (3); Xue et al. Lemma 1's eq. (4) unrolled or Lemma 7's eq. (7))."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=t, y=qmax, name="max over repetitions"))
     fig.add_trace(go.Scatter(x=t, y=q50, name="median"))
     if bound is not None:
-        fig.add_trace(go.Scatter(x=t, y=bound, name="Yang et al. Theorem 1, eq. (3)", line={"dash": "dash"}))
+        fig.add_trace(go.Scatter(x=t, y=bound, name=label, line={"dash": "dash"}))
     fig.update_layout(title="Distance of the coupled iterates ||w_t − w'_t|| along t", xaxis_title="t",
                       yaxis_title="distance", yaxis_type="log")
     return fig
+
+
+def sweep_figure(rows, over: str, quantity: str):
+    """Measured distance (max, q95, median over repetitions) and the theorem's bound at every grid value, log scale;
+    the ratio bound / measured max on a second axis."""
+    import plotly.graph_objects as go
+
+    x = [r["value"] for r in rows]
+    name = {"n": "n", "eta": "η", "alpha": "α"}[over]
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=x, y=[r["bound"] for r in rows], name="bound", mode="lines+markers",
+                             line={"dash": "dash", "color": "red"}))
+    fig.add_trace(go.Scatter(x=x, y=[r["max"] for r in rows], name="measured max", mode="lines+markers",
+                             line={"color": "#1f77b4"}))
+    fig.add_trace(go.Scatter(x=x, y=[r["q95"] for r in rows], name="measured q95", mode="lines+markers",
+                             line={"color": "#2ca02c"}))
+    fig.add_trace(go.Scatter(x=x, y=[r["q50"] if r["q50"] > 0 else None for r in rows],
+                             name="measured median", mode="lines+markers", line={"color": "#9467bd"}))
+    fig.add_trace(go.Scatter(x=x, y=[r["ratio"] for r in rows], name="bound / measured max", yaxis="y2",
+                             mode="lines+markers", line={"dash": "dot", "color": "gray"}))
+    what = "gradient sensitivity" if quantity == "gradient" else f"distance of the {quantity} outputs"
+    ratios = [r["ratio"] for r in rows if r["ratio"] is not None and math.isfinite(r["ratio"]) and r["ratio"] > 0]
+    wide = bool(ratios) and max(ratios) / min(ratios) > 10
+    fig.update_layout(title=f"Measured {what} and the bound over {name}",
+                      yaxis={"title": "distance", "type": "log"},
+                      yaxis2={"title": "bound / measured", "overlaying": "y", "side": "right",
+                              "type": "log" if wide else "linear", "showgrid": False, "rangemode": "tozero"},
+                      xaxis={"title": name, "type": "log" if over in ("n", "eta") else "linear",
+                             "tickvals": x, "ticktext": [f"{v:g}" for v in x]}, legend={"orientation": "h", "y": -0.2})
+    return fig
+
+
+def compute(state: dict, *, progress=None):
+    """The Audit page's result for a page state: a stability sweep, an audit or a stability run.
+
+    A module-level function of a plain dict, so that the page can run it in the shared worker pool
+    (:mod:`dpviz.workers`); ``progress`` receives the fraction done.
+    """
+    from dpviz import audit as aud, stability as stab
+
+    over = state["aud_over"] if state["aud_mode"] == "stability" else "t"
+    values = parse_values(VALUES_KEY[over], state[VALUES_KEY[over]]) if over != "t" else None
+    matrix = state["aud_mode"] == "audit" and state["aud_alg"] in PAIRWISE and state["aud_param"] == "matrix"
+    ds, loss, params = aud.default_setting(state["aud_alg"], params_of(state),
+                                           n_data=max(values) if over == "n" else None, matrix=matrix)
+    if over != "t":
+        return stab.stability_sweep(state["aud_alg"], ds, loss, over=over, values=values, params=params,
+                                    reps=state["aud_reps"], seed=state["aud_seed"], neighbour=state["aud_nb"],
+                                    progress=progress)
+    if state["aud_mode"] == "audit":
+        return aud.audit(state["aud_alg"], ds, loss, params=params, trials=state["aud_trials"],
+                         seed=state["aud_seed"], progress=progress)
+    return stab.stability(state["aud_alg"], ds, loss, params=params, reps=state["aud_reps"],
+                          seed=state["aud_seed"], neighbour=state["aud_nb"], progress=progress)

@@ -46,6 +46,10 @@ from typing import Any, Callable, Literal
 
 __all__ = [
     "ASSUMPTIONS",
+    "GUARANTEES",
+    "GUARANTEES_SHORT",
+    "Risk",
+    "risk_comparison",
     "Paper",
     "Algorithm",
     "Calibration",
@@ -81,6 +85,108 @@ ASSUMPTIONS: dict[str, str] = {
     "nonnegative": "the loss is non-negative",
     "pairwise": "the loss depends on pairs of examples",
 }
+
+#: Guarantee types of a bound: key -> how it is said on screen.
+GUARANTEES: dict[str, str] = {
+    "expectation": "in expectation",
+    "high-probability": "with probability 1 − γ",
+    "deterministic": "deterministic (no probability involved)",
+}
+
+#: Short forms of :data:`GUARANTEES` for plot legends.
+GUARANTEES_SHORT: dict[str, str] = {"expectation": "in expectation", "high-probability": "w.p. 1 − γ",
+                                    "deterministic": "deterministic"}
+
+
+class Risk(str):
+    """What a theorem bounds, as a structured value: the ``quantity`` (e.g. "excess population risk", "excess
+    empirical risk (optimality gap)", "uniform argument stability"), the ``guarantee`` type (a key of
+    :data:`GUARANTEES`: ``"expectation"``, ``"high-probability"`` (with probability 1 − γ) or ``"deterministic"``)
+    and an optional ``detail`` (the loss or the exact expression).
+
+    It *is* its display text (a ``str`` subclass: "excess population risk, in expectation; pairwise loss"), so it
+    prints, compares and serialises like the plain strings it replaces.  Bounds on different *quantities* must not
+    share an axis unmarked; bounds on the same quantity with different guarantee types are comparable in scale but are
+    different statements (a high-probability bound usually carries a log(1/γ) factor).
+    """
+
+    quantity: str
+    guarantee: str
+    detail: str
+
+    def __new__(cls, quantity: str, guarantee: str = "expectation", detail: str = "") -> "Risk":
+        if not isinstance(quantity, str) or not quantity.strip():
+            raise ValueError("a risk needs a non-empty quantity, e.g. 'excess population risk'.")
+        if guarantee not in GUARANTEES:
+            raise ValueError(f"guarantee must be one of {', '.join(GUARANTEES)}, got {guarantee!r}.")
+        text = f"{quantity}, {GUARANTEES[guarantee]}" + (f"; {detail}" if detail else "")
+        obj = super().__new__(cls, text)
+        obj.quantity, obj.guarantee, obj.detail = quantity, guarantee, detail
+        return obj
+
+    def __reduce__(self):
+        return (Risk, (self.quantity, self.guarantee, self.detail))
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __copy__(self):
+        return self
+
+    @property
+    def guarantee_text(self) -> str:
+        return GUARANTEES[self.guarantee]
+
+    def as_dict(self) -> dict[str, str]:
+        return {"quantity": self.quantity, "guarantee": self.guarantee, "detail": self.detail}
+
+    @classmethod
+    def parse(cls, text) -> "Risk":
+        """A :class:`Risk` from a free-text description (for entries written before risks were structured): "with
+        probability" / "high probability" -> ``"high-probability"``, "(not a risk)" -> ``"deterministic"``, else
+        ``"expectation"``; a leading "expected " and those phrases are dropped from the quantity."""
+        if isinstance(text, Risk):
+            return text
+        if not isinstance(text, str) or not text.strip():
+            raise ValueError(f"a theorem's risk must be a Risk or a non-empty string, got {text!r}.")
+        import re
+
+        low = text.lower()
+        if "with probability" in low or "high probability" in low:
+            guarantee = "high-probability"
+        elif "not a risk" in low:
+            guarantee = "deterministic"
+        else:
+            guarantee = "expectation"
+        quantity = re.sub(r"[\s,;]*\(?\s*with (high )?probability( 1 ?[-−] ?(gamma|γ))?\s*\)?", "", text,
+                          flags=re.I).strip(" ,;")
+        quantity = re.sub(r"^expected\s+", "", quantity, flags=re.I)
+        if quantity.count("(") > quantity.count(")"):
+            quantity += ")"
+        return cls(quantity or text, guarantee)
+
+
+def risk_comparison(risks) -> list[tuple[str, str]]:
+    """What to say about bounds drawn on one axis, given their risks (:class:`Risk` or legacy strings).
+
+    Returns ``(level, message)`` pairs: level ``"flag"`` when the bounds are on different *quantities* (not the
+    same number: never compare them unmarked), ``"note"`` when one quantity is bounded with different guarantee types
+    (in expectation / with probability 1 − γ / deterministic: comparable in scale, different statements).  Empty when
+    all risks agree."""
+    risks = [Risk.parse(r) for r in risks]
+    quantities = sorted({r.quantity for r in risks})
+    guarantees = [g for g in GUARANTEES if g in {r.guarantee for r in risks}]
+    out = []
+    if len(quantities) > 1:
+        out.append(("flag", "Different quantities on one axis (in brackets in the legend): " + "; ".join(quantities)
+                    + ". Their curves share an axis but do not bound the same number."))
+    if len(guarantees) > 1:
+        out.append(("note", "Different kinds of guarantee on one axis: "
+                    + " vs ".join(GUARANTEES[g] for g in guarantees)
+                    + ". On the same quantity these are comparable in scale but are different statements (a bound "
+                      "with probability 1 − γ usually carries a log(1/γ) factor that a bound in expectation does not)."))
+    return out
+
 
 Setting = Literal["pointwise", "pairwise"]
 Perturbation = Literal["gradient", "output", "objective", "none"]
@@ -185,7 +291,7 @@ class BoundResult:
     explicit: bool = False
     notes: list[str] = field(default_factory=list)
     extras: dict[str, Any] = field(default_factory=dict)
-    risk: str = ""  # which risk the bound controls (set by :func:`bound` from ``Theorem.risk``)
+    risk: str = ""  # which risk the bound controls: the theorem's :class:`Risk` (set by :func:`bound`)
 
     @property
     def form(self) -> str:
@@ -223,7 +329,8 @@ class BoundResult:
                 "gradient_complexity": self.gradient_complexity,
                 "explicit": self.explicit,
                 "form": self.form,
-                "risk": self.risk,
+                "risk": str(self.risk),
+                **_risk_fields(self.risk),
                 "notes": list(self.notes),
                 "extras": self.extras,
             }
@@ -265,9 +372,11 @@ class Theorem:
 
     ``form`` says what ``bound`` is: ``"rate"`` (the paper's O(·) with constants and log factors dropped or set to
     ``c``) or ``"explicit"`` (constants and logarithms as in the paper); ``explicit_bound`` is always explicit.
-    Compare rate with rate and explicit with explicit only.  ``risk`` names the quantity bounded (excess population
-    risk, excess empirical risk / optimality gap, AUC risk, a stability or privacy quantity, ...): never put bounds on
-    different risks on one axis without saying so.
+    Compare rate with rate and explicit with explicit only.  ``risk`` is a :class:`Risk`: the quantity bounded
+    (excess population risk, excess empirical risk / optimality gap, a stability or privacy quantity, ...) and the
+    guarantee type (in expectation, with probability 1 − γ, deterministic).  Never put bounds on different
+    quantities on one axis without saying so; the same quantity with different guarantee types is noted, not
+    flagged.  A plain string is accepted and read by :meth:`Risk.parse`.
     """
 
     id: str
@@ -281,8 +390,12 @@ class Theorem:
     explicit_bound: Callable[..., BoundResult] | None = None
     discrepancy: str = ""
     notes: tuple[str, ...] = ()
-    risk: str = "excess population risk"  # what the bound controls
+    risk: Risk = Risk("excess population risk", "expectation")  # what the bound controls
     form: Literal["rate", "explicit"] = "rate"  # what ``bound`` returns
+
+    def __post_init__(self):
+        if not isinstance(self.risk, Risk):
+            object.__setattr__(self, "risk", Risk.parse(self.risk))
 
     @property
     def forms(self) -> list[str]:
@@ -299,7 +412,8 @@ class Theorem:
             "theorem": self.number,
             "algorithm": self.algorithm,
             "assumptions": list(self.assumptions),
-            "risk": self.risk,
+            "risk": str(self.risk),
+            **_risk_fields(self.risk),
             "form": self.form,
             "forms": self.forms,
         }
@@ -548,6 +662,14 @@ def bound(theorem_id: str, explicit: bool = False, **params) -> BoundResult:
     if not res.risk:
         res.risk = thm.risk
     return res
+
+
+def _risk_fields(risk) -> dict[str, str]:
+    """``risk_quantity`` and ``risk_guarantee`` of a (possibly legacy string) risk, for the JSON outputs."""
+    if not risk:
+        return {"risk_quantity": "", "risk_guarantee": ""}
+    r = Risk.parse(risk)
+    return {"risk_quantity": r.quantity, "risk_guarantee": r.guarantee}
 
 
 def _finite_or_none(x: Any) -> Any:

@@ -209,8 +209,11 @@ def _print_calibration(cal: catalog.Calibration) -> None:
 
 def _print_bound(res: catalog.BoundResult) -> None:
     print(f"theorem: {res.theorem}")
-    print(f"bounds:  {res.risk} ({res.form}: "
-          + ("constants and logs as in the paper)" if res.form == "explicit" else "constants dropped)"))
+    risk = catalog.Risk.parse(res.risk) if res.risk else None
+    if risk is not None:
+        print(f"bounds:  {risk.quantity} ({res.form}: "
+              + ("constants and logs as in the paper)" if res.form == "explicit" else "constants dropped)"))
+        print(f"guarantee: {risk.guarantee_text}" + (f"; {risk.detail}" if risk.detail else ""))
     for t in res.terms:
         print(f"  {t.name:<16} {t.value:.6g}   (n^{t.n_exp:g} eps^{t.eps_exp:g})")
     print(f"  {'total':<16} {res.total:.6g}")
@@ -245,15 +248,16 @@ def _run(argv: Sequence[str] | None) -> int:
         return 0
     if cmd == "theorems":
         rows = [
-            {"id": t.id, "paper": t.paper.cite(), "theorem": t.number, "algorithm": t.algorithm, "risk": t.risk,
-             "form": t.form, "forms": t.forms}
+            {"id": t.id, "paper": t.paper.cite(), "theorem": t.number, "algorithm": t.algorithm, "risk": str(t.risk),
+             "risk_quantity": t.risk.quantity, "risk_guarantee": t.risk.guarantee, "form": t.form, "forms": t.forms}
             for t in catalog.theorems()
         ]
         if args.json:
             print(json.dumps(rows, indent=2))
         else:
             for r in rows:
-                print(f"{r['id']:<28} {r['paper']}, {r['theorem']}  [{r['algorithm']}]")
+                print(f"{r['id']:<28} {r['paper']}, {r['theorem']}  [{r['algorithm']}]  bounds: {r['risk_quantity']} "
+                      f"({catalog.GUARANTEES[r['risk_guarantee']]})")
         return 0
     if cmd == "tables":
         params = _collect_params(args)

@@ -254,17 +254,21 @@ def mechanism(algorithm_id: str, **params) -> Mechanism:
                      f"(ε₂, δ₂) (see the contribution check).")
             rounds = int(ex["rounds"])
             sens_c = float(ex["sensitivity_c"])
-            sig_c = float(ex["sigma_c"])
+            # the paper's sigma_c is the printed one (Theorem 5); the calibration releases the private one by default
+            sig_c = float(ex.get("sigma_c_paper", ex["sigma_c"]))
+            released_c = float(ex["sigma_c"])
             e2, d2 = float(ex["eps2"]), float(ex["delta2"])
             need_c = gaussian.sigma_for(e2, d2, math.sqrt(rounds) * sens_c, rtol=1e-9)
             buys_c = _analytic_eps(sig_c, math.sqrt(rounds) * sens_c, d2)
             contribution = {"rounds": rounds, "sensitivity": sens_c, "paper_sigma_c": sig_c, "eps2": e2,
-                            "delta2": d2, "sigma_c_for_eps2": need_c, "eps_of_paper_sigma_c": buys_c}
+                            "delta2": d2, "sigma_c_for_eps2": need_c, "eps_of_paper_sigma_c": buys_c,
+                            "released_sigma_c": released_c, "sigma_rule": ex.get("sigma_rule", "printed")}
             notes.append(
                 f"Contribution noise: R = {rounds} Gaussian releases of sensitivity 2G/(nζ) = {sens_c:.4g} compose "
                 f"exactly into one with sensitivity √R·Δ (analytic Gaussian mechanism): the paper's σ_c = "
                 f"{sig_c:.4g} buys ε = {buys_c:.4g} at δ₂ = {d2:.3g} (target ε₂ = {e2:.4g}); σ_c = {need_c:.4g} "
-                "would suffice.")
+                f"would suffice (the calibration releases σ_c = {released_c:.4g}, "
+                + ("the private one)." if ex.get("sigma_rule", "private") == "private" else "as printed)."))
         else:
             contribution = None
         mech = Mechanism(alg.id, alg.name, paper, "sgd", desc, n, T, 1, 2.0 * G, G, e1, d1, eps, delta,

@@ -56,6 +56,8 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "show_map": ("bool", False, None),
     # Bounds: rates or explicit constants on the totals plots
     "bound_kind": ("str", "rate", None),
+    # Bounds: F(w*), the population risk of the best model, for explicit bounds of general (not low-noise) parts
+    "Fstar": ("float", 0.1, (0.0, 1e12)),
     # Simulate: typed grids, several label-noise values, the plotted quantity
     "eps_grid": ("list", [], None),
     "n_grid": ("list", [], None),

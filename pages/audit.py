@@ -3,7 +3,6 @@
 import streamlit as st
 
 import dpviz_ui as ui
-from dpviz import audit as aud
 from dpviz import audit_page as ap
 from dpviz import stability as stab
 
@@ -48,18 +47,48 @@ if mode == "audit":
 else:
     c[4].number_input("repetitions", min_value=2, max_value=100_000, step=100, key="aud_reps")
 c[5].number_input("seed", min_value=0, max_value=2**31 - 1, key="aud_seed")
+if mode == "audit" and alg in ap.PAIRWISE:
+    st.radio("Parameter", ["vector", "matrix"], key="aud_param", horizontal=True,
+             format_func=lambda x: {"vector": "vector w (AUC maximisation)",
+                                    "matrix": "matrix W (metric learning)"}[x],
+             help="matrix: metric learning with the logistic metric loss of Xue, Yang, Huai & Wang (Example 1); "
+                  "the statistic is u^T W u, the released metric along the canary direction u")
 if noise == "custom":
     st.number_input("σ (noise standard deviation)", min_value=0.0, max_value=1e6, format="%.4g", key="aud_sigma")
+values_error = None
 if mode == "stability":
-    st.radio("Neighbour S′", ["random", "adversarial"], key="aud_nb", horizontal=True,
+    s1, s2, s3 = st.columns([2, 3, 3])
+    s1.radio("Neighbour S′", ["random", "adversarial"], key="aud_nb", horizontal=True,
              help="random: a uniformly chosen example replaced by a fresh one; adversarial: the largest example "
                   "replaced by its reflection −x")
+    over = s2.radio("Stability", list(ap.OVER_LABELS), key="aud_over", horizontal=True,
+                    format_func=ap.OVER_LABELS.get,
+                    help="along t: one setting, the distance at every step; over n / η / α: the final distance at "
+                         "every value of a grid, beside the theorem's bound there (α: the q-norm loss with "
+                         "q = 1 + α, whose gradient is α-Hölder)")
+    if over != "t":
+        vkey = ap.VALUES_KEY[over]
+        s3.text_input({"n": "values of n", "eta": "values of η", "alpha": "values of α"}[over], key=vkey,
+                      help="1 to 12 comma-separated values; all run coupled (same indices and noise), n and η "
+                           "in one vectorised batch")
+        try:
+            ap.validate(vkey, st.session_state[vkey])
+        except ValueError as exc:
+            values_error = str(exc)
 
 state = {k: st.session_state[k] for k in ap.SCHEMA}
+# a grid being typed that is not valid yet keeps its last valid value in the link
+kept = {}
+for k in ap.VALUES_KEY.values():
+    try:
+        ap.validate(k, state[k])
+    except ValueError:
+        if k in st.query_params:
+            kept[k] = st.query_params[k]
 for k in list(st.query_params.keys()):
     if str(k).startswith("aud_"):
         del st.query_params[k]
-for k, val in ap.encode(state).items():
+for k, val in {**ap.encode(state), **kept}.items():
     st.query_params[k] = val
 
 
@@ -68,24 +97,44 @@ def _compute(state):
     memo = st.session_state.setdefault("_aud_memo", {})
     if key in memo:
         return memo[key]
-    bar = st.progress(0.0, text="running…")
-    ds, loss, params = aud.default_setting(state["aud_alg"], ap.params_of(state))
-    prog = lambda f: bar.progress(min(1.0, max(0.0, f)), text=f"running… {100 * f:.0f} %")  # noqa: E731
-    if state["aud_mode"] == "audit":
-        res = aud.audit(state["aud_alg"], ds, loss, params=params, trials=state["aud_trials"],
-                        seed=state["aud_seed"], progress=prog)
-    else:
-        res = stab.stability(state["aud_alg"], ds, loss, params=params, reps=state["aud_reps"],
-                             seed=state["aud_seed"], neighbour=state["aud_nb"], progress=prog)
-    bar.empty()
+    # in the shared worker pool: a long audit does not slow other users' pages (dpviz.workers)
+    res = ui.run_job(ap.compute, dict(state), label="running")
     memo.clear()  # keep one result per session
     memo[key] = res
     return res
 
 
+def _sweep_view(res):
+    name = {"n": "n", "eta": "η", "alpha": "α"}[res.over]
+    kind = "deterministic bound" if res.deterministic else f"holds with probability {1 - res.gamma:.0%}"
+    worst = min(r["ratio"] for r in res.rows)
+    m = st.columns(3)
+    m[0].metric("grid values", len(res.rows))
+    m[1].metric("smallest bound / measured", ui.fmt(worst))
+    m[2].metric("repetitions above the bound", f"{max(r['exceed_fraction'] for r in res.rows):.1%}")
+    st.write(f"**Sweep over {name}**: {', '.join(ui.fmt(x) for x in res.values)}; **{res.theorem}** ({kind}); "
+             f"{res.reps} repetitions per value in **{res.seconds:.2f} s**; loss {res.loss}."
+             + (" The n above is not used: every grid value is a sample size (T stays as set)." if res.over == "n"
+                else ""))
+    table = [{name: r["value"], "n": r["n"], "T": r["T"], "η": r["eta"], "α": r["alpha"], "bound": r["bound"],
+              "max": r["max"], "q50": r["q50"], "q95": r["q95"], "q99": r["q99"],
+              f"q{100 * (1 - res.gamma):g}": r["level_quantile"], "bound / max": r["ratio"],
+              "above bound": r["exceed_fraction"], "last iterate max": r["last_max"], "average max": r["average_max"]}
+             for r in res.rows]
+    st.dataframe(table, hide_index=True)
+    for note in res.notes:
+        st.caption(note)
+    ui.show_figure(ap.sweep_figure(res.rows, res.over, res.quantity), "stability_sweep")
+
+
 def body():
+    if values_error:
+        st.error(values_error)
+        return
     res = _compute(state)
-    if state["aud_mode"] == "audit":
+    if isinstance(res, stab.SweepResult):
+        _sweep_view(res)
+    elif state["aud_mode"] == "audit":
         m = st.columns(4)
         m[0].metric("ε lower bound (95 %)", ui.fmt(res.eps_lower))
         m[1].metric("ε claimed", ui.fmt(res.eps_claimed))
@@ -98,11 +147,13 @@ def body():
         if res.eps_claimed is not None and res.eps_lower > res.eps_claimed:
             st.error("The audit certifies more privacy loss than claimed: the claim (or the implementation) is wrong.")
         if res.accountant_note:
-            st.caption(res.accountant_note)
+            st.caption("Accountant: " + res.accountant_note)
         for note in res.notes:
             st.caption(note)
         on_d, on_d2 = res.samples[res.statistic]
-        ui.show_figure(ap.statistic_figure(on_d, on_d2, res.threshold, res.statistic), "audit_statistic")
+        ui.show_figure(ap.statistic_figure(on_d, on_d2, res.threshold, res.statistic,
+                                           matrix=any("matrix parameter" in note for note in res.notes)),
+                       "audit_statistic")
     else:
         m = st.columns(4)
         m[0].metric("bound", ui.fmt(res.bound))
@@ -110,8 +161,10 @@ def body():
         m[2].metric(f"measured {1 - res.gamma:.0%} quantile", ui.fmt(res.empirical_level))
         m[3].metric("bound / measured", ui.fmt(res.ratio))
         kind = "deterministic bound" if res.deterministic else f"holds with probability {1 - res.gamma:.0%}"
-        st.write(f"**{res.theorem}** ({kind}) bounds the {res.quantity} "
-                 f"{'sensitivity' if res.quantity == 'gradient' else 'distance of the outputs'}; "
+        what = {"gradient": "gradient sensitivity", "average": "distance of the averaged outputs",
+                "last": "distance of the last iterates",
+                "output": "distance of the released outputs (same noise on both sides)"}[res.quantity]
+        st.write(f"**{res.theorem}** ({kind}) bounds the {what}; "
                  f"{res.reps} repetitions in **{res.seconds:.2f} s**; quantiles q50 = {ui.fmt(res.empirical['q50'])}, "
                  f"q95 = {ui.fmt(res.empirical['q95'])}, q99 = {ui.fmt(res.empirical['q99'])}; above the bound: "
                  f"{res.exceed_fraction:.1%} of repetitions.")
@@ -126,8 +179,8 @@ def body():
             st.caption(note)
         ui.show_figure(ap.distance_figure(res.distances[res.quantity], res.bound, res.quantity), "stability_hist")
         if res.trace_max is not None and len(res.trace_max):
-            ui.show_figure(ap.trace_figure(res.trace_t, res.trace_max, res.trace_q50, res.trace_bound),
-                           "stability_trace")
+            ui.show_figure(ap.trace_figure(res.trace_t, res.trace_max, res.trace_q50, res.trace_bound,
+                                           stab.TRACE_LABEL.get(res.algorithm, "bound")), "stability_trace")
 
 
 ui.guarded(body)

@@ -27,6 +27,13 @@ def _plot_fn(thm, kind: str):
     return None
 
 
+def explicit_at_schedule(thm, p: dict) -> dict:
+    """The parameters for ``thm``: the sidebar's T and η only when the theorem's main bound takes them, so that an
+    explicit-constant bound runs at the theorem's own schedule, like its rate (not at the sidebar's T, η)."""
+    main = set(catalog.parameters_of(thm.bound))
+    return {k: val for k, val in p.items() if k not in ("T", "eta") or k in main}
+
+
 def body() -> None:
     st.title("Risk bounds")
     thms = catalog.theorems()
@@ -34,8 +41,9 @@ def body() -> None:
     ids = [t.id for t in thms]
     labels = {t.id: f"{t.paper.short} — {t.number}" for t in thms}
     chosen = ui.view_multiselect("Theorems", "theorems", ids, fallback=ids[:1], format_func=labels.get,
-                                 help="Each theorem bounds one risk of one algorithm (shown under its name): excess "
-                                      "population risk, empirical risk, a stability quantity …")
+                                 help="Each theorem bounds one quantity of one algorithm (shown under its name): excess "
+                                      "population risk, excess empirical risk, a stability quantity …, either in "
+                                      "expectation or with probability 1 − γ.")
     sweep = ui.view_choice("Sweep over", "sweep", ["n", "eps"], widget=st.radio, horizontal=True,
                            format_func={"n": "sample size n", "eps": "privacy budget ε (smaller = more private)"}.get,
                            help="x-axis of the terms plots; the totals are drawn against both n and ε.")
@@ -46,12 +54,21 @@ def body() -> None:
                                "paper's constants and logarithms.")
     needed = set()
     for t in chosen:
-        needed |= set(catalog.parameters_of(catalog.get_theorem(t).bound))
+        thm_t = catalog.get_theorem(t)
+        needed |= set(catalog.parameters_of(thm_t.bound))
+        if kind == "explicit" and thm_t.explicit_bound is not None:  # G, R, M ... of the explicit constants
+            needed |= set(catalog.parameters_of(thm_t.explicit_bound)) - {"T", "eta"}
     loss_id, shown = ui.loss_picker(None)
     params = ui.param_widgets(ui.sidebar_names(shown, loss_id),
                               required=needed | ({"log10_delta"} if "delta" in needed else set()))
     ui.stop_if_invalid()
     params = ui.apply_loss(params, loss_id, shown)
+    if any("Fstar" in catalog.parameters_of(catalog.get_theorem(t).explicit_bound)
+           for t in chosen if catalog.get_theorem(t).explicit_bound is not None):
+        ui.view_number("Fstar", "F(w*) (explicit bounds)", container=st.sidebar,
+                       help="The population risk of the best model, F(w*): the explicit-constant bounds of the "
+                            "general parts keep it (the low-noise parts set it to 0).")
+        params["Fstar"] = float(v["Fstar"])
     takes_c = [t for t in chosen if "consistent_constants" in catalog.parameters_of(catalog.get_theorem(t).bound)]
     if takes_c:
         if ui.view_checkbox("Consistent constants: use the c of eq. (2) that dpviz's own calibration implies "
@@ -71,7 +88,10 @@ def body() -> None:
     for tid in chosen:
         thm = catalog.get_theorem(tid)
         st.subheader(labels[tid])
-        st.caption(f"Bounds: **{ui.pretty(thm.risk)}** of {catalog.get_algorithm(thm.algorithm).name}. "
+        risk = catalog.Risk.parse(thm.risk)
+        st.caption(f"Bounds: **{ui.pretty(risk.quantity)}** ({risk.guarantee_text})"
+                   + (f" — {ui.pretty(risk.detail)}" if risk.detail else "")
+                   + f" — of {catalog.get_algorithm(thm.algorithm).name}. "
                    f"Main bound: {'explicit constants' if bound_kind(thm) == 'explicit' else 'a rate (constants dropped, set to c)'}.")
         if thm.statement:
             st.latex(ui.tex_sci(thm.statement))
@@ -80,6 +100,7 @@ def body() -> None:
         for note in thm.notes:
             st.caption(ui.pretty(note))
         p = ui.only_params(params, thm.bound, thm.explicit_bound)
+        p = explicit_at_schedule(thm, p)
         here = ui.cached_bound(tid, ui.items(p))
         if "error" in here:
             st.error(ui.plain(here["error"]))
@@ -96,7 +117,12 @@ def body() -> None:
             ex = ui.cached_bound(tid, ui.items(p), explicit=True)
             if "ok" in ex:
                 outputs[tid]["explicit_total"] = ex["ok"]["total"]
-                st.write(f"With the paper's explicit constants: **{ui.fmt(ex['ok']['total'])}**")
+                st.write(f"With the paper's explicit constants: **{ui.fmt(ex['ok']['total'])}**"
+                         f" — η = {ui.fmt(ex['ok']['eta'])}, T = {ui.fmt(ex['ok']['T'])}")
+                st.dataframe([{"explicit term": name, "value": ui.fmt(val)} for name, val in ex["ok"]["terms"]],
+                             hide_index=True, width="content")
+                for note in ex["ok"]["notes"]:
+                    st.caption(ui.pretty(note))
             else:
                 st.caption(f"Explicit-constant version not available here: {ui.plain(ex['error'])}")
         for note in ok["notes"]:
@@ -110,8 +136,9 @@ def body() -> None:
         flag = _plot_fn(thm, kind)
         if flag is None:
             continue
-        name = f"{labels[tid]} [{thm.risk}]"
-        risks[name] = thm.risk
+        risk = catalog.Risk.parse(thm.risk)
+        name = f"{labels[tid]} [{risk.quantity}, {catalog.GUARANTEES_SHORT[risk.guarantee]}]"
+        risks[name] = risk
         totals[name] = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]),
                                               explicit=flag)["total"]
         totals_other[name] = ui.cached_bound_series(tid, ui.items(p), other, tuple(GRIDS[other]),
@@ -121,9 +148,8 @@ def body() -> None:
     if left_out:
         st.caption("Not drawn here (no bound of this kind in the paper): " + ", ".join(left_out) + ".")
     if totals:
-        if len(set(risks.values())) > 1:
-            st.warning("These theorems bound different risks (in brackets in the legend): their curves share an axis "
-                       "but are not the same quantity.")
+        for level, line in catalog.risk_comparison(list(risks.values())):
+            (st.warning if level == "flag" else st.info)(line)
         what = "rate" if kind == "rate" else "explicit bound"
         fig = figures.line_figure(grid, totals, title=f"{what.capitalize()}s vs {'n' if sweep == 'n' else 'ε'}",
                                   x_title="n" if sweep == "n" else "ε", y_title=what, slope_labels=True,
@@ -136,7 +162,7 @@ def body() -> None:
         ui.show_figure(fig, f"bounds_{kind}_{other}", params)
     ui.download_view("bounds", inputs={"theorems": list(chosen), "loss": loss_id or "custom", "compare": kind,
                                        **params}, outputs=outputs,
-                     command=" ; ".join(ui.cli_command("bound", "theorem", t, ui.only_params(params, catalog.get_theorem(t).bound, catalog.get_theorem(t).explicit_bound))
+                     command=" ; ".join(ui.cli_command("bound", "theorem", t, explicit_at_schedule(catalog.get_theorem(t), ui.only_params(params, catalog.get_theorem(t).bound, catalog.get_theorem(t).explicit_bound)))
                                         for t in chosen))
 
     st.header("The papers' comparison tables")

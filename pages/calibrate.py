@@ -120,6 +120,16 @@ def main_numbers(alg, params, cal, complexity) -> None:
         st.write(f"The paper's own formula gives σ = {ui.fmt(extras['sigma_paper'])}"
                  + (" — as printed, this σ is **not** (ε, δ)-DP here; dpviz uses the σ above, which is."
                     if private is False else "."))
+    if extras.get("sigma_c_paper") is not None:
+        c_private = extras.get("sigma_c_paper_private")
+        released = ("the smallest private one (exact Gaussian composition of the R releases)"
+                    if extras.get("sigma_rule", "private") == "private" else "as printed")
+        st.write(f"Contribution noise σ_c (Kang, Li, Liu & Wang, Theorem 5): released σ_c = "
+                 f"{ui.fmt(extras.get('sigma_c'))}, {released}. The paper's own formula gives σ_c = "
+                 f"{ui.fmt(extras['sigma_c_paper'])} (exact δ {ui.fmt(extras.get('sigma_c_paper_exact_delta'))} at "
+                 f"ε₂ = {ui.fmt(extras.get('eps2'))})"
+                 + (" — as printed, this σ_c is **not** (ε, δ)-DP here." if c_private is False
+                    else f", which is private (δ₂ = {ui.fmt(extras.get('delta2'))})."))
     if cal.get("beta_interval"):
         lo, hi = cal["beta_interval"]
         half = cal.get("beta_half")
@@ -202,11 +212,10 @@ def feasibility_map(alg, params) -> None:
     epss = [float(e) for e in np.logspace(-2, 1.3, 14)]
     p = {k: v for k, v in ui.only_params(params, alg.calibrate).items() if k not in ("n", "eps", "T", "delta", "c")}
     with st.spinner("Calibrating 196 (n, ε) points…"):
-        try:
-            feas = ui.cached_feasibility_grid(alg.id, ui.items(p), tuple(ns), tuple(epss))
-        except ValueError as exc:
-            st.info(ui.plain(exc).capitalize())
-            return
+        feas = ui.cached_feasibility_grid(alg.id, ui.items(p), tuple(ns), tuple(epss))
+    if isinstance(feas, dict):
+        st.info(ui.plain(feas["skipped"]).capitalize())
+        return
     boundary = None
     if _lemma13(alg):  # Lemma 13 is about Wang, Lei, Ying & Zhang's DP-SGD with Rényi accounting only
         from dpviz.papers import wang_nonsmooth as wn

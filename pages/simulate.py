@@ -4,13 +4,14 @@ sweep's Parquet output (python -m dpviz sweep) and plot it the same way."""
 import hashlib
 import math
 import os
+import time
 from pathlib import Path
 
 import numpy as np
 import streamlit as st
 
 import dpviz_ui as ui
-from dpviz import catalog, data as D, figures, simulate as S, sweep_open as SO
+from dpviz import catalog, data as D, figures, simulate as S, sweep_open as SO, workers
 
 EPS_CHOICES = [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 N_CHOICES = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
@@ -283,22 +284,23 @@ def body() -> None:
     if run or auto:
         if st.button("Cancel", help="Stop the running simulation."):
             pass  # clicking reruns the page, which stops the run at its next progress update
-        bar = st.progress(0.0, text="running…")
         results = []
         jobs = [(d_, a) for d_ in datasets for a in alg_ids]
-        t0 = __import__("time").perf_counter()
+        t0 = time.perf_counter()
         for k, (d_, a) in enumerate(jobs):
-            try:
-                res = S.simulate(a, d_, loss_obj, grid={sweep: grid}, reps=int(reps), seed=int(seed), params=fixed,
-                                 max_work=UI_MAX_WORK,
-                                 progress=lambda f, k=k: bar.progress(min(1.0, (k + f) / len(jobs)),
-                                                                      text=f"running {k + 1}/{len(jobs)}…"))
+            try:  # in the shared worker pool: a long run does not slow other users' pages
+                res = ui.run_job(workers.run_simulation, a, d_, loss, float(lam or 0), grid={sweep: grid},
+                                 reps=int(reps), seed=int(seed), params=fixed, max_work=UI_MAX_WORK,
+                                 label=f"running {k + 1}/{len(jobs)}: {catalog.get_algorithm(a).name}")
             except S.CostTooHigh as exc:
                 st.error(f"Refused: {ui.plain(exc)}")
                 continue
+            except workers.Busy as exc:
+                st.warning(ui.plain(exc))
+                return
             results.append((d_.kappa if len(datasets) > 1 else None, res))
-        took = __import__("time").perf_counter() - t0
-        bar.progress(1.0, text=f"done in {took:.1f} s (estimated {total:.1f} s)")
+        took = time.perf_counter() - t0
+        st.caption(f"Done in {took:.1f} s (estimated {total:.1f} s).")
         st.session_state["_sim"] = {"key": key, "results": results, "seconds": took, "estimate": total}
     stored = st.session_state.get("_sim")
     if not stored or stored["key"] != key:

@@ -67,10 +67,12 @@ def test_bounds_page_runs_and_tables_shown():
     at = _run("pages/bounds.py")
     assert not at.exception
     assert _figs(at)
-    # one terms table for the (one) default theorem, then every comparison table of the papers
-    assert len(at.dataframe) == 1 + len(catalog.tables())
+    # one terms table for the (one) default theorem, its explicit terms (Theorem 3 (a) of Wang, Lei, Ying & Zhou has
+    # explicit constants), then every comparison table of the papers
+    assert len(at.dataframe) == 2 + len(catalog.tables())
     terms = at.dataframe[0].value
     assert list(terms.columns) == ["term", "value", "rate exponent of n", "rate exponent of ε"]
+    assert list(at.dataframe[1].value.columns) == ["explicit term", "value"]
 
 
 def test_bounds_sweep_eps_figure_slope():
@@ -290,3 +292,64 @@ def test_fig2_preset_plots_the_misclassification_rate():
     at = _run()
     at.button(key="preset_2_wang_lownoise_fig2").click().run()
     assert at.session_state["_view"]["plot_value"] == "metric"
+
+
+@pytest.mark.parametrize("thm, query", [("wang-lownoise-thm4a", {}), ("wang-lownoise-thm4b", {}),
+                                        ("wang-lownoise-thm7a", {"n": "10000"}), ("wang-lownoise-thm7b", {"n": "10000"})])
+def test_bounds_page_shows_explicit_holder_bounds(thm, query):
+    # Wang, Lei, Ying & Zhou Theorems 4 / 7 with explicit constants: the page shows the explicit total at the
+    # theorem's own schedule (not the sidebar's T, eta), with F(w*) from its own input, draws the explicit totals and
+    # shows the recorded readings of the proof
+    at = _run("pages/bounds.py", query={"theorems": thm, "bound_kind": "explicit", **query})
+    assert not at.exception
+    n = int(query.get("n", 1000))
+    shown = [m.value for m in at.markdown if m.value.startswith("With the paper's explicit constants")]
+    assert shown, [e.value for e in at.caption]
+    params = dict(n=n, d=10, eps=1.0, delta=1.0 / n**2, G=1.0, L=1.0, M=1.0, R=1.0, alpha=0.5, c=1.0)
+    if thm.endswith("a"):
+        params["Fstar"] = 0.1  # the page's default F(w*)
+        assert at.number_input(key="w_Fstar").value == 0.1
+    ex = catalog.bound(thm, explicit=True, **params)
+    assert shown[0].split("**")[1] == f"{ex.total:.4g}"
+    fig = [f for f in _figs(at) if f["layout"]["title"]["text"] == "Explicit bounds vs n"][0]
+    ys = [y for y in fig["data"][0]["y"] if y is not None]
+    assert ys and fig["data"][0]["name"].startswith("Wang, Lei, Ying & Zhou")
+    assert any("Young's inequality" in w.value for w in at.warning)
+
+
+def test_bounds_page_flags_different_quantities_and_only_notes_different_guarantees():
+    # same quantity (excess population risk), in expectation (Wang, Lei, Ying & Zhou Theorem 3 (a)) vs with
+    # probability 1 - gamma (Yang, Lei, Lyu & Ying Theorem 2): a note, no "different quantities" warning
+    at = _run("pages/bounds.py", query={"theorems": "wang-lownoise-thm3a,yang-pairwise-thm2"})
+    assert not at.exception
+    assert not any("Different quantities" in w.value for w in at.warning)
+    assert any("Different kinds of guarantee" in i.value for i in at.info)
+    fig = [f for f in _figs(at) if f["layout"]["title"]["text"] == "Rates vs n"][0]
+    names = [t["name"] for t in fig["data"]]
+    assert any("[excess population risk, in expectation]" in nm for nm in names)
+    assert any("[excess population risk, w.p. 1 − γ]" in nm for nm in names)
+    # excess empirical risk (Kang et al. Theorem 1) beside excess population risk (Theorem 3): flagged
+    at = _run("pages/bounds.py", query={"theorems": "kang-pidp-thm1,kang-pidp-thm3"})
+    assert not at.exception
+    assert any("Different quantities" in w.value and "excess empirical risk" in w.value for w in at.warning)
+    assert not any("Different kinds of guarantee" in i.value for i in at.info)
+    assert any("in expectation" in c.value and "excess empirical risk" in c.value for c in at.caption)
+
+
+def test_feasibility_map_over_its_budget_says_so_once_and_is_not_recomputed(monkeypatch):
+    import dpviz_ui
+
+    calls = []
+    real = catalog.calibrate
+    monkeypatch.setattr(catalog, "calibrate", lambda *a, **k: (calls.append(1), real(*a, **k))[1])
+    monkeypatch.setattr(dpviz_ui, "CURVE_BUDGET", 0.01)  # the map's budget (4x) runs out after a few points
+    dpviz_ui.cached_feasibility_grid.clear()
+    at = _run("pages/calibrate.py", {"show_map": "true", "n": "4321"})
+    assert not at.exception
+    assert any("feasibility map needs more than" in i.value for i in at.info)
+    first = len(calls)
+    assert first > 0
+    at.run()  # a rerun: the verdict comes from the cache, no calibration of the map is repeated
+    assert any("feasibility map needs more than" in i.value for i in at.info)
+    map_calls_again = len(calls) - first
+    assert map_calls_again == 0, map_calls_again  # everything on the page is cached, the map's verdict too

@@ -104,7 +104,7 @@ def test_pairwise_stability_within_high_probability_bound_and_reproducible():
     with pytest.raises(ValueError, match="neighbour"):
         St.stability("pairwise-sgd", ds, loss, params=p, reps=10, neighbour="far")
     with pytest.raises(ValueError, match="stability is measured"):
-        St.stability("dp-epoch-gd", ds, loss, params=p, reps=10)
+        St.stability("gd", ds, loss, params=p, reps=10)
 
 
 def test_output_perturbation_sigma_justified_is_proportional():

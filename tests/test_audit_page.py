@@ -52,3 +52,19 @@ def test_audit_page_state_validation_is_pure():
     assert ap.encode(dict(ap.DEFAULTS, aud_n=12)) == {"aud_n": "12"}
     with pytest.raises(ValueError):
         ap.validate("aud_trials", "1e9")
+
+
+def test_audit_page_stability_sweep_choice_and_link():
+    at = _run({"aud_mode": "stability", "aud_over": "eta", "aud_n": "40", "aud_T": "30", "aud_reps": "30"})
+    assert not at.exception and at.radio(key="aud_over").value == "eta"
+    m = _metrics(at)
+    assert m["grid values"] == "4" and m["repetitions above the bound"] == "0.0%"
+    assert any("Sweep over η" in md.value for md in at.markdown)
+    at.radio(key="aud_over").set_value("alpha").run()
+    assert not at.exception and at.query_params["aud_over"] == "alpha"
+    at.text_input(key="aud_valpha").set_value("0.5, 1").run()
+    assert at.query_params["aud_valpha"] == "0.5,1" and _metrics(at)["grid values"] == "2"
+    at.text_input(key="aud_valpha").set_value("0.5, 2").run()  # out of range: a message, nothing run
+    assert any("values of α" in e.value for e in at.error) and at.query_params["aud_valpha"] == "0.5,1"
+    at.radio(key="aud_over").set_value("t").run()
+    assert not at.exception and "aud_over" not in at.query_params and "bound / measured" in _metrics(at)

@@ -217,6 +217,27 @@ def test_bounds_multiselect_and_radios_four_times(server, browser_page):
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+def test_bounds_explicit_fstar_number_four_times(server, browser_page, tmp_path):
+    # Wang, Lei, Ying & Zhou Theorem 4 (a) with explicit constants: the F(w*) input (shown only when an explicit bound
+    # takes F(w*)) changed four times; widget, URL and the explicit total follow
+    import dpviz_ui as ui
+    from dpviz import catalog
+
+    page = browser_page
+    page.goto(f"{server}/bounds?theorems=wang-lownoise-thm4a&bound_kind=explicit")
+    page.wait_for_selector(".st-key-w_Fstar input", timeout=WAIT)
+    base = dict(n=1000, d=10, eps=1.0, delta=1e-6, G=1.0, L=1.0, M=1.0, R=1.0, alpha=0.5, c=1.0)
+    for value in [0.2, 0.5, 0.0, 0.3]:
+        _number(page, "w_Fstar", value)
+        _wait_query(page, "Fstar", str(float(value)))
+        expected = ui.fmt(catalog.bound("wang-lownoise-thm4a", explicit=True, Fstar=value, **base).total)
+        _wait_text(page, "p", f"With the paper's explicit constants: {expected}")
+        _settle(page)
+        assert float(page.locator(".st-key-w_Fstar input").input_value()) == value
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(tmp_path / "bounds_explicit_holder.png"), full_page=True)
+
+
 def test_simulate_widgets_four_times(server, browser_page):
     page = browser_page
     page.goto(f"{server}/simulate?T=30&n=200&reps=5")

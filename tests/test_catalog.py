@@ -183,3 +183,47 @@ def test_no_seed_file_names_cited_in_the_library():
         for line in path.read_text(encoding="utf-8").splitlines():
             if "seed_file=" not in line:
                 assert not pat.search(line), f"{path.name}: {line.strip()}"
+
+
+def test_every_theorem_has_a_structured_risk():
+    # issue 9: quantity + guarantee type, never a bare string compared exactly
+    for thm in catalog.theorems():
+        r = thm.risk
+        assert isinstance(r, catalog.Risk) and r.quantity and r.guarantee in catalog.GUARANTEES
+        assert str(r).startswith(r.quantity) and catalog.GUARANTEES[r.guarantee] in str(r)
+        assert thm.summary()["risk_quantity"] == r.quantity and thm.summary()["risk_guarantee"] == r.guarantee
+    by_id = {t.id: t.risk for t in catalog.theorems()}
+    # the papers' own wording: E[...] (Wang, Lei, Ying & Zhou Theorems 3-7; Kang et al. Theorems 1, 3; Xue et al.),
+    # "with probability 1 - gamma" (Yang et al. Theorems 2-5, Corollaries; Wang, Lei, Ying & Zhang Theorems 9-12)
+    assert by_id["wang-lownoise-thm3a"].guarantee == "expectation"
+    assert by_id["yang-pairwise-thm2"].guarantee == "high-probability"
+    assert by_id["wang-nonsmooth-thm9"].guarantee == "high-probability"
+    assert by_id["kang-pidp-thm1"].quantity == "excess empirical risk (optimality gap)"
+    assert by_id["kang-pidp-thm3"].quantity == by_id["yang-pairwise-thm2"].quantity == "excess population risk"
+    assert by_id["kang-pidp-thm4"].guarantee == "deterministic"
+
+
+def test_risk_parse_and_comparison():
+    r = catalog.Risk.parse("excess population risk (with probability 1 - gamma)")
+    assert (r.quantity, r.guarantee) == ("excess population risk", "high-probability")
+    r = catalog.Risk.parse("expected excess population risk")
+    assert (r.quantity, r.guarantee) == ("excess population risk", "expectation")
+    assert catalog.Risk.parse(r) is r
+    with pytest.raises(ValueError):
+        catalog.Risk("excess population risk", "almost surely")
+    pop_e = catalog.get_theorem("wang-lownoise-thm3a").risk
+    pop_p = catalog.get_theorem("yang-pairwise-thm2").risk
+    emp = catalog.get_theorem("kang-pidp-thm1").risk
+    assert catalog.risk_comparison([pop_e, pop_e]) == []
+    # same quantity, different guarantee: only a note
+    assert [lvl for lvl, _ in catalog.risk_comparison([pop_e, pop_p])] == ["note"]
+    # different quantities: flagged
+    assert [lvl for lvl, _ in catalog.risk_comparison([pop_e, emp])] == ["flag"]
+    res = catalog.bound("yang-pairwise-thm2", **BASE)
+    d = res.to_dict()
+    assert d["risk_quantity"] == "excess population risk" and d["risk_guarantee"] == "high-probability"
+    import json
+    import pickle
+
+    assert json.loads(json.dumps(d))["risk"] == str(pop_p)
+    assert pickle.loads(pickle.dumps(pop_p)).guarantee == "high-probability"

@@ -106,7 +106,13 @@ def test_pidp_contribution_noise_by_hand():
     #         = 28.28427*4.210408/25 = 4.763535
     cal = k.calibrate_pidp_sgd(n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, L=1.0, mu=0.1, zeta=0.1, rounds=10, R=2.0)
     assert cal.feasible
-    assert cal.extras["sigma_c"] == pytest.approx(4.763535, rel=1e-6)
+    assert cal.extras["sigma_c_paper"] == pytest.approx(4.763535, rel=1e-6)
+    # released by default: the private sigma_c (exact check), far below the printed one here
+    assert cal.extras["sigma_rule"] == "private" and cal.extras["sigma_c"] == cal.extras["sigma_c_private"]
+    assert cal.extras["sigma_c_paper_private"] and cal.extras["sigma_c"] < 4.763535
+    printed = k.calibrate_pidp_sgd(n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, L=1.0, mu=0.1, zeta=0.1, rounds=10,
+                                   R=2.0, sigma_rule="printed")
+    assert printed.feasible and printed.extras["sigma_c"] == pytest.approx(4.763535, rel=1e-6)
     assert (cal.extras["eps1"], cal.extras["eps2"]) == (0.75, 0.25)
     assert cal.extras["delta1"] == pytest.approx(7.5e-7) and cal.extras["delta2"] == pytest.approx(2.5e-7)
     assert cal.extras["rounds"] == 10 and cal.extras["T_local"] == 100 and cal.extras["r"] == 2.0
@@ -118,7 +124,7 @@ def test_pidp_contribution_noise_by_hand():
     # second point: n = 500, eps = 2, delta = 1e-5, G = 2, zeta = 0.5, R = 4, c' = 2.83:
     # 2.83*2*4*sqrt(log(1.25*4/2.5e-6))/(500*0.5*0.5) = 22.64*sqrt(14.508658)/125 = 22.64*3.809023/125 = 0.689890
     cal = k.calibrate_pidp_sgd(n=500, eps=2.0, delta=1e-5, T=40, G=2.0, zeta=0.5, rounds=4, c_prime=2.83, c=2.0)
-    assert cal.extras["sigma_c"] == pytest.approx(0.689890, rel=1e-5)
+    assert cal.extras["sigma_c_paper"] == pytest.approx(0.689890, rel=1e-5)
     assert cal.extras["E"] == 0.0 and cal.extras["T_local"] == 10
     # training sigma with c = 2 at eps1 = 1.5, delta1 = 7.5e-6: 2*2*sqrt(40*log(1/7.5e-6))/(500*1.5)
     #   = 4*sqrt(40*11.800607)/750 = 4*21.72614/750 = 0.1158727
@@ -394,3 +400,85 @@ def test_consistent_constants_flag_from_the_command_line(capsys):
     assert on["extras"]["c_implied"] == pytest.approx(458.2, rel=2e-3)
     assert main(args + ["consistent_constants=maybe"]) == 2
     assert len(capsys.readouterr().err.strip().splitlines()) == 1
+
+
+def _phi(x):
+    return 0.5 * math.erfc(-x / math.sqrt(2.0))
+
+
+def test_pidp_contribution_noise_private_by_default_exact_delta_at_eps_8():
+    # n = 1000, eps = 8, delta = 1e-6, G = 1, zeta = 0.1, R = 1 round (T = 1): eps2 = 2, delta2 = 2.5e-7.
+    # printed sigma_c = 2 sqrt(2) * 1 * 1 * sqrt(ln(1.25/2.5e-7))/(1000 * 0.1 * 2) = 2.828427 * sqrt(15.424949)/200
+    #   = 2.828427 * 3.927461/200 = 0.0555427; sensitivity 2G/(n zeta) = 0.02 (sqrt(R) = 1).
+    # Exact delta (Balle & Wang 2018, Thm 8): a = 0.02/(2 * 0.0555427) = 0.180042, b = 2 * 0.0555427/0.02 = 5.55427,
+    #   delta = Phi(a - b) - e^2 Phi(-a - b) = Phi(-5.37423) - 7.389056 Phi(-5.73431) ~= 2.28e-9 <= 2.5e-7: private.
+    cal = k.calibrate_pidp_sgd(n=1000, eps=8.0, delta=1e-6, T=1, G=1.0, zeta=0.1, rounds=1)
+    ex = cal.extras
+    assert ex["sigma_c_paper"] == pytest.approx(0.0555427, rel=1e-5)
+    a, b = 0.02 / (2 * 0.0555427), 2 * 0.0555427 / 0.02
+    hand = _phi(a - b) - math.exp(2.0) * _phi(-a - b)
+    assert hand == pytest.approx(2.28e-9, rel=0.01)
+    assert ex["sigma_c_paper_exact_delta"] == pytest.approx(hand, rel=1e-3)
+    assert ex["sigma_c_paper_private"] and cal.feasible
+    # the released (private) sigma_c meets delta2 exactly: its exact delta equals 2.5e-7
+    s = ex["sigma_c"]
+    assert s == ex["sigma_c_private"] < ex["sigma_c_paper"]
+    a, b = 0.02 / (2 * s), 2 * s / 0.02
+    assert _phi(a - b) - math.exp(2.0) * _phi(-a - b) == pytest.approx(2.5e-7, rel=1e-6)
+    # with the default R = min(T, 10) = 10 rounds at eps = 8: per-release sensitivity 0.02, composed sqrt(10) * 0.02
+    cal10 = k.calibrate_pidp_sgd(n=1000, eps=8.0, delta=1e-6, T=1000, G=1.0, zeta=0.1)
+    # printed: 2.828427 * 10 * sqrt(ln(1.25 * 10/2.5e-7))/(1000 * 0.1 * 2) = 28.28427 * sqrt(17.727534)/200 = 0.595442
+    assert cal10.extras["sigma_c_paper"] == pytest.approx(0.595442, rel=1e-5)
+    D = math.sqrt(10) * 0.02
+    a, b = D / (2 * 0.595442), 2 * 0.595442 / D
+    assert cal10.extras["sigma_c_paper_exact_delta"] == pytest.approx(_phi(a - b) - math.exp(2) * _phi(-a - b),
+                                                                       rel=1e-3, abs=1e-300)
+
+
+def test_pidp_printed_contribution_noise_flagged_when_not_private():
+    # eps = 40, R = 1: eps2 = 10, delta2 = 2.5e-7; printed sigma_c = 2.828427 * 3.927461/(1000 * 0.1 * 10)
+    #   = 0.0111085; a = 0.02/0.022217 = 0.900213, b = 10 * 0.0111085/0.02 = 5.554250:
+    #   delta = Phi(-4.654037) - e^10 Phi(-6.454463) = 1.627e-6 - 22026.47 * 5.43e-11 ~= 4.3e-7 > 2.5e-7: NOT private
+    a, b = 0.02 / (2 * 0.0111085), 10 * 0.0111085 / 0.02
+    hand = _phi(a - b) - math.exp(10.0) * _phi(-a - b)
+    assert 4.0e-7 < hand < 4.6e-7
+    cal = k.calibrate_pidp_sgd(n=1000, eps=40.0, delta=1e-6, T=1, G=1.0, zeta=0.1, rounds=1)
+    assert cal.feasible and not cal.extras["sigma_c_paper_private"]
+    assert cal.extras["sigma_c_paper_exact_delta"] == pytest.approx(hand, rel=1e-3)
+    assert cal.extras["sigma_c"] > cal.extras["sigma_c_paper"]
+    assert any("not (ε, δ)-DP here" in note for note in cal.notes)
+    printed = catalog.calibrate("pidp-sgd", n=1000, eps=40.0, delta=1e-6, T=1, G=1.0, zeta=0.1, rounds=1,
+                                sigma_rule="printed")
+    assert not printed.feasible and "not (eps, delta)-DP here" in printed.reason
+    assert printed.extras["sigma_c"] == pytest.approx(0.0111085, rel=1e-5)
+    assert "sigma_rule='private'" in printed.fix
+    with pytest.raises(ValueError, match="sigma_rule"):
+        k.calibrate_pidp_sgd(n=1000, eps=1.0, delta=1e-6, T=1, G=1.0, zeta=0.1, sigma_rule="paper")
+
+
+def test_pidp_contribution_noise_same_in_calibration_lab_and_simulation():
+    # the released sigma_c (private by default) is what the simulation engine adds and what the accounting lab
+    # reports as released; the lab's "paper" sigma_c is the printed one (Theorem 5)
+    import numpy as np
+
+    from dpviz import privacy_lab, simulate as S
+    from dpviz.data import Dataset
+
+    params = dict(n=40, eps=8.0, delta=1e-4, T=20, G=1.0, mu=0.1, L=1.0, R=1.0)
+    cal = catalog.calibrate("pidp-sgd", **params)
+    mech = privacy_lab.mechanism("pidp-sgd", **params)
+    con = mech.extras["contribution"]
+    assert con["released_sigma_c"] == cal.extras["sigma_c"] == cal.extras["sigma_c_private"]
+    assert con["paper_sigma_c"] == cal.extras["sigma_c_paper"]
+    assert con["sigma_c_for_eps2"] == pytest.approx(cal.extras["sigma_c_private"], rel=1e-6)
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(40, 3))
+    ds = Dataset("p", X, X @ np.ones(3), X, X @ np.ones(3), "regression")
+    sim_params = {k: val for k, val in params.items() if k != "n"}
+    plan = S._plan("pidp-sgd", ds, "least-squares", None, 1, {**sim_params, "eta": 0.1, "zeta": 0.1})[9][0]
+    assert plan["pidp"]["sigma_c"] == pytest.approx(catalog.calibrate("pidp-sgd", **params, zeta=0.1)
+                                                    .extras["sigma_c"], rel=1e-12)
+    printed = S._plan("pidp-sgd", ds, "least-squares", None, 1,
+                      {**sim_params, "eta": 0.1, "zeta": 0.1, "sigma_rule": "printed"})[9][0]
+    assert printed["pidp"]["sigma_c"] == pytest.approx(catalog.calibrate("pidp-sgd", **params, zeta=0.1)
+                                                       .extras["sigma_c_paper"], rel=1e-12)

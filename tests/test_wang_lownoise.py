@@ -496,3 +496,109 @@ def test_explicit_bound_of_theorem6_pairwise():
     res = catalog.bound("wang-lownoise-thm6a", explicit=True, n=100, d=10, eps=1.0, delta=1e-6, L=1.0, R=1.0,
                         Fstar=0.1, sigma=0.1, T=100, eta=0.1)
     assert res.total == pytest.approx(sum(out["parts"].values()), rel=1e-9) and res.explicit
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Explicit constants of Theorems 4 and 7 (alpha-Hölder smooth), from the proofs (eq. (14), Lemmas 13 (b), 14 (b),
+# Theorem 16 (b); pairwise Lemmas 17 (b), 19 (b), 20), the fixed point of the proof of Theorem 4 solved with
+# K_alpha = 2(1-alpha)/(1+alpha) (4alpha/(1+alpha))^(2alpha/(1-alpha)).
+#
+# Point P1: alpha = 1/2, L = 2, n = T = 100, eta = 0.1, d = 10, sigma = 0.1, R = 1, kappa = 1.
+#   M1^2 = ((1 + 2)^(1/3) 2^(2/3))^2 = 3^(2/3) 2^(4/3) = 2.080084 * 2.519842 = 5.241483   (eq. (4))
+#   M2 = (1/3)(2/3)^2 M1^6 = 64/3 = 21.333333   (eq. (5));  M3^2 = (1/3)(2^-0.5 * 2)^4 = 4/3   (Lemma 14 (b))
+#   Mbar3^2 = (e/3)(1.5)^2 (2^2)^2 = 12e = 32.619382   (Lemma 19 (b));  K_1/2 = (2/3)(4/3)^2 = 32/27 = 1.185185
+#   Q = 2 eta R^2 + T(6 eta^3 sigma^2 d + 4 eta^2 F* + 3 M2 eta^5)
+#     (a, F* = 0.1) = 0.2 + 100 (6e-4 + 4e-3 + 6.4e-4) = 0.724;  (b, F* = 0) = 0.2 + 100 (6e-4 + 6.4e-4) = 0.324
+#   P = (T eta^2)^(1/3) Q^(2/3) = Q^(2/3): (a) 0.724^(2/3) = 0.806292;  (b) 0.324^(2/3) = 0.471733
+#   optimisation = (3/4 M1^2 P + R^2/2)/(T eta): (a) (3.169624 + 0.5)/10 = 0.366962; (b) (1.854437 + 0.5)/10 = 0.235444
+#   privacy = 3 eta sigma^2 d = 3 * 0.1 * 0.01 * 10 = 0.03
+#   generalization (kappa = 1) = M1^2 P/(T eta^2) + c1 M1^2 P + c2 T eta^4 + K (M1^2/2)^3, (M1^2/2)^3 = 18.0003,
+#     K * 18.0003 = 21.333622:
+#     pointwise c1 = 4e(1 + 1)/100 = 0.217463, c2 = e M3^2 = 3.624376:
+#       (a) 4.226127 + 0.919025 + 0.036244 + 21.333622 = 26.515018 -> total 26.912 (hand, to 4 digits 26.91)
+#       (b) 2.472580 + 0.537694 + 0.036244 + 21.333622 = 24.380140 -> total 24.645
+#     pairwise c1 = 32e(1 + 2)/100 = 2.609556, c2 = 4e Mbar3^2 = 354.680: (a) 4.226127 + 11.028317 + 3.546795
+#       + 21.333622 = 40.134861 -> total 40.53;  (b) 2.472580 + 6.452335 + 3.546795 + 21.333622 = 33.805332 -> 34.07
+#
+# Point P2: alpha = 0, L = 1, M = 1, n = 100, T = 200, eta = 0.05, d = 5, sigma = 0.2, R = 2, kappa = 2.
+#   M_{0,1} = M + L = 2 (eq. (4)), M3 = 1, Mbar3^2 = e * 1 * 4 * 1 = 4e;  at alpha = 0, F^0 = 1: P = T eta^2 = 0.5
+#   optimisation = (3/4 * 4 * 0.5 + 4/2)/(200 * 0.05) = 3.5/10 = 0.35;  privacy = 3 * 0.05 * 0.04 * 5 = 0.03
+#   generalization = M1^2/(2 kappa) + (c1 kappa M1^2 P + c2 kappa T eta^2)/2:
+#     pointwise c1 = 4e(1 + 2)/100 = 0.326194, c2 = e: 1 + (0.326194*2*4*0.5 + e*2*0.5)/2 = 1 + (1.304776
+#       + 2.718282)/2 = 3.011529 -> total 3.391529 (F* does not enter at alpha = 0: parts (a) and (b) agree)
+#     pairwise c1 = 32e(1 + 4)/100 = 4.349251, c2 = 4e * 4e = 16e^2 = 118.224: 1 + (17.397006 + 118.223895)/2
+#       = 68.810451 -> total 69.190451
+
+_P1 = dict(n=100, T=100, eta=0.1, d=10, eps=1.0, delta=1e-6, sigma=0.1, L=2.0, R=1.0, alpha=0.5, kappa_gen=1.0)
+_P2 = dict(n=100, T=200, eta=0.05, d=5, eps=1.0, delta=1e-6, sigma=0.2, L=1.0, M=1.0, R=2.0, alpha=0.0, kappa_gen=2.0)
+
+
+@pytest.mark.parametrize("tid, point, fstar, parts", [
+    ("wang-lownoise-thm4a", _P1, 0.1, (0.366962, 0.03, 26.515018)),
+    ("wang-lownoise-thm4b", _P1, None, (0.235444, 0.03, 24.380140)),
+    ("wang-lownoise-thm7a", _P1, 0.1, (0.366962, 0.03, 40.134861)),
+    ("wang-lownoise-thm7b", _P1, None, (0.235444, 0.03, 33.805332)),
+    ("wang-lownoise-thm4a", _P2, 0.2, (0.35, 0.03, 3.011529)),
+    ("wang-lownoise-thm4b", _P2, None, (0.35, 0.03, 3.011529)),
+    ("wang-lownoise-thm7a", _P2, 0.2, (0.35, 0.03, 68.810451)),
+    ("wang-lownoise-thm7b", _P2, None, (0.35, 0.03, 68.810451)),
+])
+def test_explicit_holder_theorems_4_and_7_by_hand(tid, point, fstar, parts):
+    from dpviz import catalog
+
+    params = dict(point, **({"Fstar": fstar} if fstar is not None else {}))
+    res = catalog.bound(tid, explicit=True, **params)
+    assert res.explicit and res.form == "explicit" and res.T == point["T"] and res.eta == point["eta"]
+    assert [t.name for t in res.terms] == ["optimisation", "privacy", "generalization"]
+    assert [t.value for t in res.terms] == pytest.approx(list(parts), rel=2e-5)
+    assert res.total == pytest.approx(sum(parts), rel=2e-5)
+    assert catalog.get_theorem(tid).forms == ["rate", "explicit"]
+
+
+def test_explicit_holder_constants_and_kappa():
+    from dpviz.papers import wang_lownoise as w
+
+    assert w.young_constant(0.5) == pytest.approx(32 / 27)
+    # Mbar_{1/2,3}^2 = 12e (Lemma 19 (b), as printed) >= M_{1/2,3}^2 = 4/3 (Lemma 14 (b))
+    assert w.m_bar_alpha_3(alpha=0.5, L=2.0) ** 2 == pytest.approx(12 * math.e)
+    assert w.m_bar_alpha_3(alpha=0.5, L=2.0) >= w.m_alpha_3(alpha=0.5, L=2.0)
+    # kappa left free: the minimiser of the generalization part, never worse than the proof's kappa = sqrt(n)
+    base = dict(n=100, T=100, eta=0.1, d=10, sigma=0.1, L=2.0, R=1.0, Fstar=0.1, alpha=0.5)
+    best = w.explicit_holder_risk(**base)
+    for k in (1.0, 10.0, best["kappa"] * 1.01, best["kappa"] / 1.01):
+        assert best["parts"]["generalization"] <= w.explicit_holder_risk(**base, kappa=k)["parts"]["generalization"]
+    with pytest.raises(ValueError, match="M_\\{0,1\\}"):
+        w.explicit_holder_risk(**{**base, "alpha": 0.0})  # alpha = 0 needs M (M_{0,1} = M + L)
+
+
+@pytest.mark.parametrize("tid", ["wang-lownoise-thm4a", "wang-lownoise-thm4b", "wang-lownoise-thm7a",
+                                 "wang-lownoise-thm7b"])
+def test_explicit_holder_at_least_the_rate_where_the_proof_implies_it(tid):
+    # Algorithm 1/2's sigma^2 = c0 G^2 T lambda/(beta n^2 eps) with lambda >= log(1/delta)/eps, beta < 1, c0 >= 14, so
+    # the explicit privacy term 3 eta sigma^2 d >= 42 eta G^2 T d log(1/delta)/(n^2 eps^2).  On the eps-branch of the
+    # step size, eta = c eps/sqrt(d log(1/delta)) (part (a), T >= n) or eta = c n eps/(T sqrt(d log(1/delta)))
+    # (part (b)), this is >= 42 c G^2 sqrt(d log(1/delta))/(n eps) = 42 c G^2 x the rate's privacy term.  Where the
+    # rate's privacy term is at least its statistical term, rate total <= 2 x privacy <= explicit total (42 c G^2 >= 2).
+    from dpviz import catalog
+
+    checked = 0
+    for n, d in ((10**4, 10), (10**5, 10), (10**6, 10), (10**4, 10**4), (10**5, 10**5)):
+        for eps in (0.3, 1.0, 4.0):
+            for alpha in (0.25, 0.5, 0.75):
+                p = dict(n=n, d=d, eps=eps, delta=1.0 / n**2, alpha=alpha, L=1.0, R=1.0, G=1.0, Fstar=0.1)
+                try:
+                    ex = catalog.bound(tid, explicit=True, **p)
+                except ValueError:
+                    continue  # no feasible beta for Algorithm 1/2 here
+                rate = catalog.bound(tid, n=n, d=d, eps=eps, delta=1.0 / n**2, alpha=alpha)
+                root = math.sqrt(d * math.log(n**2))
+                eps_branch = ex.eta == pytest.approx(eps / root if tid.endswith("a") else n * eps / (ex.T * root))
+                if not eps_branch:
+                    continue
+                priv = {t.name: t.value for t in ex.terms}["privacy"]
+                rate_terms = {t.name: t.value for t in rate.terms}
+                assert priv >= 42 * rate_terms["privacy"] * (1 - 1e-12)
+                if rate_terms["privacy"] >= rate_terms["statistical"]:
+                    assert ex.total >= rate.total
+                checked += 1
+    assert checked >= 5

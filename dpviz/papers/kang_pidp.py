@@ -30,7 +30,9 @@ import math
 
 from dpviz import _validate as v
 from dpviz import accounting
+from dpviz import gaussian as _gauss
 from dpviz.catalog import (
+    Risk,
     Algorithm,
     BoundResult,
     Calibration,
@@ -399,7 +401,7 @@ _PIDP_FORMULA = (
 
 def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c=None, eps1=None, eps2=None,
                        delta1=None, delta2=None, zeta=None, rounds=None, T_local=None, c_prime=C_PRIME, R=None,
-                       C_hess=0.0, neighbouring="replace-one", accountant="rdp") -> Calibration:
+                       C_hess=0.0, neighbouring="replace-one", accountant="rdp", sigma_rule="private") -> Calibration:
     r"""Noises of PIDP-SGD (Kang, Li, Liu & Wang (kang-pidp), Algorithm 1 and Theorem 5).
 
     Algorithm 1 is :math:`(\epsilon_1+\epsilon_2, \delta_1+\delta_2)`-DP with
@@ -434,17 +436,28 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
         Radius r of the parameter space (line 9's threshold 2 r e^{ε₁} δ₁/(e^{ε₁} − 1)); stored as extras["r"].
     C_hess : float, default 0
         Hessian-Lipschitz constant C of Theorem 4 (for E).
+    sigma_rule : {"private", "printed"}
+        Which contribution noise σ_c is released.  Theorem 5's σ_c is the classical Gaussian mechanism (Lemma 3,
+        σ = Δ√(2 ln(1.25/δ))/ε, proved for ε < 1 only) at (ε₂/R, δ₂/R) per round.  ``"private"`` (default) releases
+        the smallest σ_c for which the R releases (sensitivity Δ_c = 2G/(nζ) each) are (ε₂, δ₂)-DP by the exact
+        check: R Gaussian releases compose exactly into one with sensitivity √R·Δ_c (Dong, Roth & Su 2019), whose
+        exact δ(ε) is that of the analytic Gaussian mechanism (Balle & Wang 2018, Thm 8; :mod:`dpviz.gaussian`).
+        ``"printed"`` releases the paper's σ_c; the calibration is then feasible only if it passes that check.
 
     Returns
     -------
     Calibration
         ``sigma`` (training noise), ``T``, ``eta``; extras ``eps1, delta1, eps2, delta2, sigma_c, r, E, rounds,
-        T_local, zeta, c, c_prime`` (read by the simulation engine).
+        T_local, zeta, c, c_prime`` (read by the simulation engine; ``sigma_c`` is the released contribution noise)
+        and, for the contribution noise, ``sigma_rule``, ``sigma_c_private`` (exact check), ``sigma_c_paper``
+        (Theorem 5 as printed), ``sigma_c_paper_exact_delta`` (exact δ of the printed σ_c at ε₂),
+        ``sigma_c_paper_private`` (bool) and ``sigma_c_privacy_check``.
     """
     n = v.check_n(n)
     eps = v.check_eps(eps)
     delta = v.check_delta(delta)
     G = v.check_positive("G (Lipschitz constant)", G)
+    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
     eps1 = 0.75 * eps if eps1 is None else v.check_eps(eps1, "eps1")
     eps2 = 0.25 * eps if eps2 is None else v.check_eps(eps2, "eps2")
     delta1 = 0.75 * delta if delta1 is None else v.check_delta(delta1, "delta1")
@@ -498,20 +511,32 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
     sigma, c_used, more, extras = _training_sigma(n, eps1, delta1, T, G, c, neighbouring, accountant)
     notes += more
     sens_c = 2.0 * G / (n * zeta)
-    sigma_c = c_prime * G * rounds * math.sqrt(math.log(1.25 * rounds / delta2)) / (n * zeta * eps2)
+    sigma_c_paper = c_prime * G * rounds * math.sqrt(math.log(1.25 * rounds / delta2)) / (n * zeta * eps2)
+    check_c = (f"exact composition of the R = {rounds} Gaussian releases of the contribution (sensitivity "
+               f"2G/(n zeta) = {sens_c:.4g} each) = one Gaussian mechanism with sensitivity sqrt(R) 2G/(n zeta) at "
+               f"(eps2, delta2) = ({eps2:.4g}, {delta2:.3g})")
+    cmp_c = _gauss.compare_with_paper(eps=eps2, delta=delta2, sensitivity=math.sqrt(rounds) * sens_c,
+                                      sigma_paper=sigma_c_paper, check=check_c)
+    pick_c = _gauss.choose_sigma(cmp_c, sigma_rule, eps=eps2, delta=delta2,
+                                 what="PIDP-SGD contribution noise sigma_c (Theorem 5)")
+    sigma_c = pick_c["sigma"]
     E = if_error_bound(n=n, G=G, L=L, zeta=zeta, C_hess=C_hess) if L is not None else 0.0
     if zeta_note:
         notes.append(zeta_note)
     notes.append(
-        f"Contribution noise sigma_c = c' G R sqrt(log(1.25 R/delta2))/(n zeta eps2) with R = {rounds} rounds, "
-        f"c' = {c_prime:.4g}: each round releases the contribution (sensitivity 2G/(n zeta) = {sens_c:.4g}) once "
-        f"at (eps2/R, delta2/R) = ({eps2 / rounds:.4g}, {delta2 / rounds:.3g})."
+        f"Contribution noise as printed (Theorem 5): sigma_c = c' G R sqrt(log(1.25 R/delta2))/(n zeta eps2) = "
+        f"{sigma_c_paper:.4g} with R = {rounds} rounds, c' = {c_prime:.4g}: each round releases the contribution "
+        f"(sensitivity 2G/(n zeta) = {sens_c:.4g}) once at (eps2/R, delta2/R) = ({eps2 / rounds:.4g}, "
+        f"{delta2 / rounds:.3g}). dpviz releases "
+        + (f"the private sigma_c = {cmp_c['sigma_private']:.4g} (exact check) by default."
+           if sigma_rule == "private" else "the printed sigma_c (sigma_rule = 'printed').")
     )
     if eps2 / rounds >= 1.0:
         notes.append(
             f"Lemma 3 (the classical Gaussian mechanism) is proved for a per-release eps < 1; here eps2/R = "
-            f"{eps2 / rounds:.3g} >= 1, so sigma_c relies on the formula beyond its proven range."
+            f"{eps2 / rounds:.3g} >= 1, so the printed sigma_c relies on the formula beyond its proven range."
         )
+    notes += pick_c["notes"]
     if L is None:
         notes.append("E (Theorem 4) needs L; E = 0 is used.")
     else:
@@ -526,20 +551,26 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
     extras.update({
         "eps1": eps1, "delta1": delta1, "eps2": eps2, "delta2": delta2, "sigma_c": sigma_c, "r": r, "E": E,
         "rounds": rounds, "T_local": T_local, "zeta": zeta, "c_prime": c_prime, "sensitivity_c": sens_c,
+        "sigma_rule": sigma_rule, "sigma_c_private": cmp_c["sigma_private"], "sigma_c_paper": sigma_c_paper,
+        "sigma_c_paper_exact_delta": cmp_c["paper_exact_delta"],
+        "sigma_c_paper_private": cmp_c["paper_sigma_private"], "sigma_c_privacy_check": check_c,
     })
     formula_numbers = (
         rf"\sigma = {c_used:.4g}\cdot\frac{{{G:g}\sqrt{{{T}\log(1/{delta1:.3g})}}}}{{{n}\cdot{eps1:.4g}}} = {sigma:.4g},"
-        rf"\quad \sigma_{{(c)}} = {c_prime:.4g}\cdot\frac{{{G:g}\cdot{rounds}\sqrt{{\log(1.25\cdot{rounds}/{delta2:.3g})}}}}"
-        rf"{{{n}\cdot{zeta:g}\cdot{eps2:.4g}}} = {sigma_c:.4g}"
+        rf"\quad \sigma_{{(c)}}^{{\rm printed}} = {c_prime:.4g}\cdot\frac{{{G:g}\cdot{rounds}\sqrt{{\log(1.25\cdot{rounds}/{delta2:.3g})}}}}"
+        rf"{{{n}\cdot{zeta:g}\cdot{eps2:.4g}}} = {sigma_c_paper:.4g}"
     )
+    reason = (f"(eps1 + eps2, delta1 + delta2) = ({eps1 + eps2:.4g}, {delta1 + delta2:.3g})-DP (Theorem 5) with "
+              f"{rounds} rounds of {T_local} local steps; contribution noise sigma_c = {sigma_c:.4g} "
+              + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "as printed"))
     return _mark_too_small(Calibration(
         id="pidp-sgd",
-        feasible=True,
+        feasible=pick_c["feasible"],
         sigma=sigma,
         T=T,
         eta=eta,
-        reason=(f"(eps1 + eps2, delta1 + delta2) = ({eps1 + eps2:.4g}, {delta1 + delta2:.3g})-DP (Theorem 5) with "
-                f"{rounds} rounds of {T_local} local steps"),
+        reason=reason if pick_c["feasible"] else f"contribution noise: {pick_c['reason']}",
+        fix=pick_c["fix"].replace("(sigma = ", "(sigma_c = "),
         formula=_PIDP_FORMULA,
         formula_numbers=formula_numbers,
         notes=notes,
@@ -980,7 +1011,7 @@ THEOREMS = [
         schedule=r"\eta=\frac1L,\ T=O(\log n)",
         notes=("Explicit form: (1 - mu/L)^T Delta0 + m sigma^2/(2 mu) with the calibrated sigma.",),
         discrepancy=_DISCREPANCY_THM1,
-        risk='expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*]',
+        risk=Risk("excess empirical risk (optimality gap)", "expectation", "E[L(θ_priv; D) − L*]"),
     ),
     Theorem(
         id="kang-pidp-thm3",
@@ -1009,7 +1040,7 @@ THEOREMS = [
             r"+rac{L\,\mathbb E[L(	heta_{priv};D)]}{	au}\Big\}"
         ),
         schedule=r"	au>0\ 	ext{free (inf)}",
-        risk="generalization gap E[L_P(θ_priv) − L(θ_priv; D)] (not an excess risk)",
+        risk=Risk("generalization gap", "expectation", "E[L_P(θ_priv) − L(θ_priv; D)], not an excess risk"),
         form="explicit",
     ),
     Theorem(
@@ -1020,7 +1051,7 @@ THEOREMS = [
         assumptions=_ASSUME,
         bound=bound_thm4,
         statement=r"\|(	heta^*_{-z}-	heta^*)-c_z\|_2\lerac{1}{\zeta^2n^2}\Big(2LG+rac{CG^2}{\zeta}\Big)",
-        risk="influence-function approximation error ||(θ*_{-z} − θ*) − c_z|| (not a risk)",
+        risk=Risk("influence-function approximation error", "deterministic", "||(θ*_{-z} − θ*) − c_z||, not a risk"),
         form="explicit",
     ),
     Theorem(
@@ -1031,7 +1062,8 @@ THEOREMS = [
         assumptions=_ASSUME,
         bound=bound_remark3,
         statement=r"O\Big(rac{mG^2\log(1/\delta)\log^2n}{n^2\epsilon^2}\Big)\ 	ext{(reference [43]; Theorem 1 removes one }\log n)",
-        risk="expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*] (earlier bound, reference [43])",
+        risk=Risk("excess empirical risk (optimality gap)", "expectation",
+                  "E[L(θ_priv; D) − L*]; earlier bound, reference [43]"),
     ),
     Theorem(
         id="kang-pidp-remark4",
@@ -1058,7 +1090,7 @@ THEOREMS = [
         statement=r"\mathbb E[L(\theta_{priv};D)-L^*]\le O\Big(\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}\Big)",
         schedule=r"\eta=\frac1L,\ T=O\Big(\log\frac{n^3\epsilon_1^2}{kmG^2}\Big)",
         notes=("k = number of instances that affect the model significantly (default n).",),
-        risk='expected excess empirical risk / optimality gap E[L(θ_priv; D) − L*]',
+        risk=Risk("excess empirical risk (optimality gap)", "expectation", "E[L(θ_priv; D) − L*]"),
         discrepancy=_DISCREPANCY_THM6,
     ),
     Theorem(

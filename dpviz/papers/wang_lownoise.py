@@ -28,6 +28,10 @@ What this module provides
   wang-lownoise-thm7b   Theorem 7 (b)                 Algorithm 2     α-Hölder smooth pairwise, F̄(w*) = 0
   ====================  ============================  ==============  ===========================================
 
+* explicit-constant versions of all eight utility theorems (``explicit_bound_thm3a`` ... ``explicit_bound_thm7b``),
+  from the appendix: M_{α,1/2/3} (eq. (4), (5), Lemma 14 (b)), Theorems 15 and 16, Lemmas 17, 19 and 20; for the
+  α-Hölder Theorems 4 and 7 the proof's fixed point ("the solution of the above inequality is O(·)") is solved
+  explicitly (:func:`young_constant`, :func:`explicit_holder_risk`);
 * Tables 1 and 2 as ``wang-lownoise-table1`` (pointwise) and ``wang-lownoise-table2`` (pairwise).
 
 Privacy analysis (proof of Theorem 2, §4.1).  Adjacency is *replace-one* (Definition 1: S and S̃ differ in one
@@ -51,6 +55,7 @@ import numpy as np
 
 from dpviz import _validate as v
 from dpviz.catalog import (
+    Risk,
     Algorithm,
     BoundResult,
     Calibration,
@@ -72,6 +77,13 @@ __all__ = [
     "explicit_bound_thm3b",
     "explicit_bound_thm6a",
     "explicit_bound_thm6b",
+    "m_bar_alpha_3",
+    "young_constant",
+    "explicit_holder_risk",
+    "explicit_bound_thm4a",
+    "explicit_bound_thm4b",
+    "explicit_bound_thm7a",
+    "explicit_bound_thm7b",
     "PAPER",
     "ALGORITHMS",
     "THEOREMS",
@@ -632,42 +644,269 @@ def _explicit_thm3(thm_id, *, n, d, eps, delta, L, R, Fstar, G=None, sigma=None,
 
 
 def explicit_bound_thm3a(*, n, d, eps, delta, L, R, Fstar, G=None, sigma=None, T=None, eta=None, c=1.0,
-                         kappa=None) -> BoundResult:
+                         kappa_gen=None) -> BoundResult:
     r"""Theorem 3 (a) of Wang, Lei, Ying & Zhou (wang-lownoise) with the proof's explicit constants
     (:func:`explicit_smooth_risk`): schedule T = n, η = c min{1/√n, ε/√(d log(1/δ))} unless given; σ calibrated by
     ``dpsgd-rdp`` from G unless given; F* = F(w*) = ``Fstar``.
     """
     return _explicit_thm3("wang-lownoise-thm3a", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=Fstar, G=G,
-                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa)
+                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa_gen)
 
 
 def explicit_bound_thm3b(*, n, d, eps, delta, L, R, G=None, sigma=None, T=None, eta=None, c=1.0,
-                         kappa=None) -> BoundResult:
+                         kappa_gen=None) -> BoundResult:
     r"""Theorem 3 (b) (low noise, F(w*) = 0) of Wang, Lei, Ying & Zhou (wang-lownoise) with the proof's explicit
     constants (:func:`explicit_smooth_risk` at F* = 0): T = n, η = c ε/√(d log(1/δ)) unless given.
     """
     return _explicit_thm3("wang-lownoise-thm3b", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=0.0, G=G,
-                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa, lownoise=True)
+                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa_gen, lownoise=True)
 
 
 def explicit_bound_thm6a(*, n, d, eps, delta, L, R, Fstar, G=None, sigma=None, T=None, eta=None, c=1.0,
-                         kappa=None) -> BoundResult:
+                         kappa_gen=None) -> BoundResult:
     r"""Theorem 6 (a) (pairwise, Algorithm 2) of Wang, Lei, Ying & Zhou (wang-lownoise) with the proof's explicit
     constants (:func:`explicit_smooth_risk` with ``pairwise=True``); T = n, η = c min{1/√n, ε/√(d log(1/δ))} unless
     given; σ from ``dpsgd-rdp-pairwise`` unless given.
     """
     return _explicit_thm3("wang-lownoise-thm6a", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=Fstar, G=G,
-                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa, pairwise=True)
+                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa_gen, pairwise=True)
 
 
 def explicit_bound_thm6b(*, n, d, eps, delta, L, R, G=None, sigma=None, T=None, eta=None, c=1.0,
-                         kappa=None) -> BoundResult:
+                         kappa_gen=None) -> BoundResult:
     r"""Theorem 6 (b) (pairwise, low noise F̄(w*) = 0) of Wang, Lei, Ying & Zhou (wang-lownoise), explicit constants
     of the proof (:func:`explicit_smooth_risk`, ``pairwise=True``, F* = 0); η = c ε/√(d log(1/δ)) unless given.
     """
     return _explicit_thm3("wang-lownoise-thm6b", n=n, d=d, eps=eps, delta=delta, L=L, R=R, Fstar=0.0, G=G,
-                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa, lownoise=True, pairwise=True)
+                          sigma=sigma, T=T, eta=eta, c=c, kappa=kappa_gen, lownoise=True, pairwise=True)
 
+
+# ----------------------------------------------------------------------------------------------------------------
+# Explicit constants for the α-Hölder smooth Theorems 4 and 7 (proofs of Theorems 4 and 7, eqs. (14)-(18), (23)-(25))
+
+
+def m_bar_alpha_3(*, alpha, L) -> float:
+    r"""\bar M_{α,3} = √(e(1−α)/(1+α)) (2−α) L^{1/(1−α)}, Wang, Lei, Ying & Zhou (wang-lownoise), Lemma 19 (b) (the
+    constant of Lemma 18, used by the pairwise stability bound), as printed.
+
+    Lemma 18 is cited from the same source as Lemma 14 (b), whose constant is M_{α,3} = √((1−α)/(1+α))
+    (2^{−α}L)^{1/(1−α)} (:func:`m_alpha_3`); the printed \bar M_{α,3} is never smaller (√e >= 1, 2 − α >= 1 >=
+    2^{−α/(1−α)}), so a bound that uses it stays valid under either reading.  dpviz uses the printed constant.
+    """
+    alpha = _alpha_open(alpha)
+    L = v.check_positive("L", L)
+    return math.sqrt(math.e * (1 - alpha) / (1 + alpha)) * (2.0 - alpha) * L ** (1.0 / (1.0 - alpha))
+
+
+def young_constant(alpha) -> float:
+    r"""K_α = 2\frac{1-\alpha}{1+\alpha}\big(\frac{4\alpha}{1+\alpha}\big)^{\frac{2\alpha}{1-\alpha}} (α ∈ (0, 1)): the
+    constant of the explicit solution of the inequality the proof of Theorem 4 of Wang, Lei, Ying & Zhou
+    (wang-lownoise) solves only up to O(·) ("The solution of the above inequality is O(κ^{(1+α)/(α−1)} + ...)").
+
+    With p = 2α/(1+α) ∈ (0, 1), a > 0, B >= 0: if ξ <= aξ^p + B then, by Young's inequality
+    aξ^p <= ξ/2 + (1−p)(2p)^{p/(1−p)} a^{1/(1−p)}, ξ <= 2B + K_α a^{(1+α)/(1−α)} with
+    K_α = 2(1−p)(2p)^{p/(1−p)}; 1 − p = (1−α)/(1+α), 2p = 4α/(1+α), p/(1−p) = 2α/(1−α).
+    """
+    alpha = _alpha_open(alpha)
+    if alpha == 0.0:
+        raise ValueError("K_alpha is only needed for alpha > 0 (at alpha = 0, F^0 = 1 and no fixed point is solved).")
+    return 2.0 * (1 - alpha) / (1 + alpha) * (4.0 * alpha / (1 + alpha)) ** (2.0 * alpha / (1 - alpha))
+
+
+def _golden_min_log(f, u0: float, width: float = 60.0, iters: int = 200) -> float:
+    """argmin over u in [u0 - width, u0 + width] of a convex f(u) (golden section); returns exp(u*)."""
+    u, _ = _golden_max(lambda x: -f(math.exp(x)), u0 - width, u0 + width, iters=iters)
+    return math.exp(u)
+
+
+def explicit_holder_risk(*, n, T, eta, d, sigma, L, R, Fstar, alpha, M=None, kappa=None, pairwise=False) -> dict:
+    r"""The explicit inequality behind Theorem 4 (pointwise) or Theorem 7 (pairwise) of Wang, Lei, Ying & Zhou
+    (wang-lownoise) for α ∈ [0, 1), constant step size η, T steps, ‖w*‖ <= R, F* = F(w*) (F̄(w*) pairwise).
+
+    Eq. (14) (Jensen): E[F(w_priv)] − F* <= (Tη)^{-1}Σ_t η E[F(w_t) − F_S(w_t)] + (Tη)^{-1}Σ_t η E[F_S(w_t) − F*].
+
+    *Optimisation part* — Theorem 16 (b) (Lemma 20 for Algorithm 2) divided by Tη:
+
+    .. math:: \frac{\tfrac34M_{\alpha,1}^2P + \tfrac12R^2 + 3T\eta^2\sigma^2d}{T\eta},\quad
+              P = (T\eta^2)^{\frac{1-\alpha}{1+\alpha}}Q^{\frac{2\alpha}{1+\alpha}},\quad
+              Q = 2\eta R^2 + T\big(6\eta^3\sigma^2d + 4\eta^2F^* + 3M_{\alpha,2}\eta^{\frac{3-\alpha}{1-\alpha}}\big),
+
+    where Q bounds Σ_t η² E[F_S(w_t)] (eq. (8) in expectation; Lemma 20's second display) and P bounds
+    Σ_t η² (E[F_S(w_t)])^{2α/(1+α)} by Jensen (the display after (15)).
+
+    *Generalization part* — Lemma 13 (b) with Lemma 14 (b) (pairwise: Lemma 17 (b) with Lemma 19 (b)), applied to
+    w_{t+1} as the output of t steps.  The proof of Theorem 4 bounds E[F^p(w_{t+1})], p = 2α/(1+α), by
+    ξ_{t+1}^p + (E[F_S(w_{t+1})])^p with ξ_{t+1} = max{E[F(w_{t+1})] − E[F_S(w_{t+1})], 0}, and "solves" the
+    resulting inequality ξ <= aξ^p + B, a = M_{α,1}²/(2κ), only up to O(·); dpviz solves it explicitly with
+    :func:`young_constant` (ξ <= 2B + K_α a^{(1+α)/(1−α)}).  Averaging over t (ξ_1 = 0 since w_1 = 0, t <= T,
+    (T−1)/T <= 1) gives, for α > 0,
+
+    .. math:: \frac{M_{\alpha,1}^2P}{\kappa T\eta^2} + c_1\kappa M_{\alpha,1}^2P + c_2\kappa T\eta^{\frac{2}{1-\alpha}}
+              + K_\alpha\Big(\frac{M_{\alpha,1}^2}{2\kappa}\Big)^{\frac{1+\alpha}{1-\alpha}},
+
+    pointwise c₁ = 4e(1+T/n)/n, c₂ = eM_{α,3}² (2 · κ/2 · Lemma 14 (b)); pairwise c₁ = 32e(1+2T/n)/n,
+    c₂ = 4e\bar M_{α,3}² (2 · 2κ · Lemma 19 (b)).  At α = 0, F^0 = 1, so no fixed point is needed and the
+    generalization part is M_{0,1}²/(2κ) + (c₁κM_{0,1}²P + c₂κTη²)/2 with P = Tη².
+
+    ``kappa=None`` takes the κ > 0 minimising the generalization part (the bound holds for every κ > 0; the part
+    is convex in log κ).  Returns ``parts`` (``optimisation``, ``privacy`` = 3ησ²d, ``generalization``) and the
+    constants used (``kappa``, ``P``, ``Q``, ``M_alpha_1``, ``M_alpha_2``, ``M_alpha_3``, ``K_alpha``).
+
+    Readings recorded (see the theorem's discrepancy): Lemma 13 (b) prints E[F_S^p]; the proof uses E[F^p] (as Lemma
+    17 (b) does for pairs), which dpviz follows (its bound also dominates the F_S^p reading); eq. (15) prints
+    κTn^{-2}Σ_t η_t(E F_S)^p where eq. (16) uses Σ_t η² (...)^p; the display after (15) prints the exponent of
+    η in the M_{α,2} term as (3−α)/(1+α), Theorem 16 (b) as (3−α)/(1−α) (used).
+    """
+    n = v.check_n(n)
+    T = v.check_int("T", T)
+    eta = v.check_positive("eta", eta)
+    d = v.check_int("d", d)
+    sigma = v.check_nonnegative("sigma", sigma)
+    L = v.check_positive("L", L)
+    R = v.check_nonnegative("R (bound on ||w*||)", R)
+    Fstar = v.check_nonnegative("Fstar (population risk at w*)", Fstar)
+    alpha = _alpha_open(alpha)
+    if kappa is not None:
+        kappa = v.check_positive("kappa_gen (the free kappa of Lemma 13 / 17)", kappa)
+    m1 = m_alpha_1(alpha=alpha, L=L, M=M)
+    m2 = m_alpha_2(alpha=alpha, L=L, M=M)
+    m3 = m_bar_alpha_3(alpha=alpha, L=L) if pairwise else m_alpha_3(alpha=alpha, L=L)
+    p = 2.0 * alpha / (1.0 + alpha)
+    Q = 2.0 * eta * R**2 + T * (6.0 * eta**3 * sigma**2 * d + 4.0 * eta**2 * Fstar
+                                 + 3.0 * m2 * eta ** ((3.0 - alpha) / (1.0 - alpha)))
+    P = (T * eta**2) ** ((1.0 - alpha) / (1.0 + alpha)) * Q**p
+    opt = (0.75 * m1**2 * P + 0.5 * R**2) / (T * eta)
+    priv = 3.0 * eta * sigma**2 * d
+    if pairwise:
+        c1, c2 = 32.0 * math.e * (1.0 + 2.0 * T / n) / n, 4.0 * math.e * m3**2
+    else:
+        c1, c2 = 4.0 * math.e * (1.0 + T / n) / n, math.e * m3**2
+    drift = T * eta ** (2.0 / (1.0 - alpha))
+    if alpha == 0.0:
+        A, B, C, r, K = m1**2 / 2.0, (c1 * m1**2 * P + c2 * drift) / 2.0, 0.0, 1.0, 0.0
+    else:
+        K = young_constant(alpha)
+        r = (1.0 + alpha) / (1.0 - alpha)
+        A, B, C = m1**2 * P / (T * eta**2), c1 * m1**2 * P + c2 * drift, K * (m1**2 / 2.0) ** r
+
+    def gen(k: float) -> float:
+        try:
+            return A / k + B * k + (C * k ** (-r) if C else 0.0)
+        except OverflowError:  # far from the minimiser (tiny kappa, large r): the part is huge there
+            return math.inf
+
+    if kappa is None:
+        k0 = math.sqrt(A / B) if A > 0 and B > 0 else 1.0
+        kappa = k0 if C == 0.0 else _golden_min_log(gen, math.log(k0))
+    return {"parts": {"optimisation": opt, "privacy": priv, "generalization": gen(kappa)}, "kappa": kappa,
+            "P": P, "Q": Q, "M_alpha_1": m1, "M_alpha_2": m2, "M_alpha_3": m3, "K_alpha": K}
+
+
+def _explicit_holder(thm_id, *, n, d, eps, delta, alpha, L, R, Fstar, G=None, M=None, sigma=None, T=None, eta=None,
+                     c=1.0, kappa=None, lownoise=False, pairwise=False) -> BoundResult:
+    n = v.check_n(n)
+    d = v.check_int("d", d)
+    eps = v.check_eps(eps)
+    delta = v.check_delta(delta)
+    alpha = _holder_alpha(alpha)
+    L = v.check_positive("L", L)
+    R = v.check_nonnegative("R (bound on ||w*||)", R)
+    Fstar = v.check_nonnegative("Fstar (population risk at w*, F(w*))", Fstar)
+    c = v.check_positive("c", c)
+    root = math.sqrt(d * math.log(1.0 / delta))
+    # the theorem's schedule (as in the rate functions _holder_general / _holder_lownoise)
+    if lownoise:
+        T = _ceil(n ** (2.0 / (1.0 + alpha))) if T is None else v.check_int("T", T)
+        if eta is None:
+            eta = c * min(n ** ((alpha**2 + 2.0 * alpha - 3.0) / (2.0 * (1.0 + alpha))), n * eps / (T * root))
+        n_exp = -(1.0 + alpha) / 2.0
+    else:
+        if T is None:
+            T = n if alpha >= 0.5 else _ceil(n ** ((2.0 - alpha) / (1.0 + alpha)))
+        T = v.check_int("T", T)
+        if eta is None:
+            first = 1.0 / math.sqrt(n) if alpha >= 0.5 else n ** (3.0 * (alpha - 1.0) / (2.0 * (1.0 + alpha)))
+            eta = c * min(first, eps / root)
+        n_exp = -0.5
+    eta = v.check_positive("eta", eta)
+    notes = []
+    extras: dict = {}
+    if sigma is None:
+        if G is None:
+            raise ValueError("the explicit bound needs the noise sigma: give sigma, or G (Lipschitz constant) so that "
+                             f"dpviz calibrates it ({'dpsgd-rdp-pairwise' if pairwise else 'dpsgd-rdp'}).")
+        calib = calibrate_dpsgd_rdp_pairwise if pairwise else calibrate_dpsgd_rdp
+        cal = calib(n=n, eps=eps, delta=delta, T=T, G=G, d=d, eta=eta, accountant_extra=False)
+        if not cal.feasible or cal.sigma is None:
+            raise ValueError(f"Algorithm {'2' if pairwise else '1'} cannot be calibrated at these values: "
+                             f"{cal.reason}; {cal.fix}.")
+        sigma = cal.sigma
+        extras["beta"] = cal.beta
+    sigma = v.check_nonnegative("sigma", sigma)
+    if eta > min(2.0 / L, 1.0):
+        notes.append(f"eta = {eta:.4g} > min{{2/L, 1}} = {min(2.0 / L, 1.0):.4g}: the theorem assumes eta <= "
+                     "min{2/L, 1}.")
+    out = explicit_holder_risk(n=n, T=T, eta=eta, d=d, sigma=sigma, L=L, R=R, Fstar=Fstar, alpha=alpha, M=M,
+                               kappa=kappa, pairwise=pairwise)
+    p = out["parts"]
+    terms = [
+        Term("optimisation", p["optimisation"], n_exp, 0.0,
+             r"\frac{\frac34M_{\alpha,1}^2(T\eta^2)^{\frac{1-\alpha}{1+\alpha}}Q^{\frac{2\alpha}{1+\alpha}}+\frac12R^2}{T\eta}"),
+        Term("privacy", p["privacy"], -1.0, -1.0, r"3\eta\sigma^2d"),
+        Term("generalization", p["generalization"], n_exp, 0.0,
+             r"\frac{M_{\alpha,1}^2P}{\kappa T\eta^2}+c_1\kappa M_{\alpha,1}^2P+c_2\kappa T\eta^{\frac{2}{1-\alpha}}"
+             r"+K_\alpha\big(\frac{M_{\alpha,1}^2}{2\kappa}\big)^{\frac{1+\alpha}{1-\alpha}}"),
+    ]
+    extras.update({k: out[k] for k in ("kappa", "P", "Q", "M_alpha_1", "M_alpha_2", "M_alpha_3", "K_alpha")})
+    extras.update({"sigma": sigma, "Fstar": Fstar})
+    src = ("Lemmas 17 (b), 19 (b), 20 (proof of Theorem 7, 'similar to Theorem 4')" if pairwise
+           else "eq. (14), Lemmas 13 (b), 14 (b), Theorem 16 (b)")
+    notes.append(f"Explicit constants of the proof ({src}) with the fixed point of the proof of Theorem 4 solved "
+                 f"explicitly (K_alpha = {out['K_alpha']:.4g}); kappa = {out['kappa']:.4g} minimises the "
+                 "generalization part; ||w*|| <= R.")
+    return BoundResult.of(thm_id, terms, eta=eta, T=T, notes=notes, extras=extras, explicit=True)
+
+
+def explicit_bound_thm4a(*, n, d, eps, delta, alpha, L, R, Fstar, G=None, M=None, sigma=None, T=None, eta=None,
+                         c=1.0, kappa_gen=None) -> BoundResult:
+    r"""Theorem 4 (a) of Wang, Lei, Ying & Zhou (wang-lownoise) with the explicit constants of its proof
+    (:func:`explicit_holder_risk`, pointwise): schedule of the statement unless T / η are given (α >= 1/2: T = n,
+    η = c min{n^{-1/2}, ε/√(d log(1/δ))}; α < 1/2: T = ⌈n^{(2−α)/(1+α)}⌉, η = c min{n^{3(α−1)/(2(1+α))},
+    ε/√(d log(1/δ))}); σ calibrated by ``dpsgd-rdp`` from G unless given; F* = F(w*) = ``Fstar``; ``M`` (bound on
+    ‖∂f(0; z)‖) is needed at α = 0 only (M_{0,1} = M + L, eq. (4)); ``kappa_gen`` = κ of Lemma 13 (default: the
+    minimiser).
+    """
+    return _explicit_holder("wang-lownoise-thm4a", n=n, d=d, eps=eps, delta=delta, alpha=alpha, L=L, R=R,
+                            Fstar=Fstar, G=G, M=M, sigma=sigma, T=T, eta=eta, c=c, kappa=kappa_gen)
+
+
+def explicit_bound_thm4b(*, n, d, eps, delta, alpha, L, R, G=None, M=None, sigma=None, T=None, eta=None, c=1.0,
+                         kappa_gen=None) -> BoundResult:
+    r"""Theorem 4 (b) (low noise, F(w*) = 0) of Wang, Lei, Ying & Zhou (wang-lownoise) with the explicit constants of
+    its proof (:func:`explicit_holder_risk` at F* = 0): T = ⌈n^{2/(1+α)}⌉,
+    η = c min{n^{(α²+2α−3)/(2(1+α))}, nε/(T√(d log(1/δ)))} unless given.
+    """
+    return _explicit_holder("wang-lownoise-thm4b", n=n, d=d, eps=eps, delta=delta, alpha=alpha, L=L, R=R, Fstar=0.0,
+                            G=G, M=M, sigma=sigma, T=T, eta=eta, c=c, kappa=kappa_gen, lownoise=True)
+
+
+def explicit_bound_thm7a(*, n, d, eps, delta, alpha, L, R, Fstar, G=None, M=None, sigma=None, T=None, eta=None,
+                         c=1.0, kappa_gen=None) -> BoundResult:
+    r"""Theorem 7 (a) (pairwise, Algorithm 2) of Wang, Lei, Ying & Zhou (wang-lownoise) with explicit constants
+    (:func:`explicit_holder_risk` with ``pairwise=True``: Lemmas 17 (b), 19 (b), 20); schedule as Theorem 4 (a); σ
+    from ``dpsgd-rdp-pairwise`` unless given.
+    """
+    return _explicit_holder("wang-lownoise-thm7a", n=n, d=d, eps=eps, delta=delta, alpha=alpha, L=L, R=R,
+                            Fstar=Fstar, G=G, M=M, sigma=sigma, T=T, eta=eta, c=c, kappa=kappa_gen, pairwise=True)
+
+
+def explicit_bound_thm7b(*, n, d, eps, delta, alpha, L, R, G=None, M=None, sigma=None, T=None, eta=None, c=1.0,
+                         kappa_gen=None) -> BoundResult:
+    r"""Theorem 7 (b) (pairwise, low noise F̄(w*) = 0) of Wang, Lei, Ying & Zhou (wang-lownoise) with explicit
+    constants (:func:`explicit_holder_risk`, ``pairwise=True``, F* = 0); schedule as Theorem 4 (b).
+    """
+    return _explicit_holder("wang-lownoise-thm7b", n=n, d=d, eps=eps, delta=delta, alpha=alpha, L=L, R=R, Fstar=0.0,
+                            G=G, M=M, sigma=sigma, T=T, eta=eta, c=c, kappa=kappa_gen, lownoise=True, pairwise=True)
 
 # ----------------------------------------------------------------------------------------------------------------
 # numerical accountant
@@ -1263,6 +1502,28 @@ _DISC_THM6A = (
     "eta = c min{1/sqrt(n), eps/sqrt(d log(1/delta))} is what the rate needs, and dpviz uses it."
 )
 
+_DISC_HOLDER_EXPLICIT = (
+    "Explicit constants (proof of Theorem 4): Lemma 13 (b) prints E[F_S^(2alpha/(1+alpha))], but the proof uses the "
+    "population E[F^(2alpha/(1+alpha))] and solves the resulting xi <= a xi^p + B (p = 2alpha/(1+alpha), "
+    "a = M_{alpha,1}^2/(2kappa)) only up to O(.); dpviz follows the proof and solves it explicitly by Young's "
+    "inequality, xi <= 2B + K_alpha a^((1+alpha)/(1-alpha)) with K_alpha = 2(1-alpha)/(1+alpha) "
+    "(4alpha/(1+alpha))^(2alpha/(1-alpha)) (this also dominates the F_S reading). Eq. (15) prints kappa T n^-2 "
+    "sum_t eta_t (E F_S(w_t))^p where eq. (16) uses sum_t eta^2 (E F_S(w_t))^p (dpviz: eta^2); the display after "
+    "(15) prints the exponent of eta in the M_{alpha,2} term as (3-alpha)/(1+alpha), Theorem 16 (b) as "
+    "(3-alpha)/(1-alpha) (dpviz: Theorem 16 (b)). At alpha = 0, F^0 = 1 and no fixed point is needed."
+)
+
+_DISC_THM7_EXPLICIT = (
+    "Proof of Theorem 7: its final display (25) repeats eq. (22) of the smooth Theorem 6 (no Hölder terms) and "
+    "leaves the rest as 'similar to Theorem 4'; dpviz's explicit form follows the proof of Theorem 4 with Lemma "
+    "17 (b) (generalization gap <= M_{alpha,1}^2/(2kappa) E[Fbar^p] + 2 kappa nu), Lemma 19 (b) and Lemma 20. "
+    "Lemma 19 (b) uses Mbar_{alpha,3} = sqrt(e(1-alpha)/(1+alpha)) (2-alpha) L^(1/(1-alpha)) for Lemma 18, which "
+    "is cited from the same source as Lemma 14 (b), whose constant is M_{alpha,3} = sqrt((1-alpha)/(1+alpha)) "
+    "(2^-alpha L)^(1/(1-alpha)); the printed Mbar_{alpha,3} is never smaller, so dpviz uses it (the bound is valid "
+    "under either reading). Lemma 19's proof prints eta^(2/(alpha-1)) where its statement has eta^(2/(1-alpha)) "
+    "(used)."
+)
+
 _SMOOTH = ("convex", "nonnegative", "lipschitz", "smooth")
 _HOLDER = ("convex", "nonnegative", "lipschitz", "holder")
 _S_GEN = r"\eta=c\min\{\tfrac{1}{\sqrt n},\tfrac{\epsilon}{\sqrt{d\log(1/\delta)}}\},\ T\asymp n"
@@ -1279,6 +1540,7 @@ _H_LOW = (
 _R_OPT = r"O\Big(\frac{1}{\sqrt n}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big)"
 _R_LOW = r"O\Big(\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big)"
 _R_HLOW = r"O\Big(n^{-\frac{1+\alpha}{2}}+\frac{\sqrt{d\log(1/\delta)}}{n\epsilon}\Big)"
+_PAIR_RISK = Risk("excess population risk", "expectation", "pairwise loss: F̄(w) = E f(w; z, z')")
 _LOWNOTE = ("Low-noise (realizable) case: the best model has zero population risk.",)
 
 
@@ -1287,7 +1549,7 @@ def _thm(id_, number, alg, assumptions, bound, statement, schedule, discrepancy=
     return Theorem(
         id=id_, paper=PAPER, number=number, algorithm=alg, assumptions=assumptions, bound=bound, statement=statement,
         schedule=schedule, discrepancy=discrepancy, notes=notes, explicit_bound=explicit_bound,
-        risk=risk or "expected excess population risk",
+        risk=risk or Risk("excess population risk", "expectation"),
     )
 
 
@@ -1297,20 +1559,25 @@ THEOREMS = [
     _thm("wang-lownoise-thm3b", "Theorem 3 (b)", "dpsgd-rdp", _SMOOTH + ("low-noise",), bound_thm3b, _R_LOW, _S_LOW,
          notes=_LOWNOTE + (_DISC_REMARK1,), explicit_bound=explicit_bound_thm3b),
     _thm("wang-lownoise-thm4a", "Theorem 4 (a)", "dpsgd-rdp", _HOLDER, bound_thm4a, _R_OPT, _H_GEN,
-         discrepancy=_DISC_REMARK5, notes=(_DISC_REMARK1,)),
+         discrepancy=_DISC_REMARK5 + " " + _DISC_HOLDER_EXPLICIT, notes=(_DISC_REMARK1,),
+         explicit_bound=explicit_bound_thm4a),
     _thm("wang-lownoise-thm4b", "Theorem 4 (b)", "dpsgd-rdp", _HOLDER + ("low-noise",), bound_thm4b, _R_HLOW, _H_LOW,
-         discrepancy=_DISC_THM4B, notes=_LOWNOTE + (_DISC_REMARK1,)),
+         discrepancy=_DISC_THM4B + " " + _DISC_HOLDER_EXPLICIT, notes=_LOWNOTE + (_DISC_REMARK1,),
+         explicit_bound=explicit_bound_thm4b),
     _thm("wang-lownoise-thm6a", "Theorem 6 (a)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise",), bound_thm6a, _R_OPT,
-         _S_GEN, discrepancy=_DISC_THM6A, risk="expected excess population risk (pairwise)",
+         _S_GEN, discrepancy=_DISC_THM6A, risk=_PAIR_RISK,
          explicit_bound=explicit_bound_thm6a),
     _thm("wang-lownoise-thm6b", "Theorem 6 (b)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise", "low-noise"),
-         bound_thm6b, _R_LOW, _S_LOW, notes=_LOWNOTE, risk="expected excess population risk (pairwise)",
+         bound_thm6b, _R_LOW, _S_LOW, notes=_LOWNOTE, risk=_PAIR_RISK,
          explicit_bound=explicit_bound_thm6b),
     _thm("wang-lownoise-thm7a", "Theorem 7 (a)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise",), bound_thm7a, _R_OPT,
-         _H_GEN, risk="expected excess population risk (pairwise)"),
+         _H_GEN, discrepancy=_DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT,
+         risk=_PAIR_RISK, explicit_bound=explicit_bound_thm7a),
     _thm("wang-lownoise-thm7b", "Theorem 7 (b)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise", "low-noise"),
-         bound_thm7b, _R_HLOW, _H_LOW, discrepancy=_DISC_THM4B.replace("The statement", "As in Theorem 4 (b), the statement"),
-         notes=_LOWNOTE, risk="expected excess population risk (pairwise)"),
+         bound_thm7b, _R_HLOW, _H_LOW,
+         discrepancy=(_DISC_THM4B.replace("The statement", "As in Theorem 4 (b), the statement") + " "
+                      + _DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT),
+         notes=_LOWNOTE, risk=_PAIR_RISK, explicit_bound=explicit_bound_thm7b),
 ]
 
 

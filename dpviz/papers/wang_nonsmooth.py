@@ -32,6 +32,7 @@ import math
 from dpviz import _validate as v
 from dpviz import gaussian as _gauss
 from dpviz.catalog import (
+    Risk,
     Algorithm,
     BoundResult,
     Calibration,
@@ -778,7 +779,8 @@ _THEOREMS = [
             "Part (a), W = R^d, needs a non-negative loss: g = M + L (C_alpha T eta)^(alpha/2).",
             "Part (b), W in B(0, R): g = M + L R^alpha.",
         ),
-        risk="uniform argument stability (ℓ2-sensitivity) of averaged SGD",
+        risk=Risk("uniform argument stability", "high-probability",
+                  "ℓ2-sensitivity of averaged SGD; part (a): P(sup ||w - w'|| >= Delta) <= gamma"),
     ),
     Theorem(
         id="wang-nonsmooth-thm9",
@@ -797,7 +799,7 @@ _THEOREMS = [
             r"{(1+\alpha)(3+\alpha)}}\ (\alpha<\frac{\sqrt{73}-7}{4}),\ T\asymp n\ \text{else}"
         ),
         notes=("Unbounded domain W = R^d; R stands for ||w*||.",),
-        risk="excess population risk (with probability 1 - gamma)",
+        risk=Risk("excess population risk", "high-probability"),
     ),
     Theorem(
         id="wang-nonsmooth-thm10",
@@ -815,7 +817,7 @@ _THEOREMS = [
             r"\eta=1/\big(T\max\{\frac{\sqrt{\log(n/\delta)\log n\log(1/\gamma)}}{\sqrt n},"
             r"\frac{(d\log(1/\delta))^{1/4}\sqrt{\log(n/\delta)}\log(1/\gamma)^{1/8}}{\sqrt{n\epsilon}}\}\big)"
         ),
-        risk="excess population risk (with probability 1 - gamma)",
+        risk=Risk("excess population risk", "high-probability"),
     ),
     Theorem(
         id="wang-nonsmooth-thm12",
@@ -835,7 +837,7 @@ _THEOREMS = [
         ),
         discrepancy=_DISCREPANCY_THM12,
         notes=("Algorithm 2 (DP-SGD-Gradient) is the catalogue's dpsgd-rdp with G = M + L R^alpha.",),
-        risk="excess population risk (with probability 1 - gamma)",
+        risk=Risk("excess population risk", "high-probability"),
     ),
     Theorem(
         id="wang-nonsmooth-lemma13",
@@ -847,7 +849,7 @@ _THEOREMS = [
         statement=r"\epsilon\ge\frac{7(n^{1/3}-1)+4n\log n+7}{2n(n^{1/3}-1)}\Rightarrow\exists\beta\in(0,1)",
         schedule=r"T=n,\ \delta=1/n^2,\ n\ge18",
         discrepancy=_DISCREPANCY_LEMMA13,
-        risk="sufficient privacy budget eps for Theorem 11's conditions (not a risk)", form="explicit",
+        risk=Risk("sufficient privacy budget ε", "deterministic", "for Theorem 11's conditions; not a risk"), form="explicit",
     ),
 ]
 

@@ -26,7 +26,7 @@ import math
 
 from dpviz import _validate as v
 from dpviz import gaussian as _gauss
-from dpviz.catalog import Algorithm, BoundResult, Calibration, ComparisonRow, ComparisonTable, Paper, Term, Theorem
+from dpviz.catalog import Algorithm, BoundResult, Calibration, ComparisonRow, ComparisonTable, Paper, Risk, Term, Theorem
 
 __all__ = [
     "PAPER",
@@ -34,6 +34,10 @@ __all__ = [
     "THEOREMS",
     "TABLES",
     "pairwise_gradient_sensitivity",
+    "stability_lemma1",
+    "stability_lemma1_printed",
+    "stability_lemma7",
+    "epoch_stability",
     "epoch_sizes",
     "gaussian_exact_delta",
     "gaussian_mu_for",
@@ -119,6 +123,82 @@ def pairwise_gradient_sensitivity(*, n, G) -> float:
     n = v.check_n(n)
     G = v.check_positive("G", G)
     return 4.0 * G / n
+
+
+def stability_lemma1(*, n, t, eta, G, L, mu) -> float:
+    r"""Distance of the t-th PGD iterates on neighbouring data sets, Xue, Yang, Huai & Wang (xue-pairwise), Lemma 1,
+    from its proof (App. C.1, eq. (4) unrolled from w_0 = w'_0):
+
+    .. math:: \|w_t-w'_t\|_2 \le \frac{4G\eta}{n}\sum_{i=0}^{t-1}\rho^i,\qquad \rho = 1-\frac{L\mu\eta}{L+\mu},
+
+    valid for a μ-strongly convex, L-smooth, G-Lipschitz pairwise loss and η <= 2/(L + μ) (Lemma 2's contraction
+    needs it).  It increases in t towards 4G/(nρ') with ρ' = Lμη/(L+μ) and never exceeds the printed eq. (3),
+    8G/(μn) (:func:`stability_lemma1_printed`).
+    """
+    n = v.check_n(n)
+    t = v.check_int("t", t, minimum=0)
+    eta = v.check_positive("eta", eta)
+    G = v.check_positive("G", G)
+    L = v.check_positive("L", L)
+    mu = v.check_positive("mu", mu)
+    _check_mu_L(mu, L)
+    if eta > 2.0 / (L + mu) * (1 + 1e-12):
+        raise ValueError(f"Lemma 1 needs a step size eta <= 2/(L + mu) = {2.0 / (L + mu):.4g}, got eta = {eta:g}.")
+    rho = 1.0 - L * mu * eta / (L + mu)
+    geometric = t if rho == 1.0 else (1.0 - rho**t) / (1.0 - rho)
+    return 4.0 * G * eta / n * geometric
+
+
+def stability_lemma1_printed(*, n, G, mu) -> float:
+    r"""Xue, Yang, Huai & Wang (xue-pairwise), Lemma 1, eq. (3): ‖w_t − w'_t‖₂ <= 8G/(μn) for every t (η <= 2/(L+μ));
+    the ℓ2-sensitivity of DPGDSC's released last iterate (Algorithm 1)."""
+    n = v.check_n(n)
+    G = v.check_positive("G", G)
+    mu = v.check_positive("mu", mu)
+    return 8.0 * G / (mu * n)
+
+
+def stability_lemma7(*, n, t, eta, G, L=None) -> float:
+    r"""Xue, Yang, Huai & Wang (xue-pairwise), Lemma 7, eq. (7): ‖w_t − w'_t‖₂ <= 4ηGt/n for PGD on a convex,
+    L-smooth, G-Lipschitz pairwise loss with η <= 2/L (Algorithm 4, DPGDC); hence the average of w_1..w_T moves by at
+    most 4ηGT/n, the sensitivity of DPGDC's release.  With ``L`` the step-size condition is checked."""
+    n = v.check_n(n)
+    t = v.check_int("t", t, minimum=0)
+    eta = v.check_positive("eta", eta)
+    G = v.check_positive("G", G)
+    if L is not None:
+        L = v.check_positive("L", L)
+        if eta > 2.0 / L * (1 + 1e-12):
+            raise ValueError(f"Lemma 7 needs a step size eta <= 2/L = {2.0 / L:.4g}, got eta = {eta:g}.")
+    return 4.0 * eta * G * t / n
+
+
+def epoch_stability(*, n, eta, G, index, L=None) -> tuple[float, int]:
+    r"""(bound, epoch i) for DPEGD (Xue, Yang, Huai & Wang (xue-pairwise), Algorithm 3) when example ``index``
+    (0-based) is replaced.
+
+    The example lies in one block D_i (sizes :func:`epoch_sizes`, in order).  Epochs before i see the same data;
+    epoch i runs n_i PGD steps with η_i = η 4^{−i}, so by Lemma 7 (T_i = n_i) its average moves by at most
+    4Gη_i T_i/n_i = 4Gη_i (proof of Theorem 3, App. C.5).  With the same output noise on both sides and η_j <= 2/L,
+    every later epoch is non-expansive (the first display in the proof of Lemma 7, and Lemma 3 for the projection),
+    so the final output moves by at most 4Gη_i too.  Returns the bound and i (1-based).
+    """
+    n = v.check_n(n)
+    eta = v.check_positive("eta", eta)
+    G = v.check_positive("G", G)
+    index = v.check_int("index", index, minimum=0)
+    if index >= n:
+        raise ValueError(f"the replaced example's index must be below n = {n}, got {index}.")
+    if L is not None:
+        L = v.check_positive("L", L)
+        if eta / 4.0 > 2.0 / L * (1 + 1e-12):
+            raise ValueError(f"Lemma 7 needs step sizes eta_i = eta 4^-i <= 2/L = {2.0 / L:.4g}.")
+    start = 0
+    for i, m in enumerate(epoch_sizes(n), start=1):
+        if index < start + m:
+            return 4.0 * G * eta * 4.0 ** (-i), i
+        start += m
+    raise AssertionError("unreachable: the blocks cover 0..n-1")
 
 
 def epoch_sizes(n) -> list[int]:
@@ -1051,7 +1131,7 @@ THEOREMS = [
         schedule=r"\eta=\frac{2}{L+\mu},\ T=\lceil 2(L/\mu)\ln n\rceil\ \big(=\tilde O(\tfrac{L}{\mu}\log n)\big)",
         discrepancy=_DISCREPANCY_THM1,
         notes=("The paper's strong-convexity constant alpha is mu in dpviz.",),
-        risk="expected excess population risk",
+        risk=Risk("excess population risk", "expectation"),
     ),
     Theorem(
         id="xue-pairwise-thm2",
@@ -1064,7 +1144,7 @@ THEOREMS = [
         schedule=r"T=\min\{n,\frac{n^2\epsilon^2}{d\log(1/\delta)}\},\ \eta=\frac{\|C\|_2}{G\sqrt T}",
         discrepancy=_DISCREPANCY_THM2,
         notes=("(eps, delta)-DP only: the paper gives no delta = 0 version of Algorithm 2.",),
-        risk="expected excess population risk",
+        risk=Risk("excess population risk", "expectation"),
     ),
     Theorem(
         id="xue-pairwise-thm3",
@@ -1082,7 +1162,7 @@ THEOREMS = [
             r"\ (\delta=0:\ \tfrac{\epsilon}{d}),\ \eta_i=4^{-i}\eta,\ n_i\text{ steps per epoch}"
         ),
         discrepancy=_DISCREPANCY_THM3,
-        risk="expected excess population risk",
+        risk=Risk("excess population risk", "expectation"),
     ),
     Theorem(
         id="xue-pairwise-thm4",
@@ -1100,7 +1180,7 @@ THEOREMS = [
             "The statement says 'Algorithm 1'; the proof is about Algorithm 4 (Lemma 7), which dpviz follows. "
             "Algorithm 4 line 6 (delta = 0) omits '+ zeta'; dpviz adds the Laplace noise."
         ),
-        risk="expected excess population risk",
+        risk=Risk("excess population risk", "expectation"),
     ),
 ]
 

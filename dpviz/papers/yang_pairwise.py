@@ -36,7 +36,7 @@ import math
 
 from dpviz import _validate as v
 from dpviz import gaussian as _gauss
-from dpviz.catalog import Algorithm, BoundResult, Calibration, Paper, Term, Theorem
+from dpviz.catalog import Algorithm, BoundResult, Calibration, Paper, Risk, Term, Theorem
 
 __all__ = [
     "PAPER",
@@ -917,7 +917,7 @@ THEOREMS = [
         schedule=r"\text{any }\eta>0,\ T\ge n",
         discrepancy=_DISCREPANCY_THM1,
         notes=("The averaged output satisfies eq. (9): ||w_T - w'_T||^2 <= 4e eta^2 G^2 (T + 3T^2 ln^2(eT) ln^2(1/gamma)/n^2).",),
-        risk="uniform argument stability (ℓ2-sensitivity) of the averaged output, with probability 1 - gamma",
+        risk=Risk("uniform argument stability", "high-probability", "ℓ2-sensitivity of the averaged output"),
     ),
     Theorem(
         id="yang-pairwise-thm2",
@@ -935,7 +935,7 @@ THEOREMS = [
         schedule=r"T=n^2,\ \eta=c\,n^{-3/2}",
         discrepancy=_DISCREPANCY_THM2,
         notes=("Bounded domain of diameter D = 2R; M = sup loss(0, z, z') is M0.",),
-        risk="excess population risk (with probability 1 - gamma)",
+        risk=Risk("excess population risk", "high-probability"),
     ),
     Theorem(
         id="yang-pairwise-thm3",
@@ -959,7 +959,7 @@ THEOREMS = [
             "uses 4 G kappa sqrt((G^2+2M) eta) (AUC, Lemma 4)."
         ),
         notes=("Unbounded domain W = R^d; D = ||w*|| is R.",),
-        risk="excess population risk (with probability 1 - gamma)",
+        risk=Risk("excess population risk", "high-probability"),
     ),
     Theorem(
         id="yang-pairwise-thm5",
@@ -976,7 +976,7 @@ THEOREMS = [
         schedule=r"T=n^2,\ \eta=c\,n^{-3/2},\ \sigma\text{ from (5)}",
         discrepancy=_DISCREPANCY_THM5,
         notes=("gamma must lie in (max(4 delta, exp(-d/8)), 1).",),
-        risk="excess population risk (with probability 1 - gamma)",
+        risk=Risk("excess population risk", "high-probability"),
     ),
     Theorem(
         id="yang-pairwise-cor1",
@@ -992,7 +992,8 @@ THEOREMS = [
             "sqrt(n) rate comes from Theorem 2's other terms, which do not involve kappa. dpviz shows the printed rate."
         ),
         notes=("Application: AUC maximisation with the pairwise hinge loss, problem (10); kappa = sup ||x||.",),
-        risk='excess AUC risk (population square-loss AUC objective, eq. (10); with high probability)',
+        risk=Risk("excess population risk", "high-probability",
+                  "AUC: the population square-loss AUC objective, eq. (10)"),
     ),
     Theorem(
         id="yang-pairwise-cor2",
@@ -1005,7 +1006,8 @@ THEOREMS = [
         schedule=r"T=n^2,\ \eta=c\,n^{-3/2},\ \sigma\text{ from (5)}",
         discrepancy=_DISCREPANCY_COR_PRIV,
         notes=("Application: private AUC maximisation, problem (10).",),
-        risk='excess AUC risk (population square-loss AUC objective, eq. (10); with high probability)',
+        risk=Risk("excess population risk", "high-probability",
+                  "AUC: the population square-loss AUC objective, eq. (10)"),
     ),
     Theorem(
         id="yang-pairwise-cor3",
@@ -1018,7 +1020,7 @@ THEOREMS = [
         schedule=r"T=n^2,\ \eta=c\,n^{-3/2}",
         discrepancy=_DISCREPANCY_COR3,
         notes=("Application: similarity metric learning, problem (11), nuclear-norm ball (Lemma 5).",),
-        risk='excess population risk of similarity metric learning (hinge loss, eq. (11); with high probability)',
+        risk=Risk("excess population risk", "high-probability", "similarity metric learning: hinge loss, eq. (11)"),
     ),
     Theorem(
         id="yang-pairwise-cor4",
@@ -1033,7 +1035,7 @@ THEOREMS = [
             " Also, w is a d x d matrix here, so Theorem 5's sigma sqrt(d) would read sigma d; dpviz keeps the printed d."
         ),
         notes=("Application: private similarity metric learning, problem (11).",),
-        risk='excess population risk of similarity metric learning (hinge loss, eq. (11); with high probability)',
+        risk=Risk("excess population risk", "high-probability", "similarity metric learning: hinge loss, eq. (11)"),
     ),
 ]
 
