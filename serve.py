@@ -2,7 +2,8 @@
 
 ``python serve.py [streamlit options]`` (what ``make run`` does) is ``streamlit run app.py [options]`` plus a warm-up:
 before the server accepts connections it imports what every page needs (streamlit, plotly, numpy, scipy, the
-dp-accounting library and every dpviz module) and computes the default calibration once, so that the first visitor
+dp-accounting library and every dpviz module), computes the default calibration once and starts the worker
+processes of :mod:`dpviz.workers`, so that the first visitor
 of a fresh server does not pay ~1.6 s of imports and solver start-up (benchmarks/RESULTS.md, "What a user waits for").
 ``streamlit run app.py`` still works; only the first page view is slower.
 
@@ -37,6 +38,9 @@ def warm() -> float:
     n = int(p["n"])
     first = [a.id for a in catalog.algorithms() if a.calibrate is not None][0]  # Calibrate's default algorithm
     catalog.calibrate(p["algorithm"] or first, n=n, eps=float(p["eps"]), delta=1.0 / n**2, T=int(p["T"]), G=1.0)
+    from dpviz import workers
+
+    workers.shared_pool().warm()  # start the worker processes now, not at the first simulation
     return time.perf_counter() - t0
 
 

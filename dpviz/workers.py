@@ -24,6 +24,7 @@ This module imports nothing heavy at load time (the spawned workers import only 
 
 from __future__ import annotations
 
+import atexit
 import concurrent.futures as cf
 import itertools
 import multiprocessing as mp
@@ -285,6 +286,7 @@ def shared_pool() -> WorkerPool:
     with _shared_lock:
         if _shared is None:
             _shared = WorkerPool()
+            atexit.register(_shared.shutdown)  # stop the workers before the interpreter tears its modules down
         return _shared
 
 
