@@ -1,6 +1,7 @@
 """Shared fixtures: a streamlit server of the dashboard for the real-browser tests."""
 
 import sys
+import urllib.parse
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,35 @@ def server():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+# --- helpers shared by the real-browser tests (Playwright pages) -----------------------------------------------------
+WAIT = 60000
+
+
+def query_of(page) -> dict:
+    """The page's URL query parameters."""
+    return dict(urllib.parse.parse_qsl(urllib.parse.urlparse(page.url).query))
+
+
+def settle(page, timeout: int = WAIT) -> None:
+    """Wait until the script run triggered by the last interaction has finished."""
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
+        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        timeout=timeout)
+    page.wait_for_timeout(300)
+
+
+def wait_text(page, selector, text, timeout: int = WAIT) -> None:
+    """Wait until some element matching ``selector`` contains ``text``."""
+    page.wait_for_function(
+        "([sel, t]) => Array.from(document.querySelectorAll(sel)).some(e => (e.textContent || '').includes(t))",
+        arg=[selector, text], timeout=timeout)
+
+
+def wait_query(page, name, value, timeout: int = WAIT) -> None:
+    """Wait until the URL has ``name=value``."""
+    page.wait_for_function(
+        "([n, v]) => new URLSearchParams(window.location.search).get(n) === v", arg=[name, value], timeout=timeout)

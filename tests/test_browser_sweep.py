@@ -4,13 +4,13 @@ same sweep as a zip and a file that is not a sweep."""
 
 import io
 import os
-import urllib.parse
 import zipfile
 from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, ROOT
+from conftest import ARGS, CHROMIUM, ROOT, query_of as _query, settle as _settle, wait_query as _wait_query
+from conftest import wait_text as _wait_text
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -35,28 +35,8 @@ def sweeps_dir(tmp_path_factory):
         os.environ["DPVIZ_SWEEPS_DIR"] = old
 
 
-def _query(page) -> dict:
-    return dict(urllib.parse.parse_qsl(urllib.parse.urlparse(page.url).query))
 
 
-def _settle(page) -> None:
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=WAIT)
-    page.wait_for_timeout(300)
-
-
-def _wait_text(page, selector, text) -> None:
-    page.wait_for_function(
-        "([sel, t]) => Array.from(document.querySelectorAll(sel)).some(e => (e.textContent || '').includes(t))",
-        arg=[selector, text], timeout=WAIT)
-
-
-def _wait_query(page, name, value) -> None:
-    page.wait_for_function(
-        "([n, v]) => new URLSearchParams(window.location.search).get(n) === v", arg=[name, value], timeout=WAIT)
 
 
 def _checked(page, key) -> str:

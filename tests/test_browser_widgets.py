@@ -7,12 +7,11 @@ all show the new value.  This is the check that no second change of a widget is 
 
 import os
 import re
-import urllib.parse
 from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, ROOT
+from conftest import ARGS, CHROMIUM, ROOT, settle as _settle, wait_query as _wait_query, wait_text as _wait_text
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -21,30 +20,8 @@ pytestmark = pytest.mark.browser
 WAIT = 60000
 
 
-def _query(page) -> dict:
-    return dict(urllib.parse.parse_qsl(urllib.parse.urlparse(page.url).query))
 
 
-def _settle(page) -> None:
-    """Wait until the script run triggered by the last interaction has finished."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=WAIT)
-    page.wait_for_timeout(300)
-
-
-def _wait_text(page, selector, text) -> None:
-    """Wait until some element matching ``selector`` contains ``text`` (the output of the last change)."""
-    page.wait_for_function(
-        "([sel, t]) => Array.from(document.querySelectorAll(sel)).some(e => (e.textContent || '').includes(t))",
-        arg=[selector, text], timeout=WAIT)
-
-
-def _wait_query(page, name, value) -> None:
-    page.wait_for_function(
-        "([n, v]) => new URLSearchParams(window.location.search).get(n) === v", arg=[name, value], timeout=WAIT)
 
 
 def _select(page, key, text) -> None:

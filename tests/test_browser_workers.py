@@ -3,12 +3,11 @@ result is ever shown, and the next run works (Playwright + Debian's Chromium).""
 
 import os
 import re
-import urllib.parse
 from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, ROOT
+from conftest import ARGS, CHROMIUM, ROOT, query_of as _query, settle
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -18,17 +17,6 @@ WAIT = 90000
 LONG = "T=60000&reps=500&eps_grid=1,2,4,8"  # ~15-25 s of engine time: not auto-run, long enough to interrupt
 
 
-def _query(page) -> dict:
-    return dict(urllib.parse.parse_qsl(urllib.parse.urlparse(page.url).query))
-
-
-def _settle(page) -> None:
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
-        timeout=WAIT)
-    page.wait_for_timeout(300)
 
 
 def test_changing_a_widget_during_a_run_stops_it_and_never_shows_a_stale_result(server):
@@ -51,7 +39,7 @@ def test_changing_a_widget_during_a_run_stops_it_and_never_shows_a_stale_result(
             page.wait_for_function("s => new URLSearchParams(location.search).get('seed') === s", arg=str(seed),
                                    timeout=WAIT)
             page.wait_for_selector("text=Press Run simulation to see the results", timeout=WAIT)
-            _settle(page)
+            settle(page, WAIT)
             assert box.input_value() == str(seed)
             assert page.locator(".js-plotly-plot").count() == 0  # nothing from the interrupted run
         # a short run afterwards finishes at once: the interrupted ones no longer hold the session's worker
@@ -59,14 +47,14 @@ def test_changing_a_widget_during_a_run_stops_it_and_never_shows_a_stale_result(
         box.fill("5")
         box.press("Enter")
         page.wait_for_function("() => new URLSearchParams(location.search).get('reps') === '5'", timeout=WAIT)
-        _settle(page)
+        settle(page, WAIT)
         page.locator(".st-key-w_T input").fill("200")
         page.locator(".st-key-w_T input").press("Enter")
         page.wait_for_function("() => new URLSearchParams(location.search).get('T') === '200'", timeout=WAIT)
-        _settle(page)
+        settle(page, WAIT)
         page.get_by_role("button", name="Run simulation").click()
         page.wait_for_selector(".js-plotly-plot", timeout=WAIT)
-        _settle(page)
+        settle(page, WAIT)
         assert page.get_by_text(re.compile(r"Done in [0-9.]+ s")).count() >= 1
         assert _query(page)["seed"] == "9"
         assert page.locator("[data-testid='stException']").count() == 0
