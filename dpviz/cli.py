@@ -142,7 +142,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("name", nargs="?", default=None, help="e.g. wang-lownoise-fig1 (see --list)")
     p.add_argument("--list", action="store_true", help="list the targets")
     p.add_argument("--json", action="store_true", help="with --list: print JSON")
-    p.add_argument("--reps", type=_whole, default=500, help="repetitions (default 500)")
+    p.add_argument("--reps", type=_whole, default=None,
+                   help="repetitions (default: the target's, 500 for the Wang et al. figures)")
     p.add_argument("--seed", type=_whole, default=0, help="random seed (default 0)")
     p.add_argument("--out", default=None, help="output directory (required to run a target)")
     for mod in _extensions():

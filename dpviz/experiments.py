@@ -45,7 +45,7 @@ class Experiment:
     id: str
     paper: str
     what: str
-    kind: str  # "simulation" | "bounds" | "region"
+    kind: str  # "simulation" | "bounds" | "region" | "study" (a simulation study with its own ``runner``)
     place: str  # where in the paper
     claim: str  # the paper's claimed finding, in words
     x: str
@@ -64,6 +64,14 @@ class Experiment:
     #: one point of a region shown on the Calibrate page).  :meth:`preset_view` derives everything else from the
     #: fields above, so the preset and ``python -m dpviz reproduce`` run the same setting.
     preset: dict[str, Any] | None = None
+    #: ``kind == "study"`` only: ``"module:function"`` inside the dpviz package that runs the study (see
+    #: :func:`run`); the function is called as ``fn(experiment, reps=..., seed=..., quick=..., progress=...)`` and
+    #: returns ``{"df": DataFrame (one row per method and grid point), "findings": [{"claim", "shown", "numbers"}],
+    #: "figure": plotly Figure, "data_note": str}`` — ``data_note`` names the data set, with "substitute for <the
+    #: paper's data set>" where it stands in for one.
+    runner: str | None = None
+    #: ``kind == "study"``: the repetitions ``python -m dpviz reproduce`` runs by default (``--reps`` overrides it)
+    default_reps: int = 20
 
     def preset_view(self) -> dict[str, Any]:
         """The dashboard view (entries of :data:`dpviz.urlstate.SCHEMA`, validated) of this experiment's preset.
@@ -367,27 +375,34 @@ def _figure(e: Experiment, df):
 
 
 def run(experiment_id: str, *, out_dir, points: int | None = None,
-        progress: Callable[[float], None] | None = None) -> dict[str, Any]:
-    """Run a formula-based reproduction target and write ``ID.csv``, ``ID.html`` and ``ID.md`` under ``out_dir``.
+        progress: Callable[[float], None] | None = None, reps: int | None = None, seed: int = 0) -> dict[str, Any]:
+    """Run a formula-based target or a study and write ``ID.csv``, ``ID.html`` and ``ID.md`` under ``out_dir``.
 
-    ``points`` (>= 3) coarsens the grid (each axis gets about that many values) for quick checks.
+    ``points`` (>= 3) coarsens the grid (each axis gets about that many values) for quick checks; for a study any
+    ``points`` asks its runner for its quick (small) grid.  ``reps`` and ``seed`` are read by studies only
+    (``reps=None``: the experiment's ``default_reps``).
     """
     e = get(experiment_id)
-    if e.kind not in ("region", "bounds"):
+    if e.kind not in ("region", "bounds", "study"):
         raise ValueError(f"{experiment_id!r} is a simulation; run it with dpviz.reproduce.reproduce.")
     if points is not None:
         points = v.check_int("points", points, minimum=3)
     if out_dir is None:
         raise ValueError("out_dir is required (the directory for the CSV, HTML and Markdown files).")
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    df, shown, finding = (_region if e.kind == "region" else _bounds)(e, points, progress)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot create the output directory {str(out_dir)!r}: {exc.strerror or exc}") from None
     from dpviz import catalog
 
     paper = catalog.get_paper(e.paper).cite()
+    csv, html, md = out / f"{e.id}.csv", out / f"{e.id}.html", out / f"{e.id}.md"
+    if e.kind == "study":
+        return _run_study(e, out=out, points=points, progress=progress, reps=reps, seed=seed, paper=paper)
+    df, shown, finding = (_region if e.kind == "region" else _bounds)(e, points, progress)
     df.insert(0, "experiment", e.id)
     df["data"] = "formula (no data)"
-    csv, html, md = out / f"{e.id}.csv", out / f"{e.id}.html", out / f"{e.id}.md"
     df.to_csv(csv, index=False)
     fig = _figure(e, df)
     fig.write_html(html, include_plotlyjs=True, full_html=True)
@@ -401,3 +416,46 @@ def run(experiment_id: str, *, out_dir, points: int | None = None,
     if progress is not None:
         progress(1.0)
     return {"csv": csv, "html": html, "md": md, "summary": df, "figure": fig, "shown": shown, "finding": finding}
+
+
+def _run_study(e: Experiment, *, out: Path, points, progress, reps, seed, paper) -> dict[str, Any]:
+    """Run a ``kind == "study"`` experiment through its runner and write its CSV, offline HTML and report."""
+    import importlib
+
+    if not e.runner or ":" not in e.runner:
+        raise ValueError(f"{e.id}: a study needs its runner as 'module:function'.")
+    reps = e.default_reps if reps is None else v.check_int("reps", reps)
+    if reps > 10_000:
+        raise ValueError(f"reps must be at most 10000, got {reps}.")
+    seed = v.check_int("seed", seed, minimum=0)
+    if seed > 2**63 - 1:
+        raise ValueError(f"seed must be a whole number from 0 to 2^63 - 1, got {seed}.")
+    mod_name, fn_name = e.runner.split(":")
+    fn = getattr(importlib.import_module(f"dpviz.{mod_name}"), fn_name)
+    res = fn(e, reps=reps, seed=seed, quick=points is not None, progress=progress)
+    df, findings, fig, data_note = res["df"], res["findings"], res["figure"], res["data_note"]
+    if not findings:
+        raise ValueError(f"{e.id}: the study returned no findings to check.")
+    df = df.copy()
+    df.insert(0, "experiment", e.id)
+    df["data"] = data_note
+    df["reps"] = reps
+    df["seed"] = seed
+    csv, html, md = out / f"{e.id}.csv", out / f"{e.id}.html", out / f"{e.id}.md"
+    df.to_csv(csv, index=False)
+    fig.update_layout(title=dict(text=f"{e.what}<br><sup>{data_note}; {reps} repetitions, seed {seed}</sup>"))
+    fig.write_html(html, include_plotlyjs=True, full_html=True)
+    shown = all(bool(f["shown"]) for f in findings)
+    lines = [f"# {e.id}", "", e.what, "", f"Paper: {paper} ({e.paper}), {e.place}.", "",
+             f"**Claimed finding.** {e.claim}.", "",
+             f"**Reproduction** ({reps} repetitions, seed {seed}{', quick grid' if points is not None else ''}). "
+             f"{'Shows the finding' if shown else 'Does NOT show every part of the finding'}:", ""]
+    for f in findings:
+        lines.append(f"- {f['claim']}: **{'shown' if f['shown'] else 'NOT shown'}** — {f['numbers']}")
+    lines += ["", f"Data: {data_note}. Files: {csv.name}, {html.name}.", ""]
+    md.write_text("\n".join(lines), encoding="utf-8")
+    finding = "; ".join(f"{f['claim']}: {'shown' if f['shown'] else 'NOT shown'} ({f['numbers']})" for f in findings)
+    if progress is not None:
+        progress(1.0)
+    return {"csv": csv, "html": html, "md": md, "summary": df, "figure": fig, "shown": shown, "finding": finding,
+            "findings": findings}

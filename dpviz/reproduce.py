@@ -1,6 +1,6 @@
 """Reproductions of the papers' simulation figures.
 
-``reproduce(name, *, reps=500, seed=0, out_dir, progress=None) -> dict``
+``reproduce(name, *, reps=None (500 for these figures; a study's default_reps), seed=0, out_dir, progress=None) -> dict``
     runs the experiment, writes ``out_dir/NAME.csv`` (one row per (method, kappa, eps) with columns ``method``
     (``dp`` / ``non-private``), ``kappa``, ``eps``, ``mean``, ``se``, ``ci_low``, ``ci_high``, ``sigma``, ``beta``,
     ``reps``, ``theorem2_condition``, ``sigma_feasible``) and ``out_dir/NAME.html`` (standalone Plotly figure), and returns ``{"csv": path, "html": path,
@@ -146,7 +146,7 @@ def figure(summary, name: str):
     return fig
 
 
-def reproduce(name: str, *, reps: int = 500, seed: int = 0, out_dir, progress: Callable[[float], None] | None = None,
+def reproduce(name: str, *, reps: int | None = None, seed: int = 0, out_dir, progress: Callable[[float], None] | None = None,
               cancel=None) -> dict:
     """Run reproduction ``name`` and write ``out_dir/NAME.csv`` and ``out_dir/NAME.html``."""
     import pandas as pd
@@ -154,13 +154,16 @@ def reproduce(name: str, *, reps: int = 500, seed: int = 0, out_dir, progress: C
     from dpviz import experiments
 
     if name in experiments.EXPERIMENTS and name not in _SETUPS:
-        v.check_int("reps", reps)
+        if reps is not None:
+            v.check_int("reps", reps)
         if out_dir is None:
             raise ValueError("out_dir is required (the directory for the CSV and HTML files).")
+        if experiments.get(name).kind == "study":
+            return experiments.run(name, out_dir=out_dir, progress=progress, reps=reps, seed=seed)
         return experiments.run(name, out_dir=out_dir, progress=progress)
     if name not in _SETUPS:
         raise ValueError(f"unknown reproduction {name!r}; choose one of: {', '.join(experiments.EXPERIMENTS)}")
-    reps = v.check_int("reps", reps)
+    reps = 500 if reps is None else v.check_int("reps", reps)
     if reps > MAX_REPS:
         raise ValueError(f"reps must be at most {MAX_REPS} (the paper's figures use 500), got {reps}.")
     seed = v.check_int("seed", seed, minimum=0)
