@@ -211,6 +211,34 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         x="n", y="bound (rate form, constant c = 1)",
         theorems=("yang-pairwise-cor1", "yang-pairwise-cor2", "yang-pairwise-cor3", "yang-pairwise-cor4"),
         grid={"n": _logspace_int(1e2, 1e8, 13)}, fixed={"d": 10, "eps": 1.0}, seconds_estimate=1.0),
+    # Xue, Yang, Huai & Wang (xue-pairwise), Section 5: AUC maximisation, delta = 1/n, Gaussian noise with the
+    # printed sigma; settings and stand-ins in dpviz/studies_xue.py.  n = 512 of Figures 1-2 exceeds the 309
+    # training rows of the substitute data; sc_T_cap caps Algorithm 1's T (Theorem 1: ~2e4 steps); quick_* is the
+    # small setting of tests / --points.
+    Experiment(
+        id="xue-pairwise-auc", paper="xue-pairwise", kind="study", place="Section 5, Figures 1-2",
+        what="Xue, Yang, Huai & Wang, Figs. 1-2: test AUC vs n at eps = 0.8, delta = 1/n; DPGDSC, DPGDC2, DPEGD vs "
+             "non-private",
+        claim=("the private algorithms approach the non-private baseline as n grows, and DPEGD (Algorithm 3) "
+               "performs better than DPGDC2 (Algorithm 2) (Remark 2)"),
+        x="n", y="test AUC", algorithms=("dpgd-sc", "dpgd-c", "dp-epoch-gd"),
+        dataset="diabetes-binary", substitute_for="the Diabetes data set", loss="auc-logistic",
+        loss_params={"l2": 1e-3}, grid={"n": (64, 128, 256)},
+        fixed={"eps": 0.8, "R": 1.0, "l2": 1e-3, "sc_T_cap": 200, "sigma_rule": "printed",
+               "quick_grid": (32, 64, 128), "quick_fixed": {"sc_T_cap": 50}},
+        seconds_estimate=45.0, runner="studies_xue:run_auc", default_reps=20),
+    Experiment(
+        id="xue-pairwise-auc-eps", paper="xue-pairwise", kind="study", place="Section 5, Table 4",
+        what="Xue, Yang, Huai & Wang, Table 4: test AUC vs eps at n = 256, delta = 1/n; DPGDSC, DPGDC2, DPEGD vs "
+             "non-private",
+        claim=("the test AUC of the private algorithms does not fall as eps grows, and DPEGD (Algorithm 3) performs "
+               "better than DPGDC2 (Algorithm 2) at every eps (Remark 2)"),
+        x="eps", y="test AUC", algorithms=("dpgd-sc", "dpgd-c", "dp-epoch-gd"),
+        dataset="diabetes-binary", substitute_for="the Diabetes data set", loss="auc-logistic",
+        loss_params={"l2": 1e-3}, grid={"eps": (0.5, 0.8, 1.0, 2.0)},
+        fixed={"n": 256, "R": 1.0, "l2": 1e-3, "sc_T_cap": 200, "sigma_rule": "printed",
+               "quick_grid": (0.5, 1.0, 2.0), "quick_fixed": {"n": 64, "sc_T_cap": 50}},
+        seconds_estimate=80.0, runner="studies_xue:run_auc", default_reps=10),
 ]}
 
 

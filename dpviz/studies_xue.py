@@ -1,0 +1,324 @@
+"""Xue, Yang, Huai & Wang (xue-pairwise), Section 5: the AUC-maximisation experiments, as ``python -m dpviz reproduce``
+studies.
+
+Public API
+----------
+``METHODS``
+    method id -> ``{"label", "algorithm", "convexity", "private"}`` of the five methods a study compares.
+``run_auc(experiment, *, reps, seed, quick=False, progress=None) -> dict``
+    the runner of the ``kind="study"`` entries ``xue-pairwise-auc`` (test AUC vs n at eps = 0.8, Figures 1-2) and
+    ``xue-pairwise-auc-eps`` (test AUC vs eps at fixed n, Table 4) of :data:`dpviz.experiments.EXPERIMENTS`; returns
+    ``{"df", "findings", "figure", "data_note"}`` as :func:`dpviz.experiments.run` expects.
+``auc_findings(df, x) -> list[dict]``
+    the three claimed findings checked on a summary table (one row per method and grid point).
+``auc_figure(df, x) -> plotly Figure``
+    test AUC against n (or eps), one line per method with 95 % CI error bars, non-private lines dotted.
+
+What is run (Xue, Yang, Huai & Wang (xue-pairwise), Section 5, "Experimental settings" and "AUC Maximization")
+-------------------------------------------------------------------------------------------------------------
+AUC logistic loss phi((y - y') <w, x - x'>) (Example 2) over the unit ball ||w|| <= 1 (R = 1), delta = 1/n
+("Baseline methods"), Gaussian noise (the delta > 0 rows of Table 4 and Figures 1-2):
+
+* strongly convex: the loss plus lambda ||w||^2, lambda = 1e-3 (mu = 2 lambda); **DPGDSC** (Algorithm 1) with eta =
+  2/(L + mu) (the largest step Lemma 1 allows) and sigma = 8 sqrt(2 ln(1.25/delta)) G/(mu n eps) as printed; its
+  non-private baseline is the same projected GD without the output noise.  Algorithm 1's iterates are a deterministic
+  function of the data (full gradients from w_0 = 0), so w_T is computed once per n with the engine and each
+  repetition adds its own N(0, sigma^2 I) -- the same output distribution as separate runs.  T is capped (entry
+  ``fixed["sc_T_cap"]``): Theorem 1's T = ceil(2 (L/mu) ln n) is 16 644 .. 22 192 steps here (about 150 s per run at
+  n = 256), while on this data the iterate reaches the boundary of the unit ball after about 30 steps and its test AUC
+  is 0.79986 at T = 100 and 0.80009 at T = 300, 1000 and 3000 (n = 256, measured once); the CSV gives the T used and
+  the theorem's T.
+* general convex: the plain loss; **DPGDC2** (Algorithm 2; Theorem 2's T = min{n, n^2 eps^2/(d log(1/delta))} and
+  eta = ||C||/(G sqrt(T))) and **DPEGD** (Algorithm 3; Theorem 3's eta, eta_i = 4^-i eta, n_i = n/2^i, the epoch
+  average over w_0..w_{n_i} of the proof); their non-private baseline is DPGDC2's projected GD (same T and eta)
+  without noise.
+* sigma: the paper's printed formulas (``fixed["sigma_rule"] = "printed"``); the CSV column ``private_check`` says
+  whether dpviz's exact Gaussian check confirms (eps, delta)-DP for that sigma, ``sigma_paper`` repeats the printed
+  value (for DPEGD the first epoch's, sigma_1; ``sigma_last`` is the last epoch's).
+* the repetitions differ in the algorithm's noise only; the training sample is the first n rows of the fixed
+  training split and the test AUC is measured on the held-out split.
+
+Not run: OffPairStrC and OffPairC (Huai et al., 2020), the paper's private baselines -- they are not among dpviz's
+papers and the Xue et al. paper does not describe them in enough detail to implement; and the delta = 0 (Laplace)
+variants of Figures 3-4 / Table 4.  The paper's non-private baselines are noise-free variants of OffPairStrC /
+OffPairC; here they are the noise-free variants of Algorithms 1 and 2 (labelled so).
+
+Data: the paper's Diabetes data set is replaced by scikit-learn's diabetes data with labels "progression above the
+median" (``diabetes-binary``, 309 training rows: the paper's n = 512 does not fit, so the n grid is 64, 128, 256).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable
+
+import numpy as np
+
+from dpviz import _validate as v
+
+__all__ = ["METHODS", "run_auc", "auc_findings", "auc_figure"]
+
+#: The methods of the AUC studies, in plotting order (Xue, Yang, Huai & Wang (xue-pairwise), Section 5, Table 4 rows).
+METHODS: dict[str, dict[str, Any]] = {
+    "non-private-sc": {"label": "non-private, strongly convex (Alg. 1 without noise)", "algorithm": "dpgd-sc",
+                       "convexity": "strongly convex", "private": False},
+    "dpgdsc": {"label": "DPGDSC (Alg. 1)", "algorithm": "dpgd-sc", "convexity": "strongly convex", "private": True},
+    "non-private-c": {"label": "non-private, convex (Alg. 2 without noise)", "algorithm": "dpgd-c",
+                      "convexity": "convex", "private": False},
+    "dpgdc2": {"label": "DPGDC2 (Alg. 2)", "algorithm": "dpgd-c", "convexity": "convex", "private": True},
+    "dpegd": {"label": "DPEGD (Alg. 3)", "algorithm": "dp-epoch-gd", "convexity": "convex", "private": True},
+}
+_BASELINE = {"strongly convex": "non-private-sc", "convex": "non-private-c"}
+_COLOURS = {"non-private-sc": "#1f77b4", "dpgdsc": "#1f77b4", "non-private-c": "#555555", "dpgdc2": "#d62728",
+            "dpegd": "#2ca02c"}
+_Z95 = 1.959963984540054
+
+
+def _seed(seed: int, *keys: int) -> int:
+    """A seed for the engine, derived from the study's seed and the (method, grid point) keys."""
+    return int(np.random.SeedSequence([seed, *keys]).generate_state(1, np.uint64)[0] >> np.uint64(1))
+
+
+def _summary_row(method: str, values, **extra) -> dict[str, Any]:
+    vals = np.asarray(values, dtype=float)
+    vals = vals[np.isfinite(vals)]
+    m = float(vals.mean()) if vals.size else float("nan")
+    se = float(vals.std(ddof=1) / math.sqrt(vals.size)) if vals.size > 1 else 0.0
+    spec = METHODS[method]
+    return {"method": method, "label": spec["label"], "algorithm": spec["algorithm"], "convexity": spec["convexity"],
+            "private": spec["private"], "mean": m, "se": se, "ci_low": m - _Z95 * se, "ci_high": m + _Z95 * se,
+            "runs": int(vals.size), **extra}
+
+
+def _check_experiment(e) -> tuple[str, tuple[float, ...], dict[str, Any]]:
+    x = getattr(e, "x", None)
+    if x not in ("n", "eps"):
+        raise ValueError(f"an AUC study of Xue et al. sweeps n or eps, not {x!r}.")
+    grid = tuple(getattr(e, "grid", {}).get(x, ()))
+    if len(grid) < 2:
+        raise ValueError(f"the study needs at least two values of {x} in its grid, got {grid}.")
+    f = dict(getattr(e, "fixed", {}))
+    for key in ("R", "l2", "sc_T_cap", "sigma_rule", "quick_grid", "quick_fixed"):
+        if key not in f:
+            raise ValueError(f"the study's fixed settings lack {key!r}.")
+    return x, grid, f
+
+
+def run_auc(experiment, *, reps: int, seed: int = 0, quick: bool = False,
+            progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+    """Run an AUC study of Xue, Yang, Huai & Wang (xue-pairwise), Section 5 (Figures 1-2 / Table 4; see the module
+    docstring for the settings and the stand-ins).
+
+    Parameters
+    ----------
+    experiment : dpviz.experiments.Experiment
+        A ``kind="study"`` entry with ``x`` = "n" (``fixed["eps"]``) or "eps" (``fixed["n"]``), its grid, and
+        ``fixed`` settings ``R``, ``l2`` (lambda of the strongly convex loss), ``sc_T_cap`` (T of Algorithm 1),
+        ``sigma_rule`` ("printed" or "private"), ``quick_grid`` and ``quick_fixed`` (the small setting of
+        ``quick=True``).
+    reps : int
+        Repetitions of each private method (>= 2, for a standard error).
+    seed : int
+        Seed; the same seed gives the same numbers.
+    quick : bool
+        Run the small grid (tests, ``reproduce --points``).
+    progress : callable, optional
+        Called with the fraction done, 0..1.
+
+    Returns
+    -------
+    dict
+        ``df`` (one row per method and grid point: mean, se, 95 % CI of the test AUC, runs, n, eps, delta, T,
+        T_theorem, eta, sigma, sigma_paper, sigma_last, epochs, private_check), ``findings``, ``figure``,
+        ``data_note``.
+    """
+    import pandas as pd
+
+    from dpviz import catalog
+    from dpviz import data as dpdata
+    from dpviz import simulate as sim
+    from dpviz.losses import get_loss
+
+    x, grid, f = _check_experiment(experiment)
+    reps = v.check_int("reps", reps, minimum=2)
+    seed = v.check_int("seed", seed, minimum=0)
+    if not isinstance(quick, (bool, np.bool_)):
+        raise ValueError(f"quick must be True or False, got {quick!r}.")
+    if progress is not None and not callable(progress):
+        raise ValueError("progress must be a function of the fraction done (0..1), or None.")
+    if quick:
+        grid = tuple(f["quick_grid"])
+        f = {**f, **f["quick_fixed"]}
+    ds = dpdata.load_dataset(experiment.dataset)
+    if ds.task != "classification":
+        raise ValueError(f"the AUC study needs a two-class data set, got {experiment.dataset!r} ({ds.task}).")
+    R = v.check_positive("R", f["R"])
+    lam = v.check_positive("l2 (lambda)", f["l2"])
+    T_cap = v.check_int("sc_T_cap", f["sc_T_cap"])
+    rule = f["sigma_rule"]
+    if rule not in ("printed", "private"):
+        raise ValueError(f"sigma_rule must be 'printed' or 'private', got {rule!r}.")
+    points = []
+    for val in grid:
+        n = v.check_n(int(val) if x == "n" else f["n"])
+        eps = v.check_eps(float(val) if x == "eps" else f["eps"])
+        if n > ds.n:
+            raise ValueError(f"n = {n} exceeds the {ds.n} training rows of {experiment.dataset!r}.")
+        points.append((n, eps, 1.0 / n))
+    loss_c = get_loss(experiment.loss)
+    loss_sc = get_loss(experiment.loss, l2=lam)
+    Xt, yt = np.asarray(ds.X_test, float), np.asarray(ds.y_test, float)
+    weights = [n**3 * (reps + 2) for n, _, _ in points]
+    total, done = float(sum(weights)), 0.0
+    rows: list[dict[str, Any]] = []
+    sc_cache: dict[int, tuple] = {}
+    c_cache: dict[tuple, float] = {}
+    for g, (n, eps, delta) in enumerate(points):
+        base = {"n": n, "eps": eps, "delta": delta, "R": R}
+        # ---- strongly convex: Algorithm 1 (DPGDSC) and its noise-free run
+        c = loss_sc.constants(kappa=max(ds.x_bound, 1e-12), R=R)
+        cal = catalog.calibrate("dpgd-sc", n=n, eps=eps, delta=delta, G=c["G"], mu=c["mu"], L=c["L"], d=ds.d,
+                                sigma_rule=rule)
+        T_thm, eta_sc = int(cal.T), float(cal.eta)
+        T_sc = min(T_cap, T_thm)
+        if n not in sc_cache:  # w_T does not depend on eps
+            r = sim.simulate("dpgd-sc", ds, loss_sc, reps=1, seed=_seed(seed, 0, n),
+                             params={**base, "sigma": 0.0, "T": T_sc, "eta": eta_sc}, evaluate=("metric",))
+            sc_cache[n] = (np.asarray(r.outputs[0, 0], float), float(r.frame["metric"].iloc[0]))
+        w_T, auc_np = sc_cache[n]
+        common = {"n": n, "eps": eps, "delta": delta, "T_theorem": T_thm, "epochs": np.nan}
+        rows.append(_summary_row("non-private-sc", [auc_np], **common, T=T_sc, eta=eta_sc, sigma=0.0,
+                                 sigma_paper=np.nan, sigma_last=np.nan, private_check=False))
+        sigma_sc = float(cal.sigma)
+        rng = np.random.Generator(np.random.SFC64(np.random.SeedSequence([seed, 1, g])))
+        W = w_T[None, :] + sigma_sc * rng.standard_normal((reps, w_T.size))
+        rows.append(_summary_row("dpgdsc", sim._auc(W @ Xt.T, yt), **common, T=T_sc, eta=eta_sc, sigma=sigma_sc,
+                                 sigma_paper=float(cal.extras.get("sigma_paper", np.nan)), sigma_last=sigma_sc,
+                                 private_check=bool(cal.feasible)))
+        # ---- general convex: Algorithm 2 (DPGDC2), its noise-free run, Algorithm 3 (DPEGD)
+        r2 = sim.simulate("dpgd-c", ds, loss_c, reps=reps, seed=_seed(seed, 3, g), params={**base, "sigma_rule": rule},
+                          evaluate=("metric",))
+        cal2 = r2.calibrations[0]
+        T2, eta2 = int(r2.frame["T"].iloc[0]), float(r2.frame["eta"].iloc[0])
+        key = (n, T2, round(eta2, 15))
+        if key not in c_cache:
+            r0 = sim.simulate("dpgd-c", ds, loss_c, reps=1, seed=_seed(seed, 2, g),
+                              params={**base, "sigma": 0.0, "T": T2, "eta": eta2}, evaluate=("metric",))
+            c_cache[key] = float(r0.frame["metric"].iloc[0])
+        common_c = {"n": n, "eps": eps, "delta": delta, "T_theorem": T2, "epochs": np.nan}
+        rows.append(_summary_row("non-private-c", [c_cache[key]], **common_c, T=T2, eta=eta2, sigma=0.0,
+                                 sigma_paper=np.nan, sigma_last=np.nan, private_check=False))
+        rows.append(_summary_row("dpgdc2", r2.frame["metric"], **common_c, T=T2, eta=eta2,
+                                 sigma=float(r2.frame["sigma"].iloc[0]),
+                                 sigma_paper=float(cal2.extras.get("sigma_paper", np.nan)),
+                                 sigma_last=float(r2.frame["sigma"].iloc[0]), private_check=bool(cal2.feasible)))
+        r3 = sim.simulate("dp-epoch-gd", ds, loss_c, reps=reps, seed=_seed(seed, 4, g),
+                          params={**base, "sigma_rule": rule}, evaluate=("metric",))
+        cal3 = r3.calibrations[0]
+        sched = list(cal3.sigma_schedule or [])
+        paper = list(cal3.extras.get("sigma_schedule_paper", [np.nan]))
+        rows.append(_summary_row("dpegd", r3.frame["metric"], n=n, eps=eps, delta=delta, T_theorem=int(cal3.T),
+                                 epochs=len(sched), T=int(r3.frame["T"].iloc[0]), eta=float(r3.frame["eta"].iloc[0]),
+                                 sigma=float(sched[0]), sigma_paper=float(paper[0]), sigma_last=float(sched[-1]),
+                                 private_check=bool(cal3.feasible)))
+        done += weights[g]
+        if progress is not None:
+            progress(min(0.99, done / total))
+    df = pd.DataFrame(rows)
+    df.insert(1, "metric", "test AUC")
+    findings = auc_findings(df, x)
+    fig = auc_figure(df, x)
+    note = (f"scikit-learn diabetes, labels = progression above the median ({experiment.dataset}): substitute for "
+            f"{experiment.substitute_for} (Xue et al. Section 5); first n of its {ds.n} training rows, test AUC on "
+            f"the {len(yt)} held-out rows")
+    return {"df": df, "findings": findings, "figure": fig, "data_note": note}
+
+
+def _means(df, method: str, x: str):
+    g = df[df["method"] == method].sort_values(x)
+    return g[x].to_numpy(float), g["mean"].to_numpy(float), g["se"].to_numpy(float)
+
+
+def auc_findings(df, x: str) -> list[dict[str, Any]]:
+    """The claimed findings of Xue, Yang, Huai & Wang (xue-pairwise), Section 5 / Remark 2, checked on a summary.
+
+    ``df`` has one row per method (:data:`METHODS`) and grid point with ``mean`` and ``se`` of the test AUC; ``x``
+    is the swept column ("n" or "eps").  Every ``shown`` is computed from these numbers (point estimates; the
+    standard errors are printed beside them):
+
+    * x = "n": (a) for every private method, the gap to its non-private baseline (baseline mean - private mean) at
+      the largest n is smaller than at the smallest n;
+    * both: (b) Remark 2, DPEGD >= DPGDC2: the mean over the grid of DPEGD's mean AUC minus DPGDC2's is >= 0 (the
+      number of grid points where it holds is printed);
+    * x = "eps": (c) for every private method, the mean AUC at the largest eps is not below that at the smallest.
+    """
+    if x not in ("n", "eps"):
+        raise ValueError(f"x must be 'n' or 'eps', got {x!r}.")
+    need = {"method", x, "mean", "se"}
+    if not need <= set(df.columns):
+        raise ValueError(f"the summary needs the columns {sorted(need)}.")
+    out = []
+    private = [m for m in ("dpgdsc", "dpgdc2", "dpegd") if m in set(df["method"])]
+    if not private:
+        raise ValueError("the summary has no private method to check.")
+    if x == "n":
+        ok, parts = True, []
+        for m in private:
+            xs, mu, se = _means(df, m, x)
+            _, b, _ = _means(df, _BASELINE[METHODS[m]["convexity"]], x)
+            gap_lo, gap_hi = b[0] - mu[0], b[-1] - mu[-1]
+            good = bool(gap_hi < gap_lo)
+            ok &= good
+            parts.append(f"{METHODS[m]['label']}: gap {gap_lo:.3f} (± {se[0]:.3f}) at n = {xs[0]:g} -> {gap_hi:.3f} "
+                         f"(± {se[-1]:.3f}) at n = {xs[-1]:g} ({'shrinks' if good else 'does NOT shrink'})")
+        out.append({"claim": "(a) the private algorithms approach the non-private baseline as n grows "
+                             "(Section 5, Metric Learning and AUC Maximization)", "shown": ok,
+                    "numbers": "; ".join(parts)})
+    xs, a, sa = _means(df, "dpegd", x)
+    _, b, sb = _means(df, "dpgdc2", x)
+    diff = a - b
+    good = bool(np.mean(diff) >= 0)
+    pts = ", ".join(f"{x} = {xv:g}: {av:.3f} ± {s1:.3f} vs {bv:.3f} ± {s2:.3f}"
+                    for xv, av, s1, bv, s2 in zip(xs, a, sa, b, sb))
+    out.append({"claim": "(b) DPEGD (Algorithm 3) performs better than DPGDC2 (Algorithm 2) in practice (Remark 2)",
+                "shown": good,
+                "numbers": (f"mean AUC difference DPEGD - DPGDC2 over the grid {np.mean(diff):+.3f}, DPEGD ahead at "
+                            f"{int(np.sum(diff >= 0))} of {diff.size} points ({pts})")})
+    if x == "eps":
+        ok, parts = True, []
+        for m in private:
+            xs, mu, se = _means(df, m, x)
+            good = bool(mu[-1] >= mu[0])
+            ok &= good
+            parts.append(f"{METHODS[m]['label']}: {mu[0]:.3f} ± {se[0]:.3f} at eps = {xs[0]:g} -> {mu[-1]:.3f} ± "
+                         f"{se[-1]:.3f} at eps = {xs[-1]:g} ({'does not fall' if good else 'FALLS'})")
+        out.append({"claim": "(c) the test AUC does not fall as eps grows (Table 4)", "shown": ok,
+                    "numbers": "; ".join(parts)})
+    return out
+
+
+def auc_figure(df, x: str):
+    """Test AUC against ``x`` ("n" or "eps"), one line per method with 95 % CI error bars; the non-private baselines
+    are dotted.  Log x axis with the grid values as plain-decimal ticks (no SI prefixes).  Pure function of ``df``."""
+    import plotly.graph_objects as go
+
+    from dpviz.figures import tick_label
+
+    if x not in ("n", "eps"):
+        raise ValueError(f"x must be 'n' or 'eps', got {x!r}.")
+    fig = go.Figure()
+    for m, spec in METHODS.items():
+        g = df[df["method"] == m].sort_values(x)
+        if g.empty:
+            continue
+        fig.add_trace(go.Scatter(
+            x=g[x], y=g["mean"], mode="lines+markers", name=spec["label"],
+            line=dict(color=_COLOURS[m], dash="solid" if spec["private"] else "dot"),
+            error_y=dict(type="data", symmetric=False, array=(g["ci_high"] - g["mean"]).to_numpy(),
+                         arrayminus=(g["mean"] - g["ci_low"]).to_numpy(), visible=True)))
+    vals = sorted({float(t) for t in df[x]})
+    fig.update_xaxes(type="log", tickmode="array", tickvals=vals, ticktext=[tick_label(t) for t in vals],
+                     title="training size n" if x == "n" else "ε")
+    fig.update_yaxes(title="test AUC (mean, 95 % CI)")
+    fig.update_layout(template="plotly_white", legend=dict(orientation="h", y=-0.2))
+    return fig
