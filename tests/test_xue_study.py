@@ -1,0 +1,177 @@
+"""Xue, Yang, Huai & Wang (xue-pairwise), Section 5 as reproduce studies (dpviz.studies_xue): listing, files, the
+direction of each finding against the CSV, determinism, hand-computed numbers, input errors."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dpviz import cli, data as D, experiments as E, studies_xue as X
+from dpviz.papers import xue_pairwise as xp
+
+IDS = ("xue-pairwise-auc", "xue-pairwise-auc-eps")
+REPS = 3
+
+
+@pytest.fixture(scope="module")
+def auc_n(tmp_path_factory):
+    out = tmp_path_factory.mktemp("xue_n")
+    res = E.run("xue-pairwise-auc", out_dir=out, points=3, reps=REPS, seed=0)
+    return res, out
+
+
+@pytest.fixture(scope="module")
+def auc_eps(tmp_path_factory):
+    out = tmp_path_factory.mktemp("xue_eps")
+    res = E.run("xue-pairwise-auc-eps", out_dir=out, points=3, reps=REPS, seed=0)
+    return res, out
+
+
+def test_listing_has_the_studies_under_the_paper_key(capsys):
+    ids = [r["id"] for r in E.listing()]
+    for i in IDS:
+        assert i in ids and i.startswith("xue-pairwise-")
+        e = E.get(i)
+        assert e.kind == "study" and e.runner == "studies_xue:run_auc" and e.substitute_for
+        assert e.dataset in D.DATASETS and e.default_reps >= 2
+    assert cli.main(["reproduce", "--list", "--json"]) == 0
+    assert "xue-pairwise-auc-eps" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("which", ["auc_n", "auc_eps"])
+def test_files_written_with_plotly_and_substitute(which, request):
+    res, out = request.getfixturevalue(which)
+    eid = "xue-pairwise-auc" if which == "auc_n" else "xue-pairwise-auc-eps"
+    for ext in ("csv", "html", "md"):
+        assert (out / f"{eid}.{ext}").exists()
+    html = (out / f"{eid}.html").read_text()
+    assert len(html) > 1_000_000 and "plotly" in html.lower()  # plotly.js embedded: works offline
+    md = (out / f"{eid}.md").read_text()
+    assert "substitute for the Diabetes data set" in md and "Claimed finding" in md
+    df = pd.read_csv(out / f"{eid}.csv")
+    assert {"experiment", "data", "reps", "seed", "method", "mean", "se", "ci_low", "ci_high", "sigma", "T",
+            "T_theorem", "eta", "private"} <= set(df.columns)
+    assert (df["reps"] == REPS).all() and (df["seed"] == 0).all()
+    assert set(df["method"]) == set(X.METHODS)
+    # private methods ran REPS times; the non-private runs are deterministic (one run, no standard error)
+    assert (df[df.private]["runs"] == REPS).all() and (df[~df.private]["runs"] == 1).all()
+    assert ((df["ci_low"] <= df["mean"]) & (df["mean"] <= df["ci_high"])).all()
+    assert df["mean"].between(0, 1).all()
+    # T of Algorithm 1 is capped below Theorem 1's schedule and both are reported
+    sc = df[df.method == "dpgdsc"]
+    assert (sc["T"] < sc["T_theorem"]).all()
+
+
+def _verdicts(md: str) -> list[bool]:
+    return [("**shown**" in line) for line in md.splitlines() if line.startswith("- (")]
+
+
+def test_findings_vs_n_follow_the_csv(auc_n):
+    res, out = auc_n
+    df = pd.read_csv(out / "xue-pairwise-auc.csv")
+    md = (out / "xue-pairwise-auc.md").read_text()
+    # (a) recomputed by hand from the CSV: gap to the baseline of the same convexity at the largest vs smallest n
+    ok_a = True
+    for m, base in (("dpgdsc", "non-private-sc"), ("dpgdc2", "non-private-c"), ("dpegd", "non-private-c")):
+        p = df[df.method == m].sort_values("n")["mean"].to_numpy()
+        b = df[df.method == base].sort_values("n")["mean"].to_numpy()
+        ok_a &= (b[-1] - p[-1]) < (b[0] - p[0])
+    e = df[df.method == "dpegd"].sort_values("n")["mean"].to_numpy()
+    c = df[df.method == "dpgdc2"].sort_values("n")["mean"].to_numpy()
+    ok_b = np.mean(e - c) >= 0
+    assert _verdicts(md) == [bool(ok_a), bool(ok_b)]
+    assert [f["shown"] for f in res["findings"]] == [bool(ok_a), bool(ok_b)]
+    assert res["shown"] == (ok_a and ok_b)
+    assert ("Shows the finding" in md) == (ok_a and ok_b)
+
+
+def test_findings_vs_eps_follow_the_csv(auc_eps):
+    res, out = auc_eps
+    df = pd.read_csv(out / "xue-pairwise-auc-eps.csv")
+    md = (out / "xue-pairwise-auc-eps.md").read_text()
+    e = df[df.method == "dpegd"].sort_values("eps")["mean"].to_numpy()
+    c = df[df.method == "dpgdc2"].sort_values("eps")["mean"].to_numpy()
+    ok_b = np.mean(e - c) >= 0
+    ok_c = all(df[df.method == m].sort_values("eps")["mean"].iloc[-1]
+               >= df[df.method == m].sort_values("eps")["mean"].iloc[0] for m in ("dpgdsc", "dpgdc2", "dpegd"))
+    assert _verdicts(md) == [bool(ok_b), bool(ok_c)]
+    # the strongly convex iterate w_T does not depend on eps: one non-private value for every eps
+    assert df[df.method == "non-private-sc"]["mean"].nunique() == 1
+    assert (df["n"] == 64).all()  # the quick setting
+
+
+def test_same_seed_same_csv(auc_n, tmp_path):
+    _, out = auc_n
+    E.run("xue-pairwise-auc", out_dir=tmp_path, points=3, reps=REPS, seed=0)
+    assert (tmp_path / "xue-pairwise-auc.csv").read_bytes() == (out / "xue-pairwise-auc.csv").read_bytes()
+
+
+def test_hand_computed_numbers(auc_n):
+    """Numbers of Algorithms 1-3 of Xue, Yang, Huai & Wang (xue-pairwise) at n = 64, eps = 0.8, delta = 1/n, d = 10,
+    R = 1, by hand (the substitute data are scaled to max ||x|| = 1, so kappa = 1)."""
+    res, out = auc_n
+    df = pd.read_csv(out / "xue-pairwise-auc.csv")
+    row = lambda m: df[(df.method == m) & (df.n == 64)].iloc[0]  # noqa: E731
+    # DPEGD (Algorithm 3, Theorem 3): eta = (2R/G) min{4/sqrt(64), 0.8/sqrt(10 ln 64)} = (2/G) 0.8/6.4490 and
+    # eta_1 = eta/4, so sigma_1 = 4 sqrt(2 ln(1.25 * 64)) G eta_1 / 0.8 = 4 * 2.96041 * 0.0620248 / 0.8 = 0.91811
+    # (G cancels); k = log2 64 = 6 epochs with n_i = 32, 16, 8, 4, 2 and 2, and sigma_k = sigma_1 4^-5
+    eg = row("dpegd")
+    assert eg["sigma_paper"] == pytest.approx(0.91811, rel=1e-4)
+    assert eg["sigma"] == pytest.approx(eg["sigma_paper"], rel=1e-12)  # sigma_rule "printed"
+    assert eg["epochs"] == 6 and xp.epoch_sizes(64) == [32, 16, 8, 4, 2, 2]
+    assert eg["sigma_last"] == pytest.approx(0.91811 / 4**5, rel=1e-4)
+    G = 4 * 1.0 / (1 + math.exp(-4.0))  # AUC logistic: G = 4 kappa sigmoid(4 kappa R)
+    assert eg["eta"] == pytest.approx(2 / G * 0.8 / math.sqrt(10 * math.log(64)), rel=1e-9)
+    # DPGDC2 (Algorithm 2, Theorem 2): T = floor(min{64, 64^2 0.8^2/(10 ln 64)}) = floor(63.03) = 63
+    assert row("dpgdc2")["T"] == 63
+    # DPGDSC (Algorithm 1): G = 4 sigmoid(4) + 2 lambda R = 3.930055, mu = 2 lambda = 0.002,
+    # sigma = 8 sqrt(2 ln 80) G/(mu n eps) = 8 * 2.96041 * 3.930055/(0.002 * 64 * 0.8) = 908.95
+    sc = row("dpgdsc")
+    assert sc["sigma"] == pytest.approx(908.95, rel=1e-4)
+    assert sc["eta"] == pytest.approx(2 / (4 + 2 * 1e-3 + 2e-3), rel=1e-9)  # 2/(L + mu), L = 4 kappa^2 + 2 lambda
+    assert sc["T_theorem"] == math.ceil(2 * (4 + 2e-3) / 2e-3 * math.log(64))
+
+
+def test_figure_log_x_plain_ticks_dotted_baselines(auc_n):
+    res, _ = auc_n
+    fig = res["figure"]
+    assert fig.layout.xaxis.type == "log"
+    assert list(fig.layout.xaxis.ticktext) == ["32", "64", "128"]
+    dashes = {tr.name: tr.line.dash for tr in fig.data}
+    assert dashes[X.METHODS["non-private-c"]["label"]] == "dot" and dashes[X.METHODS["dpegd"]["label"]] == "solid"
+    assert all(tr.error_y.array is not None for tr in fig.data)
+
+
+def test_diabetes_binary_data_set():
+    ds = D.load_dataset("diabetes-binary")
+    assert ds.task == "classification" and ds.d == 10 and ds.n == 309 and len(ds.y_test) == 133
+    assert set(np.unique(ds.y)) == {-1.0, 1.0}
+    # the median of the 442 integer targets splits them into two classes of 221
+    assert int((ds.y > 0).sum() + (ds.y_test > 0).sum()) == 221
+    assert np.linalg.norm(ds.X, axis=1).max() == pytest.approx(1.0)
+    plan = D.plan_dataset("diabetes-binary")
+    assert plan.n == 309 and plan.task == "classification"
+
+
+def test_bad_input_raises_value_error(tmp_path):
+    e = E.get("xue-pairwise-auc")
+    with pytest.raises(ValueError, match="at least 2"):
+        X.run_auc(e, reps=1, seed=0, quick=True)
+    with pytest.raises(ValueError, match="sweeps n or eps"):
+        X.run_auc(dataclasses.replace(e, x="T"), reps=3, seed=0)
+    with pytest.raises(ValueError, match="exceeds"):
+        X.run_auc(dataclasses.replace(e, grid={"n": (64, 1000)}), reps=3, seed=0)
+    with pytest.raises(ValueError, match="quick"):
+        X.run_auc(e, reps=3, seed=0, quick="yes")
+    with pytest.raises(ValueError, match="seed"):
+        X.run_auc(e, reps=3, seed=-1, quick=True)
+    with pytest.raises(ValueError, match="two-class"):
+        X.run_auc(dataclasses.replace(e, dataset="diabetes"), reps=3, seed=0, quick=True)
+    with pytest.raises(ValueError, match="x must be"):
+        X.auc_findings(pd.DataFrame({"method": ["dpegd"], "mean": [0.5], "se": [0.0], "n": [64]}), "T")
+    with pytest.raises(ValueError, match="reps"):
+        E.run("xue-pairwise-auc", out_dir=tmp_path, reps=0)
