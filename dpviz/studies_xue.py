@@ -56,7 +56,8 @@ import numpy as np
 
 from dpviz import _validate as v
 
-__all__ = ["METHODS", "run_auc", "auc_findings", "auc_figure"]
+__all__ = ["METHODS", "run_auc", "run_metric", "run_study", "knn_accuracy", "study_findings", "study_figure",
+           "auc_findings", "auc_figure"]
 
 #: The methods of the AUC studies, in plotting order (Xue, Yang, Huai & Wang (xue-pairwise), Section 5, Table 4 rows).
 METHODS: dict[str, dict[str, Any]] = {
@@ -72,6 +73,8 @@ _BASELINE = {"strongly convex": "non-private-sc", "convex": "non-private-c"}
 _COLOURS = {"non-private-sc": "#1f77b4", "dpgdsc": "#1f77b4", "non-private-c": "#555555", "dpgdc2": "#d62728",
             "dpegd": "#2ca02c"}
 _Z95 = 1.959963984540054
+_TASKS = {"auc-logistic": "auc", "metric-logistic": "metric"}
+_WHAT = {"auc": "test AUC", "metric": "KNN accuracy (K = 3)"}
 
 
 def _seed(seed: int, *keys: int) -> int:
@@ -93,7 +96,7 @@ def _summary_row(method: str, values, **extra) -> dict[str, Any]:
 def _check_experiment(e) -> tuple[str, tuple[float, ...], dict[str, Any]]:
     x = getattr(e, "x", None)
     if x not in ("n", "eps"):
-        raise ValueError(f"an AUC study of Xue et al. sweeps n or eps, not {x!r}.")
+        raise ValueError(f"a study of Xue et al. sweeps n or eps, not {x!r}.")
     grid = tuple(getattr(e, "grid", {}).get(x, ()))
     if len(grid) < 2:
         raise ValueError(f"the study needs at least two values of {x} in its grid, got {grid}.")
@@ -104,10 +107,65 @@ def _check_experiment(e) -> tuple[str, tuple[float, ...], dict[str, Any]]:
     return x, grid, f
 
 
+def knn_accuracy(W, X, y, X_test, y_test, *, k: int = 3) -> np.ndarray:
+    """Test accuracy of the k-nearest-neighbour classifier under each learned metric, Xue, Yang, Huai & Wang
+    (xue-pairwise), Section 5 ("Performance measures": KNN with K = 3).
+
+    Each W (a d x d matrix of the stack ``W``, shape (C, d, d)) defines M_W^2(x, x') = (x - x')^T W (x - x')
+    (Example 1).  A released W need not be symmetric positive semi-definite (output noise); it is symmetrised and its
+    negative eigenvalues are set to 0 (post-processing, so privacy is kept), W+ = V diag(lambda+) V^T, and the
+    classifier runs on the coordinates diag(sqrt(lambda+)) V^T x, whose Euclidean distance is M_{W+}.  The training
+    rows ``X, y`` are the neighbours; returns one accuracy per W.
+    """
+    from sklearn.neighbors import KNeighborsClassifier
+
+    W = np.asarray(W, dtype=float)
+    X, X_test = np.asarray(X, dtype=float), np.asarray(X_test, dtype=float)
+    y, y_test = np.asarray(y), np.asarray(y_test)
+    k = v.check_int("k (neighbours)", k)
+    if W.ndim != 3 or W.shape[1] != W.shape[2]:
+        raise ValueError(f"W must be a stack of square matrices, shape (C, d, d), got {W.shape}.")
+    d = W.shape[1]
+    if X.ndim != 2 or X.shape[1] != d or X_test.ndim != 2 or X_test.shape[1] != d:
+        raise ValueError(f"X and X_test must have d = {d} columns (the size of W).")
+    if len(y) != len(X) or len(y_test) != len(X_test):
+        raise ValueError("X and y (and X_test and y_test) must have the same number of rows.")
+    if len(X) < k:
+        raise ValueError(f"the KNN classifier needs at least k = {k} training rows, got {len(X)}.")
+    if not np.all(np.isfinite(W)):
+        raise ValueError("W has non-finite entries.")
+    out = np.empty(len(W))
+    for c, Wc in enumerate(W):
+        lam, V = np.linalg.eigh(0.5 * (Wc + Wc.T))
+        L = V * np.sqrt(np.clip(lam, 0.0, None))
+        out[c] = KNeighborsClassifier(n_neighbors=k).fit(X @ L, y).score(X_test @ L, y_test)
+    return out
+
+
 def run_auc(experiment, *, reps: int, seed: int = 0, quick: bool = False,
             progress: Callable[[float], None] | None = None) -> dict[str, Any]:
-    """Run an AUC study of Xue, Yang, Huai & Wang (xue-pairwise), Section 5 (Figures 1-2 / Table 4; see the module
-    docstring for the settings and the stand-ins).
+    """Run an AUC study of Xue, Yang, Huai & Wang (xue-pairwise), Section 5 (Figures 1-2 / Table 4); the runner of
+    ``xue-pairwise-auc`` and ``xue-pairwise-auc-eps`` (parameters and result as :func:`run_study`)."""
+    if getattr(experiment, "loss", None) != "auc-logistic":
+        raise ValueError(f"run_auc runs the AUC logistic loss of Example 2, not {getattr(experiment, 'loss', None)!r}.")
+    return run_study(experiment, reps=reps, seed=seed, quick=quick, progress=progress)
+
+
+def run_metric(experiment, *, reps: int, seed: int = 0, quick: bool = False,
+               progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+    """Run a metric-learning study of Xue, Yang, Huai & Wang (xue-pairwise), Section 5 (Tables 2-3: KNN accuracy,
+    K = 3); the runner of ``xue-pairwise-metric`` (parameters and result as :func:`run_study`)."""
+    if getattr(experiment, "loss", None) != "metric-logistic":
+        raise ValueError("run_metric runs the metric-learning logistic loss of Example 1, not "
+                         f"{getattr(experiment, 'loss', None)!r}.")
+    return run_study(experiment, reps=reps, seed=seed, quick=quick, progress=progress)
+
+
+def run_study(experiment, *, reps: int, seed: int = 0, quick: bool = False,
+              progress: Callable[[float], None] | None = None) -> dict[str, Any]:
+    """Run a study of Xue, Yang, Huai & Wang (xue-pairwise), Section 5: AUC maximisation (loss "auc-logistic", test
+    AUC) or metric learning (loss "metric-logistic", KNN accuracy with K = 3); see the module docstring for the
+    settings and the stand-ins.
 
     Parameters
     ----------
@@ -128,8 +186,8 @@ def run_auc(experiment, *, reps: int, seed: int = 0, quick: bool = False,
     Returns
     -------
     dict
-        ``df`` (one row per method and grid point: mean, se, 95 % CI of the test AUC, runs, n, eps, delta, T,
-        T_theorem, eta, sigma, sigma_paper, sigma_last, epochs, private_check), ``findings``, ``figure``,
+        ``df`` (one row per method and grid point: mean, se, 95 % CI of the score, runs, n, eps, delta, T,
+        T_theorem, eta, sigma, sigma_paper, sigma_last, epochs, private_check, d, R), ``findings``, ``figure``,
         ``data_note``.
     """
     import pandas as pd
@@ -140,6 +198,10 @@ def run_auc(experiment, *, reps: int, seed: int = 0, quick: bool = False,
     from dpviz.losses import get_loss
 
     x, grid, f = _check_experiment(experiment)
+    task = _TASKS.get(getattr(experiment, "loss", None))
+    if task is None:
+        raise ValueError(f"a Xue et al. study runs one of the losses {', '.join(_TASKS)}, not "
+                         f"{getattr(experiment, 'loss', None)!r}.")
     reps = v.check_int("reps", reps, minimum=2)
     seed = v.check_int("seed", seed, minimum=0)
     if not isinstance(quick, (bool, np.bool_)):
@@ -151,7 +213,7 @@ def run_auc(experiment, *, reps: int, seed: int = 0, quick: bool = False,
         f = {**f, **f["quick_fixed"]}
     ds = dpdata.load_dataset(experiment.dataset)
     if ds.task != "classification":
-        raise ValueError(f"the AUC study needs a two-class data set, got {experiment.dataset!r} ({ds.task}).")
+        raise ValueError(f"the study needs a two-class data set, got {experiment.dataset!r} ({ds.task}).")
     R = v.check_positive("R", f["R"])
     lam = v.check_positive("l2 (lambda)", f["l2"])
     T_cap = v.check_int("sc_T_cap", f["sc_T_cap"])
@@ -168,6 +230,14 @@ def run_auc(experiment, *, reps: int, seed: int = 0, quick: bool = False,
     loss_c = get_loss(experiment.loss)
     loss_sc = get_loss(experiment.loss, l2=lam)
     Xt, yt = np.asarray(ds.X_test, float), np.asarray(ds.y_test, float)
+    D = ds.d * ds.d if task == "metric" else ds.d  # parameter dimension
+
+    def score(W, n):
+        W = np.asarray(W, float)
+        if task == "auc":
+            return sim._auc(W @ Xt.T, yt)
+        return knn_accuracy(W, ds.X[:n], ds.y[:n], Xt, yt, k=3)
+
     weights = [n**3 * (reps + 2) for n, _, _ in points]
     total, done = float(sum(weights)), 0.0
     rows: list[dict[str, Any]] = []
@@ -177,47 +247,48 @@ def run_auc(experiment, *, reps: int, seed: int = 0, quick: bool = False,
         base = {"n": n, "eps": eps, "delta": delta, "R": R}
         # ---- strongly convex: Algorithm 1 (DPGDSC) and its noise-free run
         c = loss_sc.constants(kappa=max(ds.x_bound, 1e-12), R=R)
-        cal = catalog.calibrate("dpgd-sc", n=n, eps=eps, delta=delta, G=c["G"], mu=c["mu"], L=c["L"], d=ds.d,
+        cal = catalog.calibrate("dpgd-sc", n=n, eps=eps, delta=delta, G=c["G"], mu=c["mu"], L=c["L"], d=D,
                                 sigma_rule=rule)
         T_thm, eta_sc = int(cal.T), float(cal.eta)
         T_sc = min(T_cap, T_thm)
         if n not in sc_cache:  # w_T does not depend on eps
             r = sim.simulate("dpgd-sc", ds, loss_sc, reps=1, seed=_seed(seed, 0, n),
-                             params={**base, "sigma": 0.0, "T": T_sc, "eta": eta_sc}, evaluate=("metric",))
-            sc_cache[n] = (np.asarray(r.outputs[0, 0], float), float(r.frame["metric"].iloc[0]))
-        w_T, auc_np = sc_cache[n]
+                             params={**base, "sigma": 0.0, "T": T_sc, "eta": eta_sc}, evaluate=())
+            w_T = np.asarray(r.outputs[0, 0], float)
+            sc_cache[n] = (w_T, float(score(w_T[None], n)[0]))
+        w_T, np_score = sc_cache[n]
         common = {"n": n, "eps": eps, "delta": delta, "T_theorem": T_thm, "epochs": np.nan}
-        rows.append(_summary_row("non-private-sc", [auc_np], **common, T=T_sc, eta=eta_sc, sigma=0.0,
+        rows.append(_summary_row("non-private-sc", [np_score], **common, T=T_sc, eta=eta_sc, sigma=0.0,
                                  sigma_paper=np.nan, sigma_last=np.nan, private_check=False))
         sigma_sc = float(cal.sigma)
         rng = np.random.Generator(np.random.SFC64(np.random.SeedSequence([seed, 1, g])))
-        W = w_T[None, :] + sigma_sc * rng.standard_normal((reps, w_T.size))
-        rows.append(_summary_row("dpgdsc", sim._auc(W @ Xt.T, yt), **common, T=T_sc, eta=eta_sc, sigma=sigma_sc,
+        W = w_T[None] + sigma_sc * rng.standard_normal((reps,) + w_T.shape)
+        rows.append(_summary_row("dpgdsc", score(W, n), **common, T=T_sc, eta=eta_sc, sigma=sigma_sc,
                                  sigma_paper=float(cal.extras.get("sigma_paper", np.nan)), sigma_last=sigma_sc,
                                  private_check=bool(cal.feasible)))
         # ---- general convex: Algorithm 2 (DPGDC2), its noise-free run, Algorithm 3 (DPEGD)
         r2 = sim.simulate("dpgd-c", ds, loss_c, reps=reps, seed=_seed(seed, 3, g), params={**base, "sigma_rule": rule},
-                          evaluate=("metric",))
+                          evaluate=())
         cal2 = r2.calibrations[0]
         T2, eta2 = int(r2.frame["T"].iloc[0]), float(r2.frame["eta"].iloc[0])
         key = (n, T2, round(eta2, 15))
         if key not in c_cache:
             r0 = sim.simulate("dpgd-c", ds, loss_c, reps=1, seed=_seed(seed, 2, g),
-                              params={**base, "sigma": 0.0, "T": T2, "eta": eta2}, evaluate=("metric",))
-            c_cache[key] = float(r0.frame["metric"].iloc[0])
+                              params={**base, "sigma": 0.0, "T": T2, "eta": eta2}, evaluate=())
+            c_cache[key] = float(score(r0.outputs[0], n)[0])
         common_c = {"n": n, "eps": eps, "delta": delta, "T_theorem": T2, "epochs": np.nan}
         rows.append(_summary_row("non-private-c", [c_cache[key]], **common_c, T=T2, eta=eta2, sigma=0.0,
                                  sigma_paper=np.nan, sigma_last=np.nan, private_check=False))
-        rows.append(_summary_row("dpgdc2", r2.frame["metric"], **common_c, T=T2, eta=eta2,
+        rows.append(_summary_row("dpgdc2", score(r2.outputs[0], n), **common_c, T=T2, eta=eta2,
                                  sigma=float(r2.frame["sigma"].iloc[0]),
                                  sigma_paper=float(cal2.extras.get("sigma_paper", np.nan)),
                                  sigma_last=float(r2.frame["sigma"].iloc[0]), private_check=bool(cal2.feasible)))
         r3 = sim.simulate("dp-epoch-gd", ds, loss_c, reps=reps, seed=_seed(seed, 4, g),
-                          params={**base, "sigma_rule": rule}, evaluate=("metric",))
+                          params={**base, "sigma_rule": rule}, evaluate=())
         cal3 = r3.calibrations[0]
         sched = list(cal3.sigma_schedule or [])
         paper = list(cal3.extras.get("sigma_schedule_paper", [np.nan]))
-        rows.append(_summary_row("dpegd", r3.frame["metric"], n=n, eps=eps, delta=delta, T_theorem=int(cal3.T),
+        rows.append(_summary_row("dpegd", score(r3.outputs[0], n), n=n, eps=eps, delta=delta, T_theorem=int(cal3.T),
                                  epochs=len(sched), T=int(r3.frame["T"].iloc[0]), eta=float(r3.frame["eta"].iloc[0]),
                                  sigma=float(sched[0]), sigma_paper=float(paper[0]), sigma_last=float(sched[-1]),
                                  private_check=bool(cal3.feasible)))
@@ -225,15 +296,29 @@ def run_auc(experiment, *, reps: int, seed: int = 0, quick: bool = False,
         if progress is not None:
             progress(min(0.99, done / total))
     df = pd.DataFrame(rows)
-    df.insert(1, "metric", "test AUC")
-    df["d"] = ds.d
+    what = _WHAT[task]
+    df.insert(1, "metric", what)
+    df["d"] = D
     df["R"] = R
-    findings = auc_findings(df, x)
-    fig = auc_figure(df, x)
+    findings = study_findings(df, x, what)
+    fig = study_figure(df, x, what)
     note = (f"scikit-learn diabetes, labels = progression above the median ({experiment.dataset}): substitute for "
-            f"{experiment.substitute_for} (Xue et al. Section 5); first n of its {ds.n} training rows, test AUC on "
+            f"{experiment.substitute_for} (Xue et al. Section 5); first n of its {ds.n} training rows, {what} on "
             f"the {len(yt)} held-out rows")
+    if task == "metric":
+        eu = float(knn_accuracy(np.eye(ds.d)[None], ds.X[:points[-1][0]], ds.y[:points[-1][0]], Xt, yt)[0])
+        note += f"; for comparison, Euclidean 3-NN (W = I) with n = {points[-1][0]}: accuracy {eu:.3f}"
     return {"df": df, "findings": findings, "figure": fig, "data_note": note}
+
+
+def auc_findings(df, x: str) -> list[dict[str, Any]]:
+    """:func:`study_findings` of an AUC study (the score is the test AUC)."""
+    return study_findings(df, x, "test AUC")
+
+
+def auc_figure(df, x: str):
+    """:func:`study_figure` of an AUC study (the score is the test AUC)."""
+    return study_figure(df, x, "test AUC")
 
 
 def _means(df, method: str, x: str):
@@ -273,10 +358,11 @@ def _why(df, x: str, methods) -> str:
     return f". Likely reason (at {x} = {float(top[x].iloc[0]):g}): " + "; ".join(parts)
 
 
-def auc_findings(df, x: str) -> list[dict[str, Any]]:
+def study_findings(df, x: str, what: str = "test AUC") -> list[dict[str, Any]]:
     """The claimed findings of Xue, Yang, Huai & Wang (xue-pairwise), Section 5 / Remark 2, checked on a summary.
 
-    ``df`` has one row per method (:data:`METHODS`) and grid point with ``mean`` and ``se`` of the test AUC; ``x``
+    ``df`` has one row per method (:data:`METHODS`) and grid point with ``mean`` and ``se`` of the score ``what``
+    (test AUC or KNN accuracy); ``x``
     is the swept column ("n" or "eps").  Every ``shown`` is computed from these numbers (point estimates; the
     standard errors are printed beside them):
 
@@ -318,7 +404,7 @@ def auc_findings(df, x: str) -> list[dict[str, Any]]:
                     for xv, av, s1, bv, s2 in zip(xs, a, sa, b, sb))
     out.append({"claim": "(b) DPEGD (Algorithm 3) performs better than DPGDC2 (Algorithm 2) in practice (Remark 2)",
                 "shown": good,
-                "numbers": (f"mean AUC difference DPEGD - DPGDC2 over the grid {np.mean(diff):+.3f}, DPEGD ahead at "
+                "numbers": (f"mean {what} difference DPEGD - DPGDC2 over the grid {np.mean(diff):+.3f}, DPEGD ahead at "
                             f"{int(np.sum(diff >= 0))} of {diff.size} points ({pts})")
                 + ("" if good else _why(df, x, ("dpegd", "dpgdc2")))})
     if x == "eps":
@@ -331,14 +417,14 @@ def auc_findings(df, x: str) -> list[dict[str, Any]]:
                 failed.append(m)
             parts.append(f"{METHODS[m]['label']}: {mu[0]:.3f} ± {se[0]:.3f} at eps = {xs[0]:g} -> {mu[-1]:.3f} ± "
                          f"{se[-1]:.3f} at eps = {xs[-1]:g} ({'does not fall' if good else 'FALLS'})")
-        out.append({"claim": "(c) the test AUC does not fall as eps grows (Table 4)", "shown": ok,
+        out.append({"claim": f"(c) the {what} does not fall as eps grows (Tables 3-4)", "shown": ok,
                     "numbers": "; ".join(parts) + ("" if ok else _why(df, x, failed))})
     return out
 
 
-def auc_figure(df, x: str):
-    """Test AUC against ``x`` ("n" or "eps"), one line per method with 95 % CI error bars; the non-private baselines
-    are dotted.  Log x axis with the grid values as plain-decimal ticks (no SI prefixes).  Pure function of ``df``."""
+def study_figure(df, x: str, what: str = "test AUC"):
+    """The score ``what`` (test AUC or KNN accuracy) against ``x`` ("n" or "eps"), one line per method with 95 % CI
+    error bars; the non-private baselines are dotted.  Log x axis with the grid values as plain-decimal ticks (no SI prefixes).  Pure function of ``df``."""
     import plotly.graph_objects as go
 
     from dpviz.figures import tick_label
@@ -358,6 +444,6 @@ def auc_figure(df, x: str):
     vals = sorted({float(t) for t in df[x]})
     fig.update_xaxes(type="log", tickmode="array", tickvals=vals, ticktext=[tick_label(t) for t in vals],
                      title="training size n" if x == "n" else "ε")
-    fig.update_yaxes(title="test AUC (mean, 95 % CI)")
+    fig.update_yaxes(title=f"{what} (mean, 95 % CI)")
     fig.update_layout(template="plotly_white", legend=dict(orientation="h", y=-0.2))
     return fig
