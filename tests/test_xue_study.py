@@ -13,7 +13,7 @@ import pytest
 from dpviz import cli, data as D, experiments as E, studies_xue as X
 from dpviz.papers import xue_pairwise as xp
 
-IDS = ("xue-pairwise-auc", "xue-pairwise-auc-eps")
+IDS = ("xue-pairwise-auc", "xue-pairwise-auc-eps", "xue-pairwise-metric")
 REPS = 3
 
 
@@ -21,6 +21,13 @@ REPS = 3
 def auc_n(tmp_path_factory):
     out = tmp_path_factory.mktemp("xue_n")
     res = E.run("xue-pairwise-auc", out_dir=out, points=3, reps=REPS, seed=0)
+    return res, out
+
+
+@pytest.fixture(scope="module")
+def metric_n(tmp_path_factory):
+    out = tmp_path_factory.mktemp("xue_metric")
+    res = E.run("xue-pairwise-metric", out_dir=out, points=3, reps=REPS, seed=0)
     return res, out
 
 
@@ -36,16 +43,19 @@ def test_listing_has_the_studies_under_the_paper_key(capsys):
     for i in IDS:
         assert i in ids and i.startswith("xue-pairwise-")
         e = E.get(i)
-        assert e.kind == "study" and e.runner == "studies_xue:run_auc" and e.substitute_for
+        assert e.kind == "study" and e.runner.startswith("studies_xue:run_") and e.substitute_for
         assert e.dataset in D.DATASETS and e.default_reps >= 2
     assert cli.main(["reproduce", "--list", "--json"]) == 0
     assert "xue-pairwise-auc-eps" in capsys.readouterr().out
 
 
-@pytest.mark.parametrize("which", ["auc_n", "auc_eps"])
+FIX = {"auc_n": "xue-pairwise-auc", "auc_eps": "xue-pairwise-auc-eps", "metric_n": "xue-pairwise-metric"}
+
+
+@pytest.mark.parametrize("which", list(FIX))
 def test_files_written_with_plotly_and_substitute(which, request):
     res, out = request.getfixturevalue(which)
-    eid = "xue-pairwise-auc" if which == "auc_n" else "xue-pairwise-auc-eps"
+    eid = FIX[which]
     for ext in ("csv", "html", "md"):
         assert (out / f"{eid}.{ext}").exists()
     html = (out / f"{eid}.html").read_text()
@@ -70,10 +80,11 @@ def _verdicts(md: str) -> list[bool]:
     return [("**shown**" in line) for line in md.splitlines() if line.startswith("- (")]
 
 
-def test_findings_vs_n_follow_the_csv(auc_n):
-    res, out = auc_n
-    df = pd.read_csv(out / "xue-pairwise-auc.csv")
-    md = (out / "xue-pairwise-auc.md").read_text()
+@pytest.mark.parametrize("which", ["auc_n", "metric_n"])
+def test_findings_vs_n_follow_the_csv(which, request):
+    res, out = request.getfixturevalue(which)
+    df = pd.read_csv(out / f"{FIX[which]}.csv")
+    md = (out / f"{FIX[which]}.md").read_text()
     # (a) recomputed by hand from the CSV: gap to the baseline of the same convexity at the largest vs smallest n
     ok_a = True
     for m, base in (("dpgdsc", "non-private-sc"), ("dpgdc2", "non-private-c"), ("dpegd", "non-private-c")):
@@ -136,6 +147,43 @@ def test_hand_computed_numbers(auc_n):
     assert sc["T_theorem"] == math.ceil(2 * (4 + 2e-3) / 2e-3 * math.log(64))
 
 
+def test_metric_hand_numbers_and_knn(metric_n):
+    """Metric learning (Example 1, d x d = 100 parameters): DPEGD's sigma_1 at n = 32, eps = 1, delta = 1/32 by hand:
+    eta = (2R/G) min{4/sqrt(32), 1/sqrt(100 ln 32)} = (2/G) 0.053716, sigma_1 = 4 sqrt(2 ln 40) G (eta/4)/1 =
+    2.716207 * 2 * 0.053716 = 0.29181; Theorem 2's T = floor(min{32, 32^2/(100 ln 32)}) = floor(2.95) = 2."""
+    res, out = metric_n
+    df = pd.read_csv(out / "xue-pairwise-metric.csv")
+    eg = df[(df.method == "dpegd") & (df.n == 32)].iloc[0]
+    assert eg["sigma_paper"] == pytest.approx(0.29181, rel=1e-4) and eg["d"] == 100
+    assert df[(df.method == "dpgdc2") & (df.n == 32)].iloc[0]["T"] == 2
+    assert (df["metric"] == "KNN accuracy (K = 3)").all()
+    assert "Euclidean 3-NN" in (out / "xue-pairwise-metric.md").read_text()
+    assert res["figure"].layout.yaxis.title.text.startswith("KNN accuracy")
+
+
+def test_knn_accuracy_by_hand():
+    from dpviz.studies_xue import knn_accuracy
+
+    X = np.array([[0.0, 5.0], [0.2, -5.0], [1.0, 5.0], [0.8, -5.0]])
+    y = np.array([-1, -1, 1, 1])
+    Xt = np.array([[0.1, 5.0], [0.9, 5.0]])
+    yt = np.array([-1, 1])
+    # W = e1 e1^T measures the first feature only: the 3 nearest rows of 0.1 are 0, 0.2, 0.8 (labels -1, -1, +1) -> -1,
+    # of 0.9 are 1, 0.8, 0.2 (+1, +1, -1) -> +1: accuracy 1 (the Euclidean metric would be led by the second feature)
+    e1 = np.diag([1.0, 0.0])
+    assert knn_accuracy(e1[None], X, y, Xt, yt)[0] == 1.0
+    # a negative eigenvalue is clipped: diag(1, -5) acts as e1 e1^T
+    assert knn_accuracy(np.diag([1.0, -5.0])[None], X, y, Xt, yt)[0] == 1.0
+    with pytest.raises(ValueError, match="square"):
+        knn_accuracy(np.eye(2), X, y, Xt, yt)
+    with pytest.raises(ValueError, match="columns"):
+        knn_accuracy(np.eye(3)[None], X, y, Xt, yt)
+    with pytest.raises(ValueError, match="at least k"):
+        knn_accuracy(e1[None], X[:2], y[:2], Xt, yt)
+    with pytest.raises(ValueError, match="non-finite"):
+        knn_accuracy(np.full((1, 2, 2), np.nan), X, y, Xt, yt)
+
+
 def test_figure_log_x_plain_ticks_dotted_baselines(auc_n):
     res, _ = auc_n
     fig = res["figure"]
@@ -175,3 +223,7 @@ def test_bad_input_raises_value_error(tmp_path):
         X.auc_findings(pd.DataFrame({"method": ["dpegd"], "mean": [0.5], "se": [0.0], "n": [64]}), "T")
     with pytest.raises(ValueError, match="reps"):
         E.run("xue-pairwise-auc", out_dir=tmp_path, reps=0)
+    with pytest.raises(ValueError, match="metric-learning"):
+        X.run_metric(e, reps=3, seed=0, quick=True)
+    with pytest.raises(ValueError, match="AUC logistic"):
+        X.run_auc(E.get("xue-pairwise-metric"), reps=3, seed=0, quick=True)
