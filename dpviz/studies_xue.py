@@ -1,5 +1,5 @@
-"""Xue, Yang, Huai & Wang (xue-pairwise), Section 5: the AUC-maximisation experiments, as ``python -m dpviz reproduce``
-studies.
+"""Xue, Yang, Huai & Wang (xue-pairwise), Section 5: the AUC-maximisation and metric-learning experiments, as
+``python -m dpviz reproduce`` studies.
 
 Public API
 ----------
@@ -7,44 +7,57 @@ Public API
     method id -> ``{"label", "algorithm", "convexity", "private"}`` of the five methods a study compares.
 ``run_auc(experiment, *, reps, seed, quick=False, progress=None) -> dict``
     the runner of the ``kind="study"`` entries ``xue-pairwise-auc`` (test AUC vs n at eps = 0.8, Figures 1-2) and
-    ``xue-pairwise-auc-eps`` (test AUC vs eps at fixed n, Table 4) of :data:`dpviz.experiments.EXPERIMENTS`; returns
-    ``{"df", "findings", "figure", "data_note"}`` as :func:`dpviz.experiments.run` expects.
-``auc_findings(df, x) -> list[dict]``
-    the three claimed findings checked on a summary table (one row per method and grid point).
-``auc_figure(df, x) -> plotly Figure``
-    test AUC against n (or eps), one line per method with 95 % CI error bars, non-private lines dotted.
+    ``xue-pairwise-auc-eps`` (test AUC vs eps at n = 256, Table 4) of :data:`dpviz.experiments.EXPERIMENTS`.
+``run_metric(experiment, *, reps, seed, quick=False, progress=None) -> dict``
+    the runner of ``xue-pairwise-metric`` (metric learning, KNN accuracy with K = 3 vs n at eps = 1, Table 2).
+``run_study(...)``
+    what both call; returns ``{"df", "findings", "figure", "data_note"}`` as :func:`dpviz.experiments.run` expects.
+``knn_accuracy(W, X, y, X_test, y_test, *, k=3) -> ndarray``
+    test accuracy of k-NN under each learned metric (x - x')^T W (x - x').
+``study_findings(df, x, what) -> list[dict]``, ``study_figure(df, x, what) -> plotly Figure``
+    the claimed findings checked on a summary table (one row per method and grid point), and its figure: the score
+    against n (or eps), one line per method with 95 % CI error bars, non-private lines dotted (``auc_findings`` /
+    ``auc_figure``: the same with the test AUC).
 
-What is run (Xue, Yang, Huai & Wang (xue-pairwise), Section 5, "Experimental settings" and "AUC Maximization")
--------------------------------------------------------------------------------------------------------------
-AUC logistic loss phi((y - y') <w, x - x'>) (Example 2) over the unit ball ||w|| <= 1 (R = 1), delta = 1/n
-("Baseline methods"), Gaussian noise (the delta > 0 rows of Table 4 and Figures 1-2):
+What is run (Xue, Yang, Huai & Wang (xue-pairwise), Section 5, "Experimental settings", "Metric Learning", "AUC
+Maximization")
+----------------------------------------------------------------------------------------------------------------
+AUC logistic loss phi((y - y') <w, x - x'>) (Example 2) over the unit ball ||w|| <= 1, or the metric-learning
+logistic loss phi(y y' (1 - (x - x')^T W (x - x'))) (Example 1) over {W PSD, ||W||_F <= 1} (R = 1); delta = 1/n
+("Baseline methods"); Gaussian noise (the delta > 0 rows of Tables 2 and 4 and Figures 1-2):
 
-* strongly convex: the loss plus lambda ||w||^2, lambda = 1e-3 (mu = 2 lambda); **DPGDSC** (Algorithm 1) with eta =
-  2/(L + mu) (the largest step Lemma 1 allows) and sigma = 8 sqrt(2 ln(1.25/delta)) G/(mu n eps) as printed; its
-  non-private baseline is the same projected GD without the output noise.  Algorithm 1's iterates are a deterministic
-  function of the data (full gradients from w_0 = 0), so w_T is computed once per n with the engine and each
-  repetition adds its own N(0, sigma^2 I) -- the same output distribution as separate runs.  T is capped (entry
-  ``fixed["sc_T_cap"]``): Theorem 1's T = ceil(2 (L/mu) ln n) is 16 644 .. 22 192 steps here (about 150 s per run at
-  n = 256), while on this data the iterate reaches the boundary of the unit ball after about 30 steps and its test AUC
-  is 0.79986 at T = 100 and 0.80009 at T = 300, 1000 and 3000 (n = 256, measured once); the CSV gives the T used and
-  the theorem's T.
+* strongly convex: the loss plus lambda ||w||^2, lambda = 1e-3 (AUC) or 1e-2 (metric learning), mu = 2 lambda;
+  **DPGDSC** (Algorithm 1) with eta = 2/(L + mu) (the largest step Lemma 1 allows) and sigma = 8 sqrt(2
+  ln(1.25/delta)) G/(mu n eps) as printed; its non-private baseline is the same projected GD without the output
+  noise.  Algorithm 1's iterates are a deterministic function of the data (full gradients from w_0 = 0), so w_T is
+  computed once per n with the engine and each repetition adds its own N(0, sigma^2 I) -- the same output
+  distribution as separate runs.  T is capped (entry ``fixed["sc_T_cap"]`` = 200): Theorem 1's T = ceil(2 (L/mu)
+  ln n) is 16 644 .. 22 192 steps for AUC (about 150 s per run at n = 256) and 1 394 .. 1 951 for metric learning,
+  while on this data the iterate reaches the boundary of the domain within about 30-100 steps and then stays: test
+  AUC 0.79986 at T = 100 and 0.80009 at T = 300, 1000 and 3000 (n = 256); KNN accuracy 0.6992 from T = 100 to 800
+  (n = 128) (measured once); the CSV gives the T used and the theorem's T.
 * general convex: the plain loss; **DPGDC2** (Algorithm 2; Theorem 2's T = min{n, n^2 eps^2/(d log(1/delta))} and
   eta = ||C||/(G sqrt(T))) and **DPEGD** (Algorithm 3; Theorem 3's eta, eta_i = 4^-i eta, n_i = n/2^i, the epoch
   average over w_0..w_{n_i} of the proof); their non-private baseline is DPGDC2's projected GD (same T and eta)
-  without noise.
+  without noise.  d is the number of parameters (10 for AUC, 100 for the 10 x 10 metric).
 * sigma: the paper's printed formulas (``fixed["sigma_rule"] = "printed"``); the CSV column ``private_check`` says
   whether dpviz's exact Gaussian check confirms (eps, delta)-DP for that sigma, ``sigma_paper`` repeats the printed
   value (for DPEGD the first epoch's, sigma_1; ``sigma_last`` is the last epoch's).
+* scores: the test AUC (Zhao et al.'s AUC of the scores <w, x>) or the accuracy of the 3-NN classifier under the
+  released metric, with the n training rows as neighbours (:func:`knn_accuracy`: a released W, which output noise
+  makes indefinite, is replaced by its PSD part -- post-processing, so still private).
 * the repetitions differ in the algorithm's noise only; the training sample is the first n rows of the fixed
-  training split and the test AUC is measured on the held-out split.
+  training split and the scores are measured on the held-out split.
 
 Not run: OffPairStrC and OffPairC (Huai et al., 2020), the paper's private baselines -- they are not among dpviz's
 papers and the Xue et al. paper does not describe them in enough detail to implement; and the delta = 0 (Laplace)
-variants of Figures 3-4 / Table 4.  The paper's non-private baselines are noise-free variants of OffPairStrC /
+variants (Tables 2-4, Figures 3-4).  The paper's non-private baselines are noise-free variants of OffPairStrC /
 OffPairC; here they are the noise-free variants of Algorithms 1 and 2 (labelled so).
 
 Data: the paper's Diabetes data set is replaced by scikit-learn's diabetes data with labels "progression above the
-median" (``diabetes-binary``, 309 training rows: the paper's n = 512 does not fit, so the n grid is 64, 128, 256).
+median" (``diabetes-binary``, 309 training rows: the paper's n = 512 does not fit, so the AUC n grid is 64, 128,
+256; metric learning, whose full gradient costs 100 n(n - 1) coordinates, runs n = 32, 64, 128).  The paper's
+Diabetic Retinopathy data set is not substituted (one data set per study keeps the default run near a minute).
 """
 
 from __future__ import annotations
