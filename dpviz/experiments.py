@@ -226,7 +226,7 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         loss_params={"l2": 1e-3}, grid={"n": (64, 128, 256)},
         fixed={"eps": 0.8, "R": 1.0, "l2": 1e-3, "sc_T_cap": 200, "sigma_rule": "printed",
                "quick_grid": (32, 64, 128), "quick_fixed": {"sc_T_cap": 50}},
-        seconds_estimate=45.0, runner="studies_xue:run_auc", default_reps=20),
+        seconds_estimate=50.0, runner="studies_xue:run_auc", default_reps=20),
     Experiment(
         id="xue-pairwise-auc-eps", paper="xue-pairwise", kind="study", place="Section 5, Table 4",
         what="Xue, Yang, Huai & Wang, Table 4: test AUC vs eps at n = 256, delta = 1/n; DPGDSC, DPGDC2, DPEGD vs "
@@ -238,7 +238,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         loss_params={"l2": 1e-3}, grid={"eps": (0.5, 0.8, 1.0, 2.0)},
         fixed={"n": 256, "R": 1.0, "l2": 1e-3, "sc_T_cap": 200, "sigma_rule": "printed",
                "quick_grid": (0.5, 1.0, 2.0), "quick_fixed": {"n": 64, "sc_T_cap": 50}},
-        seconds_estimate=80.0, runner="studies_xue:run_auc", default_reps=10),
+        # 8 repetitions: one DPGDC2 run at n = 256 costs ~1 s of CPU (81 s of CPU for 10 repetitions, measured)
+        seconds_estimate=65.0, runner="studies_xue:run_auc", default_reps=8),
     # metric learning: one full pairwise gradient of the d x d metric costs 100 n(n-1) coordinates, so the n grid
     # stops at 128 (Table 2: 128, 256, 512; n = 256 would cost ~8 s per DPGDC2 run)
     Experiment(
