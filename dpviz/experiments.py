@@ -254,6 +254,20 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         fixed={"eps": 1.0, "R": 1.0, "l2": 1e-2, "sc_T_cap": 200, "sigma_rule": "printed",
                "quick_grid": (16, 32, 64), "quick_fixed": {"sc_T_cap": 50}},
         seconds_estimate=40.0, runner="studies_xue:run_metric", default_reps=20),
+    # Table 3: its caption says n = 128, the text n = 512 (more than the substitute's 309 training rows): n = 128
+    Experiment(
+        id="xue-pairwise-metric-eps", paper="xue-pairwise", kind="study", place="Section 5, Table 3",
+        what="Xue, Yang, Huai & Wang, Table 3: metric learning, KNN accuracy (K = 3) vs eps at n = 128, delta = 1/n; "
+             "DPGDSC, DPGDC2, DPEGD vs non-private",
+        claim=("the KNN accuracy of the private algorithms does not fall as eps grows, and DPEGD (Algorithm 3) "
+               "outperforms DPGDC2 (Algorithm 2) under different eps (Remark 2)"),
+        x="eps", y="KNN accuracy (K = 3)", algorithms=("dpgd-sc", "dpgd-c", "dp-epoch-gd"),
+        dataset="diabetes-binary", substitute_for="the Diabetes data set", loss="metric-logistic",
+        loss_params={"l2": 1e-2}, grid={"eps": (0.2, 0.5, 0.8, 1.0, 1.5, 2.0)},
+        fixed={"n": 128, "R": 1.0, "l2": 1e-2, "sc_T_cap": 200, "sigma_rule": "printed",
+               "quick_grid": (0.5, 1.0, 2.0), "quick_fixed": {"n": 32, "sc_T_cap": 50}},
+        # 54 s of CPU for 10 repetitions (measured)
+        seconds_estimate=55.0, runner="studies_xue:run_metric", default_reps=10),
 ]}
 
 

@@ -9,7 +9,8 @@ Public API
     the runner of the ``kind="study"`` entries ``xue-pairwise-auc`` (test AUC vs n at eps = 0.8, Figures 1-2) and
     ``xue-pairwise-auc-eps`` (test AUC vs eps at n = 256, Table 4) of :data:`dpviz.experiments.EXPERIMENTS`.
 ``run_metric(experiment, *, reps, seed, quick=False, progress=None) -> dict``
-    the runner of ``xue-pairwise-metric`` (metric learning, KNN accuracy with K = 3 vs n at eps = 1, Table 2).
+    the runner of ``xue-pairwise-metric`` (metric learning, KNN accuracy with K = 3 vs n at eps = 1, Table 2) and
+    ``xue-pairwise-metric-eps`` (vs eps at n = 128, Table 3: its caption says n = 128, the text n = 512).
 ``run_study(...)``
     what both call; returns ``{"df", "findings", "figure", "data_note"}`` as :func:`dpviz.experiments.run` expects.
 ``knn_accuracy(W, X, y, X_test, y_test, *, k=3) -> ndarray``
@@ -24,7 +25,7 @@ Maximization")
 ----------------------------------------------------------------------------------------------------------------
 AUC logistic loss phi((y - y') <w, x - x'>) (Example 2) over the unit ball ||w|| <= 1, or the metric-learning
 logistic loss phi(y y' (1 - (x - x')^T W (x - x'))) (Example 1) over {W PSD, ||W||_F <= 1} (R = 1); delta = 1/n
-("Baseline methods"); Gaussian noise (the delta > 0 rows of Tables 2 and 4 and Figures 1-2):
+("Baseline methods"); Gaussian noise (the delta > 0 rows of Tables 2-4 and Figures 1-2):
 
 * strongly convex: the loss plus lambda ||w||^2, lambda = 1e-3 (AUC) or 1e-2 (metric learning), mu = 2 lambda;
   **DPGDSC** (Algorithm 1) with eta = 2/(L + mu) (the largest step Lemma 1 allows) and sigma = 8 sqrt(2

@@ -13,7 +13,7 @@ import pytest
 from dpviz import cli, data as D, experiments as E, studies_xue as X
 from dpviz.papers import xue_pairwise as xp
 
-IDS = ("xue-pairwise-auc", "xue-pairwise-auc-eps", "xue-pairwise-metric")
+IDS = ("xue-pairwise-auc", "xue-pairwise-auc-eps", "xue-pairwise-metric", "xue-pairwise-metric-eps")
 REPS = 3
 
 
@@ -28,6 +28,13 @@ def auc_n(tmp_path_factory):
 def metric_n(tmp_path_factory):
     out = tmp_path_factory.mktemp("xue_metric")
     res = E.run("xue-pairwise-metric", out_dir=out, points=3, reps=REPS, seed=0)
+    return res, out
+
+
+@pytest.fixture(scope="module")
+def metric_eps(tmp_path_factory):
+    out = tmp_path_factory.mktemp("xue_metric_eps")
+    res = E.run("xue-pairwise-metric-eps", out_dir=out, points=3, reps=REPS, seed=0)
     return res, out
 
 
@@ -49,7 +56,8 @@ def test_listing_has_the_studies_under_the_paper_key(capsys):
     assert "xue-pairwise-auc-eps" in capsys.readouterr().out
 
 
-FIX = {"auc_n": "xue-pairwise-auc", "auc_eps": "xue-pairwise-auc-eps", "metric_n": "xue-pairwise-metric"}
+FIX = {"auc_n": "xue-pairwise-auc", "auc_eps": "xue-pairwise-auc-eps", "metric_n": "xue-pairwise-metric",
+       "metric_eps": "xue-pairwise-metric-eps"}
 
 
 @pytest.mark.parametrize("which", list(FIX))
@@ -100,10 +108,11 @@ def test_findings_vs_n_follow_the_csv(which, request):
     assert ("Shows the finding" in md) == (ok_a and ok_b)
 
 
-def test_findings_vs_eps_follow_the_csv(auc_eps):
-    res, out = auc_eps
-    df = pd.read_csv(out / "xue-pairwise-auc-eps.csv")
-    md = (out / "xue-pairwise-auc-eps.md").read_text()
+@pytest.mark.parametrize("which", ["auc_eps", "metric_eps"])
+def test_findings_vs_eps_follow_the_csv(which, request):
+    res, out = request.getfixturevalue(which)
+    df = pd.read_csv(out / f"{FIX[which]}.csv")
+    md = (out / f"{FIX[which]}.md").read_text()
     e = df[df.method == "dpegd"].sort_values("eps")["mean"].to_numpy()
     c = df[df.method == "dpgdc2"].sort_values("eps")["mean"].to_numpy()
     ok_b = np.mean(e - c) >= 0
@@ -112,7 +121,8 @@ def test_findings_vs_eps_follow_the_csv(auc_eps):
     assert _verdicts(md) == [bool(ok_b), bool(ok_c)]
     # the strongly convex iterate w_T does not depend on eps: one non-private value for every eps
     assert df[df.method == "non-private-sc"]["mean"].nunique() == 1
-    assert (df["n"] == 64).all()  # the quick setting
+    assert (df["n"] == E.get(FIX[which]).fixed["quick_fixed"]["n"]).all()  # the quick setting
+    assert [f["shown"] for f in res["findings"]] == [bool(ok_b), bool(ok_c)]
 
 
 def test_same_seed_same_csv(auc_n, tmp_path):
