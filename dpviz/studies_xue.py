@@ -25,7 +25,8 @@ Maximization")
 ----------------------------------------------------------------------------------------------------------------
 AUC logistic loss phi((y - y') <w, x - x'>) (Example 2) over the unit ball ||w|| <= 1, or the metric-learning
 logistic loss phi(y y' (1 - (x - x')^T W (x - x'))) (Example 1) over {W PSD, ||W||_F <= 1} (R = 1); delta = 1/n
-("Baseline methods"); Gaussian noise (the delta > 0 rows of Tables 2-4 and Figures 1-2):
+("Baseline methods") with Gaussian noise, and, with ``fixed["delta0"]``, delta = 0 with Laplace noise (the
+epsilon-DP rows of Tables 2-4 and panels (b) of Figures 1-2):
 
 * strongly convex: the loss plus lambda ||w||^2, lambda = 1e-3 (AUC) or 1e-2 (metric learning), mu = 2 lambda;
   **DPGDSC** (Algorithm 1) with eta = 2/(L + mu) (the largest step Lemma 1 allows) and sigma = 8 sqrt(2
@@ -41,6 +42,10 @@ logistic loss phi(y y' (1 - (x - x')^T W (x - x'))) (Example 1) over {W PSD, ||W
   eta = ||C||/(G sqrt(T))) and **DPEGD** (Algorithm 3; Theorem 3's eta, eta_i = 4^-i eta, n_i = n/2^i, the epoch
   average over w_0..w_{n_i} of the proof); their non-private baseline is DPGDC2's projected GD (same T and eta)
   without noise.  d is the number of parameters (10 for AUC, 100 for the 10 x 10 metric).
+* delta = 0 (Algorithms 1 and 3, lines 5-6; Algorithm 2 has no delta = 0 version): **DPGDSC, delta = 0** releases
+  the same w_T plus coordinate-wise Lap(lambda), lambda = 8 G sqrt(d)/(mu n eps); **DPEGD, delta = 0** uses Theorem
+  3's eta = (||C||/G) min{4/sqrt(n), eps/d} and per-epoch Lap(4 G eta_i sqrt(d)/eps).  The CSV column ``noise`` says
+  "gaussian" or "laplace"; for Laplace rows ``sigma`` is the Laplace scale.
 * sigma: the paper's printed formulas (``fixed["sigma_rule"] = "printed"``); the CSV column ``private_check`` says
   whether dpviz's exact Gaussian check confirms (eps, delta)-DP for that sigma, ``sigma_paper`` repeats the printed
   value (for DPEGD the first epoch's, sigma_1; ``sigma_last`` is the last epoch's).
@@ -51,14 +56,15 @@ logistic loss phi(y y' (1 - (x - x')^T W (x - x'))) (Example 1) over {W PSD, ||W
   training split and the scores are measured on the held-out split.
 
 Not run: OffPairStrC and OffPairC (Huai et al., 2020), the paper's private baselines -- they are not among dpviz's
-papers and the Xue et al. paper does not describe them in enough detail to implement; and the delta = 0 (Laplace)
-variants (Tables 2-4, Figures 3-4).  The paper's non-private baselines are noise-free variants of OffPairStrC /
+papers and the Xue et al. paper does not describe them in enough detail to implement; and the Diabetic Retinopathy
+experiments (Figures 3-4, the right half of Tables 2-4).  The paper's non-private baselines are noise-free variants of OffPairStrC /
 OffPairC; here they are the noise-free variants of Algorithms 1 and 2 (labelled so).
 
 Data: the paper's Diabetes data set is replaced by scikit-learn's diabetes data with labels "progression above the
 median" (``diabetes-binary``, 309 training rows: the paper's n = 512 does not fit, so the AUC n grid is 64, 128,
 256; metric learning, whose full gradient costs 100 n(n - 1) coordinates, runs n = 32, 64, 128).  The paper's
-Diabetic Retinopathy data set is not substituted (one data set per study keeps the default run near a minute).
+Diabetic Retinopathy data set is not substituted (one data set per study keeps the default run near a minute;
+``breast-cancer`` could stand in for it).
 """
 
 from __future__ import annotations
@@ -82,9 +88,14 @@ METHODS: dict[str, dict[str, Any]] = {
                       "convexity": "convex", "private": False},
     "dpgdc2": {"label": "DPGDC2 (Alg. 2)", "algorithm": "dpgd-c", "convexity": "convex", "private": True},
     "dpegd": {"label": "DPEGD (Alg. 3)", "algorithm": "dp-epoch-gd", "convexity": "convex", "private": True},
+    "dpgdsc-lap": {"label": "DPGDSC, δ = 0 (Alg. 1, Laplace)", "algorithm": "dpgd-sc", "convexity": "strongly convex",
+                   "private": True},
+    "dpegd-lap": {"label": "DPEGD, δ = 0 (Alg. 3, Laplace)", "algorithm": "dp-epoch-gd", "convexity": "convex",
+                  "private": True},
 }
 _BASELINE = {"strongly convex": "non-private-sc", "convex": "non-private-c"}
-_COLOURS = {"non-private-sc": "#1f77b4", "dpgdsc": "#1f77b4", "non-private-c": "#555555", "dpgdc2": "#d62728",
+_COLOURS = {"non-private-sc": "#1f77b4", "dpgdsc": "#1f77b4", "dpgdsc-lap": "#1f77b4", "non-private-c": "#555555",
+            "dpgdc2": "#d62728", "dpegd-lap": "#2ca02c",
             "dpegd": "#2ca02c"}
 _Z95 = 1.959963984540054
 _TASKS = {"auc-logistic": "auc", "metric-logistic": "metric"}
@@ -102,8 +113,9 @@ def _summary_row(method: str, values, **extra) -> dict[str, Any]:
     m = float(vals.mean()) if vals.size else float("nan")
     se = float(vals.std(ddof=1) / math.sqrt(vals.size)) if vals.size > 1 else 0.0
     spec = METHODS[method]
+    noise = "none" if not spec["private"] else ("laplace" if method.endswith("-lap") else "gaussian")
     return {"method": method, "label": spec["label"], "algorithm": spec["algorithm"], "convexity": spec["convexity"],
-            "private": spec["private"], "mean": m, "se": se, "ci_low": m - _Z95 * se, "ci_high": m + _Z95 * se,
+            "private": spec["private"], "noise": noise, "mean": m, "se": se, "ci_low": m - _Z95 * se, "ci_high": m + _Z95 * se,
             "runs": int(vals.size), **extra}
 
 
@@ -115,7 +127,7 @@ def _check_experiment(e) -> tuple[str, tuple[float, ...], dict[str, Any]]:
     if len(grid) < 2:
         raise ValueError(f"the study needs at least two values of {x} in its grid, got {grid}.")
     f = dict(getattr(e, "fixed", {}))
-    for key in ("R", "l2", "sc_T_cap", "sigma_rule", "quick_grid", "quick_fixed"):
+    for key in ("R", "l2", "sc_T_cap", "sigma_rule", "delta0", "quick_grid", "quick_fixed"):
         if key not in f:
             raise ValueError(f"the study's fixed settings lack {key!r}.")
     return x, grid, f
@@ -234,6 +246,9 @@ def run_study(experiment, *, reps: int, seed: int = 0, quick: bool = False,
     rule = f["sigma_rule"]
     if rule not in ("printed", "private"):
         raise ValueError(f"sigma_rule must be 'printed' or 'private', got {rule!r}.")
+    delta0 = f["delta0"]
+    if not isinstance(delta0, (bool, np.bool_)):
+        raise ValueError(f"delta0 (run the delta = 0 Laplace variants) must be True or False, got {delta0!r}.")
     points = []
     for val in grid:
         n = v.check_n(int(val) if x == "n" else f["n"])
@@ -280,6 +295,13 @@ def run_study(experiment, *, reps: int, seed: int = 0, quick: bool = False,
         rows.append(_summary_row("dpgdsc", score(W, n), **common, T=T_sc, eta=eta_sc, sigma=sigma_sc,
                                  sigma_paper=float(cal.extras.get("sigma_paper", np.nan)), sigma_last=sigma_sc,
                                  private_check=bool(cal.feasible)))
+        if delta0:  # Algorithm 1, line 5: the same w_T plus coordinate-wise Lap(lambda), lambda = 8 G sqrt(d)/(mu n eps)
+            cal0 = catalog.calibrate("dpgd-sc", n=n, eps=eps, delta=0.0, G=c["G"], mu=c["mu"], L=c["L"], d=D)
+            lam0 = float(cal0.laplace_scale)
+            rng0 = np.random.Generator(np.random.SFC64(np.random.SeedSequence([seed, 5, g])))
+            W0 = w_T[None] + rng0.laplace(0.0, lam0, size=(reps,) + w_T.shape)
+            rows.append(_summary_row("dpgdsc-lap", score(W0, n), **{**common, "delta": 0.0}, T=T_sc, eta=eta_sc,
+                                     sigma=lam0, sigma_paper=lam0, sigma_last=lam0, private_check=bool(cal0.feasible)))
         # ---- general convex: Algorithm 2 (DPGDC2), its noise-free run, Algorithm 3 (DPEGD)
         r2 = sim.simulate("dpgd-c", ds, loss_c, reps=reps, seed=_seed(seed, 3, g), params={**base, "sigma_rule": rule},
                           evaluate=())
@@ -306,6 +328,15 @@ def run_study(experiment, *, reps: int, seed: int = 0, quick: bool = False,
                                  epochs=len(sched), T=int(r3.frame["T"].iloc[0]), eta=float(r3.frame["eta"].iloc[0]),
                                  sigma=float(sched[0]), sigma_paper=float(paper[0]), sigma_last=float(sched[-1]),
                                  private_check=bool(cal3.feasible)))
+        if delta0:  # Algorithm 3, line 6: Theorem 3's eta with eps/d, per-epoch Lap(4 G eta_i sqrt(d)/eps)
+            r4 = sim.simulate("dp-epoch-gd", ds, loss_c, reps=reps, seed=_seed(seed, 6, g),
+                              params={**base, "delta": 0.0}, evaluate=())
+            cal4 = r4.calibrations[0]
+            lap = [float(t) for t in cal4.extras["laplace_schedule"]]
+            rows.append(_summary_row("dpegd-lap", score(r4.outputs[0], n), n=n, eps=eps, delta=0.0,
+                                     T_theorem=int(cal4.T), epochs=len(lap), T=int(r4.frame["T"].iloc[0]),
+                                     eta=float(r4.frame["eta"].iloc[0]), sigma=lap[0], sigma_paper=lap[0],
+                                     sigma_last=lap[-1], private_check=bool(cal4.feasible)))
         done += weights[g]
         if progress is not None:
             progress(min(0.99, done / total))
@@ -365,6 +396,16 @@ def _why(df, x: str, methods) -> str:
                      "depends on n or eps: with Theorem 3's eta ~ eps/sqrt(d log(1/delta)), sigma_1 = 4 sqrt(2 "
                      "ln(1.25/delta)) G eta_1/eps is about 2 sqrt(2) R/sqrt(d) whenever the eps term sets eta, and "
                      "the later epochs' steps eta_i = 4^-i eta are too small to undo it")
+    if "dpgdsc-lap" in r:
+        s = float(r["dpgdsc-lap"]["sigma"])
+        parts.append(f"DPGDSC (delta = 0) adds Laplace noise of scale lambda = 8G sqrt(d)/(mu n eps) = {s:.3g} per "
+                     f"coordinate (norm about lambda sqrt(2d) = {s * math.sqrt(2 * d):.3g}) to a w_T of norm <= R = "
+                     f"{R:g}")
+    if "dpegd-lap" in r:
+        s = float(r["dpegd-lap"]["sigma"])
+        parts.append(f"DPEGD (delta = 0) adds in its first epoch Laplace noise of scale lambda_1 = 4 G eta_1 sqrt(d)/eps "
+                     f"= {s:.3g} (norm about {s * math.sqrt(2 * d):.3g}): with Theorem 3's eta = (2R/G) eps/d it is "
+                     "2R/sqrt(d) whatever n and eps, and the later epochs are too short to undo it")
     if "dpgdc2" in r:
         s, eta = float(r["dpgdc2"]["sigma"]), float(r["dpgdc2"]["eta"])
         parts.append(f"DPGDC2 adds sigma = {s:.3g} per gradient coordinate and step (eta sigma = {eta * s:.3g}), "
@@ -392,7 +433,7 @@ def study_findings(df, x: str, what: str = "test AUC") -> list[dict[str, Any]]:
     if not need <= set(df.columns):
         raise ValueError(f"the summary needs the columns {sorted(need)}.")
     out = []
-    private = [m for m in ("dpgdsc", "dpgdc2", "dpegd") if m in set(df["method"])]
+    private = [m for m in METHODS if METHODS[m]["private"] and m in set(df["method"])]
     if not private:
         raise ValueError("the summary has no private method to check.")
     if x == "n":
@@ -452,7 +493,8 @@ def study_figure(df, x: str, what: str = "test AUC"):
             continue
         fig.add_trace(go.Scatter(
             x=g[x], y=g["mean"], mode="lines+markers", name=spec["label"],
-            line=dict(color=_COLOURS[m], dash="solid" if spec["private"] else "dot"),
+            line=dict(color=_COLOURS[m], dash="dot" if not spec["private"] else "dash" if m.endswith("-lap")
+                      else "solid"),
             error_y=dict(type="data", symmetric=False, array=(g["ci_high"] - g["mean"]).to_numpy(),
                          arrayminus=(g["mean"] - g["ci_low"]).to_numpy(), visible=True)))
     vals = sorted({float(t) for t in df[x]})

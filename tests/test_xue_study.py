@@ -95,7 +95,8 @@ def test_findings_vs_n_follow_the_csv(which, request):
     md = (out / f"{FIX[which]}.md").read_text()
     # (a) recomputed by hand from the CSV: gap to the baseline of the same convexity at the largest vs smallest n
     ok_a = True
-    for m, base in (("dpgdsc", "non-private-sc"), ("dpgdc2", "non-private-c"), ("dpegd", "non-private-c")):
+    for m, base in (("dpgdsc", "non-private-sc"), ("dpgdc2", "non-private-c"), ("dpegd", "non-private-c"),
+                    ("dpgdsc-lap", "non-private-sc"), ("dpegd-lap", "non-private-c")):
         p = df[df.method == m].sort_values("n")["mean"].to_numpy()
         b = df[df.method == base].sort_values("n")["mean"].to_numpy()
         ok_a &= (b[-1] - p[-1]) < (b[0] - p[0])
@@ -117,7 +118,8 @@ def test_findings_vs_eps_follow_the_csv(which, request):
     c = df[df.method == "dpgdc2"].sort_values("eps")["mean"].to_numpy()
     ok_b = np.mean(e - c) >= 0
     ok_c = all(df[df.method == m].sort_values("eps")["mean"].iloc[-1]
-               >= df[df.method == m].sort_values("eps")["mean"].iloc[0] for m in ("dpgdsc", "dpgdc2", "dpegd"))
+               >= df[df.method == m].sort_values("eps")["mean"].iloc[0]
+               for m in ("dpgdsc", "dpgdc2", "dpegd", "dpgdsc-lap", "dpegd-lap"))
     assert _verdicts(md) == [bool(ok_b), bool(ok_c)]
     # the strongly convex iterate w_T does not depend on eps: one non-private value for every eps
     assert df[df.method == "non-private-sc"]["mean"].nunique() == 1
@@ -155,6 +157,14 @@ def test_hand_computed_numbers(auc_n):
     assert sc["sigma"] == pytest.approx(908.95, rel=1e-4)
     assert sc["eta"] == pytest.approx(2 / (4 + 2 * 1e-3 + 2e-3), rel=1e-9)  # 2/(L + mu), L = 4 kappa^2 + 2 lambda
     assert sc["T_theorem"] == math.ceil(2 * (4 + 2e-3) / 2e-3 * math.log(64))
+    # delta = 0 (Laplace): DPGDSC lambda = 8 G sqrt(d)/(mu n eps) = 8 * 3.930055 * 3.162278/0.1024 = 970.93;
+    # DPEGD eta = (2R/G) min{4/8, 0.8/10} = (2/G) 0.08, lambda_1 = 4 G (eta/4) sqrt(10)/0.8 = 0.16 sqrt(10)/0.8 = 0.63246
+    lap = row("dpgdsc-lap")
+    assert lap["noise"] == "laplace" and lap["delta"] == 0 and lap["sigma"] == pytest.approx(970.93, rel=1e-4)
+    el = row("dpegd-lap")
+    assert el["sigma"] == pytest.approx(0.63246, rel=1e-4) and el["eta"] == pytest.approx(2 / G * 0.08, rel=1e-9)
+    assert el["sigma_last"] == pytest.approx(0.63246 / 4**5, rel=1e-4)
+    assert row("dpgdc2")["noise"] == "gaussian" and row("non-private-c")["noise"] == "none"
 
 
 def test_metric_hand_numbers_and_knn(metric_n):
@@ -201,6 +211,7 @@ def test_figure_log_x_plain_ticks_dotted_baselines(auc_n):
     assert list(fig.layout.xaxis.ticktext) == ["32", "64", "128"]
     dashes = {tr.name: tr.line.dash for tr in fig.data}
     assert dashes[X.METHODS["non-private-c"]["label"]] == "dot" and dashes[X.METHODS["dpegd"]["label"]] == "solid"
+    assert dashes[X.METHODS["dpegd-lap"]["label"]] == "dash"
     assert all(tr.error_y.array is not None for tr in fig.data)
 
 
