@@ -31,8 +31,8 @@ Synthetic designs (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1, Wang, Le
 Real data (offline, bundled with scikit-learn): ``breast-cancer`` (classification, labels +-1), ``diabetes``
 (regression, labels scaled to [-1, 1]) and ``diabetes-binary`` (the same rows, label +1 if the disease progression
 is above the median of all 442 targets, else -1: the substitute for the Diabetes classification data set of Xue,
-Yang, Huai & Wang (xue-pairwise), Section 5); standardised with training statistics, then divided by the largest training
-row norm (test rows are clipped to norm 1); fixed 70/30 split (seed 0).
+Yang, Huai & Wang (xue-pairwise), Section 5); standardised with training statistics, then divided by the largest
+training row norm (test rows are clipped to norm 1); fixed 70/30 split (seed 0).
 """
 
 from __future__ import annotations

@@ -57,8 +57,8 @@ epsilon-DP rows of Tables 2-4 and panels (b) of Figures 1-2):
 
 Not run: OffPairStrC and OffPairC (Huai et al., 2020), the paper's private baselines -- they are not among dpviz's
 papers and the Xue et al. paper does not describe them in enough detail to implement; and the Diabetic Retinopathy
-experiments (Figures 3-4, the right half of Tables 2-4).  The paper's non-private baselines are noise-free variants of OffPairStrC /
-OffPairC; here they are the noise-free variants of Algorithms 1 and 2 (labelled so).
+experiments (Figures 3-4, the right half of Tables 2-4).  The paper's non-private baselines are noise-free
+variants of OffPairStrC / OffPairC; here they are the noise-free variants of Algorithms 1 and 2 (labelled so).
 
 Data: the paper's Diabetes data set is replaced by scikit-learn's diabetes data with labels "progression above the
 median" (``diabetes-binary``, 309 training rows: the paper's n = 512 does not fit, so the AUC n grid is 64, 128,
@@ -79,7 +79,7 @@ from dpviz import _validate as v
 __all__ = ["METHODS", "run_auc", "run_metric", "run_study", "knn_accuracy", "study_findings", "study_figure",
            "auc_findings", "auc_figure"]
 
-#: The methods of the AUC studies, in plotting order (Xue, Yang, Huai & Wang (xue-pairwise), Section 5, Table 4 rows).
+#: The methods of the studies, in plotting order (Xue, Yang, Huai & Wang (xue-pairwise), Section 5, rows of Tables 2-4).
 METHODS: dict[str, dict[str, Any]] = {
     "non-private-sc": {"label": "non-private, strongly convex (Alg. 1 without noise)", "algorithm": "dpgd-sc",
                        "convexity": "strongly convex", "private": False},
@@ -95,8 +95,7 @@ METHODS: dict[str, dict[str, Any]] = {
 }
 _BASELINE = {"strongly convex": "non-private-sc", "convex": "non-private-c"}
 _COLOURS = {"non-private-sc": "#1f77b4", "dpgdsc": "#1f77b4", "dpgdsc-lap": "#1f77b4", "non-private-c": "#555555",
-            "dpgdc2": "#d62728", "dpegd-lap": "#2ca02c",
-            "dpegd": "#2ca02c"}
+            "dpgdc2": "#d62728", "dpegd": "#2ca02c", "dpegd-lap": "#2ca02c"}
 _Z95 = 1.959963984540054
 _TASKS = {"auc-logistic": "auc", "metric-logistic": "metric"}
 _WHAT = {"auc": "test AUC", "metric": "KNN accuracy (K = 3)"}
@@ -115,8 +114,8 @@ def _summary_row(method: str, values, **extra) -> dict[str, Any]:
     spec = METHODS[method]
     noise = "none" if not spec["private"] else ("laplace" if method.endswith("-lap") else "gaussian")
     return {"method": method, "label": spec["label"], "algorithm": spec["algorithm"], "convexity": spec["convexity"],
-            "private": spec["private"], "noise": noise, "mean": m, "se": se, "ci_low": m - _Z95 * se, "ci_high": m + _Z95 * se,
-            "runs": int(vals.size), **extra}
+            "private": spec["private"], "noise": noise, "mean": m, "se": se, "ci_low": m - _Z95 * se,
+            "ci_high": m + _Z95 * se, "runs": int(vals.size), **extra}
 
 
 def _check_experiment(e) -> tuple[str, tuple[float, ...], dict[str, Any]]:
@@ -295,7 +294,7 @@ def run_study(experiment, *, reps: int, seed: int = 0, quick: bool = False,
         rows.append(_summary_row("dpgdsc", score(W, n), **common, T=T_sc, eta=eta_sc, sigma=sigma_sc,
                                  sigma_paper=float(cal.extras.get("sigma_paper", np.nan)), sigma_last=sigma_sc,
                                  private_check=bool(cal.feasible)))
-        if delta0:  # Algorithm 1, line 5: the same w_T plus coordinate-wise Lap(lambda), lambda = 8 G sqrt(d)/(mu n eps)
+        if delta0:  # Algorithm 1, line 5: the same w_T plus coordinate-wise Lap(8 G sqrt(d)/(mu n eps))
             cal0 = catalog.calibrate("dpgd-sc", n=n, eps=eps, delta=0.0, G=c["G"], mu=c["mu"], L=c["L"], d=D)
             lam0 = float(cal0.laplace_scale)
             rng0 = np.random.Generator(np.random.SFC64(np.random.SeedSequence([seed, 5, g])))
@@ -403,9 +402,10 @@ def _why(df, x: str, methods) -> str:
                      f"{R:g}")
     if "dpegd-lap" in r:
         s = float(r["dpegd-lap"]["sigma"])
-        parts.append(f"DPEGD (delta = 0) adds in its first epoch Laplace noise of scale lambda_1 = 4 G eta_1 sqrt(d)/eps "
-                     f"= {s:.3g} (norm about {s * math.sqrt(2 * d):.3g}): with Theorem 3's eta = (2R/G) eps/d it is "
-                     "2R/sqrt(d) whatever n and eps, and the later epochs are too short to undo it")
+        parts.append("DPEGD (delta = 0) adds in its first epoch Laplace noise of scale lambda_1 = 4 G eta_1 "
+                     f"sqrt(d)/eps = {s:.3g} (norm about {s * math.sqrt(2 * d):.3g}): it is 2R/sqrt(d) whenever "
+                     "eps/d sets Theorem 3's eta = (2R/G) min{4/sqrt(n), eps/d}, and the later epochs are too short to "
+                     "undo it")
     if "dpgdc2" in r:
         s, eta = float(r["dpgdc2"]["sigma"]), float(r["dpgdc2"]["eta"])
         parts.append(f"DPGDC2 adds sigma = {s:.3g} per gradient coordinate and step (eta sigma = {eta * s:.3g}), "
@@ -479,7 +479,8 @@ def study_findings(df, x: str, what: str = "test AUC") -> list[dict[str, Any]]:
 
 def study_figure(df, x: str, what: str = "test AUC"):
     """The score ``what`` (test AUC or KNN accuracy) against ``x`` ("n" or "eps"), one line per method with 95 % CI
-    error bars; the non-private baselines are dotted.  Log x axis with the grid values as plain-decimal ticks (no SI prefixes).  Pure function of ``df``."""
+    error bars; the non-private baselines are dotted, the delta = 0 (Laplace) variants dashed.  Log x axis with the
+    grid values as plain-decimal ticks (no SI prefixes).  Pure function of ``df``."""
     import plotly.graph_objects as go
 
     from dpviz.figures import tick_label

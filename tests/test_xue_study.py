@@ -158,7 +158,8 @@ def test_hand_computed_numbers(auc_n):
     assert sc["eta"] == pytest.approx(2 / (4 + 2 * 1e-3 + 2e-3), rel=1e-9)  # 2/(L + mu), L = 4 kappa^2 + 2 lambda
     assert sc["T_theorem"] == math.ceil(2 * (4 + 2e-3) / 2e-3 * math.log(64))
     # delta = 0 (Laplace): DPGDSC lambda = 8 G sqrt(d)/(mu n eps) = 8 * 3.930055 * 3.162278/0.1024 = 970.93;
-    # DPEGD eta = (2R/G) min{4/8, 0.8/10} = (2/G) 0.08, lambda_1 = 4 G (eta/4) sqrt(10)/0.8 = 0.16 sqrt(10)/0.8 = 0.63246
+    # DPEGD eta = (2R/G) min{4/8, 0.8/10} = (2/G) 0.08, lambda_1 = 4 G (eta/4) sqrt(10)/0.8 = 0.16 sqrt(10)/0.8
+    # = 0.63246
     lap = row("dpgdsc-lap")
     assert lap["noise"] == "laplace" and lap["delta"] == 0 and lap["sigma"] == pytest.approx(970.93, rel=1e-4)
     el = row("dpegd-lap")
