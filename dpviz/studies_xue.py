@@ -370,6 +370,13 @@ def _means(df, method: str, x: str):
     return g[x].to_numpy(float), g["mean"].to_numpy(float), g["se"].to_numpy(float)
 
 
+def _noise_note(change: float, se1: float, se2: float) -> str:
+    """", a change of c: beyond / within 1.96 combined standard errors" -- whether a difference of two means stands
+    out of the repetitions' noise (the verdicts themselves use the point estimates)."""
+    band = _Z95 * math.hypot(se1, se2)
+    return f", change {change:+.3f}: {'beyond' if abs(change) > band else 'within'} ±{band:.3f} (1.96 combined SE)"
+
+
 def _why(df, x: str, methods) -> str:
     """The likely reason a finding fails for ``methods``, from the noise levels in ``df`` at the largest grid value
     (needs the columns ``sigma``, ``sigma_paper``, ``eps``, ``delta``, ``eta``, ``d``, ``R``; "" without them)."""
@@ -419,7 +426,8 @@ def study_findings(df, x: str, what: str = "test AUC") -> list[dict[str, Any]]:
     ``df`` has one row per method (:data:`METHODS`) and grid point with ``mean`` and ``se`` of the score ``what``
     (test AUC or KNN accuracy); ``x``
     is the swept column ("n" or "eps").  Every ``shown`` is computed from these numbers (point estimates; the
-    standard errors are printed beside them):
+    standard errors are printed beside them, and each change is marked beyond or within 1.96 combined standard
+    errors, so a verdict that rests on noise is visible):
 
     * x = "n": (a) for every private method, the gap to its non-private baseline (baseline mean - private mean) at
       the largest n is smaller than at the smallest n;
@@ -447,7 +455,8 @@ def study_findings(df, x: str, what: str = "test AUC") -> list[dict[str, Any]]:
             if not good:
                 failed.append(m)
             parts.append(f"{METHODS[m]['label']}: gap {gap_lo:.3f} (± {se[0]:.3f}) at n = {xs[0]:g} -> {gap_hi:.3f} "
-                         f"(± {se[-1]:.3f}) at n = {xs[-1]:g} ({'shrinks' if good else 'does NOT shrink'})")
+                         f"(± {se[-1]:.3f}) at n = {xs[-1]:g} ({'shrinks' if good else 'does NOT shrink'}"
+                         f"{_noise_note(gap_lo - gap_hi, se[0], se[-1])})")
         out.append({"claim": "(a) the private algorithms approach the non-private baseline as n grows "
                              "(Section 5, Metric Learning and AUC Maximization)", "shown": ok,
                     "numbers": "; ".join(parts) + ("" if ok else _why(df, x, failed))})
@@ -471,7 +480,8 @@ def study_findings(df, x: str, what: str = "test AUC") -> list[dict[str, Any]]:
             if not good:
                 failed.append(m)
             parts.append(f"{METHODS[m]['label']}: {mu[0]:.3f} ± {se[0]:.3f} at eps = {xs[0]:g} -> {mu[-1]:.3f} ± "
-                         f"{se[-1]:.3f} at eps = {xs[-1]:g} ({'does not fall' if good else 'FALLS'})")
+                         f"{se[-1]:.3f} at eps = {xs[-1]:g} ({'does not fall' if good else 'FALLS'}"
+                         f"{_noise_note(mu[-1] - mu[0], se[0], se[-1])})")
         out.append({"claim": f"(c) the {what} does not fall as eps grows (Tables 3-4)", "shown": ok,
                     "numbers": "; ".join(parts) + ("" if ok else _why(df, x, failed))})
     return out
