@@ -467,8 +467,14 @@ def cached_calibrate(algorithm_id: str, items: tuple) -> dict:
 CURVE_BUDGET = 4.0
 
 
-@st.cache_data(show_spinner=False, max_entries=500)
 def cached_noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple, budget: float = CURVE_BUDGET) -> list:
+    """:func:`_noise_series` cached by what the curve depends on: the swept parameter's current value is not part of
+    the key (an edit of ε does not recompute the σ-vs-ε curve; the page marks the current point separately)."""
+    return _noise_series(algorithm_id, tuple((k, v) for k, v in items if k != name), name, grid, budget)
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def _noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple, budget: float = CURVE_BUDGET) -> list:
     """Noise level (σ, else the Laplace scale) of a calibration along ``grid`` values of parameter ``name``.
 
     None marks an infeasible or invalid point, or a point not computed because the curve's time ``budget`` (seconds)
@@ -543,9 +549,18 @@ def cached_sigma_of_beta(items: tuple, betas: tuple, pairwise: bool) -> list:
     return out
 
 
-@st.cache_data(show_spinner=False, max_entries=500)
 def cached_bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_follows_n: bool,
                         explicit: bool = False) -> dict:
+    """:func:`_bound_series` cached by what the curve depends on: not the swept parameter's current value (nor δ
+    when it follows n along an n sweep), so an edit of ε does not recompute the curves against ε."""
+    drop = {name} | ({"delta"} if name == "n" and delta_follows_n else set())
+    return _bound_series(theorem_id, tuple((k, v) for k, v in items if k not in drop), name, grid, delta_follows_n,
+                         explicit)
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def _bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_follows_n: bool,
+                  explicit: bool = False) -> dict:
     """A theorem's bound along ``grid`` values of ``name``: {"total": [...], "terms": {term: [...]}} (None = invalid).
 
     With ``delta_follows_n`` (the "δ = 1/n²" box), δ = 1/n² at every point of an n sweep; ``explicit`` uses the
