@@ -665,7 +665,14 @@ def params_caption(params: dict, names=None) -> str:
 
 def show_figure(fig, name: str, params: dict | None = None, names=None) -> None:
     """Plotly chart plus a download of it as a standalone HTML page that works offline (plotly.js embedded) and
-    states the parameters it was computed at."""
+    states the parameters it was computed at.
+
+    On the first full run of a browser session the chart is held back (see :func:`after_run`).
+    """
+    if _hold_charts():
+        st.session_state["_charts_held"] = True
+        st.empty()  # the chart's place
+        return
     st.plotly_chart(fig, width="stretch", key=f"chart_{name}")
     caption = params_caption(params, names) if params else ""
 
@@ -681,6 +688,44 @@ def show_figure(fig, name: str, params: dict | None = None, names=None) -> None:
 
     st.download_button(f"Download figure ({name}.html, works offline)", _html, file_name=f"{name}.html",
                        mime="text/html", key=f"dl_{name}", on_click="ignore")
+
+
+#: seconds after the first paint of a session at which its held-back charts are drawn (see :func:`after_run`)
+CHART_DELAY = 1.5
+
+
+def _hold_charts() -> bool:
+    """Whether this run holds its charts back: the first full run of a session in a web browser."""
+    if st.session_state.get("_first_run_done"):
+        return False
+    try:
+        agent = st.context.headers.get("User-Agent") or ""
+    except Exception:  # no request context (AppTest, bare mode): nothing to wait for
+        return False
+    return "Mozilla" in agent
+
+
+def after_run() -> None:
+    """End of every full script run (app.py, also after ``st.stop()``).
+
+    A browser loads Plotly's 4.7 MB script chunk the first time a chart arrives, and parsing it holds up the page:
+    with a chart in the first run, a first visit showed its main numbers after 4.9 s (median of 6), without one
+    after 2.7 s (benchmarks/RESULTS.md, "first visit").  So the first full run of a browser session draws the main
+    numbers, formulas and tables but holds its charts back, and a fragment timer run by the browser -- so it starts
+    only once the page has been painted -- asks for a full rerun :data:`CHART_DELAY` s later, which draws them.
+    Any earlier user action reruns the page with its charts anyway.
+    """
+    first = not st.session_state.get("_first_run_done")
+    st.session_state["_first_run_done"] = True
+    if first and st.session_state.pop("_charts_held", False):
+        @st.fragment(run_every=CHART_DELAY)
+        def _draw_charts() -> None:
+            if st.session_state.get("_chart_timer_armed"):
+                st.session_state.pop("_chart_timer_armed", None)
+                st.rerun(scope="app")
+            st.session_state["_chart_timer_armed"] = True
+
+        _draw_charts()
 
 
 def _version() -> str:
