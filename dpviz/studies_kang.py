@@ -37,7 +37,8 @@ DP-LSSGD ([39]) is not in dpviz's catalogue and is left out.  The MLP is left ou
 losses of :mod:`dpviz.losses`).  Section 7 does not give delta, the step size or the radius r of the parameter
 space; dpviz uses delta = 1/n^2 (split delta1 = 3 delta/4, delta2 = delta/4 like eps), a step size chosen so that
 DP-SGD improves with eps, and projects every method onto the ball of radius R = 10 (which contains the minimiser),
-which is also Algorithm 1's r (footnote 5).  T is fixed instead of cross-validated (cross-validating T on the
+which is also Algorithm 1's r (footnote 5).  The grid starts at eps = 0.05, not 0.01: dpviz's RDP accountant (Rényi orders up to 1024)
+cannot certify eps1 = 3 eps/4 below about 0.023 at delta = 1/n^2 = 4e-8.  T is fixed instead of cross-validated (cross-validating T on the
 training data would itself cost privacy budget, which the paper does not account for).
 
 The optimality gap is computed here as the paper defines it: the regularised training objective at the released
