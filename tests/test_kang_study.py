@@ -97,7 +97,7 @@ def _verdicts(res):
 def test_findings_agree_with_the_csv(quick):
     res, df, _ = quick
     f = res["findings"]
-    assert len(f) == 4 and all(isinstance(x["shown"], bool) for x in f)
+    assert len(f) == 5 and all(isinstance(x["shown"], bool) for x in f)
 
     def series(m, col):
         d = df[df.method == m].sort_values("eps")
@@ -126,6 +126,9 @@ def test_findings_agree_with_the_csv(quick):
     pr = df[df.method == "pidp-sgd-printed"]
     assert (pr["private"] == pr["sigma_c_printed_private"]).all()
     assert np.allclose(pr["sigma_c"], pr["sigma_c_printed"])
+    # (3) at the smallest eps PIDP-SGD is worse, or its difference is not larger than at the largest eps
+    adv = series("pidp-sgd", "accuracy_mean") - acc_dp
+    assert f[4]["shown"] == bool(adv[0] <= 0 or abs(adv[0]) <= abs(adv[-1]))
     # (2') more instances escape as eps grows: the escape fraction or the simulated noisy fraction must improve
     esc, nf = series("pidp-sgd", "exact_escape_fraction"), series("pidp-sgd", "noisy_fraction")
     assert f[3]["shown"] == bool(esc[-1] > esc[0] or nf[-1] < nf[0])
