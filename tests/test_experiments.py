@@ -72,6 +72,6 @@ def test_lownoise_figures_direction(tmp_path, name):
 
 def test_definitions_are_plain_data():
     for e in E.EXPERIMENTS.values():
-        assert e.kind in ("simulation", "bounds", "region")
+        assert e.kind in ("simulation", "bounds", "region", "study")
         assert e.x in e.grid
         assert e.claim and e.place
