@@ -70,8 +70,8 @@ def edits(url: str) -> list[tuple[str, float, float]]:
         _idle(page)
         rows.append(("Calibrate first visit", first_main, time.perf_counter() - t0))
         for n in (1000, 60000, 10**7):
-            page.goto(f"{url}/calibrate?n={n}")
-            page.wait_for_selector("[data-testid='stMetric']", timeout=120000)
+            page.goto(f"{url}/calibrate?n={n}")  # a new session: its charts follow the numbers 1.5 s later
+            page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
             _idle(page)
             for k, eps in enumerate((0.731 + n * 1e-9, 1.913 + n * 1e-9, 3.377 + n * 1e-9)):  # never cached before
                 cal = catalog.calibrate("dpsgd-rdp", n=n, eps=eps, delta=1.0 / n**2, T=1000, G=1.0)
@@ -83,7 +83,7 @@ def edits(url: str) -> list[tuple[str, float, float]]:
                 rows.append((f"Calibrate ε edit, n = {n}", main, time.perf_counter() - t0))
         # choosing a theorem's schedule (Wang, Lei, Ying & Zhou Theorem 4(b)) at a fresh n
         page.goto(f"{url}/calibrate?n=4321")
-        page.wait_for_selector("[data-testid='stMetric']", timeout=120000)
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
         _idle(page)
         page.locator(".st-key-w_schedule input[role=combobox]").click()
         page.keyboard.type("Theorem 4 (b)")
