@@ -103,4 +103,7 @@ nav = st.navigation([
     st.Page("pages/accounting.py", title="Accounting"),
     st.Page("pages/audit.py", title="Audit"),
 ])
-nav.run()
+try:
+    nav.run()
+finally:  # also after st.stop(): the first run of a browser session draws its held-back charts a moment later
+    ui.after_run()

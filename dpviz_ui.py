@@ -467,8 +467,14 @@ def cached_calibrate(algorithm_id: str, items: tuple) -> dict:
 CURVE_BUDGET = 4.0
 
 
-@st.cache_data(show_spinner=False, max_entries=500)
 def cached_noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple, budget: float = CURVE_BUDGET) -> list:
+    """:func:`_noise_series` cached by what the curve depends on: the swept parameter's current value is not part of
+    the key (an edit of ε does not recompute the σ-vs-ε curve; the page marks the current point separately)."""
+    return _noise_series(algorithm_id, tuple((k, v) for k, v in items if k != name), name, grid, budget)
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def _noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple, budget: float = CURVE_BUDGET) -> list:
     """Noise level (σ, else the Laplace scale) of a calibration along ``grid`` values of parameter ``name``.
 
     None marks an infeasible or invalid point, or a point not computed because the curve's time ``budget`` (seconds)
@@ -543,9 +549,18 @@ def cached_sigma_of_beta(items: tuple, betas: tuple, pairwise: bool) -> list:
     return out
 
 
-@st.cache_data(show_spinner=False, max_entries=500)
 def cached_bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_follows_n: bool,
                         explicit: bool = False) -> dict:
+    """:func:`_bound_series` cached by what the curve depends on: not the swept parameter's current value (nor δ
+    when it follows n along an n sweep), so an edit of ε does not recompute the curves against ε."""
+    drop = {name} | ({"delta"} if name == "n" and delta_follows_n else set())
+    return _bound_series(theorem_id, tuple((k, v) for k, v in items if k not in drop), name, grid, delta_follows_n,
+                         explicit)
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def _bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_follows_n: bool,
+                  explicit: bool = False) -> dict:
     """A theorem's bound along ``grid`` values of ``name``: {"total": [...], "terms": {term: [...]}} (None = invalid).
 
     With ``delta_follows_n`` (the "δ = 1/n²" box), δ = 1/n² at every point of an n sweep; ``explicit`` uses the
@@ -650,7 +665,14 @@ def params_caption(params: dict, names=None) -> str:
 
 def show_figure(fig, name: str, params: dict | None = None, names=None) -> None:
     """Plotly chart plus a download of it as a standalone HTML page that works offline (plotly.js embedded) and
-    states the parameters it was computed at."""
+    states the parameters it was computed at.
+
+    On the first full run of a browser session the chart is held back (see :func:`after_run`).
+    """
+    if _hold_charts():
+        st.session_state["_charts_held"] = True
+        st.empty()  # the chart's place
+        return
     st.plotly_chart(fig, width="stretch", key=f"chart_{name}")
     caption = params_caption(params, names) if params else ""
 
@@ -666,6 +688,44 @@ def show_figure(fig, name: str, params: dict | None = None, names=None) -> None:
 
     st.download_button(f"Download figure ({name}.html, works offline)", _html, file_name=f"{name}.html",
                        mime="text/html", key=f"dl_{name}", on_click="ignore")
+
+
+#: seconds after the first paint of a session at which its held-back charts are drawn (see :func:`after_run`)
+CHART_DELAY = 1.5
+
+
+def _hold_charts() -> bool:
+    """Whether this run holds its charts back: the first full run of a session in a web browser."""
+    if st.session_state.get("_first_run_done"):
+        return False
+    try:
+        agent = st.context.headers.get("User-Agent") or ""
+    except Exception:  # no request context (AppTest, bare mode): nothing to wait for
+        return False
+    return "Mozilla" in agent
+
+
+def after_run() -> None:
+    """End of every full script run (app.py, also after ``st.stop()``).
+
+    A browser loads Plotly's 4.7 MB script chunk the first time a chart arrives, and parsing it holds up the page:
+    with a chart in the first run, a first visit showed its main numbers after 4.9 s (median of 6), without one
+    after 2.7 s (benchmarks/RESULTS.md, "first visit").  So the first full run of a browser session draws the main
+    numbers, formulas and tables but holds its charts back, and a fragment timer run by the browser -- so it starts
+    only once the page has been painted -- asks for a full rerun :data:`CHART_DELAY` s later, which draws them.
+    Any earlier user action reruns the page with its charts anyway.
+    """
+    first = not st.session_state.get("_first_run_done")
+    st.session_state["_first_run_done"] = True
+    if first and st.session_state.pop("_charts_held", False):
+        @st.fragment(run_every=CHART_DELAY)
+        def _draw_charts() -> None:
+            if st.session_state.get("_chart_timer_armed"):
+                st.session_state.pop("_chart_timer_armed", None)
+                st.rerun(scope="app")
+            st.session_state["_chart_timer_armed"] = True
+
+        _draw_charts()
 
 
 def _version() -> str:

@@ -65,12 +65,23 @@ def body() -> None:
     # the sidebar's c is the free constant of the theorems' rates; calibrations that take a c (Kang et al.'s eq. (2))
     # calibrate it numerically unless it is given on purpose, so it is not passed on here
     cal_params = {k: val for k, val in ui.only_params(params, alg.calibrate).items() if k != "c"}
-    res = ui.cached_calibrate(alg_id, ui.items(cal_params))
+    # the numerical accountant's comparison σ (DP-SGD with Rényi accounting) can take over a second at large T: the
+    # main numbers are drawn without it, then its line is filled in
+    lazy_acc = "accountant_extra" in catalog.parameters_of(alg.calibrate)
+    res = ui.cached_calibrate(alg_id, ui.items({**cal_params, "accountant_extra": False} if lazy_acc else cal_params))
     if "error" in res:
         st.error(ui.plain(res["error"]))
         return
     cal = res["ok"]
-    main_numbers(alg, params, cal, complexity)
+    acc_slot = main_numbers(alg, params, cal, complexity)
+    if lazy_acc:
+        acc_slot.caption("A tight numerical accountant (dp-accounting): computing…")
+        full = ui.cached_calibrate(alg_id, ui.items(cal_params))
+        if "ok" in full:
+            cal = full["ok"]
+            accountant_lines(acc_slot, cal.get("extras") or {})
+        else:
+            acc_slot.empty()
     ui.download_view("calibrate", inputs={"algorithm": alg_id, "loss": loss_id or "custom", "schedule": src,
                                           **params},
                      outputs=cal, command=ui.cli_command("calibrate", "algorithm", alg_id, cal_params))
@@ -87,7 +98,9 @@ def _lemma13(alg) -> bool:
                for t in catalog.theorems())
 
 
-def main_numbers(alg, params, cal, complexity) -> None:
+def main_numbers(alg, params, cal, complexity):
+    """σ, β, η, T, the gradient count, privacy, the formula with the numbers; returns the slot of the accountant's
+    line (filled here if ``cal`` has it, else by the caller once it is computed)."""
     cols = st.columns(5)
     extras = cal.get("extras") or {}
     if cal.get("sigma") is not None:
@@ -136,11 +149,8 @@ def main_numbers(alg, params, cal, complexity) -> None:
         st.write(f"Feasible β interval: [{ui.fmt(lo)}, {ui.fmt(hi)}]; β minimising σ: {ui.fmt(cal.get('beta'))}"
                  + (f"; feasible β closest to 1/2 (Wang, Lei, Ying & Zhang, Remark 4): {ui.fmt(half)}"
                     if half is not None else ""))
-    if extras.get("accountant_sigma") is not None:
-        st.write(f"A tight numerical accountant (dp-accounting) needs σ = {ui.fmt(extras['accountant_sigma'])} "
-                 f"for the same (ε, δ), n and T.")
-        if extras.get("accountant_note"):
-            st.caption(ui.pretty(extras["accountant_note"]))
+    acc_slot = st.empty()
+    accountant_lines(acc_slot, extras)
     if cal.get("sigma_schedule"):
         st.write("Noise per epoch:")
         st.dataframe([{"epoch": i + 1, "σ_i": s_} for i, s_ in enumerate(cal["sigma_schedule"])], width="content",
@@ -151,6 +161,19 @@ def main_numbers(alg, params, cal, complexity) -> None:
         st.latex(ui.tex_sci(cal["formula_numbers"]))
     for note in cal.get("notes", []):
         st.caption(ui.pretty(note))
+    return acc_slot
+
+
+def accountant_lines(slot, extras: dict) -> None:
+    """The numerical accountant's σ for the same (ε, δ), n and T, with its note, in ``slot`` (empty if none)."""
+    if extras.get("accountant_sigma") is None:
+        slot.empty()
+        return
+    with slot.container():
+        st.write(f"A tight numerical accountant (dp-accounting) needs σ = {ui.fmt(extras['accountant_sigma'])} "
+                 f"for the same (ε, δ), n and T.")
+        if extras.get("accountant_note"):
+            st.caption(ui.pretty(extras["accountant_note"]))
 
 
 def beta_plot(alg, params, cal) -> None:

@@ -353,3 +353,17 @@ def test_feasibility_map_over_its_budget_says_so_once_and_is_not_recomputed(monk
     assert any("feasibility map needs more than" in i.value for i in at.info)
     map_calls_again = len(calls) - first
     assert map_calls_again == 0, map_calls_again  # everything on the page is cached, the map's verdict too
+
+
+def test_calibrate_fills_in_the_accountant_line_after_the_main_numbers():
+    """DP-SGD's main numbers are computed without the (slow at large T) numerical accountant; its σ is filled in
+    below them, the same as the library's, and the view download carries it."""
+    at = _run("pages/calibrate.py", query={"n": "4321", "T": "70380"})
+    assert not at.exception
+    cal = catalog.calibrate("dpsgd-rdp", n=4321, d=10, eps=1.0, delta=1 / 4321**2, T=70380, eta=0.01, G=1.0)
+    import dpviz_ui as ui
+
+    assert at.metric[0].value == ui.fmt(cal.sigma)
+    text = " ".join(m.value for m in at.markdown)
+    assert f"A tight numerical accountant (dp-accounting) needs σ = {ui.fmt(cal.extras['accountant_sigma'])}" in text
+    assert "computing" not in " ".join(c.value for c in at.caption)

@@ -101,19 +101,41 @@ GOLDEN = {
 }
 
 
-def _result_digest(r):
+#: Cases whose arithmetic goes through LAPACK / BLAS kernels (PIDP-SGD's Hessian inverse; the reference minimiser of
+#: the excess risk): their last bits depend on the CPU's kernel choice (AMD EPYC machines of this workplace give two
+#: digests).  For them a digest of the values rounded to 8 decimals, recorded on the second kind of machine, is
+#: accepted too; the exact digest above still pins the streams and the arithmetic on the first.
+GOLDEN_ROUNDED = {
+    'pidp-sgd': '272ea2c5ad1150a2073b',
+    'with-risk': '486d29066435d8f89323',
+}
+
+
+def _arrays(r):
     arrays = [r.outputs]
     if "noisy_fraction" in r.frame:
         arrays.append(r.frame["noisy_fraction"].to_numpy())
     for col in ("emp_risk", "pop_risk", "metric"):
         if col in r.frame:
             arrays.append(r.frame[col].to_numpy())
-    return _digest(*arrays)
+    return arrays
+
+
+def _result_digest(r):
+    return _digest(*_arrays(r))
+
+
+def _rounded_digest(r):
+    return _digest(*[np.round(np.asarray(a, dtype=float), 8) + 0.0 for a in _arrays(r)])
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_engine_outputs_are_bit_identical(case):
-    assert _result_digest(CASES[case]()) == GOLDEN[case]
+    r = CASES[case]()
+    if case in GOLDEN_ROUNDED and _result_digest(r) != GOLDEN[case]:
+        assert _rounded_digest(r) == GOLDEN_ROUNDED[case]
+    else:
+        assert _result_digest(r) == GOLDEN[case]
 
 
 def test_run_chains_coupled_and_independent():

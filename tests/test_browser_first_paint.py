@@ -1,0 +1,62 @@
+"""A browser session's first visit: the main numbers come first, the charts follow by themselves (no interaction),
+and edits made while the charts are still held back stick (widget, URL and numbers)."""
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ARGS, CHROMIUM, ROOT, query_of, settle  # noqa: E402
+
+if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
+    pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
+
+
+def _sigma(page) -> str:
+    return page.locator("[data-testid='stMetricValue']").first.inner_text().strip()
+
+
+def test_first_visit_draws_numbers_then_charts_and_edits_stick(server):
+    import dpviz_ui as ui
+    from dpviz import catalog
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        # 1. a new session, left alone: numbers, then the held-back charts arrive without any interaction
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        t0 = time.perf_counter()
+        page.goto(f"{server}/calibrate?n=2222")
+        page.wait_for_selector("[data-testid='stMetric']", timeout=60000)
+        t_numbers = time.perf_counter() - t0
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=60000)
+        t_chart = time.perf_counter() - t0
+        assert t_chart >= t_numbers
+        settle(page)
+        want = ui.fmt(catalog.calibrate("dpsgd-rdp", n=2222, eps=1.0, delta=1 / 2222**2, T=1000, G=1.0).sigma)
+        assert _sigma(page) == want
+        assert page.locator(".js-plotly-plot").count() >= 1
+        assert page.locator("[data-testid='stException']").count() == 0
+        page.close()
+        # 2. a new session edited at once, before its charts were drawn: four edits in a row, each one sticks
+        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page.goto(f"{server}/calibrate?n=3333")
+        page.wait_for_selector("[data-testid='stMetric']", timeout=60000)
+        for eps in (0.37, 2.9, 0.81, 5.5):
+            box = page.locator(".st-key-w_eps input")
+            box.fill(str(eps))
+            box.press("Enter")
+            want = ui.fmt(catalog.calibrate("dpsgd-rdp", n=3333, eps=eps, delta=1 / 3333**2, T=1000, G=1.0).sigma)
+            page.wait_for_function(
+                "t => Array.from(document.querySelectorAll('[data-testid=\"stMetricValue\"]'))"
+                ".some(e => e.innerText.trim() === t)", arg=want, timeout=60000)
+            settle(page)
+            assert box.input_value() == str(eps)
+            assert query_of(page).get("eps") == str(eps)
+            assert _sigma(page) == want
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=60000)
+        assert page.locator("[data-testid='stException']").count() == 0
+        (ROOT / "test-artifacts").mkdir(exist_ok=True)
+        page.screenshot(path=str(ROOT / "test-artifacts" / "first_paint.png"), full_page=True)
+        browser.close()

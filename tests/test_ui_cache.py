@@ -1,0 +1,45 @@
+"""The page caches are keyed by what a curve depends on: editing the swept parameter does not recompute its curve."""
+
+from __future__ import annotations
+
+import dpviz_ui as ui
+from dpviz import catalog
+
+
+def _counting(monkeypatch, name):
+    calls = []
+    real = getattr(catalog, name)
+
+    def counted(*a, **k):
+        calls.append(k)
+        return real(*a, **k)
+
+    monkeypatch.setattr(catalog, name, counted)
+    return calls
+
+
+def test_sigma_vs_eps_curve_is_not_recomputed_when_eps_changes(monkeypatch):
+    ui._noise_series.clear()
+    calls = _counting(monkeypatch, "calibrate")
+    grid = (0.5, 1.0, 2.0)
+    base = {"n": 1234, "T": 1234, "delta": 1e-6, "G": 1.0, "d": 10, "eta": 0.01}
+    first = ui.cached_noise_series("dpsgd-rdp", ui.items({**base, "eps": 0.7}), "eps", grid)
+    assert len(calls) == 3  # one calibration per grid point, each at the grid's eps
+    assert [c["eps"] for c in calls] == list(grid)
+    again = ui.cached_noise_series("dpsgd-rdp", ui.items({**base, "eps": 1.9}), "eps", grid)
+    assert again == first and len(calls) == 3  # the current eps is not part of the curve
+    ui.cached_noise_series("dpsgd-rdp", ui.items({**base, "eps": 1.9, "T": 999}), "eps", grid)
+    assert len(calls) == 6  # T is: a new curve
+
+
+def test_bound_curves_ignore_the_swept_value_and_delta_tied_to_n(monkeypatch):
+    ui._bound_series.clear()
+    calls = _counting(monkeypatch, "bound")
+    grid = (1000, 10000)
+    p = {"d": 10, "eps": 1.0, "delta": 1e-6}
+    ui.cached_bound_series("wang-lownoise-thm3a", ui.items({**p, "n": 500}), "n", grid, True)
+    ui.cached_bound_series("wang-lownoise-thm3a", ui.items({**p, "n": 700, "delta": 1 / 700**2}), "n", grid, True)
+    assert len(calls) == 2  # same curve: n and the delta that follows it are swept
+    assert [c["delta"] for c in calls] == [1e-6, 1e-8]  # delta = 1/n^2 at each grid point
+    ui.cached_bound_series("wang-lownoise-thm3a", ui.items({**p, "n": 700, "eps": 2.0}), "n", grid, True)
+    assert len(calls) == 4
