@@ -483,7 +483,9 @@ def run(experiment_id: str, *, out_dir, points: int | None = None,
     df.insert(0, "experiment", e.id)
     df["data"] = "formula (no data)"
     df.to_csv(csv, index=False)
-    fig = _figure(e, df)
+    from dpviz.figures import readable_log_axes
+
+    fig = readable_log_axes(_figure(e, df))
     fig.write_html(html, include_plotlyjs=True, full_html=True)
     md.write_text(
         f"# {e.id}\n\n{e.what}\n\nPaper: {paper} ({e.paper}), {e.place}.\n\n"
@@ -522,7 +524,14 @@ def _run_study(e: Experiment, *, out: Path, points, progress, reps, seed, paper)
     df["seed"] = seed
     csv, html, md = out / f"{e.id}.csv", out / f"{e.id}.html", out / f"{e.id}.md"
     df.to_csv(csv, index=False)
-    fig.update_layout(title=dict(text=f"{e.what}<br><sup>{data_note}; {reps} repetitions, seed {seed}</sup>"))
+    import textwrap
+
+    from dpviz.figures import readable_log_axes
+
+    sub = "<br>".join(textwrap.wrap(f"{data_note}; {reps} repetitions, seed {seed}", 160))
+    fig.update_layout(title=dict(text=f"{e.what}<br><sup>{sub}</sup>"),
+                      margin=dict(t=100 + 20 * (sub.count("<br>") + 1)))
+    readable_log_axes(fig)
     fig.write_html(html, include_plotlyjs=True, full_html=True)
     shown = all(bool(f["shown"]) for f in findings)
     lines = [f"# {e.id}", "", e.what, "", f"Paper: {paper} ({e.paper}), {e.place}.", "",

@@ -6,6 +6,7 @@ Each builder takes plain numbers/lists and returns a ``plotly.graph_objects.Figu
 from __future__ import annotations
 
 import math
+import re
 from typing import Sequence
 
 import plotly.graph_objects as go
@@ -59,18 +60,23 @@ def _positive(values) -> list[float]:
 
 
 def readable_log_axes(fig: go.Figure) -> go.Figure:
-    """Give every log axis of ``fig`` explicit ticks labelled by :func:`tick_label` (0.5 stays "0.5", 10⁻⁶ not 1μ)."""
-    for axis in ("x", "y"):
-        layout_axis = getattr(fig.layout, f"{axis}axis")
-        if layout_axis.type != "log":
+    """Give every log axis of ``fig`` -- subplots' axes (``xaxis2``, ``yaxis3``, ...) included -- explicit ticks
+    labelled by :func:`tick_label` (0.5 stays "0.5", 10⁻⁶ not 1μ; no bare "2" or "5" between decades).  Axes
+    whose ticks were set explicitly (``tickmode="array"``) are left as they are."""
+    names = [k for k in fig.layout.to_plotly_json() if re.fullmatch(r"[xy]axis\d*", k)]
+    for name in names or ["xaxis", "yaxis"]:
+        layout_axis = fig.layout[name]
+        if layout_axis.type != "log" or layout_axis.tickmode == "array":  # not log, or its ticks chosen already
             continue
+        letter, ref = name[0], name[0] + name[5:]
         vals: list[float] = []
         for tr in fig.data:
-            vals += _positive(getattr(tr, axis, None))
+            if (getattr(tr, f"{letter}axis", None) or letter) == ref:
+                vals += _positive(getattr(tr, letter, None))
         if not vals:
             continue
         ticks = log_ticks(min(vals), max(vals))
-        getattr(fig, f"update_{axis}axes")(tickmode="array", tickvals=ticks, ticktext=[tick_label(t) for t in ticks])
+        layout_axis.update(tickmode="array", tickvals=ticks, ticktext=[tick_label(t) for t in ticks])
     return fig
 
 

@@ -74,3 +74,21 @@ def test_coinciding_lines_stay_visible_and_current_point_marked():
     assert [t.name for t in fm.data[1:]] == ["Lemma 13", "current (n, ε)"]
     sb = figures.sigma_beta_figure([0.1, 0.5], [3.0, 2.0], (0.2, 0.4), chosen=(0.5, 2.0))
     assert sb.data[-1].name == "chosen β"
+
+
+def test_readable_log_axes_labels_subplot_axes_too():
+    """A second subplot's log axis gets plain ticks (no bare "2" / "5" between decades, no SI prefixes)."""
+    from plotly.subplots import make_subplots
+
+    from dpviz.figures import readable_log_axes
+
+    fig = make_subplots(rows=1, cols=2)
+    fig.add_scatter(x=[0.05, 3.0], y=[0.4, 0.9], row=1, col=1)
+    fig.add_scatter(x=[0.05, 3.0], y=[0.2, 20000.0], row=1, col=2)
+    fig.update_xaxes(type="log")
+    fig.update_yaxes(type="log", row=1, col=2)
+    readable_log_axes(fig)
+    assert list(fig.layout.xaxis2.ticktext) == ["0.05", "0.1", "0.2", "0.5", "1", "2"]
+    # five decades on y2: powers of ten only, 10 000 as a plain number
+    assert list(fig.layout.yaxis2.ticktext) == ["1", "10", "100", "1000", "10000"]
+    assert fig.layout.yaxis.tickvals is None  # linear axis untouched
