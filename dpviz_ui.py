@@ -694,6 +694,16 @@ def show_figure(fig, name: str, params: dict | None = None, names=None) -> None:
 CHART_DELAY = 1.5
 
 
+def latex(tex: str) -> None:
+    """``st.latex``, held back like a chart on a browser session's first run (KaTeX's script chunk and fonts are
+    the next-heaviest load of a first visit after Plotly's): its place is kept and the timer run draws it."""
+    if _hold_charts():
+        st.session_state["_charts_held"] = True
+        st.empty()
+        return
+    st.latex(tex)
+
+
 def _hold_charts() -> bool:
     """Whether this run holds its charts back: the first full run of a session in a web browser."""
     if st.session_state.get("_first_run_done"):

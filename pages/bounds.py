@@ -94,7 +94,7 @@ def body() -> None:
                    + f" — of {catalog.get_algorithm(thm.algorithm).name}. "
                    f"Main bound: {'explicit constants' if bound_kind(thm) == 'explicit' else 'a rate (constants dropped, set to c)'}.")
         if thm.statement:
-            st.latex(ui.tex_sci(thm.statement))
+            ui.latex(ui.tex_sci(thm.statement))
         if thm.discrepancy:
             st.warning(f"Reading of the paper: {ui.pretty(thm.discrepancy)}")
         for note in thm.notes:

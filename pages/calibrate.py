@@ -156,9 +156,9 @@ def main_numbers(alg, params, cal, complexity):
         st.dataframe([{"epoch": i + 1, "σ_i": s_} for i, s_ in enumerate(cal["sigma_schedule"])], width="content",
                      hide_index=True)
     if cal.get("formula"):
-        st.latex(ui.tex_sci(cal["formula"]))
+        ui.latex(ui.tex_sci(cal["formula"]))
     if cal.get("formula_numbers"):
-        st.latex(ui.tex_sci(cal["formula_numbers"]))
+        ui.latex(ui.tex_sci(cal["formula_numbers"]))
     for note in cal.get("notes", []):
         st.caption(ui.pretty(note))
     return acc_slot
