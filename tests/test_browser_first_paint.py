@@ -1,4 +1,5 @@
-"""A browser session's first visit: the main numbers come first, the charts follow by themselves (no interaction),
+"""A browser session's first visit: the main numbers come first, the charts and formulas follow by themselves (no
+interaction),
 and edits made while the charts are still held back stick (widget, URL and numbers)."""
 
 import os
@@ -37,6 +38,7 @@ def test_first_visit_draws_numbers_then_charts_and_edits_stick(server):
         want = ui.fmt(catalog.calibrate("dpsgd-rdp", n=2222, eps=1.0, delta=1 / 2222**2, T=1000, G=1.0).sigma)
         assert _sigma(page) == want
         assert page.locator(".js-plotly-plot").count() >= 1
+        page.wait_for_selector(".katex", state="attached", timeout=60000)  # the formulas follow with the charts
         assert page.locator("[data-testid='stException']").count() == 0
         page.close()
         # 2. a new session edited at once, before its charts were drawn: four edits in a row, each one sticks
