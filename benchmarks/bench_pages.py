@@ -9,7 +9,9 @@ Starts the dashboard as `make run` does (`python serve.py`: warm-up, then `strea
   - "full page": until the script run has finished (all plots drawn);
   at n = 10³, 6·10⁴ and 10⁷, on Calibrate (ε edits and algorithm changes, and choosing Theorem 4(b)'s schedule) and on
   Bounds (ε edits);
-* load: ``--sessions K`` browser sessions open Calibrate at once; median and max time until σ is visible.
+* load: ``--sessions K`` browser sessions open Calibrate at once; median and max time until σ is visible -- once as K
+  Chromium processes (client-inclusive: K browsers share the 2 cores with the server), and as K and 2K tabs of one
+  browser (K and 2K server sessions, the client cost of one browser).
 
 Prints a table; the figures go into benchmarks/RESULTS.md by hand.
 """
@@ -139,6 +141,37 @@ def load(url: str, sessions: int) -> list[float]:
     return times
 
 
+def load_tabs(url: str, sessions: int) -> list[float]:
+    """``sessions`` tabs of ONE Chromium (its script cache warmed by one earlier visit) open Calibrate at once, each
+    at its own n: every tab is its own Streamlit session, so the server serves ``sessions`` sessions, while the
+    client side costs one browser process on these 2 cores instead of ``sessions`` (in a class each student's browser
+    runs on the student's own machine).  Returns the seconds until each tab shows σ."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        ctx = browser.new_context()
+        warm = ctx.new_page()
+        warm.goto(f"{url}/calibrate?n=777")
+        warm.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
+        warm.close()
+        pages = [ctx.new_page() for _ in range(sessions)]
+        t0 = time.perf_counter()
+        for k, page in enumerate(pages):
+            page.goto(f"{url}/calibrate?n={5000 + 11 * k}", wait_until="commit")
+        seen: dict[int, float] = {}  # tab -> seconds from the moment all tabs were asked to open until σ shows
+        while len(seen) < len(pages) and time.perf_counter() - t0 < 300:
+            for k, page in enumerate(pages):
+                if k not in seen and page.locator("[data-testid='stMetric']").count():
+                    seen[k] = time.perf_counter() - t0
+            time.sleep(0.05)
+        times = list(seen.values())
+        browser.close()
+        if len(times) < sessions:
+            raise RuntimeError(f"only {len(times)} of {sessions} tabs showed σ within 300 s")
+    return times
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=8, help="concurrent sessions for the load figure (0: skip)")
@@ -153,6 +186,10 @@ def main() -> None:
             t = load(url, args.sessions)
             print(f"{args.sessions} sessions opening Calibrate at once: median {statistics.median(t):.2f} s, "
                   f"max {max(t):.2f} s until σ is visible")
+            for k in (args.sessions, 2 * args.sessions):
+                t = load_tabs(url, k)
+                print(f"{k} tabs of one browser opening Calibrate at once: median {statistics.median(t):.2f} s, "
+                      f"max {max(t):.2f} s until σ is visible")
     finally:
         proc.terminate()
         proc.wait(timeout=10)
