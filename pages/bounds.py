@@ -110,6 +110,7 @@ def body() -> None:
                         "gradient_complexity": ok["gradient_complexity"]}
         st.write(f"Bound at the current parameters: **{ui.fmt(ok['total'])}** — step size η = {ui.fmt(ok['eta'])}, "
                  f"iterations T = {ui.fmt(ok['T'])}, gradient complexity {ui.fmt(ok['gradient_complexity'])}")
+        ui.flush()  # the bound line goes to the browser before the curves are computed
         st.dataframe([{"term": name, "value": ui.fmt(val), "rate exponent of n": ne, "rate exponent of ε": ee}
                       for (name, val), (_n, _l, ne, ee) in zip(ok["terms"], ok["terms_latex"])],
                      hide_index=True, width="content")

@@ -74,6 +74,7 @@ def body() -> None:
         return
     cal = res["ok"]
     acc_slot = main_numbers(alg, params, cal, complexity)
+    ui.flush()  # send the main numbers now, before the curves below take the CPU
     if lazy_acc:
         acc_slot.caption("A tight numerical accountant (dp-accounting): computing…")
         full = ui.cached_calibrate(alg_id, ui.items(cal_params))
