@@ -5,7 +5,9 @@ before the server accepts connections it imports what every page needs (streamli
 dp-accounting library and every dpviz module), computes the default calibration once and starts the worker
 processes of :mod:`dpviz.workers`, so that the first visitor
 of a fresh server does not pay ~1.6 s of imports and solver start-up (benchmarks/RESULTS.md, "What a user waits for").
-``streamlit run app.py`` still works; only the first page view is slower.
+Once the server answers, :func:`prime` also runs the Calibrate and Bounds pages once at their defaults over Streamlit's
+own websocket protocol, so that their cached curves (``st.cache_data``, shared by all sessions) are computed before
+the first visitor arrives.  ``streamlit run app.py`` still works; only the first page view is slower.
 
 :func:`launch` starts the same server in a subprocess on a free port; the browser tests and the page benchmarks use
 it so that they measure what ``make run`` serves.
@@ -73,11 +75,74 @@ def launch(port: int | None = None, timeout: float = 60.0) -> tuple[subprocess.P
     raise RuntimeError(f"the dashboard server did not become healthy within {timeout:g} s")
 
 
+def _port_of(argv: list[str]) -> int:
+    for i, a in enumerate(argv):
+        if a == "--server.port" and i + 1 < len(argv):
+            return int(argv[i + 1])
+        if a.startswith("--server.port="):
+            return int(a.split("=", 1)[1])
+    return 8501
+
+
+def prime(port: int, pages: tuple[str, ...] = ("calibrate", "bounds"), timeout: float = 60.0) -> float:
+    """Once the server answers, run each page once at its defaults through Streamlit's own websocket protocol (as a
+    browser tab would), so that the page's cached calibrations, bounds and curves -- kept in ``st.cache_data``,
+    which lives in the running server and is shared by all sessions -- are computed before the first visitor
+    arrives.  Returns the seconds it took; any failure only leaves the caches cold."""
+    import asyncio
+
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    t0 = time.perf_counter()
+    url = f"http://127.0.0.1:{port}"
+    while time.perf_counter() - t0 < timeout:
+        try:
+            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
+                break
+        except OSError:
+            time.sleep(0.2)
+
+    async def run_pages() -> None:
+        async with websockets.connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"],
+                                      max_size=2**27) as ws:
+            for page in pages:
+                m = BackMsg()
+                m.rerun_script.query_string = ""
+                m.rerun_script.page_name = page
+                await ws.send(m.SerializeToString())
+                while True:
+                    f = ForwardMsg()
+                    f.ParseFromString(await asyncio.wait_for(ws.recv(), timeout))
+                    if f.WhichOneof("type") == "script_finished":
+                        break
+
+    asyncio.run(run_pages())
+    return time.perf_counter() - t0
+
+
+def _prime_in_background(port: int) -> None:
+    import threading
+
+    def job() -> None:
+        try:
+            print(f"dpviz: page caches primed in {prime(port):.1f} s", flush=True)
+        except Exception as exc:  # noqa: BLE001 - only the first visit is slower
+            print(f"dpviz: page caches not primed ({type(exc).__name__}: {exc})", flush=True)
+
+    threading.Thread(target=job, name="dpviz-prime", daemon=True).start()
+
+
 def main(argv: list[str]) -> None:
     try:
         print(f"dpviz: warmed up in {warm():.1f} s", flush=True)
     except Exception as exc:  # a failed warm-up only makes the first visit slower; the pages report real errors
         print(f"dpviz: warm-up skipped ({type(exc).__name__}: {exc})", flush=True)
+    try:
+        _prime_in_background(_port_of(argv))
+    except ValueError:
+        pass
     from streamlit.web import cli
 
     sys.argv = ["streamlit", "run", str(ROOT / "app.py"), *argv]

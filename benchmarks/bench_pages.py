@@ -35,7 +35,9 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 def start_server():
     import serve
 
-    return serve.launch(timeout=120)
+    out = serve.launch(timeout=120)
+    time.sleep(6)  # a served dashboard is started before its first visitor: let serve.py prime its page caches
+    return out
 
 
 def _idle(page) -> None:
