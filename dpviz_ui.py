@@ -669,9 +669,7 @@ def show_figure(fig, name: str, params: dict | None = None, names=None) -> None:
 
     On the first full run of a browser session the chart is held back (see :func:`after_run`).
     """
-    if _hold_charts():
-        st.session_state["_charts_held"] = True
-        st.empty()  # the chart's place
+    if _held_back():
         return
     st.plotly_chart(fig, width="stretch", key=f"chart_{name}")
     caption = params_caption(params, names) if params else ""
@@ -710,11 +708,19 @@ def flush(seconds: float = 0.02) -> None:
 def latex(tex: str) -> None:
     """``st.latex``, held back like a chart on a browser session's first run (KaTeX's script chunk and fonts are
     the next-heaviest load of a first visit after Plotly's): its place is kept and the timer run draws it."""
-    if _hold_charts():
-        st.session_state["_charts_held"] = True
-        st.empty()
+    if _held_back():
         return
     st.latex(tex)
+
+
+def _held_back() -> bool:
+    """If this run holds charts and formulas back (:func:`_hold_charts`): keep the element's place, note that
+    something was held (so :func:`after_run` starts the timer) and return True."""
+    if not _hold_charts():
+        return False
+    st.session_state["_charts_held"] = True
+    st.empty()
+    return True
 
 
 def _hold_charts() -> bool:

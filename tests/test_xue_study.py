@@ -17,32 +17,29 @@ IDS = ("xue-pairwise-auc", "xue-pairwise-auc-eps", "xue-pairwise-metric", "xue-p
 REPS = 3
 
 
+def _quick(factory, experiment_id):
+    out = factory.mktemp(experiment_id.replace("-", "_"))
+    return E.run(experiment_id, out_dir=out, points=3, reps=REPS, seed=0), out
+
+
 @pytest.fixture(scope="module")
 def auc_n(tmp_path_factory):
-    out = tmp_path_factory.mktemp("xue_n")
-    res = E.run("xue-pairwise-auc", out_dir=out, points=3, reps=REPS, seed=0)
-    return res, out
+    return _quick(tmp_path_factory, "xue-pairwise-auc")
 
 
 @pytest.fixture(scope="module")
 def metric_n(tmp_path_factory):
-    out = tmp_path_factory.mktemp("xue_metric")
-    res = E.run("xue-pairwise-metric", out_dir=out, points=3, reps=REPS, seed=0)
-    return res, out
+    return _quick(tmp_path_factory, "xue-pairwise-metric")
 
 
 @pytest.fixture(scope="module")
 def metric_eps(tmp_path_factory):
-    out = tmp_path_factory.mktemp("xue_metric_eps")
-    res = E.run("xue-pairwise-metric-eps", out_dir=out, points=3, reps=REPS, seed=0)
-    return res, out
+    return _quick(tmp_path_factory, "xue-pairwise-metric-eps")
 
 
 @pytest.fixture(scope="module")
 def auc_eps(tmp_path_factory):
-    out = tmp_path_factory.mktemp("xue_eps")
-    res = E.run("xue-pairwise-auc-eps", out_dir=out, points=3, reps=REPS, seed=0)
-    return res, out
+    return _quick(tmp_path_factory, "xue-pairwise-auc-eps")
 
 
 def test_listing_has_the_studies_under_the_paper_key(capsys):
