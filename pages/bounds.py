@@ -85,82 +85,89 @@ def body() -> None:
     grid = GRIDS[sweep]
     other = "eps" if sweep == "n" else "n"
     totals, totals_other, risks, outputs = {}, {}, {}, {}
+    # Each theorem's block in its own container, all of them in one: a theorem added or removed, or a block that
+    # grows (an explicit bound that becomes available), leaves the elements after it in place, so the browser
+    # updates them instead of rebuilding them (see pages/calibrate.py).
+    theorem_blocks = st.container()
     for tid in chosen:
-        thm = catalog.get_theorem(tid)
-        st.subheader(labels[tid])
-        risk = catalog.Risk.parse(thm.risk)
-        st.caption(f"Bounds: **{ui.pretty(risk.quantity)}** ({risk.guarantee_text})"
-                   + (f" — {ui.pretty(risk.detail)}" if risk.detail else "")
-                   + f" — of {catalog.get_algorithm(thm.algorithm).name}. "
-                   f"Main bound: {'explicit constants' if bound_kind(thm) == 'explicit' else 'a rate (constants dropped, set to c)'}.")
-        if thm.statement:
-            ui.latex(ui.tex_sci(thm.statement))
-        if thm.discrepancy:
-            st.warning(f"Reading of the paper: {ui.pretty(thm.discrepancy)}")
-        for note in thm.notes:
-            st.caption(ui.pretty(note))
-        p = ui.only_params(params, thm.bound, thm.explicit_bound)
-        p = explicit_at_schedule(thm, p)
-        here = ui.cached_bound(tid, ui.items(p))
-        if "error" in here:
-            st.error(ui.plain(here["error"]))
-            continue
-        ok = here["ok"]
-        outputs[tid] = {"total": ok["total"], "terms": dict(ok["terms"]), "eta": ok["eta"], "T": ok["T"],
-                        "gradient_complexity": ok["gradient_complexity"]}
-        st.write(f"Bound at the current parameters: **{ui.fmt(ok['total'])}** — step size η = {ui.fmt(ok['eta'])}, "
-                 f"iterations T = {ui.fmt(ok['T'])}, gradient complexity {ui.fmt(ok['gradient_complexity'])}")
-        ui.flush()  # the bound line goes to the browser before the curves are computed
-        st.dataframe([{"term": name, "value": ui.fmt(val), "rate exponent of n": ne, "rate exponent of ε": ee}
-                      for (name, val), (_n, _l, ne, ee) in zip(ok["terms"], ok["terms_latex"])],
-                     hide_index=True, width="content")
-        if thm.explicit_bound is not None:
-            ex = ui.cached_bound(tid, ui.items(p), explicit=True)
-            if "ok" in ex:
-                outputs[tid]["explicit_total"] = ex["ok"]["total"]
-                st.write(f"With the paper's explicit constants: **{ui.fmt(ex['ok']['total'])}**"
-                         f" — η = {ui.fmt(ex['ok']['eta'])}, T = {ui.fmt(ex['ok']['T'])}")
-                st.dataframe([{"explicit term": name, "value": ui.fmt(val)} for name, val in ex["ok"]["terms"]],
-                             hide_index=True, width="content")
-                for note in ex["ok"]["notes"]:
+        with theorem_blocks, st.container():
+            thm = catalog.get_theorem(tid)
+            st.subheader(labels[tid])
+            risk = catalog.Risk.parse(thm.risk)
+            st.caption(f"Bounds: **{ui.pretty(risk.quantity)}** ({risk.guarantee_text})"
+                       + (f" — {ui.pretty(risk.detail)}" if risk.detail else "")
+                       + f" — of {catalog.get_algorithm(thm.algorithm).name}. "
+                       f"Main bound: {'explicit constants' if bound_kind(thm) == 'explicit' else 'a rate (constants dropped, set to c)'}.")
+            if thm.statement:
+                ui.latex(ui.tex_sci(thm.statement))
+            if thm.discrepancy:
+                st.warning(f"Reading of the paper: {ui.pretty(thm.discrepancy)}")
+            for note in thm.notes:
+                st.caption(ui.pretty(note))
+            p = ui.only_params(params, thm.bound, thm.explicit_bound)
+            p = explicit_at_schedule(thm, p)
+            here = ui.cached_bound(tid, ui.items(p))
+            if "error" in here:
+                st.error(ui.plain(here["error"]))
+                continue
+            ok = here["ok"]
+            outputs[tid] = {"total": ok["total"], "terms": dict(ok["terms"]), "eta": ok["eta"], "T": ok["T"],
+                            "gradient_complexity": ok["gradient_complexity"]}
+            st.write(f"Bound at the current parameters: **{ui.fmt(ok['total'])}** — step size η = {ui.fmt(ok['eta'])}, "
+                     f"iterations T = {ui.fmt(ok['T'])}, gradient complexity {ui.fmt(ok['gradient_complexity'])}")
+            ui.flush()  # the bound line goes to the browser before the curves are computed
+            st.dataframe([{"term": name, "value": ui.fmt(val), "rate exponent of n": ne, "rate exponent of ε": ee}
+                          for (name, val), (_n, _l, ne, ee) in zip(ok["terms"], ok["terms_latex"])],
+                         hide_index=True, width="content")
+            with st.container():  # explicit bound and notes: their number varies, the chart below stays in place
+                if thm.explicit_bound is not None:
+                    ex = ui.cached_bound(tid, ui.items(p), explicit=True)
+                    if "ok" in ex:
+                        outputs[tid]["explicit_total"] = ex["ok"]["total"]
+                        st.write(f"With the paper's explicit constants: **{ui.fmt(ex['ok']['total'])}**"
+                                 f" — η = {ui.fmt(ex['ok']['eta'])}, T = {ui.fmt(ex['ok']['T'])}")
+                        st.dataframe([{"explicit term": name, "value": ui.fmt(val)} for name, val in ex["ok"]["terms"]],
+                                     hide_index=True, width="content")
+                        for note in ex["ok"]["notes"]:
+                            st.caption(ui.pretty(note))
+                    else:
+                        st.caption(f"Explicit-constant version not available here: {ui.plain(ex['error'])}")
+                for note in ok["notes"]:
                     st.caption(ui.pretty(note))
-            else:
-                st.caption(f"Explicit-constant version not available here: {ui.plain(ex['error'])}")
-        for note in ok["notes"]:
-            st.caption(ui.pretty(note))
-        series = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]))
-        terms = {name: series["terms"].get(name, [None] * len(grid)) for name, _ in ok["terms"]}
-        fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {'n' if sweep == 'n' else 'ε'}"
-                                           f" ({'rate' if bound_kind(thm) == 'rate' else 'explicit constants'})",
-                                           x_title="n" if sweep == "n" else "ε")
-        ui.show_figure(fig, f"terms_{tid}_{sweep}", params)
-        flag = _plot_fn(thm, kind)
-        if flag is None:
-            continue
-        risk = catalog.Risk.parse(thm.risk)
-        name = f"{labels[tid]} [{risk.quantity}, {catalog.GUARANTEES_SHORT[risk.guarantee]}]"
-        risks[name] = risk
-        totals[name] = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]),
-                                              explicit=flag)["total"]
-        totals_other[name] = ui.cached_bound_series(tid, ui.items(p), other, tuple(GRIDS[other]),
-                                                    bool(v["delta_auto"]), explicit=flag)["total"]
-    st.header(f"Totals compared: {KINDS[kind]}")
-    left_out = [labels[t] for t in chosen if _plot_fn(catalog.get_theorem(t), kind) is None]
-    if left_out:
-        st.caption("Not drawn here (no bound of this kind in the paper): " + ", ".join(left_out) + ".")
-    if totals:
-        for level, line in catalog.risk_comparison(list(risks.values())):
-            (st.warning if level == "flag" else st.info)(line)
-        what = "rate" if kind == "rate" else "explicit bound"
-        fig = figures.line_figure(grid, totals, title=f"{what.capitalize()}s vs {'n' if sweep == 'n' else 'ε'}",
-                                  x_title="n" if sweep == "n" else "ε", y_title=what, slope_labels=True,
-                                  current_x=float(params[sweep]), current_label=f"current {sweep}")
-        ui.show_figure(fig, f"bounds_{kind}_{sweep}", params)
-        fig = figures.line_figure(GRIDS[other], totals_other, title=f"{what.capitalize()}s vs "
-                                  f"{'n' if other == 'n' else 'ε'}", x_title="n" if other == "n" else "ε",
-                                  y_title=what, slope_labels=True, current_x=float(params[other]),
-                                  current_label=f"current {other}")
-        ui.show_figure(fig, f"bounds_{kind}_{other}", params)
+            series = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]))
+            terms = {name: series["terms"].get(name, [None] * len(grid)) for name, _ in ok["terms"]}
+            fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {'n' if sweep == 'n' else 'ε'}"
+                                               f" ({'rate' if bound_kind(thm) == 'rate' else 'explicit constants'})",
+                                               x_title="n" if sweep == "n" else "ε")
+            ui.show_figure(fig, f"terms_{tid}_{sweep}", params)
+            flag = _plot_fn(thm, kind)
+            if flag is None:
+                continue
+            risk = catalog.Risk.parse(thm.risk)
+            name = f"{labels[tid]} [{risk.quantity}, {catalog.GUARANTEES_SHORT[risk.guarantee]}]"
+            risks[name] = risk
+            totals[name] = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]),
+                                                  explicit=flag)["total"]
+            totals_other[name] = ui.cached_bound_series(tid, ui.items(p), other, tuple(GRIDS[other]),
+                                                        bool(v["delta_auto"]), explicit=flag)["total"]
+    with st.container():
+        st.header(f"Totals compared: {KINDS[kind]}")
+        left_out = [labels[t] for t in chosen if _plot_fn(catalog.get_theorem(t), kind) is None]
+        if left_out:
+            st.caption("Not drawn here (no bound of this kind in the paper): " + ", ".join(left_out) + ".")
+        if totals:
+            for level, line in catalog.risk_comparison(list(risks.values())):
+                (st.warning if level == "flag" else st.info)(line)
+            what = "rate" if kind == "rate" else "explicit bound"
+            fig = figures.line_figure(grid, totals, title=f"{what.capitalize()}s vs {'n' if sweep == 'n' else 'ε'}",
+                                      x_title="n" if sweep == "n" else "ε", y_title=what, slope_labels=True,
+                                      current_x=float(params[sweep]), current_label=f"current {sweep}")
+            ui.show_figure(fig, f"bounds_{kind}_{sweep}", params)
+            fig = figures.line_figure(GRIDS[other], totals_other, title=f"{what.capitalize()}s vs "
+                                      f"{'n' if other == 'n' else 'ε'}", x_title="n" if other == "n" else "ε",
+                                      y_title=what, slope_labels=True, current_x=float(params[other]),
+                                      current_label=f"current {other}")
+            ui.show_figure(fig, f"bounds_{kind}_{other}", params)
     ui.download_view("bounds", inputs={"theorems": list(chosen), "loss": loss_id or "custom", "compare": kind,
                                        **params}, outputs=outputs,
                      command=" ; ".join(ui.cli_command("bound", "theorem", t, explicit_at_schedule(catalog.get_theorem(t), ui.only_params(params, catalog.get_theorem(t).bound, catalog.get_theorem(t).explicit_bound)))

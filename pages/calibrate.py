@@ -50,18 +50,23 @@ def body() -> None:
     params = ui.param_widgets(names, required=required, fixed=fixed)
     ui.stop_if_invalid()
     params, _msg, _err = ui.resolve_loss(params, loss_id, shown)
-    ui.show_loss_message(loss_msg, loss_err)
-    if src != "manual":
-        thm = catalog.get_theorem(src)
-        if thm.discrepancy:
-            st.warning(f"Reading of the paper: {ui.pretty(thm.discrepancy)}")
-        if sched_error:
-            st.error(f"The theorem's schedule is not defined here: {ui.plain(sched_error)}")
-            return
-        st.caption(f"T = {ui.fmt(params['T'])} and η = {ui.fmt(params['eta'])} come from {ui.fmt(thm.number)} "
-                   f"(shown read-only in the sidebar; the paper's free constant c = {ui.fmt(params['c'])}).")
-    if alg.description:
-        st.caption(ui.pretty(alg.description))
+    # Blocks whose number of elements varies (notes, the main numbers, each plot) sit in their own containers, so
+    # every element after them keeps its place from run to run: the browser then updates those elements in place
+    # instead of rebuilding them (a schedule change, which adds notes, showed its numbers in a median 0.25-0.28 s
+    # instead of 0.30-0.42 s and redrew the page ~0.2 s sooner: benchmarks/RESULTS.md).
+    with st.container():
+        ui.show_loss_message(loss_msg, loss_err)
+        if src != "manual":
+            thm = catalog.get_theorem(src)
+            if thm.discrepancy:
+                st.warning(f"Reading of the paper: {ui.pretty(thm.discrepancy)}")
+            if sched_error:
+                st.error(f"The theorem's schedule is not defined here: {ui.plain(sched_error)}")
+                return
+            st.caption(f"T = {ui.fmt(params['T'])} and η = {ui.fmt(params['eta'])} come from {ui.fmt(thm.number)} "
+                       f"(shown read-only in the sidebar; the paper's free constant c = {ui.fmt(params['c'])}).")
+        if alg.description:
+            st.caption(ui.pretty(alg.description))
     # the sidebar's c is the free constant of the theorems' rates; calibrations that take a c (Kang et al.'s eq. (2))
     # calibrate it numerically unless it is given on purpose, so it is not passed on here
     cal_params = {k: val for k, val in ui.only_params(params, alg.calibrate).items() if k != "c"}
@@ -73,7 +78,8 @@ def body() -> None:
         st.error(ui.plain(res["error"]))
         return
     cal = res["ok"]
-    acc_slot = main_numbers(alg, params, cal, complexity)
+    with st.container():
+        acc_slot = main_numbers(alg, params, cal, complexity)
     ui.flush()  # send the main numbers now, before the curves below take the CPU
     if lazy_acc:
         acc_slot.caption("A tight numerical accountant (dp-accounting): computing…")
@@ -87,10 +93,13 @@ def body() -> None:
                                           **params},
                      outputs=cal, command=ui.cli_command("calibrate", "algorithm", alg_id, cal_params))
 
-    beta_plot(alg, params, cal)
-    sigma_vs_eps(alg, algs, params)
-    if cal.get("beta_interval") is not None or _lemma13(alg) or not cal["feasible"]:
-        feasibility_map(alg, params)
+    with st.container():
+        beta_plot(alg, params, cal)
+    with st.container():
+        sigma_vs_eps(alg, algs, params)
+    with st.container():
+        if cal.get("beta_interval") is not None or _lemma13(alg) or not cal["feasible"]:
+            feasibility_map(alg, params)
 
 
 def _lemma13(alg) -> bool:
@@ -202,8 +211,9 @@ def sigma_vs_eps(alg, algs, params) -> None:
     else:
         same = [a for a in algs if a.setting == alg.setting]
     eps_grid = [float(e) for e in np.logspace(-2, 1, 25)]
+    note = st.empty()  # the message sits above the chart, which is replaced in place (not rebuilt) when ready
+    note.caption("Computing the curves…")
     slot = st.empty()
-    slot.caption("Computing the curves…")
     series, skipped = {}, []
     for a in same:
         p = {k: v for k, v in ui.only_params(params, a.calibrate).items() if k != "c"}
@@ -213,9 +223,11 @@ def sigma_vs_eps(alg, algs, params) -> None:
         if any(y is not None for y in ys):
             series[f"{a.paper.short}: {a.name}"] = ys
     if skipped:
-        st.caption("Not computed within this page's time budget of "
-                   f"{ui.CURVE_BUDGET:g} s per curve (their accountant is slow at these settings): "
-                   + ", ".join(skipped) + ".")
+        note.caption("Not computed within this page's time budget of "
+                     f"{ui.CURVE_BUDGET:g} s per curve (their accountant is slow at these settings): "
+                     + ", ".join(skipped) + ".")
+    else:
+        note.empty()
     if not series:
         slot.info("No algorithm is private anywhere on the ε grid at these settings.")
         return
