@@ -755,6 +755,26 @@ def after_run() -> None:
             st.session_state["_chart_timer_armed"] = True
 
         _draw_charts()
+        preload = _chart_preload_html()
+        if preload:
+            st.html(preload, unsafe_allow_javascript=True)
+
+
+def _chart_preload_html() -> str:
+    """A constant script (no user input goes in) that, once the first run's numbers are painted, loads the script
+    chunks of Plotly and KaTeX from this server, so that the held-back charts and formulas, which arrive
+    :data:`CHART_DELAY` s later, do not wait for them.  Empty if the installed Streamlit has no such chunks."""
+    import json
+    from pathlib import Path
+
+    js = Path(st.__file__).parent / "static" / "static" / "js"
+    chunks = sorted(p.name for pattern in ("PlotlyChart.*.js", "rehype-katex.*.js") for p in js.glob(pattern))
+    if not chunks:
+        return ""
+    return ("<script>(() => { const main = document.querySelector('script[src*=\"/static/js/index.\"]');"
+            " if (!main) return; const load = () => " + json.dumps(chunks)
+            + ".forEach(c => import(new URL('./' + c, main.src).href).catch(() => {}));"
+            " requestAnimationFrame(() => setTimeout(load, 50)); })();</script>")
 
 
 def _version() -> str:

@@ -27,6 +27,10 @@ def test_first_visit_draws_numbers_then_charts_and_edits_stick(server):
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         # 1. a new session, left alone: numbers, then the held-back charts arrive without any interaction
         page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        # note when the first chart element appears, on the page's own clock (from the start of the navigation)
+        page.add_init_script("""new MutationObserver((m, o) => { if (document.querySelector('[data-testid="stMetric"]')) {
+            window.__numbers_at = performance.now(); o.disconnect(); } })
+            .observe(document, {subtree: true, childList: true});""")
         t0 = time.perf_counter()
         page.goto(f"{server}/calibrate?n=2222")
         page.wait_for_selector("[data-testid='stMetric']", timeout=60000)
@@ -40,6 +44,12 @@ def test_first_visit_draws_numbers_then_charts_and_edits_stick(server):
         assert page.locator(".js-plotly-plot").count() >= 1
         page.wait_for_selector(".katex", state="attached", timeout=60000)  # the formulas follow with the charts
         assert page.locator("[data-testid='stException']").count() == 0
+        # Plotly's script chunk was asked for while the charts were still held back (dpviz_ui._chart_preload_html):
+        # before the timer that draws them could fire (CHART_DELAY s after the numbers), not when a chart arrived
+        fetched = page.evaluate("() => performance.getEntriesByType('resource').filter(e => "
+                                "e.name.includes('/static/js/PlotlyChart.')).map(e => e.startTime)")
+        assert fetched, "Plotly's chunk was never loaded"
+        assert min(fetched) < page.evaluate("window.__numbers_at") + 1000 * ui.CHART_DELAY
         page.close()
         # 2. a new session edited at once, before its charts were drawn: four edits in a row, each one sticks
         page = browser.new_page(viewport={"width": 1400, "height": 1800})

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import dpviz_ui as ui
 from dpviz import catalog
 
@@ -43,3 +45,22 @@ def test_bound_curves_ignore_the_swept_value_and_delta_tied_to_n(monkeypatch):
     assert [c["delta"] for c in calls] == [1e-6, 1e-8]  # delta = 1/n^2 at each grid point
     ui.cached_bound_series("wang-lownoise-thm3a", ui.items({**p, "n": 700, "eps": 2.0}), "n", grid, True)
     assert len(calls) == 4
+
+
+def test_chart_preload_script_is_constant_and_names_chunks_that_exist():
+    # the first run of a browser session loads Plotly's and KaTeX's chunks once its numbers are painted; the script
+    # is built from the installed Streamlit's file names only (nothing a user typed goes in)
+    from pathlib import Path
+
+    import streamlit as st
+
+    import dpviz_ui as ui
+
+    html = ui._chart_preload_html()
+    assert html.startswith("<script>") and html.endswith("</script>")
+    js = Path(st.__file__).parent / "static" / "static" / "js"
+    names = re.findall(r'"([A-Za-z-]+\.[A-Za-z0-9_-]+\.js)"', html)
+    assert any(n.startswith("PlotlyChart.") for n in names)
+    for n in names:
+        assert (js / n).is_file(), n
+    assert html == ui._chart_preload_html()
