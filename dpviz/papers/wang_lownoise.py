@@ -913,12 +913,12 @@ def explicit_bound_thm7b(*, n, d, eps, delta, alpha, L, R, G=None, M=None, sigma
 
 
 ACCOUNTANT_NOTE = (
-    "accountant_sigma = 2G z, where z is the smallest noise multiplier for which T steps of the paper's own "
+    "The accountant's sigma = 2G z, where z is the smallest noise multiplier for which T steps of the paper's own "
     "mechanism are (eps, delta)-DP: each step adds Gaussian noise to the gradient of one example (or one pair) drawn "
     "uniformly without replacement, neighbouring data sets differ in one replaced example (so the sensitivity is "
     "2G), accounted by the RDP accountant of dp_accounting for sampling without replacement under replace-one "
     "neighbours (SampledWithoutReplacementDpEvent, Wang, Balle & Kasiviswanathan 2019; sampling rate 1/n, or 2/n "
-    "for a pair). Mechanism: without-replacement, replace-one, RDP. The gap between accountant_sigma and the "
+    "for a pair). Mechanism: without-replacement, replace-one, RDP. The gap between the accountant's sigma and the "
     "paper's sigma is the price of the closed-form Lemma 8 bound and of the beta split; the Accounting page "
     "compares more accountants (Poisson add/remove by RDP and PLD)."
 )
