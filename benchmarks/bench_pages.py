@@ -14,7 +14,8 @@ protocol while the renderer is busy drawing charts), 0.1-0.5 s on these 2 cores,
   - "main numbers": until the σ metric shows the new calibration's value (Bounds: the bound line's new value;
     a theorem's schedule: the read-only T in the sidebar),
   - "full page": until the script run has finished (all plots drawn; driver wall clock);
-  at n = 10³, 6·10⁴ and 10⁷, on Calibrate (ε edits, and choosing Theorem 4(b)'s schedule) and on Bounds (ε edits);
+  at n = 10³, 6·10⁴ and 10⁷, on Calibrate (ε edits, choosing Theorem 4(b)'s schedule, changing the algorithm) and
+  on Bounds (ε edits);
 * load: ``--sessions K`` browser sessions open Calibrate at once; median and max time until σ is visible -- once as K
   Chromium processes (client-inclusive: K browsers share the 2 cores with the server), and as K and 2K tabs of one
   browser (K and 2K server sessions, the client cost of one browser).
@@ -112,7 +113,7 @@ def edits(url: str) -> list[tuple[str, float, float, float]]:
     import json
 
     import dpviz_ui as ui
-    from dpviz import catalog
+    from dpviz import catalog, urlstate
     from playwright.sync_api import sync_playwright
 
     rows = []
@@ -126,8 +127,12 @@ def edits(url: str) -> list[tuple[str, float, float, float]]:
         page.wait_for_selector("[data-testid='stMetric']", timeout=120000)
         driver = time.perf_counter() - t0
         seen = _seen(page)
-        _idle(page)
+        page.evaluate("() => window.__arm(\"() => !!document.querySelector('.js-plotly-plot')\", 0)")
         rows.append(("Calibrate first visit", seen, driver, time.perf_counter() - t0))
+        charts = _seen(page)  # the charts of a first visit follow the numbers (dpviz_ui.after_run)
+        driver = time.perf_counter() - t0
+        _idle(page)
+        rows.append(("Calibrate first visit: first chart", charts, driver, time.perf_counter() - t0))
         for n in (1000, 60000, 10**7):
             page.goto(f"{url}/calibrate?n={n}")  # a new session: its charts follow the numbers 1.5 s later
             page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
@@ -157,6 +162,29 @@ def edits(url: str) -> list[tuple[str, float, float, float]]:
             driver = time.perf_counter() - t0
             _idle(page)
             rows.append(("Calibrate: choose Theorem 4(b)'s schedule", seen, driver, time.perf_counter() - t0))
+        # changing the algorithm (a selectbox) at a fresh n: each calibration is computed for the first time
+        n_alg = 7777 + int(time.time()) % 1000
+        page.goto(f"{url}/calibrate?n={n_alg}")
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
+        _idle(page)
+        base = ui.params_from_view({**urlstate.DEFAULTS, "n": n_alg})
+        for alg_id in ("dpsgd-pl", "pidp-sgd", "dpgd-sc", "dpsgd-output", "dpsgd-rdp"):
+            a = catalog.get_algorithm(alg_id)
+            cal = catalog.calibrate(alg_id, **{k: val for k, val in ui.only_params(base, a.calibrate).items()
+                                               if k not in ("c", "accountant_extra")})
+            want = ui.fmt(cal.sigma if cal.sigma is not None else cal.laplace_scale)
+            label = f"{a.paper.short} — {a.name} ({a.place})"
+            page.locator(".st-key-w_algorithm input[role=combobox]").click()
+            page.keyboard.type(a.name)
+            option = page.get_by_role("option", name=label, exact=True)
+            option.wait_for()
+            _arm(page, _metric_is(want))
+            t0 = time.perf_counter()
+            option.click()
+            seen = _seen(page)
+            driver = time.perf_counter() - t0
+            _idle(page)
+            rows.append(("Calibrate: change the algorithm", seen, driver, time.perf_counter() - t0))
         # Bounds
         page.goto(f"{url}/bounds")
         page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
@@ -184,12 +212,14 @@ def load(url: str, sessions: int) -> list[float]:
     def one(k: int) -> None:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = browser.new_page()
-            t0 = time.perf_counter()
+            ctx = browser.new_context()
+            ctx.add_init_script(WATCH)
+            page = ctx.new_page()
             page.goto(f"{url}/calibrate?n={1000 + 7 * k}")
             page.wait_for_selector("[data-testid='stMetric']", timeout=300000)
+            seen = _seen(page)  # from the start of this tab's navigation
             with lock:
-                times.append(time.perf_counter() - t0)
+                times.append(seen)
             browser.close()
 
     threads = [threading.Thread(target=one, args=(k,)) for k in range(sessions)]
@@ -204,12 +234,14 @@ def load_tabs(url: str, sessions: int) -> list[float]:
     """``sessions`` tabs of ONE Chromium (its script cache warmed by one earlier visit) open Calibrate at once, each
     at its own n: every tab is its own Streamlit session, so the server serves ``sessions`` sessions, while the
     client side costs one browser process on these 2 cores instead of ``sessions`` (in a class each student's browser
-    runs on the student's own machine).  Returns the seconds until each tab shows σ."""
+    runs on the student's own machine).  Returns, for each tab, the seconds from the first tab's navigation start
+    until σ is painted in this tab (measured in the page, see the module docstring)."""
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         ctx = browser.new_context()
+        ctx.add_init_script(WATCH)
         warm = ctx.new_page()
         warm.goto(f"{url}/calibrate?n=777")
         warm.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
@@ -218,11 +250,13 @@ def load_tabs(url: str, sessions: int) -> list[float]:
         t0 = time.perf_counter()
         for k, page in enumerate(pages):
             page.goto(f"{url}/calibrate?n={5000 + 11 * k}", wait_until="commit")
-        seen: dict[int, float] = {}  # tab -> seconds from the moment all tabs were asked to open until σ shows
+        starts = [page.evaluate("performance.timeOrigin") / 1000 for page in pages]  # each tab's navigation start
+        first = min(starts)
+        seen: dict[int, float] = {}  # tab -> seconds from the first tab's navigation start until σ shows in this tab
         while len(seen) < len(pages) and time.perf_counter() - t0 < 300:
             for k, page in enumerate(pages):
-                if k not in seen and page.locator("[data-testid='stMetric']").count():
-                    seen[k] = time.perf_counter() - t0
+                if k not in seen and page.evaluate("window.__seen !== null"):
+                    seen[k] = starts[k] - first + float(page.evaluate("window.__seen"))
             time.sleep(0.05)
         times = list(seen.values())
         browser.close()
