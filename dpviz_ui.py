@@ -882,8 +882,10 @@ def guarded(func) -> None:
 
 _SCI = re.compile(r"(?<![\\\w.])(\d+(?:\.\d+)?)[eE]([+\-]?)0*(\d+)(?![\w.])")
 _GREEK = {"sigma": "σ", "lambda": "λ", "beta": "β", "epsilon": "ε", "eps": "ε", "delta": "δ", "eta": "η",
-          "alpha": "α", "kappa": "κ", "gamma": "γ", "zeta": "ζ", "mu": "μ", "tau": "τ"}
-_GREEK_RE = re.compile(r"(?<![\\\w])(" + "|".join(sorted(_GREEK, key=len, reverse=True)) + r")(?![a-zA-Z])")
+          "alpha": "α", "kappa": "κ", "gamma": "γ", "zeta": "ζ", "mu": "μ", "tau": "τ", "xi": "ξ"}
+# a name is replaced unless a letter (or a LaTeX backslash) touches it: "2alpha" -> "2α", "K_alpha" -> "K_α"
+_GREEK_RE = re.compile(r"(?<![\\a-zA-Z])(" + "|".join(sorted(_GREEK, key=len, reverse=True)) + r")(?![a-zA-Z])")
+_SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt(?=\()")
 _POW = {"^2": "²", "^3": "³"}
 
 
@@ -901,6 +903,7 @@ def pretty(text: str) -> str:
     """A library note in the notation of the papers: σ, λ, β, ε, δ, η for their names, σ² for sigma^2, and
     10⁻⁶-style numbers for 1e-06."""
     out = _GREEK_RE.sub(lambda m: _GREEK[m.group(1)], str(text))
+    out = _SQRT.sub("√", out)
     for k, v in _POW.items():
         out = out.replace(k, v)
 

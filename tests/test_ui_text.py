@@ -1,0 +1,41 @@
+"""Notes, warnings and captions are written in the papers' notation (σ, λ, α, √, 10⁻⁶), never in ASCII names."""
+
+import re
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+import dpviz_ui as ui
+
+APP = Path(__file__).resolve().parent.parent / "app.py"
+ASCII_NAMES = re.compile(r"(?<![\\a-zA-Z])(sigma|lambda|alpha|kappa|epsilon|sqrt|delta)(?![a-zA-Z])")
+
+
+@pytest.mark.parametrize("text, want", [
+    ("sigma^2 >= 2.68 G^2", "σ² >= 2.68 G²"),
+    ("n^((alpha^2+2alpha-3)/(2(1+alpha)))", "n^((α²+2α-3)/(2(1+α)))"),
+    ("eps/(T sqrt(d log(1/delta)))", "ε/(T √(d log(1/δ)))"),
+    ("xi <= 2B + K_alpha a", "ξ <= 2B + K_α a"),
+    ("sigma_c at eps2 = 0.5, delta 1e-06", "σ_c at ε2 = 0.5, δ 10⁻⁶"),
+    ("maximum, alphabet, beta-version, \\alpha", "maximum, alphabet, β-version, \\alpha"),  # only whole names
+])
+def test_pretty_writes_the_papers_notation(text, want):
+    assert ui.pretty(text) == want
+
+
+def test_pretty_rejects_nothing_and_keeps_plain_text():
+    assert ui.pretty("T = 1000 iterations of the algorithm") == "T = 1000 iterations of the algorithm"
+    assert ui.pretty(3) == "3"
+
+
+@pytest.mark.parametrize("schedule", ["wang-lownoise-thm4b", "wang-lownoise-thm3a", "wang-nonsmooth-thm12"])
+def test_calibrate_notes_have_no_ascii_greek(schedule):
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params["schedule"] = schedule
+    at.run()
+    at.switch_page("pages/calibrate.py").run()
+    assert not at.exception
+    texts = [w.value for w in at.warning] + [c.value for c in at.caption] + [e.value for e in at.error]
+    bad = [t for t in texts if ASCII_NAMES.search(str(t))]
+    assert not bad, bad
