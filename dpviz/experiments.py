@@ -155,6 +155,21 @@ def _logspace_int(lo: float, hi: float, k: int) -> tuple[int, ...]:
     return tuple(sorted({int(round(x)) for x in np.logspace(math.log10(lo), math.log10(hi), k)}))
 
 
+def _xue_study(*, id: str, place: str, what: str, claim: str, x: str, y: str, loss: str, l2: float, grid: dict,
+               at: dict, quick_grid: tuple, quick_fixed: dict, seconds_estimate: float, runner: str,
+               default_reps: int) -> Experiment:
+    """A study of Xue, Yang, Huai & Wang's Section 5 (DPGDSC, DPGDC2, DPEGD against their noise-free versions on the
+    substitute Diabetes data, R = 1, Algorithm 1's T capped at 200 steps, the printed σ, δ = 1/n and δ = 0): what
+    its four targets share is filled in here, ``at`` holds the fixed value of the parameter not swept."""
+    return Experiment(
+        id=id, paper="xue-pairwise", kind="study", place=place, what=what, claim=claim, x=x, y=y,
+        algorithms=("dpgd-sc", "dpgd-c", "dp-epoch-gd"), dataset="diabetes-binary",
+        substitute_for="the Diabetes data set", loss=loss, loss_params={"l2": l2}, grid=grid,
+        fixed={**at, "R": 1.0, "l2": l2, "sc_T_cap": 200, "sigma_rule": "printed", "delta0": True,
+               "quick_grid": quick_grid, "quick_fixed": {**quick_fixed, "sc_T_cap": 50}},
+        seconds_estimate=seconds_estimate, runner=runner, default_reps=default_reps)
+
+
 EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
     Experiment(
         id="wang-lownoise-fig1", paper="wang-lownoise", kind="simulation", place="Section 5.1, Figure 1",
@@ -233,63 +248,51 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
                "l2": 1e-3, "rounds": 5,
                "quick": {"n": 1000, "n_test": 2000, "T": 1000, "rounds": 2, "eps": (0.1, 1.0, 3.0)}},
         seconds_estimate=40.0, runner="studies_kang:run_section7", default_reps=20),
-    # Xue, Yang, Huai & Wang (xue-pairwise), Section 5: AUC maximisation, delta = 1/n (Gaussian noise with the
-    # printed sigma) and delta = 0 (delta0: Laplace); settings and stand-ins in dpviz/studies_xue.py.  n = 512 of Figures 1-2 exceeds the 309
-    # training rows of the substitute data; sc_T_cap caps Algorithm 1's T (Theorem 1: ~2e4 steps); quick_* is the
-    # small setting of tests / --points.
-    Experiment(
-        id="xue-pairwise-auc", paper="xue-pairwise", kind="study", place="Section 5, Figures 1-2",
+    # Xue, Yang, Huai & Wang (xue-pairwise), Section 5: AUC maximisation and metric learning, delta = 1/n (Gaussian
+    # noise with the printed sigma) and delta = 0 (delta0: Laplace); settings and stand-ins in dpviz/studies_xue.py.
+    # n = 512 of Figures 1-2 exceeds the 309 training rows of the substitute data; sc_T_cap caps Algorithm 1's T
+    # (Theorem 1: ~2e4 steps); quick_* is the small setting of tests / --points.
+    _xue_study(
+        id="xue-pairwise-auc", place="Section 5, Figures 1-2",
         what="Xue, Yang, Huai & Wang, Figs. 1-2: test AUC vs n at eps = 0.8, delta = 1/n (a) and 0 (b); DPGDSC, "
              "DPGDC2, DPEGD vs non-private",
         claim=("the private algorithms approach the non-private baseline as n grows, and DPEGD (Algorithm 3) "
                "performs better than DPGDC2 (Algorithm 2) (Remark 2)"),
-        x="n", y="test AUC", algorithms=("dpgd-sc", "dpgd-c", "dp-epoch-gd"),
-        dataset="diabetes-binary", substitute_for="the Diabetes data set", loss="auc-logistic",
-        loss_params={"l2": 1e-3}, grid={"n": (64, 128, 256)},
-        fixed={"eps": 0.8, "R": 1.0, "l2": 1e-3, "sc_T_cap": 200, "sigma_rule": "printed", "delta0": True,
-               "quick_grid": (32, 64, 128), "quick_fixed": {"sc_T_cap": 50}},
-        seconds_estimate=50.0, runner="studies_xue:run_auc", default_reps=20),
-    Experiment(
-        id="xue-pairwise-auc-eps", paper="xue-pairwise", kind="study", place="Section 5, Table 4",
+        x="n", y="test AUC", loss="auc-logistic", l2=1e-3, grid={"n": (64, 128, 256)}, at={"eps": 0.8},
+        quick_grid=(32, 64, 128), quick_fixed={}, seconds_estimate=50.0, runner="studies_xue:run_auc",
+        default_reps=20),
+    # 8 repetitions: one DPGDC2 run at n = 256 costs ~1 s of CPU (81 s of CPU for 10 repetitions, measured)
+    _xue_study(
+        id="xue-pairwise-auc-eps", place="Section 5, Table 4",
         what="Xue, Yang, Huai & Wang, Table 4: test AUC vs eps at n = 256, delta = 1/n and 0; DPGDSC, DPGDC2, DPEGD "
              "vs non-private",
         claim=("the test AUC of the private algorithms does not fall as eps grows, and DPEGD (Algorithm 3) performs "
                "better than DPGDC2 (Algorithm 2) at every eps (Remark 2)"),
-        x="eps", y="test AUC", algorithms=("dpgd-sc", "dpgd-c", "dp-epoch-gd"),
-        dataset="diabetes-binary", substitute_for="the Diabetes data set", loss="auc-logistic",
-        loss_params={"l2": 1e-3}, grid={"eps": (0.5, 0.8, 1.0, 2.0)},
-        fixed={"n": 256, "R": 1.0, "l2": 1e-3, "sc_T_cap": 200, "sigma_rule": "printed", "delta0": True,
-               "quick_grid": (0.5, 1.0, 2.0), "quick_fixed": {"n": 64, "sc_T_cap": 50}},
-        # 8 repetitions: one DPGDC2 run at n = 256 costs ~1 s of CPU (81 s of CPU for 10 repetitions, measured)
-        seconds_estimate=65.0, runner="studies_xue:run_auc", default_reps=8),
+        x="eps", y="test AUC", loss="auc-logistic", l2=1e-3, grid={"eps": (0.5, 0.8, 1.0, 2.0)}, at={"n": 256},
+        quick_grid=(0.5, 1.0, 2.0), quick_fixed={"n": 64}, seconds_estimate=65.0, runner="studies_xue:run_auc",
+        default_reps=8),
     # metric learning: one full pairwise gradient of the d x d metric costs 100 n(n-1) coordinates, so the n grid
     # stops at 128 (Table 2: 128, 256, 512; n = 256 would cost ~8 s per DPGDC2 run)
-    Experiment(
-        id="xue-pairwise-metric", paper="xue-pairwise", kind="study", place="Section 5, Table 2",
+    _xue_study(
+        id="xue-pairwise-metric", place="Section 5, Table 2",
         what="Xue, Yang, Huai & Wang, Table 2: metric learning, KNN accuracy (K = 3) vs n at eps = 1, delta = 1/n "
              "and 0; DPGDSC, DPGDC2, DPEGD vs non-private",
         claim=("the private algorithms approach the non-private baseline as n grows, and DPEGD (Algorithm 3) "
                "performs better than DPGDC2 (Algorithm 2) (Remark 2)"),
-        x="n", y="KNN accuracy (K = 3)", algorithms=("dpgd-sc", "dpgd-c", "dp-epoch-gd"),
-        dataset="diabetes-binary", substitute_for="the Diabetes data set", loss="metric-logistic",
-        loss_params={"l2": 1e-2}, grid={"n": (32, 64, 128)},
-        fixed={"eps": 1.0, "R": 1.0, "l2": 1e-2, "sc_T_cap": 200, "sigma_rule": "printed", "delta0": True,
-               "quick_grid": (16, 32, 64), "quick_fixed": {"sc_T_cap": 50}},
-        seconds_estimate=40.0, runner="studies_xue:run_metric", default_reps=20),
-    # Table 3: its caption says n = 128, the text n = 512 (more than the substitute's 309 training rows): n = 128
-    Experiment(
-        id="xue-pairwise-metric-eps", paper="xue-pairwise", kind="study", place="Section 5, Table 3",
+        x="n", y="KNN accuracy (K = 3)", loss="metric-logistic", l2=1e-2, grid={"n": (32, 64, 128)},
+        at={"eps": 1.0}, quick_grid=(16, 32, 64), quick_fixed={}, seconds_estimate=40.0,
+        runner="studies_xue:run_metric", default_reps=20),
+    # Table 3: its caption says n = 128, the text n = 512 (more than the substitute's 309 training rows): n = 128;
+    # 54 s of CPU for 10 repetitions (measured)
+    _xue_study(
+        id="xue-pairwise-metric-eps", place="Section 5, Table 3",
         what="Xue, Yang, Huai & Wang, Table 3: metric learning, KNN accuracy (K = 3) vs eps at n = 128, delta = 1/n "
              "and 0; DPGDSC, DPGDC2, DPEGD vs non-private",
         claim=("the KNN accuracy of the private algorithms does not fall as eps grows, and DPEGD (Algorithm 3) "
                "outperforms DPGDC2 (Algorithm 2) under different eps (Remark 2)"),
-        x="eps", y="KNN accuracy (K = 3)", algorithms=("dpgd-sc", "dpgd-c", "dp-epoch-gd"),
-        dataset="diabetes-binary", substitute_for="the Diabetes data set", loss="metric-logistic",
-        loss_params={"l2": 1e-2}, grid={"eps": (0.2, 0.5, 0.8, 1.0, 1.5, 2.0)},
-        fixed={"n": 128, "R": 1.0, "l2": 1e-2, "sc_T_cap": 200, "sigma_rule": "printed", "delta0": True,
-               "quick_grid": (0.5, 1.0, 2.0), "quick_fixed": {"n": 32, "sc_T_cap": 50}},
-        # 54 s of CPU for 10 repetitions (measured)
-        seconds_estimate=55.0, runner="studies_xue:run_metric", default_reps=10),
+        x="eps", y="KNN accuracy (K = 3)", loss="metric-logistic", l2=1e-2,
+        grid={"eps": (0.2, 0.5, 0.8, 1.0, 1.5, 2.0)}, at={"n": 128}, quick_grid=(0.5, 1.0, 2.0),
+        quick_fixed={"n": 32}, seconds_estimate=55.0, runner="studies_xue:run_metric", default_reps=10),
 ]}
 
 
