@@ -104,6 +104,41 @@ def _edit(page, key: str, value) -> None:
     box.press("Enter")
 
 
+def _context(browser, **kwargs):
+    """A browser context whose pages carry the watch (:data:`WATCH`)."""
+    ctx = browser.new_context(**kwargs)
+    ctx.add_init_script(WATCH)
+    return ctx
+
+
+def _open(page, url: str) -> None:
+    """Open ``url`` (a new session) and wait until its charts, which follow the numbers, are drawn and it is idle."""
+    page.goto(url)
+    page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
+    _idle(page)
+
+
+def _pick(page, key: str, typed: str, label: str):
+    """Open the selectbox ``key``, type ``typed`` and return the option ``label`` (the typing is the user's time,
+    not part of the wait)."""
+    page.locator(f".st-key-{key} input[role=combobox]").click()
+    page.keyboard.type(typed)
+    option = page.get_by_role("option", name=label, exact=True)
+    option.wait_for()
+    return option
+
+
+def _timed(page, what: str, predicate: str, act) -> tuple[str, float, float, float]:
+    """Arm the watch with ``predicate``, do ``act()``; the row (what, seen, driver clock, full page)."""
+    _arm(page, predicate)
+    t0 = time.perf_counter()
+    act()
+    seen = _seen(page)
+    driver = time.perf_counter() - t0
+    _idle(page)
+    return what, seen, driver, time.perf_counter() - t0
+
+
 BOUND_LINE = ("(Array.from(document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]'))"
               ".find(e => e.innerText.startsWith('Bound at the current parameters')) || {}).innerText || ''")
 
@@ -119,9 +154,7 @@ def edits(url: str) -> list[tuple[str, float, float, float]]:
     rows = []
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        ctx = browser.new_context(viewport={"width": 1400, "height": 1800})
-        ctx.add_init_script(WATCH)
-        page = ctx.new_page()
+        page = _context(browser, viewport={"width": 1400, "height": 1800}).new_page()
         t0 = time.perf_counter()
         page.goto(f"{url}/calibrate")
         page.wait_for_selector("[data-testid='stMetric']", timeout=120000)
@@ -134,71 +167,36 @@ def edits(url: str) -> list[tuple[str, float, float, float]]:
         _idle(page)
         rows.append(("Calibrate first visit: first chart", charts, driver, time.perf_counter() - t0))
         for n in (1000, 60000, 10**7):
-            page.goto(f"{url}/calibrate?n={n}")  # a new session: its charts follow the numbers 1.5 s later
-            page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
-            _idle(page)
+            _open(page, f"{url}/calibrate?n={n}")  # a new session: its charts follow the numbers 1.5 s later
             for eps in (0.731 + n * 1e-9, 1.913 + n * 1e-9, 3.377 + n * 1e-9):  # never cached before
                 cal = catalog.calibrate("dpsgd-rdp", n=n, eps=eps, delta=1.0 / n**2, T=1000, G=1.0)
-                _arm(page, _metric_is(ui.fmt(cal.sigma)))
-                t0 = time.perf_counter()
-                _edit(page, "w_eps", eps)
-                seen = _seen(page)
-                driver = time.perf_counter() - t0
-                _idle(page)
-                rows.append((f"Calibrate ε edit, n = {n}", seen, driver, time.perf_counter() - t0))
+                rows.append(_timed(page, f"Calibrate ε edit, n = {n}", _metric_is(ui.fmt(cal.sigma)),
+                                   lambda: _edit(page, "w_eps", eps)))
         # choosing a theorem's schedule (Wang, Lei, Ying & Zhou Theorem 4(b)) at a fresh n
         for n in (4321, 5432):
-            page.goto(f"{url}/calibrate?n={n}")
-            page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
-            _idle(page)
-            page.locator(".st-key-w_schedule input[role=combobox]").click()
-            page.keyboard.type("Theorem 4 (b)")
-            option = page.get_by_role("option", name="Wang, Lei, Ying & Zhou, Theorem 4 (b)", exact=True)
-            option.wait_for()
-            _arm(page, "() => !!document.querySelector('.st-key-w_T_fixed')")
-            t0 = time.perf_counter()  # from the click on the option (the typing before it is the user's time)
-            option.click()
-            seen = _seen(page)
-            driver = time.perf_counter() - t0
-            _idle(page)
-            rows.append(("Calibrate: choose Theorem 4(b)'s schedule", seen, driver, time.perf_counter() - t0))
+            _open(page, f"{url}/calibrate?n={n}")
+            option = _pick(page, "w_schedule", "Theorem 4 (b)", "Wang, Lei, Ying & Zhou, Theorem 4 (b)")
+            rows.append(_timed(page, "Calibrate: choose Theorem 4(b)'s schedule",
+                               "() => !!document.querySelector('.st-key-w_T_fixed')", option.click))
         # changing the algorithm (a selectbox) at a fresh n: each calibration is computed for the first time
         n_alg = 7777 + int(time.time()) % 1000
-        page.goto(f"{url}/calibrate?n={n_alg}")
-        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
-        _idle(page)
+        _open(page, f"{url}/calibrate?n={n_alg}")
         base = ui.params_from_view({**urlstate.DEFAULTS, "n": n_alg})
         for alg_id in ("dpsgd-pl", "pidp-sgd", "dpgd-sc", "dpsgd-output", "dpsgd-rdp"):
             a = catalog.get_algorithm(alg_id)
             cal = catalog.calibrate(alg_id, **{k: val for k, val in ui.only_params(base, a.calibrate).items()
                                                if k not in ("c", "accountant_extra")})
             want = ui.fmt(cal.sigma if cal.sigma is not None else cal.laplace_scale)
-            label = f"{a.paper.short} — {a.name} ({a.place})"
-            page.locator(".st-key-w_algorithm input[role=combobox]").click()
-            page.keyboard.type(a.name)
-            option = page.get_by_role("option", name=label, exact=True)
-            option.wait_for()
-            _arm(page, _metric_is(want))
-            t0 = time.perf_counter()
-            option.click()
-            seen = _seen(page)
-            driver = time.perf_counter() - t0
-            _idle(page)
-            rows.append(("Calibrate: change the algorithm", seen, driver, time.perf_counter() - t0))
+            option = _pick(page, "w_algorithm", a.name, f"{a.paper.short} — {a.name} ({a.place})")
+            rows.append(_timed(page, "Calibrate: change the algorithm", _metric_is(want), option.click))
         # Bounds
-        page.goto(f"{url}/bounds")
-        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
-        _idle(page)
+        _open(page, f"{url}/bounds")
         for eps in (0.617, 2.291, 5.113):
             before = page.evaluate(f"() => {BOUND_LINE}")
             # the bound line shows a new value (the old line stays on screen until it is replaced)
-            _arm(page, f"() => {{ const s = {BOUND_LINE}; return s !== '' && s !== {json.dumps(before)}; }}")
-            t0 = time.perf_counter()
-            _edit(page, "w_eps", eps)
-            seen = _seen(page)
-            driver = time.perf_counter() - t0
-            _idle(page)
-            rows.append(("Bounds ε edit", seen, driver, time.perf_counter() - t0))
+            rows.append(_timed(page, "Bounds ε edit",
+                               f"() => {{ const s = {BOUND_LINE}; return s !== '' && s !== {json.dumps(before)}; }}",
+                               lambda: _edit(page, "w_eps", eps)))
         browser.close()
     return rows
 
@@ -212,9 +210,7 @@ def load(url: str, sessions: int) -> list[float]:
     def one(k: int) -> None:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            ctx = browser.new_context()
-            ctx.add_init_script(WATCH)
-            page = ctx.new_page()
+            page = _context(browser).new_page()
             page.goto(f"{url}/calibrate?n={1000 + 7 * k}")
             page.wait_for_selector("[data-testid='stMetric']", timeout=300000)
             seen = _seen(page)  # from the start of this tab's navigation
@@ -240,8 +236,7 @@ def load_tabs(url: str, sessions: int) -> list[float]:
 
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        ctx = browser.new_context()
-        ctx.add_init_script(WATCH)
+        ctx = _context(browser)
         warm = ctx.new_page()
         warm.goto(f"{url}/calibrate?n=777")
         warm.wait_for_selector(".js-plotly-plot", state="attached", timeout=120000)
