@@ -59,3 +59,22 @@ def wait_query(page, name, value, timeout: int = WAIT) -> None:
     """Wait until the URL has ``name=value``."""
     page.wait_for_function(
         "([n, v]) => new URLSearchParams(window.location.search).get(n) === v", arg=[name, value], timeout=timeout)
+
+
+def choose(page, key: str, label: str, typed: str | None = None) -> None:
+    """Choose ``label`` in the selectbox with key ``key``: click it, type ``typed`` (default: the label), which
+    filters the (virtualised) option list, and click the option."""
+    page.locator(f".st-key-{key} input[role=combobox]").click()
+    page.keyboard.type(label if typed is None else typed)
+    page.get_by_role("option", name=label, exact=True).click()
+
+
+def chosen(page, key: str) -> str:
+    """The label the selectbox with key ``key`` shows."""
+    return page.locator(f".st-key-{key} input[role=combobox]").input_value().strip()
+
+
+def add_choice(page, key: str, label: str) -> None:
+    """Add ``label`` to the multiselect with key ``key`` and close its list."""
+    choose(page, key, label)
+    page.keyboard.press("Escape")

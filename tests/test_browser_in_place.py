@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, query_of, settle, wait_query  # noqa: E402
+from conftest import ARGS, CHROMIUM, add_choice, choose, chosen, query_of, settle, wait_query  # noqa: E402
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -46,12 +46,6 @@ def _schedule_T(theorem_id: str, eps: float) -> int:
     return max(1, int(round(catalog.bound(theorem_id, **p).T)))
 
 
-def _choose(page, label: str) -> None:
-    page.locator(".st-key-w_schedule input[role=combobox]").click()
-    page.keyboard.type(label.split(", ")[-1] if label != MANUAL else "manual")
-    page.get_by_role("option", name=label, exact=True).click()
-
-
 def test_calibrate_schedule_and_eps_changes_update_the_page_in_place(server):
     import dpviz_ui as ui
     from dpviz import catalog
@@ -73,7 +67,8 @@ def test_calibrate_schedule_and_eps_changes_update_the_page_in_place(server):
         for kind, value in steps:
             if kind == "schedule":
                 schedule = value
-                _choose(page, SCHEDULES.get(value, MANUAL))
+                label = SCHEDULES.get(value, MANUAL)
+                choose(page, "w_schedule", label, typed=label.split(", ")[-1] if label != MANUAL else "manual")
             else:
                 eps = value
                 box = page.locator(".st-key-w_eps input")
@@ -87,8 +82,7 @@ def test_calibrate_schedule_and_eps_changes_update_the_page_in_place(server):
                 arg=[sigma, ui.fmt(T)], timeout=60000)
             settle(page)
             # widget and URL
-            shown = page.locator(".st-key-w_schedule input[role=combobox]").input_value().strip()
-            assert shown == SCHEDULES.get(schedule, MANUAL)
+            assert chosen(page, "w_schedule") == SCHEDULES.get(schedule, MANUAL)
             if schedule == "manual":
                 assert "schedule" not in query_of(page)
                 assert page.locator(".st-key-w_T_fixed").count() == 0
@@ -138,27 +132,24 @@ def test_bounds_theorems_added_and_removed_keep_the_page_in_place(server):
         settle(page)
         # the first theorem's header and its bound line, and the totals header below every theorem
         page.evaluate(MARK, "h3, h2, [data-testid='stMarkdownContainer']")
-        chosen = [first]
+        picked = [first]
         for tid, add in [("xue-pairwise-thm2", True), ("yang-pairwise-thm1", True), ("xue-pairwise-thm2", False),
                          ("wang-nonsmooth-thm9", True)]:
             if add:
-                page.locator(".st-key-w_theorems input[role=combobox]").click()
-                page.keyboard.type(labels[tid])
-                page.get_by_role("option", name=labels[tid], exact=True).click()
-                page.keyboard.press("Escape")
-                chosen.append(tid)
+                add_choice(page, "w_theorems", labels[tid])
+                picked.append(tid)
             else:
                 tag = page.locator(".st-key-w_theorems [data-tag]").filter(has_text=labels[tid])
                 tag.locator("[role=presentation], svg").last.click()
-                chosen.remove(tid)
-            wait_query(page, "theorems", ",".join(chosen))
+                picked.remove(tid)
+            wait_query(page, "theorems", ",".join(picked))
             settle(page)
             tags = page.locator(".st-key-w_theorems [data-tag]").all_inner_texts()
-            assert len(tags) == len(chosen)
+            assert len(tags) == len(picked)
             lines = page.locator("[data-testid='stMarkdownContainer']").all_inner_texts()
             bound_lines = [x for x in lines if x.startswith("Bound at the current parameters")]
-            assert len(bound_lines) == len(chosen)
-            for t, line in zip(chosen, bound_lines):
+            assert len(bound_lines) == len(picked)
+            for t, line in zip(picked, bound_lines):
                 assert line.startswith(f"Bound at the current parameters: {total(t)}"), (t, line)
             # the first theorem's header and bound line, and the totals header, are the same elements as before
             kept = page.evaluate("""() => {

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, ROOT, settle as _settle, wait_query as _wait_query, wait_text as _wait_text
+from conftest import (ARGS, CHROMIUM, ROOT, add_choice, choose, chosen, settle as _settle,  # noqa: E402
+                      wait_query as _wait_query, wait_text as _wait_text)
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -22,16 +23,6 @@ WAIT = 60000
 
 
 
-
-
-def _select(page, key, text) -> None:
-    page.locator(f".st-key-{key} input[role=combobox]").click()
-    page.keyboard.type(text)  # filters the (virtualised) option list
-    page.get_by_role("option", name=text, exact=True).click()
-
-
-def _selected(page, key) -> str:
-    return page.locator(f".st-key-{key} input[role=combobox]").input_value().strip()
 
 
 def _radio(page, key, text) -> None:
@@ -72,10 +63,10 @@ def test_calibrate_select_checkbox_number_four_times(server, browser_page):
     labels = {a.id: f"{a.paper.short} — {a.name} ({a.place})" for a in catalog.algorithms() if a.calibrate}
     # select box: four different algorithms in a row (the 2nd change used to snap back)
     for alg in ["dpsgd-output", "dpgd-c", "dpgd-sc", "dpsgd-rdp"]:
-        _select(page, "w_algorithm", labels[alg])
+        choose(page, "w_algorithm", labels[alg])
         _wait_query(page, "algorithm", alg)
         _settle(page)
-        assert _selected(page, "w_algorithm") == labels[alg]
+        assert chosen(page, "w_algorithm") == labels[alg]
         cal = catalog.calibrate(alg, **{k: v for k, v in base.items()
                                          if k in catalog.parameters_of(catalog.get_algorithm(alg).calibrate)})
         expected = ui.fmt(cal.sigma if cal.sigma is not None else cal.laplace_scale)
@@ -125,7 +116,7 @@ def test_calibrate_schedule_is_shown_in_the_sidebar(server, browser_page):
                         ("Wang, Lei, Ying & Zhou, Theorem 3 (a)", "wang-lownoise-thm3a"),
                         ("Wang, Lei, Ying & Zhou, Theorem 4 (a)", "wang-lownoise-thm4a"),
                         ("manual (sidebar)", None)]:
-        _select(page, "w_schedule", option)
+        choose(page, "w_schedule", option)
         if tid:
             _wait_query(page, "schedule", tid)
         else:
@@ -150,20 +141,17 @@ def test_bounds_multiselect_and_radios_four_times(server, browser_page):
     page.goto(f"{server}/bounds")
     page.wait_for_selector(".js-plotly-plot", state="attached", timeout=WAIT)
     labels = {t.id: f"{t.paper.short} — {t.number}" for t in catalog.theorems()}
-    chosen = [catalog.theorems()[0].id]
+    picked = [catalog.theorems()[0].id]
     # multiselect: add four theorems one after the other (the 2nd addition used to disappear)
     for tid in ["xue-pairwise-thm2", "yang-pairwise-thm1", "wang-nonsmooth-thm9", "kang-pidp-thm1"]:
-        page.locator(".st-key-w_theorems input[role=combobox]").click()
-        page.keyboard.type(labels[tid])  # filters the (virtualised) option list
-        page.get_by_role("option", name=labels[tid], exact=True).click()
-        page.keyboard.press("Escape")
-        chosen.append(tid)
-        _wait_query(page, "theorems", ",".join(chosen))
+        add_choice(page, "w_theorems", labels[tid])
+        picked.append(tid)
+        _wait_query(page, "theorems", ",".join(picked))
         _settle(page)
         tags = page.locator(".st-key-w_theorems [data-tag]").all_inner_texts()
-        assert len(tags) == len(chosen)
+        assert len(tags) == len(picked)
         headers = page.locator("h3").all_inner_texts()
-        for t in chosen:
+        for t in picked:
             assert any(labels[t] in h for h in headers), (labels[t], headers)
     # radio: sweep over ε, n, ε, n -- the terms plot's title follows
     for value, text in [("eps", "privacy budget ε (smaller = more private)"), ("n", "sample size n"),
@@ -244,15 +232,15 @@ def test_simulate_widgets_four_times(server, browser_page):
     from dpviz import data as D
 
     for name in ["wang-logistic", "two-class", "wang-least-squares", "wang-logistic"]:
-        _select(page, "w_dataset", D.DATASETS[name])
+        choose(page, "w_dataset", D.DATASETS[name])
         if name != "wang-least-squares":
             _wait_query(page, "dataset", name)
         else:
             page.wait_for_function("() => !new URLSearchParams(window.location.search).has('dataset')",
                                    timeout=WAIT)
         _settle(page)
-        assert _selected(page, "w_dataset") == D.DATASETS[name]
-        loss = _selected(page, "w_sim_loss")
+        assert chosen(page, "w_dataset") == D.DATASETS[name]
+        loss = chosen(page, "w_sim_loss")
         assert ("least squares" in loss.lower()) == (name == "wang-least-squares"), loss
     # multiselect: four different algorithm sets; run; the plot's legend shows exactly those algorithms
     from dpviz import catalog
