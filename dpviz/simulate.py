@@ -877,6 +877,21 @@ def _bcast(vals, ndim):
     return np.asarray(vals, dtype=float).reshape((-1,) + (1,) * (ndim - 1))
 
 
+def _pidp_noise_needed(abs_c: np.ndarray, *, A: float, ke: float, eps1: float) -> np.ndarray:
+    r"""Lines 9-10 of Algorithm 1 (Kang, Li, Liu & Wang (kang-pidp)): whether each row of ``abs_c`` (the absolute
+    released contributions :math:`|[c_t]_i|`, shape (rows, d)) sends its step to the noisy branch.
+
+    Noise if some :math:`|[c_t]_i| \ge A/(e^{\epsilon_1}-1)` (line 9) or some
+    :math:`\ln\big(A/(A-(e^{\epsilon_1}-1)|[c_t]_i|)\big) > 2\epsilon_1` (line 10), with
+    :math:`A = 2re^{\epsilon_1}\delta_1` and ``ke`` :math:`= e^{\epsilon_1}-1`.  The engine's PIDP-SGD and the
+    Section 7 study (:mod:`dpviz.studies_kang`) both decide with this rule.
+    """
+    big = np.any(abs_c >= A / ke, axis=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        small_ok = np.all(np.log(A / (A - ke * abs_c)) <= 2.0 * eps1, axis=1)
+    return big | ~small_ok
+
+
 def _project(w, R, nparam, kind=None):
     """Proj_W(w) for every chain: the ball of radius R (Euclidean / Frobenius; ``kind`` None, "l2", "frobenius"), or
     the PSD / nuclear-norm sets of :mod:`dpviz.projections` (``kind`` "psd-frobenius" / "nuclear")."""
@@ -1227,11 +1242,7 @@ class PIDPRule(UpdateRule):
         c = 2.0 * (c + q["E"] * np.sign(c))
         if q["sigma_c"] > 0:
             c = c + q["sigma_c"] * ctx.rngs[g][1].standard_normal(c.shape)
-        a = np.abs(c)
-        big = np.any(a >= A / ke, axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            small_ok = np.all(np.log(A / (A - ke * a)) <= 2.0 * q["eps1"], axis=1)
-        use_noise = big | ~small_ok
+        use_noise = _pidp_noise_needed(np.abs(c), A=A, ke=ke, eps1=q["eps1"])
         b = (np.asarray(ctx.noise(t), dtype=float)[g] if ctx.noise is not None
              else ctx.rngs[g][1].standard_normal(w.shape))
         grad = ctx.lossobj.grad(w, Xn[i], yn[i]) + (sigma * use_noise)[:, None] * b

@@ -157,13 +157,10 @@ def exact_contributions(loss, X, y, w, *, zeta) -> np.ndarray:
 def _escape(c, *, E, r, eps1, delta1) -> np.ndarray:
     """Whether lines 9-10 of Algorithm 1 let each row of contributions ``c`` (n, d) through without noise, with
     c_t = 2(c + E sign c) (line 7 adds E, line 9 doubles; no contribution noise) -- the engine's rule."""
+    from dpviz import simulate as S
+
     ct = np.abs(2.0 * (c + E * np.sign(c)))
-    A = 2.0 * r * math.exp(eps1) * delta1
-    ke = math.expm1(eps1)
-    big = np.any(ct >= A / ke, axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ok = np.all(np.log(A / (A - ke * ct)) <= 2.0 * eps1, axis=1)
-    return ~big & ok
+    return ~S._pidp_noise_needed(ct, A=2.0 * r * math.exp(eps1) * delta1, ke=math.expm1(eps1), eps1=eps1)
 
 
 def _settings(e, quick: bool) -> dict[str, Any]:
