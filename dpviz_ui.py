@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import os
@@ -760,6 +761,7 @@ def after_run() -> None:
             st.html(preload, unsafe_allow_javascript=True)
 
 
+@functools.lru_cache(maxsize=1)
 def _chart_preload_html() -> str:
     """A constant script (no user input goes in) that, once the first run's numbers are painted, loads the script
     chunks of Plotly and KaTeX from this server, so that the held-back charts and formulas, which arrive

@@ -62,17 +62,25 @@ def launch(port: int | None = None, timeout: float = 60.0) -> tuple[subprocess.P
                              "--server.port", str(port), "--browser.gatherUsageStats", "false"],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
+    if _wait_healthy(url, timeout, proc):
+        return proc, url
+    proc.terminate()
+    raise RuntimeError(f"the dashboard server did not become healthy within {timeout:g} s")
+
+
+def _wait_healthy(url: str, timeout: float, proc: subprocess.Popen | None = None) -> bool:
+    """Poll the server's health endpoint until it answers (True) or ``timeout`` s pass (False); RuntimeError if
+    ``proc`` exits first."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if proc.poll() is not None:
+        if proc is not None and proc.poll() is not None:
             raise RuntimeError(f"the dashboard server exited with code {proc.returncode}")
         try:
             if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
-                return proc, url
+                return True
         except OSError:
             time.sleep(0.1)
-    proc.terminate()
-    raise RuntimeError(f"the dashboard server did not become healthy within {timeout:g} s")
+    return False
 
 
 def _port_of(argv: list[str]) -> int:
@@ -96,13 +104,7 @@ def prime(port: int, pages: tuple[str, ...] = ("calibrate", "bounds"), timeout: 
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     t0 = time.perf_counter()
-    url = f"http://127.0.0.1:{port}"
-    while time.perf_counter() - t0 < timeout:
-        try:
-            if urllib.request.urlopen(f"{url}/_stcore/health", timeout=1).status == 200:
-                break
-        except OSError:
-            time.sleep(0.2)
+    _wait_healthy(f"http://127.0.0.1:{port}", timeout)
 
     async def run_pages() -> None:
         async with websockets.connect(f"ws://127.0.0.1:{port}/_stcore/stream", subprotocols=["streamlit"],
