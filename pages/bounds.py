@@ -85,6 +85,7 @@ def body() -> None:
     grid = GRIDS[sweep]
     other = "eps" if sweep == "n" else "n"
     totals, totals_other, risks, outputs = {}, {}, {}, {}
+    at = {}  # each theorem's parameters (also the CLI command of Download this view)
     # Each theorem's block in its own container, all of them in one: a theorem added or removed, or a block that
     # grows (an explicit bound that becomes available), leaves the elements after it in place, so the browser
     # updates them instead of rebuilding them (see pages/calibrate.py).
@@ -105,7 +106,7 @@ def body() -> None:
             for note in thm.notes:
                 st.caption(ui.pretty(note))
             p = ui.only_params(params, thm.bound, thm.explicit_bound)
-            p = explicit_at_schedule(thm, p)
+            p = at[tid] = explicit_at_schedule(thm, p)
             here = ui.cached_bound(tid, ui.items(p))
             if "error" in here:
                 st.error(ui.plain(here["error"]))
@@ -170,8 +171,7 @@ def body() -> None:
             ui.show_figure(fig, f"bounds_{kind}_{other}", params)
     ui.download_view("bounds", inputs={"theorems": list(chosen), "loss": loss_id or "custom", "compare": kind,
                                        **params}, outputs=outputs,
-                     command=" ; ".join(ui.cli_command("bound", "theorem", t, explicit_at_schedule(catalog.get_theorem(t), ui.only_params(params, catalog.get_theorem(t).bound, catalog.get_theorem(t).explicit_bound)))
-                                        for t in chosen))
+                     command=" ; ".join(ui.cli_command("bound", "theorem", t, at[t]) for t in chosen))
 
     st.header("The papers' comparison tables")
     for tab in catalog.tables():
