@@ -620,11 +620,25 @@ def epsilon_general(*, noise_multiplier, delta, steps, sampling_prob=1.0, sampli
     z = v.check_positive("noise_multiplier (sigma / sensitivity)", noise_multiplier)
     delta, steps, q = _check_general(delta, steps, sampling_prob, sampling, neighbouring, accountant)
     if q >= 1.0 or sampling == "poisson" and neighbouring == "add-remove":
-        return _eps(z, delta, steps, q, accountant) if accountant == "rdp" else _pld_eps_cached(
-            z, delta, steps, q, _PLD_DISCRETIZATION)
+        if accountant == "rdp":
+            return _eps(z, delta, steps, q, accountant)
+        _pld_guard(z)
+        return _pld_eps_cached(z, delta, steps, q, _PLD_DISCRETIZATION)
     if sampling == "without-replacement":
         return _wor_eps(z, delta, steps, q)
+    _pld_guard(z)
     return _pld_replace_eps(z, delta, steps, q)
+
+
+#: Smallest noise multiplier given to the PLD accountant: its grid grows like 1/z^2 (z = 1e-3 took 12 GB and
+#: minutes, z = 1e-6 asked numpy for 3.5 PiB); ε is very large there anyway, and the RDP accountant gives it.
+PLD_MIN_NOISE = 0.1
+
+
+def _pld_guard(z: float) -> None:
+    if z < PLD_MIN_NOISE:
+        raise ValueError(f"the PLD accountant is not run below a noise multiplier of {PLD_MIN_NOISE:g} (got "
+                         f"{v.shown(z)}): its grid would need gigabytes; ε is very large there anyway (see RDP).")
 
 
 @functools.lru_cache(maxsize=1024)

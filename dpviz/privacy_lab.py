@@ -451,9 +451,16 @@ def evaluate(algorithm_id: str, *, sigma=None, names: tuple[str, ...] | None = N
         except ValueError as exc:
             errors.append(str(exc))
         if mech.paper_sigma is not None:
-            row["eps_of_paper_sigma"] = _num(epsilon(mech, acc, mech.paper_sigma))
+            try:
+                row["eps_of_paper_sigma"] = _num(epsilon(mech, acc, mech.paper_sigma))
+            except ValueError as exc:  # e.g. a noise level the PLD accountant is not run at
+                errors.append(str(exc))
         if sigma is not None:
-            row["eps_of_sigma"] = _num(epsilon(mech, acc, sigma))
+            row["eps_of_sigma"] = None
+            try:
+                row["eps_of_sigma"] = _num(epsilon(mech, acc, sigma))
+            except ValueError as exc:
+                errors.append(str(exc))
         row["sigma_ratio_to_paper"] = (row["sigma_for_eps"] / mech.paper_sigma
                                        if row["sigma_for_eps"] and mech.paper_sigma else None)
         if errors:
@@ -500,10 +507,10 @@ def eps_vs_steps(mech: Mechanism, acc: Accountant, sigma, steps_grid) -> list[fl
     return [epsilon(mech, acc, sigma, steps=int(t)) for t in steps_grid]
 
 
-#: Noise multipliers the calculator accepts (beyond, 1/z^2 overflows or underflows) and the smallest one it gives to
-#: the PLD accountant (whose grid grows like 1/z^2: z = 1e-3 took 12 GB, z = 1e-6 asked for 3.5 PiB).
+#: Noise multipliers the calculator accepts (beyond, 1/z^2 overflows or underflows); the PLD accountant is not run
+#: below :data:`dpviz.accounting.PLD_MIN_NOISE` (its grid grows like 1/z^2).
 NOISE_MULTIPLIER_RANGE = (1e-12, 1e12)
-PLD_MIN_NOISE = 0.1
+PLD_MIN_NOISE = accounting.PLD_MIN_NOISE
 
 
 def calculator(*, n, noise_multiplier, delta, batch_size=None, sampling_rate=None, epochs=None, steps=None,
