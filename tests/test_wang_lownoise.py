@@ -602,3 +602,25 @@ def test_explicit_holder_at_least_the_rate_where_the_proof_implies_it(tid):
                     assert ex.total >= rate.total
                 checked += 1
     assert checked >= 5
+
+
+def test_explicit_smooth_bounds_warn_when_eta_above_one_over_2L():
+    # issue 19: Theorem 3 (b) explicit at n = 5000, d = 1, eps = 1, delta = 1e-3, L = 2, R = 1, G = 1:
+    # eta = c eps/sqrt(d log(1/delta)) = 1/sqrt(ln 1000) = 1/sqrt(6.907755) = 1/2.628261 = 0.380480 > 1/(2L) = 0.25, while
+    # min{2/L, 1} = 1 (the condition the theorem states) holds: the Young step of eq. (8) / Theorem 16 (a) fails.
+    from dpviz import catalog as cat
+
+    p = dict(n=5000, d=1, eps=1.0, delta=1e-3, L=2.0, R=1.0, G=1.0)
+    res = cat.get_theorem("wang-lownoise-thm3b").explicit_bound(**p)
+    assert res.eta == pytest.approx(0.380480, rel=1e-5)
+    assert any("1/(2L) = 0.25" in note and "eta = 0.3805" in note and "eq. (8)" in note for note in res.notes)
+    assert res.extras["eta_above_1_over_2L"]
+    # L = 1: 1/(2L) = 0.5 >= 0.380480: no warning
+    ok = cat.get_theorem("wang-lownoise-thm3b").explicit_bound(**{**p, "L": 1.0})
+    assert not any("1/(2L)" in note for note in ok.notes)
+    # Theorem 6 (pairwise) explicit: same step size, eq. (11); Theorem 3 (a): eta = min{1/sqrt(5000), 0.380480}
+    # = 0.0141421 <= 0.25: no warning
+    six = cat.get_theorem("wang-lownoise-thm6b").explicit_bound(**p)
+    assert any("1/(2L) = 0.25" in note and "eq. (11)" in note and "Theorem 6" in note for note in six.notes)
+    a = cat.get_theorem("wang-lownoise-thm3a").explicit_bound(**p, Fstar=0.1)
+    assert a.eta == pytest.approx(1 / math.sqrt(5000)) and not any("1/(2L)" in note for note in a.notes)

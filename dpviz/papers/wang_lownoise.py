@@ -628,6 +628,14 @@ def _explicit_thm3(thm_id, *, n, d, eps, delta, L, R, Fstar, G=None, sigma=None,
     sigma = v.check_nonnegative("sigma", sigma)
     if eta > min(2.0 / L, 1.0):
         notes.append(f"eta = {eta:.4g} > min{{2/L, 1}} = {min(2.0 / L, 1.0):.4g}: the proof assumes eta <= min{{2/L, 1}}.")
+    if eta > 1.0 / (2.0 * L):
+        notes.append(
+            f"Reading of the proof (dpviz): eta = {eta:.4g} > 1/(2L) = {1.0 / (2.0 * L):.4g}. The Young step behind "
+            f"eq. ({'11' if pairwise else '8'}) and Theorem 16 (a) at alpha = 1 needs eta <= 1/(2L), which "
+            f"Theorem {'6' if pairwise else '3'} does not state (it states eta <= min{{2/L, 1}}): this explicit bound "
+            "is not backed by its proof here; lower c (or eta) to eta <= 1/(2L)."
+        )
+        extras["eta_above_1_over_2L"] = True
     if T < n:
         notes.append(f"T = {T} < n = {n}: the proof assumes T >= n.")
     out = explicit_smooth_risk(n=n, T=T, eta=eta, d=d, sigma=sigma, L=L, R=R, Fstar=Fstar, kappa=kappa,
