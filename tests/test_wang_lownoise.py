@@ -658,3 +658,13 @@ def test_holder_explicit_tightest_form_beside_the_literal_one():
     res = catalog.get_theorem("wang-lownoise-thm7a").explicit_bound(n=5512, d=20, eps=2.0, delta=1e-6, alpha=0.139,
                                                                      M=0.5, Fstar=0.108, L=1.0, R=1.0, G=1.0)
     assert res.total == pytest.approx(0.847, abs=5e-4) and res.extras["total_root"] == pytest.approx(0.553, abs=5e-4)
+
+
+def test_reading_of_M_is_recorded():
+    # M is printed before eq. (4) as sup_z f(0; z); Remark 2 (||df(w; z)|| <= M + L||w||) needs sup_z ||df(0; z)||
+    for tid in ("wang-lownoise-thm4a", "wang-lownoise-thm4b", "wang-lownoise-thm7a", "wang-lownoise-thm7b"):
+        disc = catalog.get_theorem(tid).discrepancy
+        assert "M = sup_z f(0; z)" in disc and "sup_z ||df(0; z)||" in disc and "Remark 2" in disc
+    # G = M + L R^alpha = 0.5 + 2 * 4^0.5 = 4.5
+    cal = w.calibrate_dpsgd_rdp(n=1000, eps=2.0, delta=1e-5, T=1000, M=0.5, L=2.0, R=4.0, alpha=0.5)
+    assert any("= 4.5" in note and "sup_z ||df(0; z)||" in note for note in cal.notes)

@@ -1049,7 +1049,8 @@ def _resolve_G(G, M, L, R, alpha):
     R = v.check_positive("R", R)
     alpha = v.check_unit("alpha (the Hölder exponent)", alpha)
     G = M + L * R**alpha
-    return G, f"G = M + L R^alpha = {M:g} + {L:g} * {R:g}^{alpha:g} = {G:.4g} (gradient bound on the ball of radius R)."
+    return G, (f"G = M + L R^alpha = {M:g} + {L:g} * {R:g}^{alpha:g} = {G:.4g} (gradient bound on the ball of radius "
+               "R; M read as sup_z ||df(0; z)||, as in Remark 2).")
 
 
 def _fmt_up(x: float) -> str:
@@ -1573,6 +1574,12 @@ _DISC_HOLDER_EXPLICIT = (
     "(3-alpha)/(1-alpha) (dpviz: Theorem 16 (b)). At alpha = 0, F^0 = 1 and no fixed point is needed."
 )
 
+_DISC_M = (
+    "M is defined before eq. (4) as M = sup_z f(0; z) (a bound on the loss at 0), but it enters M_{0,1} = M + L "
+    "(eq. (4)) and the gradient bound ||df(w; z)|| <= M + L||w|| of Remark 2 (G = M + L R^alpha), which need a bound "
+    "on the gradient at 0; dpviz reads M as sup_z ||df(0; z)|| (as Remark 2 writes it)."
+)
+
 _DISC_THM7_EXPLICIT = (
     "Proof of Theorem 7: its final display (25) repeats eq. (22) of the smooth Theorem 6 (no Hölder terms) and "
     "leaves the rest as 'similar to Theorem 4'; dpviz's explicit form follows the proof of Theorem 4 with Lemma "
@@ -1619,10 +1626,11 @@ THEOREMS = [
     _thm("wang-lownoise-thm3b", "Theorem 3 (b)", "dpsgd-rdp", _SMOOTH + ("low-noise",), bound_thm3b, _R_LOW, _S_LOW,
          notes=_LOWNOTE + (_DISC_REMARK1,), explicit_bound=explicit_bound_thm3b),
     _thm("wang-lownoise-thm4a", "Theorem 4 (a)", "dpsgd-rdp", _HOLDER, bound_thm4a, _R_OPT, _H_GEN,
-         discrepancy=_DISC_REMARK5 + " " + _DISC_HOLDER_EXPLICIT, notes=(_DISC_REMARK1,),
+         discrepancy=_DISC_REMARK5 + " " + _DISC_HOLDER_EXPLICIT + " " + _DISC_M, notes=(_DISC_REMARK1,),
          explicit_bound=explicit_bound_thm4a),
     _thm("wang-lownoise-thm4b", "Theorem 4 (b)", "dpsgd-rdp", _HOLDER + ("low-noise",), bound_thm4b, _R_HLOW, _H_LOW,
-         discrepancy=_DISC_THM4B + " " + _DISC_HOLDER_EXPLICIT, notes=_LOWNOTE + (_DISC_REMARK1,),
+         discrepancy=_DISC_THM4B + " " + _DISC_HOLDER_EXPLICIT + " " + _DISC_M,
+         notes=_LOWNOTE + (_DISC_REMARK1,),
          explicit_bound=explicit_bound_thm4b),
     _thm("wang-lownoise-thm6a", "Theorem 6 (a)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise",), bound_thm6a, _R_OPT,
          _S_GEN, discrepancy=_DISC_THM6A, risk=_PAIR_RISK,
@@ -1631,12 +1639,12 @@ THEOREMS = [
          bound_thm6b, _R_LOW, _S_LOW, notes=_LOWNOTE, risk=_PAIR_RISK,
          explicit_bound=explicit_bound_thm6b),
     _thm("wang-lownoise-thm7a", "Theorem 7 (a)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise",), bound_thm7a, _R_OPT,
-         _H_GEN, discrepancy=_DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT,
+         _H_GEN, discrepancy=_DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT + " " + _DISC_M,
          risk=_PAIR_RISK, explicit_bound=explicit_bound_thm7a),
     _thm("wang-lownoise-thm7b", "Theorem 7 (b)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise", "low-noise"),
          bound_thm7b, _R_HLOW, _H_LOW,
          discrepancy=(_DISC_THM4B.replace("The statement", "As in Theorem 4 (b), the statement") + " "
-                      + _DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT),
+                      + _DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT + " " + _DISC_M),
          notes=_LOWNOTE, risk=_PAIR_RISK, explicit_bound=explicit_bound_thm7b),
 ]
 
