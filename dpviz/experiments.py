@@ -220,9 +220,12 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         id="yang-pairwise-rates", paper="yang-pairwise", kind="bounds", place="Corollaries 1-4 (rate study)",
         what="Yang, Lei, Lyu & Ying, Corollaries 1-4: excess-risk rates of pairwise SGD in n (the paper has no "
              "experiments)",
-        claim=("pairwise SGD attains O~(1/sqrt(n)) for AUC maximisation (Corollary 1) and metric learning "
-               "(Corollary 3); with output perturbation the privacy term adds O~(sqrt(d)/(sqrt(n) eps)) "
-               "(Corollaries 2 and 4), so the rate in n stays 1/sqrt(n)"),
+        claim=("pairwise SGD attains O~(1/sqrt(n)) for AUC maximisation (Corollary 1); for metric learning "
+               "Corollary 3 prints O~(sqrt(chi log d)/n), which is only Theorem 2's Rademacher term (dpviz's "
+               "correction: Theorem 2's other terms make it O~(ln^2(n)/sqrt(n))); with output perturbation "
+               "Corollaries 2 and 4 print a privacy term O~(sqrt(d)/sqrt(n eps)) (dpviz's correction: "
+               "O~(sqrt(d)/(sqrt(n) eps)), as sigma of eq. (5) is proportional to 1/eps), so the rate in n stays "
+               "1/sqrt(n) up to logs"),
         x="n", y="bound (rate form, constant c = 1)",
         theorems=("yang-pairwise-cor1", "yang-pairwise-cor2", "yang-pairwise-cor3", "yang-pairwise-cor4"),
         grid={"n": _logspace_int(1e2, 1e8, 13)}, fixed={"d": 10, "eps": 1.0}, seconds_estimate=1.0),
