@@ -227,3 +227,33 @@ def test_risk_parse_and_comparison():
 
     assert json.loads(json.dumps(d))["risk"] == str(pop_p)
     assert pickle.loads(pickle.dumps(pop_p)).guarantee == "high-probability"
+
+
+#: BASE plus the parameters some explicit bounds and PIDP-SGD need
+FORMULA_POINT = {**BASE, "Fstar": 0.1, "zeta": 0.1}
+
+
+def test_no_formula_contains_a_control_character():
+    """issue 19: LaTeX in non-raw strings turned \\frac into a form feed and \\text / \\tau / \\theta into a tab."""
+    import re
+
+    found = catalog.formulas(FORMULA_POINT)
+    assert len(found) > len(catalog.formulas()) > 100
+    bad = [(where, tex) for where, tex in found if re.search(r"[\x00-\x1f\x7f]", tex)]
+    assert not bad, bad
+    # the two formulas that had them (Kang et al. Theorems 2 and 4, Remark 3; Xue et al. Theorem 4) as intended
+    assert r"\frac{1}{\zeta^2n^2}" in catalog.get_theorem("kang-pidp-thm4").statement
+    assert r"\inf_{\tau>0}" in catalog.get_theorem("kang-pidp-thm2").statement
+    thm4 = catalog.get_theorem("xue-pairwise-thm4")
+    assert r"+\frac{G^2\eta T}{n}" in thm4.statement and r"\text{free (no schedule given)}" in thm4.schedule
+
+
+def test_library_sources_have_no_control_characters():
+    """No tab, form feed or other control character in the library's source (where a LaTeX escape was lost)."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(catalog.__file__).parent
+    for path in root.rglob("*.py"):
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f]", line), f"{path.name}:{i}: {line.strip()!r}"

@@ -1110,10 +1110,10 @@ THEOREMS = [
         assumptions=_ASSUME,
         bound=bound_thm2,
         statement=(
-            r"\inf_{	au>0}\Big\{rac{8(	au+L)}{\mu}\mathbb E[L(	heta_{priv};D)-L^*]+rac{16G^2(	au+L)}{n^2\mu^2}"
-            r"+rac{L\,\mathbb E[L(	heta_{priv};D)]}{	au}\Big\}"
+            r"\inf_{\tau>0}\Big\{\frac{8(\tau+L)}{\mu}\mathbb E[L(\theta_{priv};D)-L^*]+\frac{16G^2(\tau+L)}{n^2\mu^2}"
+            r"+\frac{L\,\mathbb E[L(\theta_{priv};D)]}{\tau}\Big\}"
         ),
-        schedule=r"	au>0\ 	ext{free (inf)}",
+        schedule=r"\tau>0\ \text{free (inf)}",
         risk=Risk("generalization gap", "expectation", "E[L_P(θ_priv) − L(θ_priv; D)], not an excess risk"),
         form="explicit",
     ),
@@ -1124,7 +1124,7 @@ THEOREMS = [
         algorithm="pidp-sgd",
         assumptions=_ASSUME,
         bound=bound_thm4,
-        statement=r"\|(	heta^*_{-z}-	heta^*)-c_z\|_2\lerac{1}{\zeta^2n^2}\Big(2LG+rac{CG^2}{\zeta}\Big)",
+        statement=r"\|(\theta^*_{-z}-\theta^*)-c_z\|_2\le\frac{1}{\zeta^2n^2}\Big(2LG+\frac{CG^2}{\zeta}\Big)",
         risk=Risk("influence-function approximation error", "deterministic", "||(θ*_{-z} − θ*) − c_z||, not a risk"),
         form="explicit",
     ),
@@ -1135,7 +1135,7 @@ THEOREMS = [
         algorithm="dpsgd-pl",
         assumptions=_ASSUME,
         bound=bound_remark3,
-        statement=r"O\Big(rac{mG^2\log(1/\delta)\log^2n}{n^2\epsilon^2}\Big)\ 	ext{(reference [43]; Theorem 1 removes one }\log n)",
+        statement=r"O\Big(\frac{mG^2\log(1/\delta)\log^2n}{n^2\epsilon^2}\Big)\ \text{(reference [43]; Theorem 1 removes one }\log n)",
         risk=Risk("excess empirical risk (optimality gap)", "expectation",
                   "E[L(θ_priv; D) − L*]; earlier bound, reference [43]"),
     ),

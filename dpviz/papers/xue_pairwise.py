@@ -1183,10 +1183,10 @@ THEOREMS = [
         assumptions=_CVX,
         bound=bound_thm4,
         statement=(
-            r"O\Big(rac{\|w_0-w^*\|_2^2}{\eta T}+rac{\eta G^2T^2d\log(1/\delta)}{n^2\epsilon^2}"
-            r"+rac{G^2\eta T}{n}\Big)\ (\delta>0;\ d^2\ 	ext{for}\ \delta=0)"
+            r"O\Big(\frac{\|w_0-w^*\|_2^2}{\eta T}+\frac{\eta G^2T^2d\log(1/\delta)}{n^2\epsilon^2}"
+            r"+\frac{G^2\eta T}{n}\Big)\ (\delta>0;\ d^2\ \text{for}\ \delta=0)"
         ),
-        schedule=r"\eta\le 2/L,\ T\ 	ext{free (no schedule given)}",
+        schedule=r"\eta\le 2/L,\ T\ \text{free (no schedule given)}",
         discrepancy=(
             "The statement says 'Algorithm 1'; the proof is about Algorithm 4 (Lemma 7), which dpviz follows. "
             "Algorithm 4 line 6 (delta = 0) omits '+ zeta'; dpviz adds the Laplace noise."
