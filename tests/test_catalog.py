@@ -257,3 +257,20 @@ def test_library_sources_have_no_control_characters():
     for path in root.rglob("*.py"):
         for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f]", line), f"{path.name}:{i}: {line.strip()!r}"
+
+
+def test_catalogue_strings_with_a_backslash_are_raw():
+    """Every string literal of the catalogue (dpviz/catalog.py, dpviz/papers/*.py) that contains a backslash is a raw
+    string, so LaTeX such as \\frac or \\text keeps its backslash."""
+    import pathlib
+    import re
+    import tokenize
+
+    root = pathlib.Path(catalog.__file__).parent
+    for path in [root / "catalog.py", *sorted((root / "papers").glob("*.py"))]:
+        with path.open("rb") as f:
+            for tok in tokenize.tokenize(f.readline):
+                if tok.type != tokenize.STRING or "\\" not in tok.string:
+                    continue
+                prefix = re.match(r"[A-Za-z]*", tok.string).group(0).lower()
+                assert "r" in prefix, f"{path.name}:{tok.start[0]}: non-raw string with a backslash {tok.string[:60]!r}"
