@@ -195,7 +195,7 @@ Perturbation = Literal["gradient", "output", "objective", "none"]
 
 @dataclass(frozen=True)
 class Paper:
-    """A paper of ../shared/seeds/.  Users see ``authors``; ``seed_file`` is only for developers."""
+    """A paper of the catalogue, cited by its ``key`` and ``authors`` (full references in docs/papers.md)."""
 
     key: str
     authors: str
@@ -203,10 +203,9 @@ class Paper:
     title: str
     venue: str
     year: int
-    seed_file: str
 
     def cite(self) -> str:
-        """How users see the paper: authors (venue year), never the seed file name."""
+        """How users see the paper: authors (venue year)."""
         if not self.venue:
             return self.short
         return f"{self.short} ({self.venue} {self.year})"

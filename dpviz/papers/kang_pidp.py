@@ -76,7 +76,6 @@ PAPER = Paper(
     title="Data Heterogeneity Differential Privacy: From Theory to Algorithm",
     venue="",
     year=2022,
-    seed_file="001_9fced7ebb2318939.txt",
 )
 
 #: c' of Theorem 5: the proof derives σ_(c) > 2 sqrt(2) sqrt(log(1.25R/δ2)) G R/(nζε2) and rounds 2√2 to 2.83.

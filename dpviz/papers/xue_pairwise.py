@@ -62,7 +62,6 @@ PAPER = Paper(
     title="Differentially Private Pairwise Learning Revisited",
     venue="IJCAI",
     year=2021,
-    seed_file="004_f0930831cb554e22.txt",
 )
 
 _WHO = "Xue, Yang, Huai & Wang"
