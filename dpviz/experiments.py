@@ -142,7 +142,9 @@ class Experiment:
                          f"n = {f['n']}, T = {f['T']}, η = {f['eta']:g}, δ = 1/n², G = {f['G']:g}, {dom}.")
             if f.get("noise_rule") == "experiment":
                 parts.append("As in the paper, σ is the formula's smallest value over β, even where the sufficient "
-                             "privacy conditions fail.")
+                             "privacy conditions fail: the paper's noise rule, which is not (ε, δ)-DP at these "
+                             "settings (a tight accountant gives the run a far larger ε than the target). "
+                             "`python -m dpviz reproduce` reports that ε and adds the provably private curve.")
             parts.append(f"{self.preset.get('reps', 20)} repetitions here; `python -m dpviz reproduce {self.id}` "
                          "runs the same setting with the paper's 500.")
         elif self.kind == "region":
@@ -173,7 +175,8 @@ def _xue_study(*, id: str, place: str, what: str, claim: str, x: str, y: str, lo
 EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
     Experiment(
         id="wang-lownoise-fig1", paper="wang-lownoise", kind="simulation", place="Section 5.1, Figure 1",
-        what="Wang, Lei, Ying & Zhou, Fig. 1: mean square error vs eps, least squares, DP-SGD vs SGD",
+        what=("Wang, Lei, Ying & Zhou, Fig. 1: mean square error vs eps, least squares, DP-SGD with the paper's noise "
+              "rule (not private here) vs SGD"),
         claim="DP-SGD's mean square error decreases in eps towards non-private SGD's",
         x="eps", y="mean square error on a fresh sample", algorithms=("dpsgd-rdp", "sgd"),
         dataset="wang-least-squares", loss="least-squares",
@@ -184,7 +187,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         preset={"title": "Wang et al. (low noise) Fig. 1", "reps": 50, "view": {"plot_value": "metric"}}),
     Experiment(
         id="wang-lownoise-fig2", paper="wang-lownoise", kind="simulation", place="Section 5.1, Figure 2",
-        what="Wang, Lei, Ying & Zhou, Fig. 2: misclassification rate vs eps, logistic loss, DP-SGD vs SGD",
+        what=("Wang, Lei, Ying & Zhou, Fig. 2: misclassification rate vs eps, logistic loss, DP-SGD with the paper's "
+              "noise rule (not private here) vs SGD"),
         claim="DP-SGD's misclassification rate decreases in eps towards non-private SGD's",
         x="eps", y="misclassification rate on a fresh sample", algorithms=("dpsgd-rdp", "sgd"),
         dataset="wang-logistic", loss="logistic",
