@@ -199,12 +199,14 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
     Experiment(
         id="wang-nonsmooth-fig1", paper="wang-nonsmooth", kind="region", place="Lemma 13, Figure 1",
         what="Wang, Lei, Ying & Zhang, Fig. 1: the (n, eps) region where Lemma 13 guarantees a beta for Theorem 11",
-        claim=("Lemma 13: for T = n and delta = 1/n^2, every eps >= (7(n^{1/3}-1) + 4 n log n + 7)/(2n(n^{1/3}-1)) "
-               "admits a beta in (0, 1) meeting Theorem 11's privacy conditions (the shaded area of Fig. 1); the "
-               "threshold falls with n (about 2 log n / n^{1/3})"),
+        claim=("Lemma 13: for every n >= 18, T = n and delta = 1/n^2, every eps >= (7(n^{1/3}-1) + 4 n log n + 7)/"
+               "(2n(n^{1/3}-1)) admits a beta in (0, 1) meeting Theorem 11's privacy conditions (the shaded area of "
+               "Fig. 1); the threshold falls with n (about 2 log n / n^{1/3})"),
         x="n", y="eps", theorems=("wang-nonsmooth-lemma13",), algorithms=("dpsgd-rdp",),
-        grid={"n": _logspace_int(44, 1e6, 40), "eps": tuple(np.round(np.logspace(-1.3, 1, 40), 4))},
-        fixed={"d": 10, "G": 1.0}, seconds_estimate=20.0,
+        # every n from the lemma's n >= 18 to 43 (where its claim fails, see the report), then a log grid to 10^6
+        grid={"n": tuple(range(18, 44)) + _logspace_int(44, 1e6, 40),
+              "eps": tuple(np.round(np.logspace(-1.3, 1, 40), 4))},
+        fixed={"d": 10, "G": 1.0}, seconds_estimate=30.0,
         # the Calibrate page at one point of the grid: n = 10 000, eps = 0.9 (Lemma 13's threshold there is 0.90);
         # the conditions of Theorem 11 depend on sigma / G only, so the alpha = 0.5 Hölder loss loses nothing
         preset={"title": "Wang et al. (non-smooth) Lemma 13 region",
@@ -333,43 +335,72 @@ def _slope(x, y) -> float:
 def _region(e: Experiment, points: int | None, progress):
     """Lemma 13's sufficient eps against the catalogue's beta search for Theorem 11's conditions, on an (n, eps) grid.
 
-    Theorem 11's conditions (Wang, Lei, Ying & Zhang (wang-nonsmooth)) depend on sigma / G only, so G = 1 loses nothing; T = n and
-    delta = 1/n^2 as in Lemma 13.  The catalogue's ``dpsgd-rdp`` calibration searches beta for them.
+    Theorem 11's conditions (Wang, Lei, Ying & Zhang (wang-nonsmooth)) depend on sigma / G only, so G = 1 loses
+    nothing; T = n and delta = 1/n^2 as in Lemma 13.  The catalogue's ``dpsgd-rdp`` calibration searches beta for
+    them.  Per n the frame also holds ``eps_min_feasible``, the smallest eps at which some beta meets them
+    (:func:`dpviz.papers.wang_lownoise.min_feasible_eps`, bisection), and ``lemma13_holds``: whether the lemma's
+    threshold is at least that eps, i.e. whether the lemma's claim is true at this n.
     """
     import pandas as pd
 
     from dpviz import catalog
+    from dpviz.papers.wang_lownoise import min_feasible_eps
     from dpviz.papers.wang_nonsmooth import lemma13_eps_threshold
 
     ns, epss = e.grid["n"], e.grid["eps"]
     if points is not None:
-        ns = _logspace_int(min(ns), max(ns), points)
+        small = [n for n in ns if n < 44]
+        # the coarse grid keeps the two ends of the range where the lemma fails (n = 18 and 43)
+        ns = tuple(sorted(set(_logspace_int(min(ns), max(ns), points)) | {min(small), max(small)} if small else
+                          set(_logspace_int(min(ns), max(ns), points))))
         epss = tuple(np.round(np.logspace(math.log10(min(epss)), math.log10(max(epss)), points), 4))
     rows = []
     for i, n in enumerate(ns):
         thr = lemma13_eps_threshold(n)
+        e_min = min_feasible_eps(n=int(n), delta=1.0 / n**2, T=int(n), start=thr)
         for eps in epss:
             cal = catalog.calibrate("dpsgd-rdp", n=int(n), eps=float(eps), delta=1.0 / n**2, T=int(n), eta=0.1,
                                     accountant_extra=False, **e.fixed)
             rows.append({"n": int(n), "eps": float(eps), "lemma13_threshold": thr, "lemma13_sufficient": eps >= thr,
-                         "beta_exists": bool(cal.feasible)})
+                         "beta_exists": bool(cal.feasible), "eps_min_feasible": e_min,
+                         "lemma13_holds": bool(e_min <= thr)})
         if progress is not None:
             progress((i + 1) / len(ns))
     df = pd.DataFrame(rows)
     shaded = df[df.lemma13_sufficient]
     outside = df[~df.lemma13_sufficient]
-    thr = df.groupby("n")["lemma13_threshold"].first()
+    per_n = df.groupby("n")[["lemma13_threshold", "eps_min_feasible", "lemma13_holds"]].first()
+    thr = per_n["lemma13_threshold"]
     decreasing = bool(np.all(np.diff(thr.to_numpy()) < 0))
     sufficient = bool(shaded["beta_exists"].all()) if len(shaded) else False
-    shown = decreasing and sufficient
+    fails = per_n[~per_n["lemma13_holds"]]
+    holds_everywhere = fails.empty and sufficient
+    shown = decreasing and holds_everywhere
     pick = [n for n in (100, 1000, 10_000, 100_000, 1_000_000) if min(ns) <= n <= max(ns)]
-    finding = (
+    parts = [
         f"threshold {'decreases' if decreasing else 'does NOT decrease'} in n "
-        f"({', '.join(f'n = {n:g}: {lemma13_eps_threshold(n):.3f}' for n in pick)}); "
+        f"({', '.join(f'n = {n:g}: {lemma13_eps_threshold(n):.3f}' for n in pick)})"]
+    if fails.empty:
+        parts.append(f"at every n of the grid ({int(min(ns))} .. {int(max(ns))}) the threshold is at least the "
+                     "smallest eps at which a beta meets Theorem 11's conditions: the claim holds there")
+    else:
+        f_ns = fails.index.to_numpy()
+        first, last = fails.iloc[0], fails.iloc[-1]
+        ok_ns = per_n[per_n["lemma13_holds"]].index.to_numpy()
+        parts.append(
+            f"the lemma's claim FAILS at {len(f_ns)} of the {len(per_n)} grid values of n (n = {int(f_ns.min())} .. "
+            f"{int(f_ns.max())}): there no beta meets Theorem 11's conditions at the threshold — at n = "
+            f"{int(fails.index[0])} the threshold is {first['lemma13_threshold']:.3f} while the smallest feasible eps "
+            f"is {first['eps_min_feasible']:.3f}; at n = {int(fails.index[-1])}: {last['lemma13_threshold']:.3f} vs "
+            f"{last['eps_min_feasible']:.3f}"
+            + (f"; it holds at every grid n from {int(ok_ns.min())} on" if len(ok_ns) and ok_ns.min() > f_ns.max()
+               else ""))
+    parts.append(
         f"a feasible beta was found at {int(shaded['beta_exists'].sum())} of {len(shaded)} grid points in the "
         f"shaded area ({'all' if sufficient else 'NOT all'}), and at {int(outside['beta_exists'].sum())} of "
-        f"{len(outside)} points below the threshold (the lemma's condition is sufficient, not necessary)")
-    return df, shown, finding
+        f"{len(outside)} points below the threshold (where the lemma holds, its condition is sufficient, not "
+        "necessary)")
+    return df, shown, "; ".join(parts)
 
 
 def _bounds(e: Experiment, points: int | None, progress):
@@ -448,6 +479,17 @@ def _figure(e: Experiment, df):
         thr = df.groupby("n")["lemma13_threshold"].first()
         fig.add_trace(go.Scatter(x=thr.index, y=thr.to_numpy(), mode="lines", name="Lemma 13 threshold",
                                  line=dict(color="#d62728", width=3)))
+        if "eps_min_feasible" in df:
+            e_min = df.groupby("n")["eps_min_feasible"].first()
+            fig.add_trace(go.Scatter(x=e_min.index, y=e_min.to_numpy(), mode="lines",
+                                     name="smallest ε with a feasible β (Theorem 11's conditions)",
+                                     line=dict(color="#08519c", width=2, dash="dash")))
+            bad = df.groupby("n")["lemma13_holds"].first()
+            bad = bad[~bad]
+            if len(bad):
+                fig.add_trace(go.Scatter(x=bad.index, y=thr.loc[bad.index].to_numpy(), mode="markers",
+                                         name=f"Lemma 13 fails (n = {int(bad.index.min())} .. {int(bad.index.max())})",
+                                         marker=dict(color="#d62728", symbol="x", size=8)))
         fig.update_xaxes(type="log", title="n (T = n, δ = 1/n²)")
         fig.update_yaxes(type="log", title="ε")
     else:
