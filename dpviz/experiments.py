@@ -226,9 +226,9 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         id="yang-pairwise-rates", paper="yang-pairwise", kind="bounds", place="Corollaries 1-4 (rate study)",
         what="Yang, Lei, Lyu & Ying, Corollaries 1-4: excess-risk rates of pairwise SGD in n (the paper has no "
              "experiments)",
-        claim=("pairwise SGD attains O~(1/sqrt(n)) for AUC maximisation (Corollary 1) and metric learning "
-               "(Corollary 3); with output perturbation the privacy term adds O~(sqrt(d)/(sqrt(n) eps)) "
-               "(Corollaries 2 and 4), so the rate in n stays 1/sqrt(n)"),
+        claim=("as printed: pairwise SGD attains O~(sqrt(kappa/n)) for AUC maximisation (Corollary 1) and "
+               "O~(sqrt(chi log d)/n) for metric learning (Corollary 3); with output perturbation "
+               "O~(sqrt(kappa d)/sqrt(n eps)) (Corollary 2) and O~(sqrt(chi d log d)/sqrt(n eps)) (Corollary 4)"),
         x="n", y="bound (rate form, constant c = 1)",
         theorems=("yang-pairwise-cor1", "yang-pairwise-cor2", "yang-pairwise-cor3", "yang-pairwise-cor4"),
         grid={"n": _logspace_int(1e2, 1e8, 13)}, fixed={"d": 10, "eps": 1.0}, seconds_estimate=1.0),
@@ -403,6 +403,27 @@ def _region(e: Experiment, points: int | None, progress):
     return df, shown, "; ".join(parts)
 
 
+#: The exponent of n in a theorem's rate as printed (where a bounds study checks it against dpviz's terms):
+#: Yang, Lei, Lyu & Ying (yang-pairwise), Corollaries 1-4: O~(sqrt(kappa/n)), O~(sqrt(kappa d)/sqrt(n eps)),
+#: O~(sqrt(chi log d)/n) (Corollary 3: n^-1), O~(sqrt(chi d log d)/sqrt(n eps)).
+_PRINTED_N_EXP = {"yang-pairwise-cor1": -0.5, "yang-pairwise-cor2": -0.5, "yang-pairwise-cor3": -1.0,
+                  "yang-pairwise-cor4": -0.5}
+
+
+def _readings(e: Experiment) -> str:
+    """The report's list of each theorem's printed statement and, where dpviz reads it differently, its
+    correction (from the catalogue's ``Theorem.statement`` and ``Theorem.discrepancy``)."""
+    from dpviz import catalog
+
+    lines = []
+    for th in e.theorems:
+        t = catalog.get_theorem(th)
+        lines.append(f"- {t.number} ({th}), as printed: ${t.statement}$"
+                     + (f". dpviz's reading (correction or note): {t.discrepancy}" if t.discrepancy
+                        else " (dpviz follows the print)"))
+    return "\n".join(lines)
+
+
 def _bounds(e: Experiment, points: int | None, progress):
     import pandas as pd
 
@@ -454,17 +475,27 @@ def _bounds(e: Experiment, points: int | None, progress):
                        "with alpha)")
         return df, ok, "; ".join(parts)
     # O~ rates: the fitted slope includes the hidden logarithms, so the check is on the exponent of the term that
-    # dominates at the largest n (-1/2 claimed) and on the fitted slope lying between -1/2 and 0 (logs only slow it)
+    # dominates at the largest n (the printed exponent) and on the fitted slope lying between that exponent - 0.05
+    # and 0 (logs only slow it).  The printed exponent of n is the paper's; dpviz's terms follow its corrections
+    # (Theorem.discrepancy), so a printed rate that the terms do not give is reported as not shown.
     parts, ok = [], True
     for th, g in df.groupby("theorem"):
         last = g.sort_values("n").iloc[-1]
         s = float(g["slope_bound"].iloc[0])
-        good = abs(float(last["dominant_n_exp"]) + 0.5) < 1e-9 and -0.55 < s < 0.0
+        want = _PRINTED_N_EXP.get(th, -0.5)
+        dom = float(last["dominant_n_exp"])
+        good = abs(dom - want) < 1e-9 and want - 0.05 < s < 0.0
         ok &= good
-        parts.append(f"{th}: dominant term at n = {int(last['n']):g} is '{last['dominant_term']}' with exponent "
-                     f"{float(last['dominant_n_exp']):.3f}, fitted slope over n = {int(g['n'].min()):g}..{int(g['n'].max()):g}"
-                     f" {s:.3f} ({'consistent with' if good else 'NOT consistent with'} O~(n^-1/2); the logarithms "
-                     "the O~ hides flatten the fitted slope)")
+        txt = (f"{th}: dominant term at n = {int(last['n']):g} is '{last['dominant_term']}' with exponent "
+               f"{dom:.3f}, fitted slope over n = {int(g['n'].min()):g}..{int(g['n'].max()):g} {s:.3f} "
+               f"({'consistent with' if good else 'NOT consistent with'} the printed O~(n^{want:g}); the "
+               "logarithms the O~ hides flatten the fitted slope)")
+        if not good:
+            txt += f" — dpviz's terms follow its correction: {catalog.get_theorem(th).discrepancy.rstrip('.')}"
+        parts.append(txt)
+    if "eps" in e.fixed and any(th in ("yang-pairwise-cor2", "yang-pairwise-cor4") for th in e.theorems):
+        parts.append(f"the exponent of eps (printed -1/2 in Corollaries 2 and 4, -1 in dpviz's reading) is not "
+                     f"tested here: eps is fixed at {e.fixed['eps']:g}")
     return df, ok, "; ".join(parts)
 
 
@@ -540,7 +571,8 @@ def run(experiment_id: str, *, out_dir, points: int | None = None,
         f"# {e.id}\n\n{e.what}\n\nPaper: {paper} ({e.paper}), {e.place}.\n\n"
         f"**Claimed finding.** {e.claim}.\n\n"
         f"**Reproduction.** {'Shows the finding' if shown else 'Does NOT show the finding'}: {finding}.\n\n"
-        f"Data: none (computed from the paper's formulas with dpviz's catalogue). Fixed: "
+        + (f"**Printed claims and dpviz's readings.**\n\n{_readings(e)}\n\n" if e.kind == "bounds" else "")
+        + f"Data: none (computed from the paper's formulas with dpviz's catalogue). Fixed: "
         f"{', '.join(f'{k} = {val}' for k, val in e.fixed.items())}. Files: {csv.name}, {html.name}.\n",
         encoding="utf-8")
     if progress is not None:
