@@ -854,11 +854,12 @@ def download_view(page: str, inputs: dict, outputs: dict, command: str | None, s
                                                "command line that reproduces the numbers.")
 
 
-def cli_command(sub: str, flag: str, ident: str, params: dict) -> str:
-    """The ``python -m dpviz`` command line for ``params`` (known options as flags, the rest as --param)."""
+def cli_command(sub: str, flag: str, ident: str, params: dict, extra: tuple = ()) -> str:
+    """The ``python -m dpviz`` command line for ``params`` (known options as flags, the rest as --param; ``extra``:
+    further switches such as ``--explicit``)."""
     from dpviz import cli
 
-    parts = ["python -m dpviz", sub, f"--{flag}", ident]
+    parts = ["python -m dpviz", sub, f"--{flag}", ident, *extra]
     for k, val in sorted(params.items()):
         if val is None or isinstance(val, (list, dict, tuple)):
             continue
