@@ -102,7 +102,7 @@ def _user_acted() -> None:
     st.session_state["_url_problems"] = []
 
 
-def _commit(name: str) -> None:
+def _commit(name: str, limits: tuple | None = None) -> None:
     """Widget callback: the widget ``w_<name>`` changed; validate it into the view (or record why it is invalid).
 
     Runs before the script, so the page that follows already sees the new value: one source of truth (the view),
@@ -121,10 +121,15 @@ def _commit(name: str) -> None:
         except ValueError as exc:
             hint = str(exc)
     try:
-        st.session_state["_view"][name] = urlstate.validate(name, value)
-        invalid.pop(name, None)
+        checked = urlstate.validate(name, value)
     except ValueError as exc:
         invalid[name] = (value, hint if hint is not None else str(exc))
+        return
+    if limits is not None and not limits[0] <= checked <= limits[1]:
+        invalid[name] = (value, "page-range", _page_id())  # out of this page's narrower range: for this page only
+        return
+    st.session_state["_view"][name] = checked
+    invalid.pop(name, None)
 
 
 def _commit_choice(name: str) -> None:
@@ -236,6 +241,8 @@ def view_number(name: str, label: str | None = None, *, container=None, disabled
     """
     kind, _default, _bounds = urlstate.SCHEMA[name]
     invalid = st.session_state.setdefault("_invalid", {})
+    if name in invalid and len(invalid[name]) > 2 and invalid[name][2] != _page_id():
+        invalid.pop(name)  # typed on another page, out of that page's narrower range only: not an error here
     if name in invalid:
         raw = invalid[name][0]
         shown = raw if isinstance(raw, str) else urlstate.number_text(raw, kind) if raw is not None else ""
@@ -243,8 +250,9 @@ def view_number(name: str, label: str | None = None, *, container=None, disabled
         shown = urlstate.number_text(view()[name], kind)
     key = _bind(name, shown)
     label = label or LABELS.get(name, name)
-    (container or st).text_input(label, key=key, help=help or HELP.get(name), on_change=_commit, args=(name,),
-                                 disabled=disabled, **kwargs)
+    st.session_state.setdefault("_labels", {})[name] = label.rstrip(" *")  # errors name the box as shown
+    (container or st).text_input(label, key=key, help=help or HELP.get(name), on_change=_commit,
+                                 args=(name, limits), disabled=disabled, **kwargs)
     page_limits = st.session_state.setdefault("_limits", {})
     if limits is None:
         page_limits.pop(name, None)
@@ -278,8 +286,8 @@ def only_params(params: dict, *funcs) -> dict:
 def invalid_inputs() -> dict:
     """View entry -> (what was typed, why it is invalid) for the inputs that currently hold an invalid value, and
     those whose value is outside the narrower range of the current page (:func:`view_number`'s ``limits``)."""
-    out = dict(st.session_state.get("_invalid", {}))
     page = _page_id()
+    out = {k: val[:2] for k, val in st.session_state.get("_invalid", {}).items() if len(val) < 3 or val[2] == page}
     v = view()
     for name, (where, (lo, hi)) in st.session_state.get("_limits", {}).items():
         if where == page and name not in out and v.get(name) is not None and not lo <= v[name] <= hi:
@@ -290,19 +298,30 @@ def invalid_inputs() -> dict:
 def stop_if_invalid(names=None) -> None:
     """If any input (of ``names``, default all) holds an invalid value: one error naming each input and its valid
     range, and nothing computed from the other values (the page stops here)."""
+    if report_invalid(names):
+        st.stop()
+
+
+def report_invalid(names=None) -> bool:
+    """:func:`stop_if_invalid` without stopping: the one error (if any input of ``names`` is invalid) and whether
+    there was one, for a page with independent sections (the section then shows no numbers)."""
     bad = {k: val for k, val in invalid_inputs().items() if names is None or k in names}
     if not bad:
-        return
+        return False
     limits = {n: lim for n, (where, lim) in st.session_state.get("_limits", {}).items() if where == _page_id()}
     parts = []
     for name, (raw, msg) in bad.items():
         if urlstate.SCHEMA[name][0] not in ("int", "float"):
             parts.append(plain(msg))
             continue
-        label = LABELS.get(name, name)
+        label = st.session_state.get("_labels", {}).get(name) or LABELS.get(name, name)
+        if msg == "page-range":
+            parts.append(f"**{label}** must be {range_text(name, limits.get(name))} on this page (you entered "
+                         f"{plain(raw)})")
+            continue
         if msg == "page-limit":
-            parts.append(f"**{plain(label)}** must be {range_text(name, limits.get(name))} on this page (it is "
-                         f"{fmt(raw)}, set on another page)")
+            parts.append(f"**{label}** must be {range_text(name, limits.get(name))} on this page (the "
+                         f"view holds {fmt(raw)}, from the link or another page)")
             continue
         if raw is None or (isinstance(raw, str) and not raw.strip()):
             typed = "nothing: the box is empty"
@@ -313,10 +332,10 @@ def stop_if_invalid(names=None) -> None:
             except ValueError:
                 typed += ", " + plain(msg.split(": ", 1)[-1] if "comma" in msg else
                                       "not a whole number" if "whole" in msg else "not a number")
-        parts.append(f"**{plain(label)}** must be {range_text(name, limits.get(name))} (you entered {typed})")
+        parts.append(f"**{label}** must be {range_text(name, limits.get(name))} (you entered {typed})")
     st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
              + ". No numbers are shown until then.")
-    st.stop()
+    return True
 
 
 def parse_number_list(text: str, kind: str, lo: float, hi: float, what: str, most: int = 12) -> list:
@@ -842,12 +861,18 @@ def _version() -> str:
     return __version__
 
 
-def download_view(page: str, inputs: dict, outputs: dict, command: str | None, seed: int | None = None) -> None:
+def download_view(page: str, inputs: dict, outputs: dict, command: str | None, seed: int | None = None,
+                  container=None) -> None:
     """"Download this view": one JSON with every input, every output, the seed, the dpviz version and the exact
-    ``python -m dpviz ...`` command that reproduces the numbers."""
+    ``python -m dpviz ...`` command that reproduces the numbers.
+
+    ``container``: a slot the page reserved (``st.empty()``) above its slow parts, so that while the page
+    recomputes, the previous run's button is already gone instead of offering the previous run's numbers.  The
+    document is also kept in ``st.session_state["_view_docs"][page]`` (tests run its command)."""
     doc = {"page": page, "dpviz_version": _version(), "inputs": inputs, "outputs": outputs, "seed": seed,
            "command": command, "url_query": urlstate.encode(view())}
-    st.download_button("Download this view (JSON)", lambda: json.dumps(catalog._json_safe(doc), indent=1,
+    st.session_state.setdefault("_view_docs", {})[page] = doc
+    (container or st).download_button("Download this view (JSON)", lambda: json.dumps(catalog._json_safe(doc), indent=1,
                                                                         default=str),
                        file_name=f"dpviz_{page}_view.json", mime="application/json", key=f"view_{page}",
                        on_click="ignore", help="Every input and output of this page, the dpviz version and the "
@@ -869,9 +894,10 @@ def cli_command(sub: str, flag: str, ident: str, params: dict, extra: tuple = ()
     return " ".join(parts)
 
 
-def download_table(rows: list[dict], name: str, params: dict | None = None) -> None:
+def download_table(rows: list[dict], name: str, params: dict | None = None, container=None) -> None:
     """CSV and JSON downloads of ``rows``; both carry the parameters they were computed at (CSV: one column per
-    parameter; JSON: {"parameters": ..., "rows": ...})."""
+    parameter; JSON: {"parameters": ..., "rows": ...}).  ``container``: a slot reserved above the page's slow parts
+    (see :func:`download_view`)."""
     import pandas as pd
 
     df = pd.DataFrame(rows)
@@ -879,7 +905,7 @@ def download_table(rows: list[dict], name: str, params: dict | None = None) -> N
         for k, val in params.items():
             if isinstance(val, (int, float, str, bool)) and k not in df.columns:
                 df[f"param_{k}"] = val
-    c1, c2 = st.columns(2)
+    c1, c2 = (container or st).columns(2)
     c1.download_button("CSV", lambda: df.to_csv(index=False), file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
                         on_click="ignore")
     c2.download_button("JSON", lambda: json.dumps(catalog._json_safe({"parameters": params or {},

@@ -76,7 +76,22 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "sim_source": ("str", "run", None),
     "sweep_dir": ("str", "", None),
     "sweep_x": ("str", "", None),
+    # Accounting (n, ε, δ, T, G, η, μ, L, M, α, R and the algorithm are the shared entries above): a σ of your own
+    # (0 = none) and the general DP-SGD calculator
+    "acc_sigma": ("float", 0.0, (0.0, 1e9)),
+    "acc_calc_n": ("int", 60000, (2, 10**9)),
+    "acc_calc_batch": ("int", 256, (1, 10**9)),
+    "acc_calc_epochs": ("float", 10.0, (0.01, 1e4)),
+    "acc_calc_nm": ("float", 1.1, (0.01, 1e4)),
+    "acc_calc_log10_delta": ("float", -5.0, (-30.0, -1.0)),
+    "acc_calc_sampling": ("str", "poisson", None),
+    "acc_calc_neighbouring": ("str", "add-remove", None),
 }
+
+#: Link parameters of earlier versions of the Accounting page, now the shared entries (old links keep working).
+ALIASES: dict[str, str] = {"acc_algorithm": "algorithm", "acc_n": "n", "acc_eps": "eps",
+                           "acc_log10_delta": "log10_delta", "acc_T": "T", "acc_G": "G", "acc_eta": "eta",
+                           "acc_mu": "mu", "acc_L": "L", "acc_M": "M", "acc_alpha": "alpha", "acc_R": "R"}
 
 DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}
 
@@ -84,7 +99,7 @@ _MAX_STR = 80
 
 
 #: Prefixes of link parameters that a page keeps and validates itself (e.g. the Audit page's ``aud_*``).
-PAGE_PREFIXES: tuple[str, ...] = ("acc_", "aud_")
+PAGE_PREFIXES: tuple[str, ...] = ("aud_",)
 
 
 def _clean_str(value: Any) -> str | None:
@@ -218,9 +233,17 @@ def decode(params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         if kind == "list":
             state[name] = list(default)
     problems: list[str] = []
+    params = dict(params)
+    for old, new in ALIASES.items():  # an old Accounting link: its entries are the shared ones now
+        if old in params:
+            raw = params.pop(old)
+            if new not in params:
+                params[new] = raw
+                if new == "log10_delta" and "delta_auto" not in params:
+                    params["delta_auto"] = "false"  # the old page took δ as given
     for name, raw in params.items():
         if str(name).startswith(PAGE_PREFIXES):
-            continue  # owned and validated by its own page (e.g. acc_… by the Accounting page)
+            continue  # owned and validated by its own page (e.g. aud_… by the Audit page)
         if name not in SCHEMA:
             problems.append(f"ignored unknown link parameter {str(name)[:30]!r}")
             continue
