@@ -986,19 +986,20 @@ ACCOUNTANT_MECHANISM = "sampling without replacement, replace-one neighbours (se
 
 @functools.lru_cache(maxsize=4096)
 def _acc_z(q: float, T: int, eps: float, delta: float) -> float:
-    """Smallest noise multiplier (relative precision 1e-4) of T Gaussian steps on a sample drawn without replacement
-    at rate q, replace-one neighbours, for (ε, δ) by RDP."""
+    """Smallest noise multiplier (relative precision 1e-6) of T Gaussian steps on a sample drawn without replacement
+    at rate q, replace-one neighbours, for (ε, δ) by RDP.  The same call and precision as the matched RDP row of
+    :func:`dpviz.privacy_lab.sigma_for`, so Calibrate and Accounting show one number for the same setting."""
     from dpviz.accounting import noise_multiplier_general
 
     return noise_multiplier_general(eps=eps, delta=delta, steps=T, sampling_prob=q, sampling="without-replacement",
-                                    neighbouring="replace-one", rtol=1e-4)
+                                    neighbouring="replace-one", rtol=1e-6)
 
 
 def accountant_sigma(*, n, eps, delta, T, G, pairwise=False) -> float:
     r"""σ from a tight numerical RDP accountant for the mechanism of Algorithm 1 / 2 (Wang, Lei, Ying & Zhou (wang-lownoise),
     Algorithm 1 and Theorem 2's proof: one example per step, gradient sensitivity 2G under replace-one adjacency).
 
-    Returns :math:`2G\,z`, with z the smallest noise multiplier (relative precision about 1e-4, rounded up) for which
+    Returns :math:`2G\,z`, with z the smallest noise multiplier (relative precision about 1e-6, rounded up) for which
     T Gaussian mechanisms on a sample of one example (a pair: rate 2/n) drawn without replacement are (ε, δ)-DP under
     replace-one neighbours by :class:`dp_accounting.rdp.RdpAccountant` (``SampledWithoutReplacementDpEvent``); see
     :data:`ACCOUNTANT_NOTE`.
