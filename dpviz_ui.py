@@ -102,20 +102,34 @@ def _user_acted() -> None:
     st.session_state["_url_problems"] = []
 
 
-def _commit(name: str) -> None:
+def _commit(name: str, limits: tuple | None = None) -> None:
     """Widget callback: the widget ``w_<name>`` changed; validate it into the view (or record why it is invalid).
 
     Runs before the script, so the page that follows already sees the new value: one source of truth (the view),
     each widget with a stable key -- no second change of a widget is ever lost to a default fighting its state.
+    A number box holds text: it is parsed by :func:`dpviz.urlstate.parse_number` (``6e4``, ``60,000`` and
+    ``60 000`` are 60000; ``1.5`` is not a whole number), never truncated.
     """
     _user_acted()
     value = st.session_state.get(f"w_{name}")
     invalid = st.session_state.setdefault("_invalid", {})
+    kind = urlstate.SCHEMA[name][0]
+    hint = None
+    if kind in ("int", "float") and isinstance(value, str):
+        try:
+            urlstate.parse_number(value, kind)
+        except ValueError as exc:
+            hint = str(exc)
     try:
-        st.session_state["_view"][name] = urlstate.validate(name, value)
-        invalid.pop(name, None)
+        checked = urlstate.validate(name, value)
     except ValueError as exc:
-        invalid[name] = (value, str(exc))
+        invalid[name] = (value, hint if hint is not None else str(exc))
+        return
+    if limits is not None and not limits[0] <= checked <= limits[1]:
+        invalid[name] = (value, "page-range", _page_id())  # out of this page's narrower range: for this page only
+        return
+    st.session_state["_view"][name] = checked
+    invalid.pop(name, None)
 
 
 def _commit_choice(name: str) -> None:
@@ -202,31 +216,61 @@ def _snap(value, choices):
     return min(choices, key=lambda c: abs(math.log(c) - math.log(max(float(value), 1e-12))))
 
 
-def view_number(name: str, label: str | None = None, *, container=None, disabled: bool = False, help=None, **kwargs):
-    """A number input bound to the view entry ``name`` (kind and range from :data:`urlstate.SCHEMA`).
+def _page_id() -> str:
+    """The current page's script (for checks that hold on one page only)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    It has no min/max of its own: anything typed is accepted by the widget and checked against the schema, so an
-    out-of-range value is kept on screen and reported by :func:`stop_if_invalid` (the page then shows no numbers).
+        ctx = get_script_run_ctx()
+        return str(getattr(ctx, "page_script_hash", "") or "")
+    except Exception:  # noqa: BLE001 - no run context (bare mode)
+        return ""
+
+
+def view_number(name: str, label: str | None = None, *, container=None, disabled: bool = False, help=None,
+                limits: tuple | None = None, **kwargs):
+    """A number box bound to the view entry ``name`` (kind and range from :data:`urlstate.SCHEMA`); the view's
+    value, or None while the box holds something that is not a valid value.
+
+    It is a text box, so what is typed is never silently changed by the browser (a number box truncates ``6e4`` to
+    6 and ``60,000`` to 60): ``6e4``, ``1.5e5``, ``60,000`` and ``60 000`` are the numbers they denote, anything
+    else (``1,5``, ``1.5`` for a whole number, an empty box, a value out of range) is kept on screen and reported by
+    :func:`stop_if_invalid`, which shows one error naming the input and its range, and no results.  ``limits``
+    narrows the range on this page (e.g. the Accounting page's n ≤ 10⁷): a view value outside it, set on another
+    page, is reported the same way here and kept for the other pages.
     """
     kind, _default, _bounds = urlstate.SCHEMA[name]
     invalid = st.session_state.setdefault("_invalid", {})
-    shown = invalid[name][0] if name in invalid else view()[name]
-    if shown is not None:
-        shown = int(shown) if kind == "int" and float(shown).is_integer() and abs(float(shown)) < 2**53 \
-            else float(shown)
+    if name in invalid and len(invalid[name]) > 2 and invalid[name][2] != _page_id():
+        invalid.pop(name)  # typed on another page, out of that page's narrower range only: not an error here
+    if name in invalid:
+        raw = invalid[name][0]
+        shown = raw if isinstance(raw, str) else urlstate.number_text(raw, kind) if raw is not None else ""
+    else:
+        shown = urlstate.number_text(view()[name], kind)
     key = _bind(name, shown)
     label = label or LABELS.get(name, name)
-    draw = (container or st).number_input
-    if kind == "int":
-        return draw(label, step=1, key=key, help=help or HELP.get(name), on_change=_commit, args=(name,),
-                    disabled=disabled, **kwargs)
-    return draw(label, key=key, format="%g", help=help or HELP.get(name), on_change=_commit, args=(name,),
-                disabled=disabled, **kwargs)
+    st.session_state.setdefault("_labels", {})[name] = label.rstrip(" *")  # errors name the box as shown
+    (container or st).text_input(label, key=key, help=help or HELP.get(name), on_change=_commit,
+                                 args=(name, limits), disabled=disabled, **kwargs)
+    page_limits = st.session_state.setdefault("_limits", {})
+    if limits is None:
+        page_limits.pop(name, None)
+    else:
+        page_limits[name] = (_page_id(), limits)
+    if name in invalid:
+        return None
+    value = view()[name]
+    if limits is not None and not (limits[0] <= value <= limits[1]):
+        return None
+    return value
 
 
-def range_text(name: str) -> str:
+def range_text(name: str, limits: tuple | None = None) -> str:
     kind, _d, (lo, hi) = urlstate.SCHEMA[name]
-    return f"a {'whole number' if kind == 'int' else 'number'} from {lo:g} to {hi:g}"
+    if limits is not None:
+        lo, hi = limits
+    return f"a {'whole number' if kind == 'int' else 'number'} from {fmt(lo)} to {fmt(hi)}"
 
 
 def only_params(params: dict, *funcs) -> dict:
@@ -240,26 +284,58 @@ def only_params(params: dict, *funcs) -> dict:
 
 
 def invalid_inputs() -> dict:
-    """View entry -> (what was typed, why it is invalid) for the inputs that currently hold an invalid value."""
-    return dict(st.session_state.get("_invalid", {}))
+    """View entry -> (what was typed, why it is invalid) for the inputs that currently hold an invalid value, and
+    those whose value is outside the narrower range of the current page (:func:`view_number`'s ``limits``)."""
+    page = _page_id()
+    out = {k: val[:2] for k, val in st.session_state.get("_invalid", {}).items() if len(val) < 3 or val[2] == page}
+    v = view()
+    for name, (where, (lo, hi)) in st.session_state.get("_limits", {}).items():
+        if where == page and name not in out and v.get(name) is not None and not lo <= v[name] <= hi:
+            out[name] = (v[name], "page-limit")
+    return out
 
 
 def stop_if_invalid(names=None) -> None:
     """If any input (of ``names``, default all) holds an invalid value: one error naming each input and its valid
     range, and nothing computed from the other values (the page stops here)."""
+    if report_invalid(names):
+        st.stop()
+
+
+def report_invalid(names=None) -> bool:
+    """:func:`stop_if_invalid` without stopping: the one error (if any input of ``names`` is invalid) and whether
+    there was one, for a page with independent sections (the section then shows no numbers)."""
     bad = {k: val for k, val in invalid_inputs().items() if names is None or k in names}
     if not bad:
-        return
+        return False
+    limits = {n: lim for n, (where, lim) in st.session_state.get("_limits", {}).items() if where == _page_id()}
     parts = []
     for name, (raw, msg) in bad.items():
         if urlstate.SCHEMA[name][0] not in ("int", "float"):
             parts.append(plain(msg))
             continue
-        typed = "nothing" if raw is None else plain(f"{raw:g}" if isinstance(raw, (int, float)) else raw)
-        parts.append(f"**{LABELS.get(name, name)}** must be {range_text(name)} (you entered {typed})")
+        label = st.session_state.get("_labels", {}).get(name) or LABELS.get(name, name)
+        if msg == "page-range":
+            parts.append(f"**{label}** must be {range_text(name, limits.get(name))} on this page (you entered "
+                         f"{plain(raw)})")
+            continue
+        if msg == "page-limit":
+            parts.append(f"**{label}** must be {range_text(name, limits.get(name))} on this page (the "
+                         f"view holds {fmt(raw)}, from the link or another page)")
+            continue
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            typed = "nothing: the box is empty"
+        else:
+            typed = plain(raw if isinstance(raw, str) else urlstate.number_text(raw))
+            try:
+                urlstate.parse_number(raw, urlstate.SCHEMA[name][0])
+            except ValueError:
+                typed += ", " + plain(msg.split(": ", 1)[-1] if "comma" in msg else
+                                      "not a whole number" if "whole" in msg else "not a number")
+        parts.append(f"**{label}** must be {range_text(name, limits.get(name))} (you entered {typed})")
     st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
              + ". No numbers are shown until then.")
-    st.stop()
+    return True
 
 
 def parse_number_list(text: str, kind: str, lo: float, hi: float, what: str, most: int = 12) -> list:
@@ -785,23 +861,30 @@ def _version() -> str:
     return __version__
 
 
-def download_view(page: str, inputs: dict, outputs: dict, command: str | None, seed: int | None = None) -> None:
+def download_view(page: str, inputs: dict, outputs: dict, command: str | None, seed: int | None = None,
+                  container=None) -> None:
     """"Download this view": one JSON with every input, every output, the seed, the dpviz version and the exact
-    ``python -m dpviz ...`` command that reproduces the numbers."""
+    ``python -m dpviz ...`` command that reproduces the numbers.
+
+    ``container``: a slot the page reserved (``st.empty()``) above its slow parts, so that while the page
+    recomputes, the previous run's button is already gone instead of offering the previous run's numbers.  The
+    document is also kept in ``st.session_state["_view_docs"][page]`` (tests run its command)."""
     doc = {"page": page, "dpviz_version": _version(), "inputs": inputs, "outputs": outputs, "seed": seed,
            "command": command, "url_query": urlstate.encode(view())}
-    st.download_button("Download this view (JSON)", lambda: json.dumps(catalog._json_safe(doc), indent=1,
+    st.session_state.setdefault("_view_docs", {})[page] = doc
+    (container or st).download_button("Download this view (JSON)", lambda: json.dumps(catalog._json_safe(doc), indent=1,
                                                                         default=str),
                        file_name=f"dpviz_{page}_view.json", mime="application/json", key=f"view_{page}",
                        on_click="ignore", help="Every input and output of this page, the dpviz version and the "
                                                "command line that reproduces the numbers.")
 
 
-def cli_command(sub: str, flag: str, ident: str, params: dict) -> str:
-    """The ``python -m dpviz`` command line for ``params`` (known options as flags, the rest as --param)."""
+def cli_command(sub: str, flag: str, ident: str, params: dict, extra: tuple = ()) -> str:
+    """The ``python -m dpviz`` command line for ``params`` (known options as flags, the rest as --param; ``extra``:
+    further switches such as ``--explicit``)."""
     from dpviz import cli
 
-    parts = ["python -m dpviz", sub, f"--{flag}", ident]
+    parts = ["python -m dpviz", sub, f"--{flag}", ident, *extra]
     for k, val in sorted(params.items()):
         if val is None or isinstance(val, (list, dict, tuple)):
             continue
@@ -811,9 +894,10 @@ def cli_command(sub: str, flag: str, ident: str, params: dict) -> str:
     return " ".join(parts)
 
 
-def download_table(rows: list[dict], name: str, params: dict | None = None) -> None:
+def download_table(rows: list[dict], name: str, params: dict | None = None, container=None) -> None:
     """CSV and JSON downloads of ``rows``; both carry the parameters they were computed at (CSV: one column per
-    parameter; JSON: {"parameters": ..., "rows": ...})."""
+    parameter; JSON: {"parameters": ..., "rows": ...}).  ``container``: a slot reserved above the page's slow parts
+    (see :func:`download_view`)."""
     import pandas as pd
 
     df = pd.DataFrame(rows)
@@ -821,7 +905,7 @@ def download_table(rows: list[dict], name: str, params: dict | None = None) -> N
         for k, val in params.items():
             if isinstance(val, (int, float, str, bool)) and k not in df.columns:
                 df[f"param_{k}"] = val
-    c1, c2 = st.columns(2)
+    c1, c2 = (container or st).columns(2)
     c1.download_button("CSV", lambda: df.to_csv(index=False), file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
                         on_click="ignore")
     c2.download_button("JSON", lambda: json.dumps(catalog._json_safe({"parameters": params or {},

@@ -443,7 +443,7 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
     curves, rows, slopes, notes = [], [], [], []
     qname = QUANTITIES[quantity]
     for i, (kappa, res) in enumerate(results):
-        name = _label(res, kappa)
+        curve = _label(res, kappa)
         frame = res.frame
         ran = frame[np.isfinite(frame[quantity])] if quantity in frame else frame.iloc[0:0]
         if quantity == "metric" and len(ran):
@@ -452,17 +452,17 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
         if s is not None:
             s = s[np.isfinite(s["mean"])]
         if s is None or s.empty:
-            st.warning(f"{name}: no grid point could run ({ui.pretty('; '.join(res.notes)) or 'not private'}).")
+            st.warning(f"{curve}: no grid point could run ({ui.pretty('; '.join(res.notes)) or 'not private'}).")
             continue
         x = [float(g) for g in s["grid"]]
-        curves.append({"name": name, "x": x, "mean": list(s["mean"]), "ci_low": list(s["ci_low"]),
+        curves.append({"name": curve, "x": x, "mean": list(s["mean"]), "ci_low": list(s["ci_low"]),
                        "ci_high": list(s["ci_high"]), "colour": i})
         emp = {}
         try:
             emp = res.slope(quantity)
         except ValueError as exc:
-            st.caption(f"{name}: no slope ({ui.pretty(exc)})")
-        row = {"algorithm": name, "fitted slope": emp.get("slope"), "95 % CI low": emp.get("ci_low"),
+            st.caption(f"{curve}: no slope ({ui.pretty(exc)})")
+        row = {"algorithm": curve, "fitted slope": emp.get("slope"), "95 % CI low": emp.get("ci_low"),
                "95 % CI high": emp.get("ci_high"), "points": len(x), "theorem": "—", "theory slope": None,
                "dominant term exponent": None}
         theory = _theory(res, params) if quantity == "excess_risk" and theory_on else None
@@ -473,17 +473,17 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
             ok = [(m, r) for m, r in zip(s["mean"], tot) if m > 0 and r > 0 and math.isfinite(r)]
             if ok:
                 const = math.exp(float(np.mean([math.log(m / r) for m, r in ok])))
-                curves.append({"name": f"{name}: {label} rate × fitted constant {const:.3g}", "x": x,
+                curves.append({"name": f"{curve}: {label} rate × fitted constant {const:.3g}", "x": x,
                                "y": [const * r for r in tot], "kind": "fitted", "colour": i})
             if b["explicit"].notna().any():
-                curves.append({"name": f"{name}: {label} bound with the paper's constants", "x": x,
+                curves.append({"name": f"{curve}: {label} bound with the paper's constants", "x": x,
                                "y": [None if math.isnan(e) else e for e in b["explicit"]], "kind": "explicit",
                                "colour": i})
             exp_col = "n_exp" if sweep == "n" else "eps_exp"
             row.update({"theorem": label, "theory slope": figures.loglog_slope(x, tot),
                         "dominant term exponent": float(b[exp_col].iloc[-1])})
         slopes.append(row)
-        notes.extend(f"{name}: {ui.pretty(note)}" for note in res.notes)
+        notes.extend(f"{curve}: {ui.pretty(note)}" for note in res.notes)
         rows.extend(r for r in frame.to_dict("records")  # grid points that did not run are not rows
                     if isinstance(r.get("pop_risk"), float) and math.isfinite(r["pop_risk"]))
     if any("every step got noise" in n for n in notes):
