@@ -936,15 +936,20 @@ def download_view(page: str, inputs: dict, outputs: dict, command: str | None, s
 def cli_command(sub: str, flag: str, ident: str, params: dict, extra: tuple = ()) -> str:
     """The ``python -m dpviz`` command line for ``params`` (known options as flags, the rest as --param; ``extra``:
     further switches such as ``--explicit``)."""
+    return " ".join(["python -m dpviz", sub, f"--{flag}", ident, *extra, cli_options(params), "--json"])
+
+
+def cli_options(params: dict) -> str:
+    """``params`` as options of the CLI's calibrate / bound / simulate sub-commands: known names as flags
+    (``--n 1000``), the rest as ``--param NAME=VALUE``; floats exactly (repr)."""
     from dpviz import cli
 
-    parts = ["python -m dpviz", sub, f"--{flag}", ident, *extra]
+    parts = []
     for k, val in sorted(params.items()):
         if val is None or isinstance(val, (list, dict, tuple)):
             continue
         text = repr(val) if isinstance(val, float) else str(val)
         parts.append(f"--{k} {text}" if k in cli._PARAMS else f"--param {k}={text}")
-    parts.append("--json")
     return " ".join(parts)
 
 
