@@ -447,7 +447,9 @@ def sweep_view() -> None:
 
 
 def _label(res, kappa) -> str:
-    name = catalog.get_algorithm(res.algorithm).name
+    from dpviz.reproduce import noise_rule_label
+
+    name = catalog.get_algorithm(res.algorithm).name + noise_rule_label(res)
     if kappa is None:
         return name
     return f"{name} ({kappa})" if isinstance(kappa, str) else f"{name} (κ = {kappa:g})"
