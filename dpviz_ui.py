@@ -338,6 +338,60 @@ def report_invalid(names=None) -> bool:
     return True
 
 
+def page_number(key: str, label: str, kind: str, lo: float, hi: float, *, container=None, help=None):
+    """A number box for a page's own state entry ``st.session_state[key]`` (e.g. the Audit page's ``aud_n``, which
+    the page keeps in its own link parameters), with the contract of :func:`view_number`: a text box parsed by
+    :func:`dpviz.urlstate.parse_number` (``6e4``, ``60,000``, ``60 000``), never truncated; anything else, an empty
+    box or a value outside [lo, hi] stays on screen and :func:`report_page_invalid` shows one error naming the box
+    and its range.  Returns the value, or None while the box is invalid."""
+    wkey = f"w_{key}"
+    invalid = st.session_state.setdefault("_page_invalid", {})
+    st.session_state[wkey] = invalid[key][0] if key in invalid else urlstate.number_text(st.session_state[key], kind)
+    st.session_state.setdefault("_page_boxes", {})[key] = (label, kind, lo, hi)
+
+    def _changed() -> None:
+        raw = st.session_state[wkey]
+        try:
+            x = urlstate.parse_number(raw, kind)
+        except ValueError as exc:
+            invalid[key] = (raw, str(exc))
+            return
+        if not lo <= x <= hi:
+            invalid[key] = (raw, "range")
+            return
+        st.session_state[key] = x
+        invalid.pop(key, None)
+
+    (container or st).text_input(label, key=wkey, on_change=_changed, help=help)
+    return None if key in invalid else st.session_state[key]
+
+
+def report_page_invalid(keys) -> bool:
+    """One error naming every invalid :func:`page_number` box of ``keys`` and its range; whether there was one."""
+    invalid = st.session_state.get("_page_invalid", {})
+    boxes = st.session_state.get("_page_boxes", {})
+    parts = []
+    for key in keys:
+        if key not in invalid or key not in boxes:
+            continue
+        label, kind, lo, hi = boxes[key]
+        raw, msg = invalid[key]
+        if not str(raw).strip():
+            typed = "nothing: the box is empty"
+        else:
+            typed = plain(raw)
+            if msg != "range":
+                typed += ", " + plain(msg.split(": ", 1)[-1] if "comma" in msg else
+                                      "not a whole number" if "whole" in msg else "not a number")
+        parts.append(f"**{label}** must be a {'whole number' if kind == 'int' else 'number'} from {fmt(lo)} to "
+                     f"{fmt(hi)} (you entered {typed})")
+    if not parts:
+        return False
+    st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
+             + ". No numbers are shown until then.")
+    return True
+
+
 def parse_number_list(text: str, kind: str, lo: float, hi: float, what: str, most: int = 12) -> list:
     """Numbers typed by the user (comma- or space-separated), checked; ValueError with a plain message."""
     parts = [p for p in str(text).replace(";", ",").replace(" ", ",").split(",") if p.strip()]
@@ -882,15 +936,20 @@ def download_view(page: str, inputs: dict, outputs: dict, command: str | None, s
 def cli_command(sub: str, flag: str, ident: str, params: dict, extra: tuple = ()) -> str:
     """The ``python -m dpviz`` command line for ``params`` (known options as flags, the rest as --param; ``extra``:
     further switches such as ``--explicit``)."""
+    return " ".join(["python -m dpviz", sub, f"--{flag}", ident, *extra, cli_options(params), "--json"])
+
+
+def cli_options(params: dict) -> str:
+    """``params`` as options of the CLI's calibrate / bound / simulate sub-commands: known names as flags
+    (``--n 1000``), the rest as ``--param NAME=VALUE``; floats exactly (repr)."""
     from dpviz import cli
 
-    parts = ["python -m dpviz", sub, f"--{flag}", ident, *extra]
+    parts = []
     for k, val in sorted(params.items()):
         if val is None or isinstance(val, (list, dict, tuple)):
             continue
         text = repr(val) if isinstance(val, float) else str(val)
         parts.append(f"--{k} {text}" if k in cli._PARAMS else f"--param {k}={text}")
-    parts.append("--json")
     return " ".join(parts)
 
 
