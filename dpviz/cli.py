@@ -9,6 +9,9 @@ The sub-command names, the option names and the JSON keys are a contract (extern
 - ``python -m dpviz bound --theorem ID … --json`` → {terms, total, exponents, eta, T, …}
 - ``python -m dpviz reproduce NAME [--reps R] [--seed S] --out DIR`` → {csv, html, md}
 - ``python -m dpviz reproduce --list --json`` → list of {id, paper, what, seconds_estimate}
+- ``python -m dpviz simulate --algorithm ID --dataset NAME --loss ID --over eps|n --values V1,V2 --reps R --seed S
+  [--data-n N --label-noise K --l2 L] [the calibrate options, --param ...] --json`` → {runs: [{algorithm, kappa, rows}]}
+  (the Simulate page's "Download this view" command)
 - ``python -m dpviz sweep SPEC.toml --out DIR [--workers K | --scheduler ADDRESS]`` (module ``cli_sweep``)
 
 Invalid or missing parameters exit with code 2 and one line on stderr (no traceback).
@@ -149,9 +152,58 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--max-hours", type=_number, default=None,
                    help="refuse a run estimated above this many hours (default 1); the estimate is printed first")
     p.add_argument("--out", default=None, help="output directory (required to run a target)")
+    p = sub.add_parser("simulate", help="run the simulation engine as the Simulate page does (its rows as JSON)")
+    p.add_argument("--algorithm", required=True, action="append",
+                   help="algorithm id (repeatable: one run per algorithm, in the order given)")
+    p.add_argument("--dataset", required=True, help="built-in data set (see dpviz.data.DATASETS)")
+    p.add_argument("--data-n", type=_whole, default=None,
+                   help="training examples of a synthetic data set (the page: the largest n it needs)")
+    p.add_argument("--label-noise", type=_number, action="append", default=None, dest="label_noise",
+                   help="label noise kappa of a Wang et al. design (repeatable: one data set per value)")
+    p.add_argument("--loss", required=True, help="loss id")
+    p.add_argument("--l2", type=_number, default=0.0, help="L2 regulariser lambda (adds lambda ||w||^2)")
+    p.add_argument("--over", required=True, choices=("eps", "n"), help="the swept parameter")
+    p.add_argument("--values", required=True, help="its comma-separated values")
+    p.add_argument("--reps", type=_whole, required=True, help="repetitions per grid point")
+    p.add_argument("--seed", type=_whole, default=0, help="random seed (default 0)")
+    _add_param_options(p)
     for mod in _extensions():
         mod.add_parser(sub, _add_param_options, _collect_params)
     return parser
+
+
+def _run_simulate(args: argparse.Namespace) -> int:
+    """``simulate``: the runs of the Simulate page (same data, loss, grid, fixed parameters, seed), one JSON object
+    ``{"runs": [{"algorithm", "kappa", "rows": [...]}]}`` with the rows of each run's frame."""
+    from dpviz import data as D
+    from dpviz import losses
+    from dpviz import simulate as S
+
+    params = _collect_params(args)
+    kind = "int" if args.over == "n" else "float"
+    try:
+        values = [(_whole if kind == "int" else _number)(t.strip()) for t in args.values.split(",") if t.strip()]
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"--values: {exc}") from None
+    if not values:
+        raise UsageError("--values needs at least one value")
+    kappas = args.label_noise or [0.0]
+    loss = losses.get_loss(args.loss, l2=float(args.l2)) if args.l2 else args.loss
+    runs = []
+    for kappa in kappas:
+        ds = D.load_dataset(args.dataset, n=args.data_n, kappa=kappa)  # real data: n and kappa do not apply
+        for alg in args.algorithm:
+            res = S.simulate(alg, ds, loss, grid={args.over: values}, reps=args.reps, seed=args.seed,
+                             params=params, max_work=None)
+            runs.append({"algorithm": alg, "kappa": kappa if args.label_noise else None,
+                         "rows": catalog._json_safe(res.frame.to_dict("records")), "notes": list(res.notes)})
+    out = {"runs": runs}
+    if args.json:
+        print(json.dumps(out, default=str))
+    else:
+        for r in runs:
+            print(f"{r['algorithm']} (kappa = {r['kappa']}): {len(r['rows'])} rows")
+    return 0
 
 
 def _extensions() -> list:
@@ -409,6 +461,8 @@ def _run(argv: Sequence[str] | None) -> int:
         paths = {k: str(v) for k, v in result.items() if k in ("csv", "html", "md")}
         print(json.dumps(paths))
         return 0
+    if cmd == "simulate":
+        return _run_simulate(args)
     for mod in _extensions():
         code = mod.run(args)
         if code is not None:

@@ -264,7 +264,8 @@ def mechanism(algorithm_id: str, **params) -> Mechanism:
                             "delta2": d2, "sigma_c_for_eps2": need_c, "eps_of_paper_sigma_c": buys_c,
                             "released_sigma_c": released_c, "sigma_rule": ex.get("sigma_rule", "printed")}
             notes.append(
-                f"Contribution noise: R = {rounds} Gaussian releases of sensitivity 2G/(nζ) = {sens_c:.4g} compose "
+                f"Contribution noise: R = {rounds} Gaussian releases of c_t = 2c_t^(o) + b^(c), sensitivity 4G/(nζ) = "
+                f"{sens_c:.4g} (dpviz's correction: the proof of Theorem 5 uses 2G/(nζ)), compose "
                 f"exactly into one with sensitivity √R·Δ (analytic Gaussian mechanism): the paper's σ_c = "
                 f"{sig_c:.4g} buys ε = {buys_c:.4g} at δ₂ = {d2:.3g} (target ε₂ = {e2:.4g}); σ_c = {need_c:.4g} "
                 f"would suffice (the calibration releases σ_c = {released_c:.4g}, "
