@@ -68,7 +68,9 @@ class Experiment:
     #: :func:`run`); the function is called as ``fn(experiment, reps=..., seed=..., quick=..., progress=...)`` and
     #: returns ``{"df": DataFrame (one row per method and grid point), "findings": [{"claim", "shown", "numbers"}],
     #: "figure": plotly Figure, "data_note": str}`` — ``data_note`` names the data set, with "substitute for <the
-    #: paper's data set>" where it stands in for one.
+    #: paper's data set>" where it stands in for one — and optionally ``"paper_notes"`` (sentences on the paper's
+    #: reported numbers and inconsistencies) and ``"privacy_notes"`` (what is and is not certified private), each
+    #: sentence generated from numbers; the report lists them in sections of their own.
     runner: str | None = None
     #: ``kind == "study"``: the repetitions ``python -m dpviz reproduce`` runs by default (``--reps`` overrides it)
     default_reps: int = 20
@@ -621,6 +623,13 @@ def _run_study(e: Experiment, *, out: Path, points, progress, reps, seed, paper)
              f"{'Shows the finding' if shown else 'Does NOT show every part of the finding'}:", ""]
     for f in findings:
         lines.append(f"- {f['claim']}: **{'shown' if f['shown'] else 'NOT shown'}** — {f['numbers']}")
+    if res.get("paper_notes"):
+        lines += ["", "**The paper's reported numbers and its own inconsistencies that bear on this reproduction.**",
+                  ""]
+        lines += [f"- {t}" for t in res["paper_notes"]]
+    if res.get("privacy_notes"):
+        lines += ["", "**What is and is not certified private.**", ""]
+        lines += [f"- {t}" for t in res["privacy_notes"]]
     lines += ["", f"Data: {data_note}. Files: {csv.name}, {html.name}.", ""]
     md.write_text("\n".join(lines), encoding="utf-8")
     finding = "; ".join(f"{f['claim']}: {'shown' if f['shown'] else 'NOT shown'} ({f['numbers']})" for f in findings)
