@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
 import math
 import os
 import re
+import threading
 import traceback
 
 import streamlit as st
@@ -338,6 +340,60 @@ def report_invalid(names=None) -> bool:
     return True
 
 
+def page_number(key: str, label: str, kind: str, lo: float, hi: float, *, container=None, help=None):
+    """A number box for a page's own state entry ``st.session_state[key]`` (e.g. the Audit page's ``aud_n``, which
+    the page keeps in its own link parameters), with the contract of :func:`view_number`: a text box parsed by
+    :func:`dpviz.urlstate.parse_number` (``6e4``, ``60,000``, ``60 000``), never truncated; anything else, an empty
+    box or a value outside [lo, hi] stays on screen and :func:`report_page_invalid` shows one error naming the box
+    and its range.  Returns the value, or None while the box is invalid."""
+    wkey = f"w_{key}"
+    invalid = st.session_state.setdefault("_page_invalid", {})
+    st.session_state[wkey] = invalid[key][0] if key in invalid else urlstate.number_text(st.session_state[key], kind)
+    st.session_state.setdefault("_page_boxes", {})[key] = (label, kind, lo, hi)
+
+    def _changed() -> None:
+        raw = st.session_state[wkey]
+        try:
+            x = urlstate.parse_number(raw, kind)
+        except ValueError as exc:
+            invalid[key] = (raw, str(exc))
+            return
+        if not lo <= x <= hi:
+            invalid[key] = (raw, "range")
+            return
+        st.session_state[key] = x
+        invalid.pop(key, None)
+
+    (container or st).text_input(label, key=wkey, on_change=_changed, help=help)
+    return None if key in invalid else st.session_state[key]
+
+
+def report_page_invalid(keys) -> bool:
+    """One error naming every invalid :func:`page_number` box of ``keys`` and its range; whether there was one."""
+    invalid = st.session_state.get("_page_invalid", {})
+    boxes = st.session_state.get("_page_boxes", {})
+    parts = []
+    for key in keys:
+        if key not in invalid or key not in boxes:
+            continue
+        label, kind, lo, hi = boxes[key]
+        raw, msg = invalid[key]
+        if not str(raw).strip():
+            typed = "nothing: the box is empty"
+        else:
+            typed = plain(raw)
+            if msg != "range":
+                typed += ", " + plain(msg.split(": ", 1)[-1] if "comma" in msg else
+                                      "not a whole number" if "whole" in msg else "not a number")
+        parts.append(f"**{label}** must be a {'whole number' if kind == 'int' else 'number'} from {fmt(lo)} to "
+                     f"{fmt(hi)} (you entered {typed})")
+    if not parts:
+        return False
+    st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
+             + ". No numbers are shown until then.")
+    return True
+
+
 def parse_number_list(text: str, kind: str, lo: float, hi: float, what: str, most: int = 12) -> list:
     """Numbers typed by the user (comma- or space-separated), checked; ValueError with a plain message."""
     parts = [p for p in str(text).replace(";", ",").replace(" ", ",").split(",") if p.strip()]
@@ -540,41 +596,73 @@ def cached_calibrate(algorithm_id: str, items: tuple) -> dict:
         return {"error": str(exc)}
 
 
-#: the most server time one curve / map of a page may take (seconds): a link cannot cost minutes of CPU
-CURVE_BUDGET = 4.0
+#: the most server time one curve / map of a page may take per page run (seconds): a link cannot cost minutes of
+#: CPU at once.  A server operator (or a test) may set it with the environment variable DPVIZ_CURVE_BUDGET.
+CURVE_BUDGET = float(os.environ.get("DPVIZ_CURVE_BUDGET") or 4.0)
 
 
 def cached_noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple, budget: float = CURVE_BUDGET) -> list:
-    """:func:`_noise_series` cached by what the curve depends on: the swept parameter's current value is not part of
+    """:func:`_noise_series` keyed by what the curve depends on: the swept parameter's current value is not part of
     the key (an edit of ε does not recompute the σ-vs-ε curve; the page marks the current point separately)."""
     return _noise_series(algorithm_id, tuple((k, v) for k, v in items if k != name), name, grid, budget)
 
 
-@st.cache_data(show_spinner=False, max_entries=500)
-def _noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple, budget: float = CURVE_BUDGET) -> list:
-    """Noise level (σ, else the Laplace scale) of a calibration along ``grid`` values of parameter ``name``.
+#: computed noise levels, one entry per (algorithm, parameters) point, shared by every session.  Only computed points
+#: are kept: a point skipped because a curve's time budget ran out is never stored, so the next run computes it.
+_NOISE_POINTS: "collections.OrderedDict[tuple, float | None]" = collections.OrderedDict()
+_NOISE_LOCK = threading.Lock()
+_NOISE_MAX = 50_000
 
-    None marks an infeasible or invalid point, or a point not computed because the curve's time ``budget`` (seconds)
-    ran out (:func:`series_complete` tells).  One cache entry per curve keeps page reruns fast.
-    """
+
+def _noise_point(algorithm_id: str, items: tuple) -> float | None:
+    """Noise level (σ, else the Laplace scale) of one calibration; None if it is not private or the input invalid."""
+    key = (algorithm_id, items)
+    with _NOISE_LOCK:
+        if key in _NOISE_POINTS:
+            _NOISE_POINTS.move_to_end(key)
+            return _NOISE_POINTS[key]
+    try:
+        c = catalog.calibrate(algorithm_id, **{**dict(items), "accountant_extra": False})
+        val = c.sigma if c.sigma is not None else c.laplace_scale
+        out = float(val) if (c.feasible and val is not None) else None
+    except ValueError:
+        out = None
+    with _NOISE_LOCK:
+        _NOISE_POINTS[key] = out
+        while len(_NOISE_POINTS) > _NOISE_MAX:
+            _NOISE_POINTS.popitem(last=False)
+    return out
+
+
+def noise_points(algorithm_id: str, points: list[dict], budget: float = CURVE_BUDGET) -> list:
+    """Noise level at each parameter dict of ``points`` (see :func:`_noise_point`), or "timeout" for a point not yet
+    computed when ``budget`` seconds had passed.  Points computed before (by any session) cost nothing and are
+    always returned; a timed-out point is not stored, so calling again computes it (progressive curves)."""
     import time
 
     out = []
-    base = dict(items)
-    base["accountant_extra"] = False  # only the paper's noise is plotted; skip the optional numerical-accountant extra
-    start = time.perf_counter()
-    for x in grid:
-        if time.perf_counter() - start > budget:
-            out.append("timeout")
-            continue
-        try:
-            c = catalog.calibrate(algorithm_id, **{**base, name: x})
-        except ValueError:
-            out.append(None)
-            continue
-        val = c.sigma if c.sigma is not None else c.laplace_scale
-        out.append(float(val) if (c.feasible and val is not None) else None)
+    start, computed = time.perf_counter(), 0
+    for p in points:
+        key = (algorithm_id, items(p))
+        with _NOISE_LOCK:
+            known = key in _NOISE_POINTS
+        if not known:
+            if computed and time.perf_counter() - start > budget:  # the first new point always runs: progress
+                out.append("timeout")
+                continue
+            computed += 1
+        out.append(_noise_point(*key))
     return out
+
+
+def _noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple, budget: float = CURVE_BUDGET) -> list:
+    """Noise level (σ, else the Laplace scale) of a calibration along ``grid`` values of parameter ``name``.
+
+    None marks an infeasible or invalid point, "timeout" a point not computed within this call's time ``budget``
+    (seconds; :func:`series_complete` counts them).  Each point is cached on its own and time-outs are not, so a
+    rerun draws the points already computed at once and computes the rest.
+    """
+    return noise_points(algorithm_id, [{**dict(items), name: x} for x in grid], budget)
 
 
 def series_complete(ys: list) -> tuple[list, int]:
@@ -882,15 +970,20 @@ def download_view(page: str, inputs: dict, outputs: dict, command: str | None, s
 def cli_command(sub: str, flag: str, ident: str, params: dict, extra: tuple = ()) -> str:
     """The ``python -m dpviz`` command line for ``params`` (known options as flags, the rest as --param; ``extra``:
     further switches such as ``--explicit``)."""
+    return " ".join(["python -m dpviz", sub, f"--{flag}", ident, *extra, cli_options(params), "--json"])
+
+
+def cli_options(params: dict) -> str:
+    """``params`` as options of the CLI's calibrate / bound / simulate sub-commands: known names as flags
+    (``--n 1000``), the rest as ``--param NAME=VALUE``; floats exactly (repr)."""
     from dpviz import cli
 
-    parts = ["python -m dpviz", sub, f"--{flag}", ident, *extra]
+    parts = []
     for k, val in sorted(params.items()):
         if val is None or isinstance(val, (list, dict, tuple)):
             continue
         text = repr(val) if isinstance(val, float) else str(val)
         parts.append(f"--{k} {text}" if k in cli._PARAMS else f"--param {k}={text}")
-    parts.append("--json")
     return " ".join(parts)
 
 

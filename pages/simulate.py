@@ -281,6 +281,8 @@ def body() -> None:
     auto = first_view and not too_big and total < AUTO_RUN_SECONDS and st.session_state.get("_sim") is None
     if auto:
         st.caption(f"Opened from a link: the simulation runs at once (estimate {total:.1f} s < {AUTO_RUN_SECONDS:g} s).")
+    # the downloads' slot sits above the run: while a new run computes, the previous run's buttons are gone at once
+    downloads = st.empty()
     if run or auto:
         if st.button("Cancel", help="Stop the running simulation."):
             pass  # clicking reruns the page, which stops the run at its next progress update
@@ -306,15 +308,34 @@ def body() -> None:
     if not stored or stored["key"] != key:
         st.info("Press **Run simulation** to see the results.")
         return
-    show_results(stored["results"], params, sweep, quantity)
-    ui.download_view("simulate", inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
+    slot = downloads.container()
+    show_results(stored["results"], params, sweep, quantity, downloads=slot)
+    ui.download_view("simulate", container=slot, inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
                                          "loss": loss, "algorithms": list(alg_ids), "sweep": sweep, "grid": grid,
-                                         "reps": int(reps), **fixed},
+                                         "reps": int(reps), **fixed,
+                                         "paper_experiment": experiment.id if experiment is not None else None},
                      outputs={"rows": [r for _k, res in stored["results"] for r in res.frame.to_dict("records")],
                               "seconds": stored["seconds"], "estimated_seconds": stored["estimate"]},
-                     command=(f"python -m dpviz reproduce {experiment.id} --reps {int(reps)} --seed {int(seed)} "
-                              f"--out reproduce-{experiment.id}" if experiment is not None else None),
+                     command=_command(datasets, loss, float(lam or 0), alg_ids, sweep, grid, int(reps), int(seed),
+                                      fixed, n_needed),
                      seed=int(seed))
+
+
+def _command(datasets, loss: str, lam: float, alg_ids, sweep: str, grid, reps: int, seed: int, fixed: dict,
+             n_needed: int) -> str | None:
+    """The ``python -m dpviz simulate`` command that reruns exactly this page's runs (same data, loss, grid, fixed
+    parameters, repetitions and seed), or None for an uploaded CSV (a command cannot carry the file)."""
+    if st.session_state.get("w_data_source") == "csv":
+        return None
+    parts = ["python -m dpviz simulate", *(f"--algorithm {a}" for a in alg_ids), f"--dataset {datasets[0].name}"]
+    if datasets[0].name in SYNTHETIC:
+        parts.append(f"--data-n {int(n_needed)}")
+    if len(datasets) > 1 or datasets[0].name in SYNTHETIC[:2]:
+        parts += [f"--label-noise {float(d_.kappa)!r}" for d_ in datasets]
+    parts += [f"--loss {loss}"] + ([f"--l2 {lam!r}"] if lam else [])
+    parts += [f"--over {sweep}", "--values " + ",".join(str(x) if isinstance(x, int) else repr(float(x)) for x in grid),
+              f"--reps {reps}", f"--seed {seed}", ui.cli_options(fixed), "--json"]
+    return " ".join(p for p in parts if p)
 
 
 def _experiment_note(v: dict):
@@ -435,10 +456,11 @@ def _label(res, kappa) -> str:
 
 
 def show_results(results, params, sweep, quantity="excess_risk", *, name="simulation", theory=True,
-                 subtitle="") -> None:
+                 subtitle="", downloads=None) -> None:
     """Plot, rates and table of ``results`` ((κ or label, result) pairs); ``theory=False`` for a sweep's rows (no
     calibrations stored, so no theorem curves); ``name`` names the downloads; ``subtitle`` (plain text, escaped here)
-    goes under the figure's title (a sweep's provenance)."""
+    goes under the figure's title (a sweep's provenance); ``downloads``: where the table's downloads go (a slot the
+    page reserved above its run, see :func:`dpviz_ui.download_view`)."""
     theory_on = theory
     curves, rows, slopes, notes = [], [], [], []
     qname = QUANTITIES[quantity]
@@ -528,7 +550,7 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
     st.dataframe(slopes, width="stretch", hide_index=True)
     st.subheader("Results (one row per repetition and grid point that ran)")
     st.dataframe(rows[:500], width="stretch")
-    ui.download_table(rows, name, params)
+    ui.download_table(rows, name, params, container=downloads)
 
 
 ui.guarded(body)

@@ -114,7 +114,6 @@ PAPER = Paper(
     title="Differentially private stochastic gradient descent with low-noise",
     venue="Neurocomputing",
     year=2024,
-    seed_file="000_e4c77d256cde89f2.txt",
 )
 
 #: σ²/G² >= this (Lemma 8's σ² >= 0.67 Δ² with Δ = 2G).
