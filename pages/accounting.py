@@ -193,9 +193,9 @@ def body() -> None:
              "directions: the σ each accountant needs for your (ε, δ), and the ε a given σ buys.")
     ui.init_state()  # the app's navigation even on a first visit through a shared link
     _init_state()
-    if st.session_state.get("_acc_bad"):
-        st.warning("Some link parameters were not valid and were ignored: "
-                   + ", ".join(ui.plain(b) for b in st.session_state.pop("_acc_bad")) + ".")
+    if st.session_state.get("_acc_bad"):  # one notice with the app's (escaped, capped)
+        ui.show_link_notice(extra=[f"ignored link parameter {b!r} (unknown or not valid)"
+                                   for b in st.session_state.pop("_acc_bad")])
     names = {a: catalog.get_algorithm(a).name for a in ALGS}
     c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
     alg = c1.selectbox("Algorithm", ALGS, key="acc_algorithm", format_func=lambda a: names.get(a, a))

@@ -19,8 +19,8 @@ if "_aud_loaded" not in st.session_state:
     st.session_state["_aud_problems"] = problems
     for k, val in state.items():
         st.session_state[k] = val
-for msg in st.session_state.get("_aud_problems", []):
-    st.warning(msg)
+# one notice with the app's (escaped, capped: dpviz_ui.show_link_notice), until the first change of the settings
+ui.show_link_notice(extra=st.session_state.get("_aud_problems") or [])
 for k, val in ap.DEFAULTS.items():
     st.session_state.setdefault(k, val)
 

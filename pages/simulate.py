@@ -342,12 +342,15 @@ def _sweeps_root() -> Path:
     return Path(os.environ.get(SWEEPS_ENV) or "sweeps")
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+# An opened sweep is kept ONCE for every session (cache_resource: cache_data would unpickle a full copy of its decoded
+# rows on every run of every page that shows it) and evicted: at most 2 of each kind, for at most an hour; each holds
+# at most SO.MAX_DECODED_BYTES decoded (checked from the Parquet footers before anything is decoded).
+@st.cache_resource(show_spinner=False, max_entries=2, ttl=3600)
 def _open_dir(root: str, name: str, stamp: tuple) -> "SO.SweepData":
     return SO.open_sweep_dir(root, name).warm()  # ``stamp`` (file names and times): a re-run sweep loads afresh
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+@st.cache_resource(show_spinner=False, max_entries=2, ttl=3600)
 def _open_upload(filename: str, digest: str, _data: bytes) -> "SO.SweepData":
     return SO.read_upload(filename, _data).warm()
 

@@ -27,7 +27,8 @@ def test_audit_page_link_widgets_and_output():
     at = _run({"aud_trials": "1000", "aud_n": "50", "aud_seed": "3", "aud_bogus": "1", "aud_eta": "-4"})
     assert not at.exception
     assert at.number_input(key="aud_trials").value == 1000 and at.number_input(key="aud_n").value == 50
-    assert any("aud_eta" in w.value for w in at.warning)  # out-of-range link value ignored, with a message
+    # out-of-range link value ignored, with a message (escaped: shown as text, never as Markdown)
+    assert any("aud\\_eta" in w.value for w in at.warning)
     m = _metrics(at)
     assert "ε lower bound (95 %)" in m and m["ε claimed"] == "1"
     assert any("1000 trials" in md.value for md in at.markdown)
