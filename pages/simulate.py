@@ -57,11 +57,18 @@ def _data(n_needed: int) -> "D.Dataset | list | None":
             st.error(f"This file has {up.size / 1e6:.1f} MB; the limit is {D.MAX_CSV_BYTES / 1e6:g} MB. "
                      "Use fewer rows or columns.")
             return None
-        try:
-            return [D.from_csv(up.getvalue(), label)]
+        blob = up.getvalue()
+        key = (hashlib.sha256(blob).hexdigest(), label)
+        memo = st.session_state.get("_csv_memo")
+        if memo is not None and memo[0] == key:
+            return [memo[1]]
+        try:  # parsed in the worker pool under a CPU-time limit, never on this thread (issue 22)
+            ds = ui.run_job(workers.load_csv, blob, label, label="reading the CSV")
         except ValueError as exc:
             st.error(f"This CSV cannot be used: {ui.plain(exc)}")
             return None
+        st.session_state["_csv_memo"] = (key, ds)  # one parsed CSV per session
+        return [ds]
     name = ui.view_choice("Data set", "dataset", D.DATASETS, format_func=D.DATASETS.get,
                           help="Every data set is scaled so that ||x|| ≤ 1. Excess risk is measured on a large fresh "
                                "sample (synthetic) or the held-out 30 % (real data).")
