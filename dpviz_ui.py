@@ -70,6 +70,7 @@ def init_state() -> None:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
+_AUTOLINK = re.compile(r"(?i):/|ww(?=w\.)|@.")
 
 
 def plain(text) -> str:
@@ -77,12 +78,15 @@ def plain(text) -> str:
 
     Everything a user typed, uploaded or put in a URL goes through this before it reaches st.error/st.warning/...
     """
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+    # GFM autolink literals (http://..., www...., a@b.c) are found in the text AFTER the escapes are undone: an
+    # invisible zero-width space after the scheme's colon, inside "www" and after "@" keeps them plain text
+    text = _AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\u200b" + m.group(0)[-1], str(text))
+    return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
 
 
 #: at most this many ignored link parameters are listed in the notice (the rest are counted), each cut to
 #: LINK_NOTICE_CHARS characters: a link with 1 000 unknown parameters gives one short notice, not 1 000 boxes
-LINK_NOTICE_ITEMS = 5
+LINK_NOTICE_ITEMS = 10
 LINK_NOTICE_CHARS = 120
 _run_local = threading.local()
 
