@@ -148,6 +148,12 @@ def _check_size(name: str, rows: int, decoded: int) -> None:
                          "dpviz.sweep.load_sweep in Python.")
 
 
+def _meta_bytes(d: Path) -> bytes:
+    """The sweep's JSON metadata: ``_sweep.json``, or ``sweep.json`` in folders written by earlier versions."""
+    p = d / "_sweep.json"
+    return (p if p.is_file() else d / "sweep.json").read_bytes()
+
+
 def _check_meta(blob: bytes) -> dict:
     if len(blob) > _MAX_JSON_BYTES:
         raise ValueError("sweep.json is too large to be a sweep's metadata.")
@@ -341,7 +347,7 @@ def list_sweeps(root) -> list[dict[str, Any]]:
         try:
             if not d.is_dir() or not _NAME.match(d.name) or real_root not in d.resolve().parents:
                 continue
-            meta = _check_meta((d / "sweep.json").read_bytes())
+            meta = _check_meta(_meta_bytes(d))
             cells = sorted(p for p in d.glob("cell-*.parquet") if _CELL.match(p.name) and p.is_file())
         except (OSError, ValueError):
             continue
@@ -359,7 +365,7 @@ def open_sweep_dir(root, name: str) -> SweepData:
     if name not in listed:
         raise ValueError(f"there is no sweep called {str(name)[:80]!r} in the sweeps folder.")
     d = Path(root) / name
-    meta = _check_meta((d / "sweep.json").read_bytes())
+    meta = _check_meta(_meta_bytes(d))
     files, total = {}, 0
     real = d.resolve()
     for p in sorted(d.glob("cell-*.parquet")):
@@ -403,8 +409,10 @@ def read_upload(filename: str, data: bytes) -> SweepData:
         base = PurePosixPath(info.filename.replace("\\", "/")).name
         if info.flag_bits & 0x1:
             raise ValueError(f"{shown} is encrypted.")
-        if base == "spec.toml" or base.startswith("."):
+        if base in ("spec.toml", "_spec.toml") or base.startswith("."):
             continue  # the spec's text (its hash is in sweep.json), or a hidden file of the packer
+        if base == "_sweep.json":
+            base = "sweep.json"  # the name since the folder is a Parquet dataset (dpviz.sweep.META_FILE)
         if base != "sweep.json" and not _CELL.match(base):
             raise ValueError(f"{shown} holds {base[:60]!r}, which is not part of a sweep's output (only "
                              "cell-*.parquet, sweep.json and spec.toml).")

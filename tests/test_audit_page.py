@@ -26,7 +26,7 @@ def _metrics(at):
 def test_audit_page_link_widgets_and_output():
     at = _run({"aud_trials": "1000", "aud_n": "50", "aud_seed": "3", "aud_bogus": "1", "aud_eta": "-4"})
     assert not at.exception
-    assert at.number_input(key="aud_trials").value == 1000 and at.number_input(key="aud_n").value == 50
+    assert at.text_input(key="w_aud_trials").value == "1000" and at.text_input(key="w_aud_n").value == "50"
     # out-of-range link value ignored, with a message (escaped: shown as text, never as Markdown)
     assert any("aud\\_eta" in w.value for w in at.warning)
     m = _metrics(at)
@@ -71,6 +71,36 @@ def test_audit_page_stability_sweep_choice_and_link():
     assert not at.exception and "aud_over" not in at.query_params and "bound / measured" in _metrics(at)
 
 
+@pytest.mark.parametrize("box,typed,shown", [("w_aud_eps", "0", "0"), ("w_aud_n", "-5", "-5"),
+                                             ("w_aud_n", "6000", "6000"), ("w_aud_eps", "", "nothing"),
+                                             ("w_aud_trials", "2,5", "2,5"), ("w_aud_n", "2.5e1x", "2.5e1x"), ("w_aud_T", "1.5", "1.5")])
+def test_audit_invalid_input_one_error_no_stale_results(box, typed, shown):
+    # the contract of Calibrate: one error naming the box and its range, no results from other values, the box
+    # keeps what was typed, the link keeps the last valid values, and a valid value brings the results back
+    at = _run({"aud_trials": "200", "aud_n": "50", "aud_T": "50"})
+    assert not at.exception and at.metric
+    at.text_input(key=box).set_value(typed).run()
+    assert not at.exception
+    assert len(at.error) == 1, [e.value for e in at.error]
+    err = at.error[0].value.replace("\\", "")  # Markdown-escaped: 2\\.5 is shown as 2.5
+    label = {"w_aud_eps": "ε (claimed)", "w_aud_n": "n", "w_aud_trials": "trials", "w_aud_T": "T"}[box]
+    assert f"**{label}** must be" in err and shown in err and " from " in err
+    assert not at.metric  # no stale numbers
+    assert at.text_input(key=box).value == typed
+    assert at.query_params["aud_n"] in ("50", ["50"])
+    at.text_input(key=box).set_value({"w_aud_eps": "2", "w_aud_n": "4e1", "w_aud_trials": "1e2", "w_aud_T": "40"}[box]).run()
+    assert not at.exception and not at.error and at.metric
+
+
+def test_audit_numbers_in_scientific_notation_and_with_separators():
+    at = _run({"aud_T": "50"})
+    at.text_input(key="w_aud_trials").set_value("1,000").run()
+    assert at.text_input(key="w_aud_trials").value == "1000" and at.query_params["aud_trials"] in ("1000", ["1000"])
+    at.text_input(key="w_aud_n").set_value("6e1").run()
+    assert at.text_input(key="w_aud_n").value == "60" and at.query_params["aud_n"] in ("60", ["60"])
+    assert any("1000 trials" in md.value for md in at.markdown)
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # issue 22, item 3: a link never starts heavy work on page load; it waits for a click on Run
 
@@ -106,8 +136,8 @@ def test_click_runs_heavy_setting_and_light_ones_run_at_once(monkeypatch):
     assert not at.metric and at.button(key="aud_run")
     at.button(key="aud_run").click().run()
     assert not at.exception and "ε lower bound (95 %)" in _metrics(at)
-    at.number_input(key="aud_T").set_value(110).run()  # another heavy setting: waits again
+    at.text_input(key="w_aud_T").set_value("110").run()  # another heavy setting: waits again
     assert not at.metric and at.button(key="aud_run")
     monkeypatch.setattr(ap, "HEAVY_SECONDS", 30.0)
-    at.number_input(key="aud_T").set_value(120).run()  # light: runs at once
+    at.text_input(key="w_aud_T").set_value("120").run()  # light: runs at once
     assert not at.exception and "ε lower bound (95 %)" in _metrics(at)
