@@ -261,6 +261,8 @@ def _reproduce_estimate(args: argparse.Namespace) -> str:
     from dpviz import reproduce as rep
     from dpviz._validate import shown
 
+    if args.name not in experiments.EXPERIMENTS:
+        return ""  # reproduce() names the targets
     e = experiments.get(args.name)
     if e.kind in ("region", "bounds"):
         given = [opt for opt, val in (("--reps", args.reps), ("--seed", args.seed)) if val is not None]
@@ -444,14 +446,18 @@ def _run(argv: Sequence[str] | None) -> int:
         if estimate:
             print(estimate, file=sys.stderr, flush=True)
 
+        started = []
+
         def progress(frac: float) -> None:
+            started.append(True)
             print(f"\r{args.name}: {100 * frac:5.1f} %", end="", file=sys.stderr, flush=True)
 
         try:
             result = rep.reproduce(args.name, reps=args.reps, seed=0 if args.seed is None else args.seed,
                                    out_dir=args.out, progress=progress)
         finally:
-            print(file=sys.stderr)
+            if started:  # the progress line ends before the result or an error
+                print(file=sys.stderr)
         paths = {k: str(v) for k, v in result.items() if k in ("csv", "html", "md")}
         print(json.dumps(paths))
         return 0

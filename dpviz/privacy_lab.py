@@ -270,6 +270,9 @@ def mechanism(algorithm_id: str, **params) -> Mechanism:
                 f"{sig_c:.4g} buys ε = {buys_c:.4g} at δ₂ = {d2:.3g} (target ε₂ = {e2:.4g}); σ_c = {need_c:.4g} "
                 f"would suffice (the calibration releases σ_c = {released_c:.4g}, "
                 + ("the private one)." if ex.get("sigma_rule", "private") == "private" else "as printed)."))
+            from dpviz.papers.kang_pidp import PIDP_NOT_CERTIFIED
+
+            notes.append(PIDP_NOT_CERTIFIED)
         else:
             contribution = None
         mech = Mechanism(alg.id, alg.name, paper, "sgd", desc, n, T, 1, 2.0 * G, G, e1, d1, eps, delta,
