@@ -53,7 +53,9 @@ __all__ = [
     "mechanism",
     "accountants",
     "epsilon",
+    "epsilon_bracket",
     "sigma_for",
+    "sigma_bracket",
     "closed_form_sigma",
     "closed_form_epsilon",
     "evaluate",
@@ -396,6 +398,70 @@ def epsilon(mech: Mechanism, acc: Accountant, sigma, *, steps: int | None = None
     return accounting.epsilon_general(noise_multiplier=sigma / acc.sensitivity, **_kw(mech, acc, steps))
 
 
+def epsilon_bracket(mech: Mechanism, acc: Accountant, sigma) -> dict:
+    """σ → ε with its error bar: ``{"eps_upper", "eps_lower", "eps_estimate", "method", "grid", "converged",
+    "seconds", "note"}``.
+
+    * ``rdp``: ``eps_upper`` is the RDP bound (safe to claim); no lower bound (``eps_lower`` None);
+    * ``pld``: the pessimistic PLD on a grid refined until ε changes by < 1 % (``eps_upper``, safe to claim), the
+      optimistic PLD on the same grid (``eps_lower``: the exact ε is at least this), and their extrapolation to a
+      zero grid step (``eps_estimate``); :func:`dpviz.accounting.pld_bracket`.  When the PLD would not fit in memory
+      (tiny σ) ``eps_upper`` is None and ``note`` says why and how large it would be;
+    * ``analytic-gaussian``: exact (``eps_upper`` = ``eps_lower``)."""
+    import time as _time
+
+    sigma = v.check_positive("sigma (noise standard deviation)", sigma)
+    t0 = _time.perf_counter()
+    out = {"eps_upper": None, "eps_lower": None, "eps_estimate": None, "method": acc.name, "grid": None,
+           "converged": None, "seconds": 0.0, "note": ""}
+    if acc.name == "pld":
+        kw = _kw(mech, acc)
+        try:
+            br = accounting.pld_epsilon_bracket(noise_multiplier=sigma / acc.sensitivity, delta=kw["delta"],
+                                                steps=kw["steps"], sampling_prob=kw["sampling_prob"],
+                                                neighbouring=kw["neighbouring"])
+        except accounting.PldTooLarge as exc:
+            out["note"] = str(exc)
+        else:
+            out.update({k: br[k] for k in ("eps_upper", "eps_lower", "eps_estimate", "grid", "converged", "note")})
+    else:
+        e = _num(epsilon(mech, acc, sigma))
+        out["eps_upper"] = out["eps_estimate"] = e
+        if acc.name == "analytic-gaussian":
+            out["eps_lower"] = e
+            out["converged"] = True
+    for k in ("eps_upper", "eps_lower", "eps_estimate"):
+        out[k] = _num(out[k])
+    out["seconds"] = _time.perf_counter() - t0
+    return out
+
+
+def sigma_bracket(mech: Mechanism, acc: Accountant, eps) -> dict:
+    """ε → σ with its error bar: ``{"sigma_upper", "sigma_lower", "method", "grid", "converged", "seconds",
+    "note"}``.  ``sigma_upper`` certainly suffices (RDP, pessimistic PLD, exact analytic Gaussian); PLD's
+    ``sigma_lower`` is where the optimistic PLD would meet ε (an estimate of the bracket's low end)."""
+    import time as _time
+
+    eps = v.check_eps(eps)
+    t0 = _time.perf_counter()
+    out = {"sigma_upper": None, "sigma_lower": None, "method": acc.name, "grid": None, "converged": None,
+           "seconds": 0.0, "note": ""}
+    if acc.name == "pld":
+        kw = _kw(mech, acc)
+        res = accounting.pld_sigma_bracket(eps=eps, delta=kw["delta"], steps=kw["steps"],
+                                           sampling_prob=kw["sampling_prob"], neighbouring=kw["neighbouring"])
+        out["sigma_upper"] = res["z_upper"] * acc.sensitivity
+        out["sigma_lower"] = None if res["z_lower"] is None else res["z_lower"] * acc.sensitivity
+        out["grid"], out["converged"] = res["grid"], res["converged"]
+    else:
+        out["sigma_upper"] = sigma_for(mech, acc, eps)
+        if acc.name == "analytic-gaussian":
+            out["sigma_lower"] = out["sigma_upper"]
+            out["converged"] = True
+    out["seconds"] = _time.perf_counter() - t0
+    return out
+
+
 def sigma_for(mech: Mechanism, acc: Accountant, eps) -> float:
     """ε → σ: the smallest σ for which ``acc`` certifies (ε, δ) for ``mech`` (relative precision 1e-6 for RDP and
     the analytic Gaussian mechanism, 1e-4 for PLD).  Raises ``ValueError`` when the accountant cannot reach ε."""
@@ -417,6 +483,14 @@ def closed_form_epsilon(mech: Mechanism, sigma) -> float | None:
     [10⁻³, 10³] for the DP-SGD calibrations of Wang, Lei, Ying & Zhou)."""
     sigma = v.check_positive("sigma (noise standard deviation)", sigma)
     return None if mech._closed_inv is None else mech._closed_inv(sigma)
+
+
+#: What each accountant's number is (shown beside it).
+METHOD = {
+    "rdp": "RDP: upper bound (safe to claim), no lower bound",
+    "pld": "PLD: pessimistic = upper bound (safe to claim), optimistic = lower bound, on a refined grid",
+    "analytic-gaussian": "analytic Gaussian: exact",
+}
 
 
 def _num(x):
@@ -446,14 +520,33 @@ def evaluate(algorithm_id: str, *, sigma=None, names: tuple[str, ...] | None = N
                                "matches_paper": acc.matches_paper, "label": acc.label,
                                "sensitivity": acc.sensitivity, "sigma_for_eps": None, "eps_of_paper_sigma": None}
         errors = []
+        row["method"] = METHOD[acc.name]
         try:
-            row["sigma_for_eps"] = _num(sigma_for(mech, acc, mech.eps))
+            sb = sigma_bracket(mech, acc, mech.eps)
+            row["sigma_for_eps"] = _num(sb["sigma_upper"])
+            row["sigma_for_eps_lower"] = _num(sb["sigma_lower"])
         except ValueError as exc:
             errors.append(str(exc))
+        main = None
         if mech.paper_sigma is not None:
-            row["eps_of_paper_sigma"] = _num(epsilon(mech, acc, mech.paper_sigma))
+            main = epsilon_bracket(mech, acc, mech.paper_sigma)
+            row["eps_of_paper_sigma"] = main["eps_upper"]
+            row["eps_of_paper_sigma_lower"] = main["eps_lower"]
+            row["eps_of_paper_sigma_estimate"] = main["eps_estimate"]
+            if main["note"]:
+                errors.append(main["note"])
         if sigma is not None:
-            row["eps_of_sigma"] = _num(epsilon(mech, acc, sigma))
+            main = epsilon_bracket(mech, acc, sigma)
+            row["eps_of_sigma"] = main["eps_upper"]
+            row["eps_of_sigma_lower"] = main["eps_lower"]
+            row["eps_of_sigma_estimate"] = main["eps_estimate"]
+            if main["note"] and main["note"] not in errors:
+                errors.append(main["note"])
+        # the error bar of the row's main ε (of your σ if given, else of the paper's σ)
+        row["eps_upper"] = main["eps_upper"] if main else None
+        row["eps_lower"] = main["eps_lower"] if main else None
+        row["grid"] = main["grid"] if main else None
+        row["converged"] = main["converged"] if main else None
         row["sigma_ratio_to_paper"] = (row["sigma_for_eps"] / mech.paper_sigma
                                        if row["sigma_for_eps"] and mech.paper_sigma else None)
         if errors:
@@ -542,17 +635,38 @@ def calculator(*, n, noise_multiplier, delta, batch_size=None, sampling_rate=Non
         raise ValueError(f"sampling must be 'poisson' or 'without-replacement', got {sampling!r}.")
     if neighbouring not in accounting.NEIGHBOURINGS:
         raise ValueError(f"neighbouring must be 'add-remove' or 'replace-one', got {neighbouring!r}.")
+    if sampling == "without-replacement" and q < 1.0 and neighbouring != "replace-one":
+        raise ValueError("sampling without replacement (a fixed-size batch) is analysed under replace-one neighbours "
+                         "(the data set size n is public): choose neighbouring 'replace-one', or Poisson sampling for "
+                         "add/remove.")
     z = nm if neighbouring == "add-remove" else nm / 2.0
     rows = []
     for name in ("rdp", "pld"):
         t0 = time.perf_counter()
-        row = {"accountant": name, "eps": None, "note": ""}
+        row = {"accountant": name, "eps": None, "eps_upper": None, "eps_lower": None, "eps_estimate": None,
+               "method": METHOD[name], "grid": None, "converged": None, "note": ""}
         try:
-            row["eps"] = _num(accounting.epsilon_general(noise_multiplier=z, delta=delta, steps=T, sampling_prob=q,
-                                                         sampling=sampling, neighbouring=neighbouring,
-                                                         accountant=name))
+            if name == "pld":
+                if sampling == "without-replacement" and q < 1.0:
+                    raise ValueError("dp_accounting has no PLD accountant for sampling without replacement; the RDP "
+                                     "row (Wang, Balle & Kasiviswanathan 2019) is the one for it.")
+                br = accounting.pld_epsilon_bracket(noise_multiplier=z, delta=delta, steps=T, sampling_prob=q,
+                                                    neighbouring=neighbouring)
+                row.update({k: _num(br[k]) for k in ("eps_upper", "eps_lower", "eps_estimate", "grid")})
+                row["converged"], row["note"] = br["converged"], br["note"]
+                if br["eps_upper"] is None or not math.isfinite(br["eps_upper"]):
+                    row["note"] = (f"PLD certifies no finite ε at δ = {delta:.3g}: δ is below the probability mass "
+                                   "its grid truncates (about 1e-15 per composition), so use the RDP row.")
+                    row["eps_lower"] = row["eps_estimate"] = None
+            else:
+                row["eps_upper"] = row["eps_estimate"] = _num(accounting.epsilon_general(
+                    noise_multiplier=z, delta=delta, steps=T, sampling_prob=q, sampling=sampling,
+                    neighbouring=neighbouring, accountant=name))
+                if row["eps_upper"] is None:
+                    row["note"] = f"RDP certifies no finite ε at δ = {delta:.3g} with this noise."
         except ValueError as exc:
             row["note"] = str(exc)
+        row["eps"] = row["eps_upper"]
         row["seconds"] = time.perf_counter() - t0
         rows.append(row)
     return {"n": n, "steps": T, "sampling_prob": q, "noise_multiplier": nm, "sensitivity_factor":
