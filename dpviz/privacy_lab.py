@@ -67,7 +67,7 @@ __all__ = [
 
 #: The catalogue's algorithms with Gaussian noise that the lab covers, in catalogue order.
 ALGORITHMS = ("dpsgd-rdp", "dpsgd-rdp-pairwise", "dpsgd-pl", "pidp-sgd", "pairwise-sgd-output", "dpsgd-output",
-              "dpgd-sc", "dpgd-c", "dp-epoch-gd")
+              "dpgd-sc", "dpgd-c", "dpgdc", "dp-epoch-gd")
 
 #: Why accountants disagree, in plain words (shown on the Accounting page).
 EXPLANATION = (
@@ -182,6 +182,26 @@ def _classical(sens: float, factor: float):
 
 
 def mechanism(algorithm_id: str, **params) -> Mechanism:
+    """The mechanism of ``algorithm_id`` (see :func:`_mechanism`), with the calibration's verdict on the paper's
+    printed σ applied as in ``calibrate``: where the exact check (analytic Gaussian mechanism) finds that σ is not
+    (ε, δ)-DP for the mechanism, ``paper_feasible`` is False and a note gives the ε it really buys (issue 21)."""
+    mech = _mechanism(algorithm_id, **params)
+    ex = {}
+    if mech.kind != "sgd":  # closed-form calibrations: cheap to ask again for the verdict on the printed σ
+        ex = catalog.calibrate(mech.algorithm, **{k: val for k, val in params.items() if val is not None}).extras or {}
+    if ex.get("paper_sigma_private") is False and mech.paper_sigma is not None:
+        mech.paper_feasible = False
+        k = mech.steps
+        buys = _analytic_eps(mech.paper_sigma, math.sqrt(k) * mech.sensitivity, mech.delta)
+        mech.notes.append(
+            f"The paper's σ = {mech.paper_sigma:.4g} as printed is not (ε, δ)-DP for this mechanism: by the exact "
+            f"analytic Gaussian mechanism it buys ε = {buys:.4g} at δ = {mech.delta:.3g} (target ε = {mech.eps:g}); "
+            f"calibrate reports the same (paper_sigma_private = false) and releases σ = "
+            f"{float(ex.get('sigma_private', mech.paper_sigma)):.4g}.")
+    return mech
+
+
+def _mechanism(algorithm_id: str, **params) -> Mechanism:
     """The mechanism of ``algorithm_id`` at the catalogue parameters ``params`` (as for :func:`catalog.calibrate`),
     with the paper's σ from the catalogue's calibration.
 
@@ -315,6 +335,17 @@ def mechanism(algorithm_id: str, **params) -> Mechanism:
         closed_text = "σ = 4G√(1.25·T log(1/δ))/(nε) (Xue, Yang, Huai & Wang, Algorithm 2)"
         return Mechanism(alg.id, alg.name, paper, "full-batch", desc, n, T, 0, Delta, None, eps, delta, eps, delta,
                          _paper_sigma(cal), True, closed_text, notes, {}, closed, closed_inv)
+    if alg.id == "dpgdc":
+        if not cal.feasible:
+            raise ValueError(f"{cal.reason}; {cal.fix}")
+        Delta = float(ex["sensitivity"])
+        closed, closed_inv = _classical(Delta, math.sqrt(2.0 * math.log(1.25 / delta)))
+        desc = (f"One release: N(0, σ²I) is added once to the average of the T = {int(cal.T)} projected gradient "
+                f"descent iterates, whose replace-one sensitivity is 4ηGT/n = {Delta:.4g} (Xue, Yang, Huai & Wang, "
+                "Algorithm 4, Lemma 7).")
+        closed_text = "σ = 4√(2 ln(1.25/δ))·GTη/(nε) (Xue, Yang, Huai & Wang, Algorithm 4)"
+        return Mechanism(alg.id, alg.name, paper, "single-release", desc, n, 1, 0, Delta, None, eps, delta, eps,
+                         delta, _paper_sigma(cal), True, closed_text, notes, {}, closed, closed_inv)
     # dp-epoch-gd
     if not cal.feasible:
         raise ValueError(f"{cal.reason}; {cal.fix}")

@@ -45,6 +45,7 @@ PARAMS = {
     "dpsgd-output": ["T", "eta", "L", "M", "alpha", "R"],
     "dpgd-sc": ["G", "mu"],
     "dpgd-c": ["T", "G"],
+    "dpgdc": ["T", "eta", "G"],
     "dp-epoch-gd": ["eta", "G"],
 }
 LABEL = {"T": "T (steps)", "G": "G (gradient bound)", "eta": "η (step size)", "mu": "μ (strong convexity / PL)",
