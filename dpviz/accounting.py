@@ -43,7 +43,6 @@ ACCOUNTANTS = ("rdp", "pld")
 _Z_MIN = 1e-3  # below this the subsampled Gaussian gives essentially no privacy
 _Z_MAX = 1e7
 _MAX_BRACKET = 64  # cap on the bracket widenings of _root (log_4(_Z_MAX / _Z_MIN) = 17 suffice)
-_PLD_DISCRETIZATION = 1e-3
 
 
 def _check_common(delta, steps, sampling_prob, accountant):
@@ -425,7 +424,8 @@ def _wor_log_a_int(q: float, z: float, alphas, deltas):
         exact = np.minimum(t, math.log(2) + cgf_im1[0])[None, :]
         s = np.where(a <= 256, exact, s)
     f2 = 2.0 / (2.0 * z * z)
-    first = min(math.log(4) + f2 + math.log1p(-math.exp(-f2)), f2 + math.log(2))
+    # log(1 - e^{-f2}) as log(-expm1(-f2)): the same number, but finite when f2 is tiny (sigma 1e9: f2 = 1e-18)
+    first = min(math.log(4) + f2 + math.log(-math.expm1(-f2)), f2 + math.log(2))
     s = s + i * math.log(q) + logcomb
     s[:, 0] = 2 * math.log(q) + logcomb[:, 0] + first
     s = np.where(valid, s, -np.inf)

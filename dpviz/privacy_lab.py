@@ -286,11 +286,15 @@ def _mechanism(algorithm_id: str, **params) -> Mechanism:
                             "delta2": d2, "sigma_c_for_eps2": need_c, "eps_of_paper_sigma_c": buys_c,
                             "released_sigma_c": released_c, "sigma_rule": ex.get("sigma_rule", "printed")}
             notes.append(
-                f"Contribution noise: R = {rounds} Gaussian releases of sensitivity 2G/(nζ) = {sens_c:.4g} compose "
+                f"Contribution noise: R = {rounds} Gaussian releases of c_t = 2c_t^(o) + b^(c), sensitivity 4G/(nζ) = "
+                f"{sens_c:.4g} (dpviz's correction: the proof of Theorem 5 uses 2G/(nζ)), compose "
                 f"exactly into one with sensitivity √R·Δ (analytic Gaussian mechanism): the paper's σ_c = "
                 f"{sig_c:.4g} buys ε = {buys_c:.4g} at δ₂ = {d2:.3g} (target ε₂ = {e2:.4g}); σ_c = {need_c:.4g} "
                 f"would suffice (the calibration releases σ_c = {released_c:.4g}, "
                 + ("the private one)." if ex.get("sigma_rule", "private") == "private" else "as printed)."))
+            from dpviz.papers.kang_pidp import PIDP_NOT_CERTIFIED
+
+            notes.append(PIDP_NOT_CERTIFIED)
         else:
             contribution = None
         mech = Mechanism(alg.id, alg.name, paper, "sgd", desc, n, T, 1, 2.0 * G, G, e1, d1, eps, delta,
@@ -560,14 +564,22 @@ def evaluate(algorithm_id: str, *, sigma=None, names: tuple[str, ...] | None = N
             errors.append(str(exc))
         main = None
         if mech.paper_sigma is not None:
-            main = epsilon_bracket(mech, acc, mech.paper_sigma)
+            try:
+                main = epsilon_bracket(mech, acc, mech.paper_sigma)
+            except ValueError as exc:
+                main = {"eps_upper": None, "eps_lower": None, "eps_estimate": None, "grid": None,
+                        "converged": None, "note": str(exc)}
             row["eps_of_paper_sigma"] = main["eps_upper"]
             row["eps_of_paper_sigma_lower"] = main["eps_lower"]
             row["eps_of_paper_sigma_estimate"] = main["eps_estimate"]
             if main["note"]:
                 errors.append(main["note"])
         if sigma is not None:
-            main = epsilon_bracket(mech, acc, sigma)
+            try:
+                main = epsilon_bracket(mech, acc, sigma)
+            except ValueError as exc:
+                main = {"eps_upper": None, "eps_lower": None, "eps_estimate": None, "grid": None,
+                        "converged": None, "note": str(exc)}
             row["eps_of_sigma"] = main["eps_upper"]
             row["eps_of_sigma_lower"] = main["eps_lower"]
             row["eps_of_sigma_estimate"] = main["eps_estimate"]
@@ -624,6 +636,11 @@ def eps_vs_steps(mech: Mechanism, acc: Accountant, sigma, steps_grid) -> list[fl
     return [epsilon(mech, acc, sigma, steps=int(t)) for t in steps_grid]
 
 
+#: Noise multipliers the calculator accepts (beyond, 1/z^2 overflows or underflows); the PLD accountant measures its
+#: grid before building it and says how large it would be where it does not fit (:func:`dpviz.accounting.pld_bracket`).
+NOISE_MULTIPLIER_RANGE = (1e-12, 1e12)
+
+
 def calculator(*, n, noise_multiplier, delta, batch_size=None, sampling_rate=None, epochs=None, steps=None,
                sampling="poisson", neighbouring="add-remove") -> dict:
     r"""A general DP-SGD privacy calculator in the style of TF Privacy's ``compute_dp_sgd_privacy`` and Opacus.
@@ -638,6 +655,9 @@ def calculator(*, n, noise_multiplier, delta, batch_size=None, sampling_rate=Non
     """
     n = v.check_n(n)
     nm = v.check_positive("noise_multiplier (sigma / clipping norm)", noise_multiplier)
+    if not NOISE_MULTIPLIER_RANGE[0] <= nm <= NOISE_MULTIPLIER_RANGE[1]:
+        raise ValueError(f"noise_multiplier (sigma / clipping norm) must be a number from "
+                         f"{NOISE_MULTIPLIER_RANGE[0]:g} to {NOISE_MULTIPLIER_RANGE[1]:g}, got {v.shown(noise_multiplier)}.")
     delta = v.check_delta(delta)
     if (batch_size is None) == (sampling_rate is None):
         raise ValueError("give exactly one of batch_size and sampling_rate.")
