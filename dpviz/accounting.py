@@ -18,8 +18,12 @@ Two accountants are available:
     milliseconds whatever ``steps`` is.  The conversion RDP → (ε, δ) is the one of ``dp_accounting``
     (Canonne, Kamath & Steinke 2020), slightly tighter than the classical ε = ρ(λ) + log(1/δ)/(λ − 1).
 ``"pld"``
-    privacy-loss distributions (:class:`dp_accounting.pld.PLDAccountant`), tighter but slower (self-composition
-    by FFT: about 0.1–1 s per evaluation for large ``steps``); use it for checks, not in loops.
+    privacy-loss distributions (dp_accounting's PLD, self-composition by FFT), tighter but slower.  The grid is
+    refined until ε changes by < 1 % within a work budget counted in grid points, and the answer carries its error
+    bar: pessimistic PLD (upper bound), optimistic PLD or the PRV accountant of Gopi, Lee & Wutschitz 2021 (lower
+    bound) — :func:`pld_bracket`, :func:`pld_epsilon_bracket`, :func:`pld_sigma_bracket`.  The size of the grid is
+    measured on a small probe before any work; where it would not fit, :class:`PldTooLarge` (a ``ValueError``) says
+    how large it would be.
 
 The neighbouring relation is add/remove-one (the relation of the moments accountant).  For a replace-one analysis
 pass the replace-one sensitivity (2G for gradients bounded by G) when converting σ to z = σ / sensitivity; see
@@ -35,7 +39,8 @@ from typing import Callable
 
 from dpviz import _validate as v
 
-__all__ = ["ACCOUNTANTS", "epsilon_for", "noise_multiplier_for", "rdp_epsilon_gaussian"]
+__all__ = ["ACCOUNTANTS", "PldTooLarge", "epsilon_for", "noise_multiplier_for", "pld_bracket", "pld_epsilon_bracket",
+           "pld_sigma_bracket", "rdp_epsilon_gaussian"]
 
 #: Supported accountants.
 ACCOUNTANTS = ("rdp", "pld")
@@ -574,54 +579,46 @@ def _pld_sigma(eps: float, delta: float, steps: int, q: float, replace: bool, rt
     except ValueError:
         z0 = max(q * math.sqrt(steps * math.log(1.0 / delta)) / eps, 0.5)
     slope = _rdp_slope(z0 / 2.0 if replace else z0, delta, steps, q)
-    br = pld_bracket(z0, delta, steps, q, replace=replace, lower=False)
-    work = 0
-    grid, e = br.grid, br.eps_upper
-    z = z0
-    lo = hi = None  # (log z, log ε): the largest z seen with ε > target, the smallest with ε <= target
-    prev = None
+    br = pld_bracket(z0, delta, steps, q, replace=replace, lower=False, budget=PLD_BUDGET / 2)
+    grid = br.grid
+    # the search runs on a grid 4x coarser (a quarter of the points; pessimistic, so its z is at least the fine
+    # grid's), then at most two secant steps at the fine grid refine it
+    coarse = min(4.0 * grid, max(_PLD_START, grid))
+    z_c = z0
+    for _ in range(8):  # a smaller z has a wider privacy loss: coarsen if it no longer fits
+        try:
+            z_c = _pld_secant(eps, delta, steps, q, replace, coarse, True, 0.8 * z0, z0, max(rtol, 1e-3))
+            break
+        except PldTooLarge:
+            coarse *= 2.0
+            grid = max(grid, coarse / 4.0)
+            if coarse > _PLD_COARSEST:
+                raise
+    e_c2 = _pld_eval(z_c * 0.98, delta, steps, q, replace, coarse, True)[0]
+    e_c1 = _pld_eval(z_c, delta, steps, q, replace, coarse, True)[0]
+    slope = math.log(e_c2 / e_c1) / math.log(0.98) if 0 < e_c1 < e_c2 < math.inf else slope
+    slope = min(max(slope, -20.0), -0.05)
+    best = None
+    z, work = z_c, 0
     target = math.log(eps) + math.log1p(-0.3 * rtol)  # aim just below the target
-    for _ in range(6):
-        le = math.log(e) if 0 < e < math.inf else (-math.inf if e <= 0 else math.inf)
-        p = (math.log(z), le)
-        if e <= eps:
-            hi = p if hi is None or p[0] < hi[0] else hi
-        else:
-            lo = p if lo is None or p[0] > lo[0] else lo
-        if hi is not None and (hi[1] >= math.log(eps) + math.log1p(-rtol) or lo is not None and hi[0] - lo[0] < rtol):
-            break
-        if prev is not None and math.isfinite(le) and math.isfinite(prev[1]) and p[0] != prev[0] and le != prev[1]:
-            slope = min(max((le - prev[1]) / (p[0] - prev[0]), -20.0), -0.05)
-        if math.isfinite(le):
-            prev = p
-            lz = p[0] + (le - target) / -slope
-        else:
-            lz = p[0] + (math.log(2.0) if le > 0 else -math.log(2.0))
-        if lo is not None and hi is not None and not lo[0] < lz < hi[0]:
-            lz = 0.5 * (lo[0] + hi[0])
-        cost = _pld_eval(z, delta, steps, q, replace, grid, True)[2]
-        if work + 2 * cost > 2 * PLD_BUDGET:
-            break
-        z = min(max(math.exp(lz), _Z_MIN), _Z_MAX)
+    for _ in range(3):
         try:
             e, _dt, pts = _pld_eval(z, delta, steps, q, replace, grid, True)
         except PldTooLarge:
             break
         work += pts
-    while hi is None:  # not certified yet (time ran out above the target): step up until it is
-        z = math.exp(lo[0]) * 1.25 if lo is not None else z * 1.25
-        if z > _Z_MAX:
-            raise ValueError(f"no noise multiplier up to {_Z_MAX:g} reaches eps = {eps:g} by PLD.")
-        e = _pld_eval(z, delta, steps, q, replace, grid, True)[0]
-        if e <= eps:
-            hi = (math.log(z), math.log(e) if e > 0 else -math.inf)
-        else:
-            lo = (math.log(z), math.log(e))
-    best = (math.exp(hi[0]), math.exp(hi[1]))
+        if e <= eps and (best is None or z < best[0]):
+            best = (z, e)
+        if not (0 < e < math.inf) or (e <= eps and e >= eps * (1.0 - rtol)) or work + pts > PLD_BUDGET:
+            break
+        z = z * math.exp((math.log(e) - target) / -slope)
+    if best is None:  # the fine grid disagrees with the coarse one at z_c (rare): z_c is certified at the coarse grid
+        best = (z_c, e_c1)
+        grid = coarse
     z_up, e_up = best
     z_low = None
     try:
-        if work <= 2 * PLD_BUDGET:
+        if work <= PLD_BUDGET:
             e_lo = _pld_eval(z_up, delta, steps, q, replace, grid, False)[0]
             if 0 < e_lo <= eps:
                 z_low = z_up * math.exp(math.log(e_lo / eps) / -slope)
@@ -768,10 +765,10 @@ def noise_multiplier_general(*, eps, delta, steps, sampling_prob=1.0, sampling="
 
 #: Largest PLD grid (number of points of one array) dpviz builds: about 8 MB of float64 per array, about a second of work.
 PLD_MAX_POINTS = 2**20
-#: Work budget of one PLD ε, in grid points summed over the grids evaluated (about 1–2 µs each on one core, so about
-#: 2 s); a refinement is started only if its predicted size (the last grid's points × the refinement factor) fits.
-#: Counting points, not seconds, keeps every answer reproducible whatever the machine's load.
-PLD_BUDGET = 1_000_000
+#: Work budget of one PLD ε, in grid points summed over the grids evaluated (about 2 µs each on one core, so about
+#: half a second); a refinement is started only if its predicted size (the last grid's points × the refinement factor)
+#: fits.  Counting points, not seconds, keeps every answer reproducible whatever the machine's load.
+PLD_BUDGET = 250_000
 #: Coarsest grid step tried first (then 4× finer: dp_accounting's former fixed grid 1e-3 is the second one).
 _PLD_START = 4e-3
 
@@ -1000,7 +997,7 @@ def pld_bracket(z: float, delta: float, steps: int, q: float, *, replace: bool =
         else:
             note = (note + "; " if note else "") + "no work budget left for the optimistic (lower) PLD"
         if not replace and (lo is None or upper - lo > rel_tol * upper):
-            prv = _prv_within(z, delta, steps, q, max(upper * rel_tol / 2.0, 1e-6), budget)
+            prv = _prv_within(z, delta, steps, q, max(upper * rel_tol / 2.0, 1e-6), budget / 2)
             if prv is not None:
                 if math.isfinite(prv[0]) and (lo is None or prv[0] > lo):
                     lo, lower_from = min(max(prv[0], 0.0), upper), "prv"
