@@ -154,6 +154,13 @@ def _only(params: dict, func) -> dict:
 _LE = r"\le"
 
 
+def _txt(x) -> str:
+    """A number for plain text (the page writes 1e-08 as 10⁻⁸)."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
+        return f"{x:.4g}"
+    return str(x)
+
+
 def _fmt(x) -> str:
     """A number for text and LaTeX: 4 significant digits, powers of ten written out."""
     if x is None:
@@ -347,10 +354,10 @@ def _live_gaussian(state: dict, progress=None) -> dict:
               "delta_of_classical": d_classical, "eps": eps, "delta": delta, "sensitivity": sens}
     numbers = [("classical σ", classical), ("exact σ", exact), ("exact / classical", exact / classical),
                ("true δ of the classical σ", d_classical)]
-    status = (("success", f"The classical σ is (ε, δ)-DP here: its true δ is {_fmt(d_classical)} ≤ δ.")
+    status = (("success", f"The classical σ is (ε, δ)-DP here: its true δ is {_txt(d_classical)} ≤ δ.")
               if d_classical <= delta else
-              ("error", f"The classical σ is NOT (ε, δ)-DP here: its true δ is {_fmt(d_classical)} > δ "
-                        f"= {_fmt(delta)} (its proof needs ε < 1)."))
+              ("error", f"The classical σ is NOT (ε, δ)-DP here: its true δ is {_txt(d_classical)} > δ "
+                        f"= {_txt(delta)} (its proof needs ε < 1)."))
     tex = (r"\sigma_{\rm classical} = \frac{\Delta\sqrt{2\ln(1.25/\delta)}}{\epsilon} = "
            rf"\frac{{{_fmt(sens)}\sqrt{{2\ln(1.25/{_fmt(delta)})}}}}{{{_fmt(eps)}}} = {_fmt(classical)}")
     return {"values": values, "numbers": numbers, "tex": tex, "status": status, "notes": [],
@@ -694,8 +701,8 @@ def solve_classical_private(state: dict, values: dict | None = None) -> dict:
     d = gaussian.delta_of(a, p["G"], p["eps"])
     yes = d <= p["delta"]
     return {"answer": "yes" if yes else "no",
-            "text": f"The exact δ of the classical σ at ε = {p['eps']:g} is {_fmt(d)}, "
-                    f"{'at most' if yes else 'above'} the target δ = {_fmt(p['delta'])}.",
+            "text": f"The exact δ of the classical σ at ε = {p['eps']:g} is {_txt(d)}, "
+                    f"{'at most' if yes else 'above'} the target δ = {_txt(p['delta'])}.",
             "tex": rf"\delta(\sigma_{{\rm classical}}) = {_fmt(d)}\ {_LE if yes else '>'}\ {_fmt(p['delta'])}"}
 
 
@@ -866,7 +873,10 @@ def solve_paper_sigma(state: dict, values: dict | None = None) -> dict:
 
 
 def solve_private_sigma_n_doubles(state: dict, values: dict | None = None) -> dict:
-    return solve_sigma_n_doubles(state, values)
+    a, b, r = _ratio_of(state, "n", 2, "n")
+    return {"answer": r, "text": "The exact Gaussian σ is proportional to the sensitivity 8G/(μn), which halves "
+                                 "when n doubles.",
+            "tex": rf"\frac{{\sigma(2n)}}{{\sigma(n)}} = \frac{{{_fmt(b)}}}{{{_fmt(a)}}} = {_fmt(r)}"}
 
 
 def solve_sigma_c_private(state: dict, values: dict | None = None) -> dict:
@@ -876,11 +886,11 @@ def solve_sigma_c_private(state: dict, values: dict | None = None) -> dict:
     ex = catalog.calibrate("pidp-sgd", **p).extras
     yes = bool(ex["sigma_c_paper_private"])
     return {"answer": "yes" if yes else "no",
-            "text": f"Theorem 5's σ_c = {_fmt(ex['sigma_c_paper'])}; the exact Gaussian composition of the R releases "
-                    f"gives a true δ of {_fmt(ex['sigma_c_paper_exact_delta'])} at (ε₂, δ₂) = ({_fmt(ex['eps2'])}, "
-                    f"{_fmt(ex['delta2'])}).",
-            "tex": rf"\delta(\sigma_c) = {_fmt(ex['sigma_c_paper_exact_delta'])}\ {_LE if yes else '>'}\ "
-                   rf"\delta_2 = {_fmt(ex['delta2'])}"}
+            "text": f"Theorem 5's σ_c = {_txt(ex['sigma_c_paper'])}; the exact Gaussian composition of the R releases "
+                    f"gives a true δ of {_txt(ex['sigma_c_paper_exact_delta'])} at (ε₂, δ₂) = ({_txt(ex['eps2'])}, "
+                    f"{_txt(ex['delta2'])}).",
+            "tex": rf"\delta(\sigma_c) = {_txt(ex['sigma_c_paper_exact_delta'])}\ {_LE if yes else '>'}\ "
+                   rf"\delta_2 = {_txt(ex['delta2'])}"}
 
 
 def solve_max_certifiable(state: dict, values: dict | None = None) -> dict:
@@ -1544,7 +1554,8 @@ def lesson_notebook(lesson_id: str, *, solutions: bool):
                                   "fill in the cells marked `# your turn`.") + "\n\nAfter this lesson you can:\n"
                                   + "\n".join(f"- {o}" for o in lesson.objectives)),
              v4.new_code_cell("import json\nfrom dpviz import lessons, catalog, gaussian, audit\n"
-                              "from dpviz.lessons import params_of, _only, _fmt, _cal_noise, _ratio_of, "
+                              "# helpers the solutions use: the view's parameters, formatting, feasibility search\n"
+                              "from dpviz.lessons import params_of, _only, _fmt, _txt, _LE, _cal_noise, _ratio_of, "
                               "_smallest_feasible_eps\n"
                               f"LESSON = lessons.get_lesson({lesson_id!r})")]
     for i, step in enumerate(lesson.steps, 1):

@@ -6,6 +6,7 @@ under their ordinary view names (``eps=0.5``).
 """
 
 import hashlib
+import inspect
 import json
 
 import plotly.graph_objects as go
@@ -27,6 +28,8 @@ PRESENTER_CSS = (
 INPUT_LABELS = {"n": "n", "d": "d", "eps": "ε", "log10_delta": "log10 δ", "T": "T", "eta": "η", "G": "G (Δ)",
                 "L": "L", "mu": "μ", "alpha": "α", "reps": "repetitions", "aud_trials": "trials",
                 "aud_reps": "repetitions", "aud_n": "n", "aud_eps": "ε claimed"}
+#: keyboard arrows for Back / Next where the installed Streamlit has button shortcuts
+_KEYS = "shortcut" in inspect.signature(st.button).parameters
 PAGE_TITLES = {"calibrate": "Calibrate", "bounds": "Bounds", "simulate": "Simulate", "accounting": "Accounting",
                "audit": "Audit"}
 
@@ -189,15 +192,15 @@ def step_view(lesson_id: str) -> None:
     step = lesson.steps[k - 1]
     if present:
         st.html(PRESENTER_CSS)
-    top = st.columns([6, 1, 1, 1])
-    top[0].markdown(f"### {lesson.title}")
-    top[1].button("◀ Back", key="les_back", on_click=_go, args=(lesson_id, k - 1), disabled=k <= 1,
-                  shortcut="Left", width="stretch")
-    top[2].button("Next ▶", key="les_next", on_click=_go, args=(lesson_id, k + 1), disabled=k >= n_steps,
-                  shortcut="Right", width="stretch", type="primary")
-    top[3].button("Exit presenter" if present else "Presenter mode", key="les_present_btn",
+    st.markdown(f"### {lesson.title}")
+    top = st.columns([1.2, 1.2, 1.8, 4])
+    top[0].button("◀ Back", key="les_back", on_click=_go, args=(lesson_id, k - 1), disabled=k <= 1,
+                  width="stretch", **({"shortcut": "Left"} if _KEYS else {}))
+    top[1].button("Next ▶", key="les_next", on_click=_go, args=(lesson_id, k + 1), disabled=k >= n_steps,
+                  width="stretch", type="primary", **({"shortcut": "Right"} if _KEYS else {}))
+    top[2].button("Exit presenter mode" if present else "Presenter mode", key="les_present_btn",
                   on_click=_toggle_present, width="stretch")
-    st.progress(k / n_steps, text=f"Step {k} of {n_steps}")
+    top[3].progress(k / n_steps, text=f"Step {k} of {n_steps}")
     st.header(f"{k}. {step.title}")
     st.markdown(step.text)
 
@@ -205,7 +208,8 @@ def step_view(lesson_id: str) -> None:
     over = {name: val for name, val in st.session_state["_les_over"].items() if name in step.inputs}
     over.update({name: val for name, val in locks.items() if name in step.inputs})
     state = L.step_state(step, over)
-    _inputs(step, state, lesson_id, k)
+    with st.container():
+        _inputs(step, state, lesson_id, k)
     _sync()
     invalid = {n: m for n, m in st.session_state["_les_invalid"].items() if n in step.inputs}
     if invalid:
@@ -244,12 +248,14 @@ def step_view(lesson_id: str) -> None:
     with st.container():
         if step.question:
             _question(step, state, out["values"], lesson_id, k)
-    link = L.page_link(step, state)
-    if link and not present:
-        page = L.VIEWS[step.view]
-        st.link_button(f"Open in {PAGE_TITLES[page]} with these settings", link)
-    if not present:
-        lecturer_tools(lesson, k, step, state)
+    with st.container():
+        link = L.page_link(step, state)
+        if link and not present:
+            page = L.VIEWS[step.view]
+            st.link_button(f"Open in {PAGE_TITLES[page]} with these settings", link)
+    with st.container():
+        if not present:
+            lecturer_tools(lesson, k, step, state)
 
 
 def lecturer_tools(lesson, k: int, step, state: dict) -> None:
