@@ -90,14 +90,28 @@ VIEWS: dict[str, str | None] = {
 #: views run in the worker pool (a small simulation, audit or stability run: seconds)
 HEAVY = ("simulate", "stability", "audit")
 
-#: values an animated parameter plays through
+def _nice_logspace(lo: float, hi: float, per_decade: int, integer: bool) -> tuple:
+    """Values from lo to hi, ``per_decade`` a decade, rounded to two significant digits (distinct)."""
+    k = int(round(math.log10(hi / lo) * per_decade))
+    out = []
+    for i in range(k + 1):
+        x = float(f"{lo * 10 ** (i / per_decade):.2g}")
+        x = int(round(x)) if integer else x
+        if x not in out:
+            out.append(x)
+    return tuple(out)
+
+
+#: values an animated parameter plays through (one chart frame each; 10 frames a second)
 _ANIM = {
-    "eps": (0.1, 0.15, 0.2, 0.3, 0.5, 0.7, 1.0, 1.5, 2.0, 3.0, 5.0, 7.0, 10.0),
-    "n": (100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000, 500_000, 1_000_000),
-    "alpha": (0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0),
-    "T": (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000),
-    "aud_trials": (100, 200, 500, 1000, 2000, 5000, 10_000, 20_000, 50_000, 100_000, 200_000),
+    "eps": _nice_logspace(0.1, 10.0, 8, False),
+    "n": _nice_logspace(100, 1_000_000, 6, True),
+    "alpha": tuple(i / 20 for i in range(21)),
+    "T": _nice_logspace(10, 100_000, 6, True),
+    "aud_trials": tuple(2 * (m // 2) for m in _nice_logspace(100, 200_000, 6, True)),
 }
+#: milliseconds a frame of an animation is shown (10 frames a second)
+FRAME_MS = 100
 
 
 def animation_values(param: str) -> tuple:
@@ -275,6 +289,19 @@ _CURVES: dict[str, Callable[[dict], dict]] = {"gaussian": _curve_gaussian, "cali
                                               "bound": _curve_bound, "certifiable": _curve_certifiable}
 
 
+def _log_ticks(values) -> list[float] | None:
+    """Tick values 1-2-5 × 10^k over the range of ``values`` (powers of ten only when that is too many), so that a
+    log axis is labelled with whole numbers rather than Plotly's bare leading digits."""
+    vals = _finite(values)
+    if not vals:
+        return None
+    lo, hi = math.floor(math.log10(min(vals))), math.ceil(math.log10(max(vals)))
+    ticks = [m * 10.0**k for k in range(lo, hi + 1) for m in (1, 2, 5) if min(vals) <= m * 10.0**k <= max(vals)]
+    if len(ticks) > 10:
+        ticks = [10.0**k for k in range(lo, hi + 1) if min(vals) <= 10.0**k <= max(vals)]
+    return ticks if len(ticks) >= 2 else None
+
+
 def _curve_figure(curve: dict, title: str) -> dict:
     import plotly.graph_objects as go
 
@@ -284,9 +311,15 @@ def _curve_figure(curve: dict, title: str) -> dict:
     mx, my = curve["marker"]
     fig.add_trace(go.Scatter(x=[mx], y=[my], mode="markers", marker={"size": 13, "color": "black"},
                              name="this step"))
-    fig.update_layout(title=title, xaxis_title=curve["xname"], yaxis_title=curve["yname"], height=420,
+    fig.update_layout(title=title, xaxis_title=curve["xname"], yaxis_title=curve["yname"], height=460,
                       xaxis_type="log" if curve["log"][0] else None, yaxis_type="log" if curve["log"][1] else None,
-                      legend={"orientation": "h", "y": -0.2})
+                      legend={"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0}, margin={"t": 90})
+    for axis, on, vals in (("xaxis", curve["log"][0], curve["x"]),
+                           ("yaxis", curve["log"][1], [y for s in curve["series"].values() for y in s]
+                            + [curve["marker"][1]])):
+        ticks = _log_ticks(vals) if on else None
+        if ticks:
+            fig.update_layout({axis: {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}})
     return fig.to_plotly_json()
 
 
@@ -310,7 +343,11 @@ def animated_figure(step: Step, state: dict, title: str) -> dict:
             continue
     if not curves:
         raise ValueError(f"no frame of the animation over {param} can be computed at these settings")
-    first = go.Figure(_curve_figure(curves[0][1], title))
+    first = go.Figure(_curve_figure({**curves[0][1], "x": [x for _v, c in curves for x in c["x"]],
+                                     "series": {**curves[0][1]["series"], "_all": [
+                                         y for _v, c in curves for s in c["series"].values() for y in s]}},
+                                    title))
+    first.data = first.data[:-2] + first.data[-1:]  # the "_all" trace only fixed the ticks over every frame
     ys = [y for _v, c in curves for s in c["series"].values() for y in _finite(s)] + \
          [y for _v, c in curves for y in _finite([c["marker"][1]])]
     xs = [x for _v, c in curves for x in _finite(c["x"])]
@@ -325,15 +362,18 @@ def animated_figure(step: Step, state: dict, title: str) -> dict:
                            autorange=False)
     name = "ε" if param == "eps" else ("α" if param == "alpha" else param)
     first.update_layout(
-        updatemenus=[{"type": "buttons", "showactive": False, "x": 0, "y": 1.18, "xanchor": "left",
+        height=560, margin={"t": 90, "b": 150},
+        updatemenus=[{"type": "buttons", "showactive": False, "direction": "left", "x": 0, "y": -0.2,
+                      "xanchor": "left", "yanchor": "top", "pad": {"t": 45},
                       "buttons": [{"label": "▶ Play", "method": "animate",
-                                   "args": [None, {"frame": {"duration": 400, "redraw": True}, "fromcurrent": True,
-                                                   "transition": {"duration": 0}}]},
+                                   "args": [None, {"frame": {"duration": FRAME_MS, "redraw": False},
+                                                   "fromcurrent": True, "transition": {"duration": 0}}]},
                                   {"label": "❚❚ Pause", "method": "animate",
                                    "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}]}]}],
-        sliders=[{"active": 0, "currentvalue": {"prefix": f"{name} = "}, "pad": {"t": 40},
+        sliders=[{"active": 0, "x": 0.16, "len": 0.84, "y": -0.2, "yanchor": "top", "pad": {"t": 45},
+                  "currentvalue": {"prefix": f"{name} = ", "xanchor": "left"}, "font": {"size": 9},
                   "steps": [{"label": _label(v), "method": "animate",
-                             "args": [[_label(v)], {"frame": {"duration": 0, "redraw": True}, "mode": "immediate"}]}
+                             "args": [[_label(v)], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}]}
                             for v, _c in curves]}])
     return first.to_plotly_json()
 

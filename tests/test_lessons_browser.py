@@ -195,9 +195,10 @@ def test_presenter_mode_and_lock(server):
         _at_step(page, lesson, 3)
         page.wait_for_timeout(2000)
         assert not page.locator("[data-testid='stSidebar']").is_visible()
-        size = page.evaluate("() => parseFloat(getComputedStyle(document.querySelector("
-                             "'[data-testid=\"stMarkdownContainer\"] p')).fontSize)")
-        assert size >= 24, size
+        size = page.evaluate("() => Math.max(...Array.from(document.querySelectorAll('.stMarkdown p'))"
+                             ".filter(p => p.textContent.startsWith('δ is the probability'))"
+                             ".map(p => parseFloat(getComputedStyle(p).fontSize)))")
+        assert size >= 24, size  # the step's text, readable from the back of a room
         assert page.get_by_role("button", name="Next").is_visible()
         page.screenshot(path=str(OUT / "lessons_presenter_1280x720.png"))
         for k in (4, 5, 6):
