@@ -219,6 +219,36 @@ def _cal_noise(algorithm_id: str, p: dict) -> float | None:
     return float(val) if c.feasible and val is not None else None
 
 
+def _xparam(kind: str, state: dict) -> str:
+    """The parameter on the x-axis of a curve kind's chart."""
+    if kind == "gaussian":
+        return "eps"
+    if kind == "certifiable":
+        return "aud_trials"
+    if kind == "bound":
+        return state["sweep"] if state["sweep"] in ("n", "eps") else "n"
+    return state["sweep"] if state["sweep"] in _SWEEP_GRID else "eps"
+
+
+def _marker(kind: str, state: dict) -> tuple:
+    """(x, y) of the step's own point on its chart."""
+    from dpviz import audit, catalog, gaussian
+
+    p = params_of(state)
+    if kind == "gaussian":
+        return state["eps"], gaussian.sigma_for(state["eps"], p["delta"], p["G"], rtol=1e-9)
+    if kind == "certifiable":
+        return state["aud_trials"], audit.max_certifiable(state["aud_trials"] // 2, 1e-5)
+    name = _xparam(kind, state)
+    if kind == "bound":
+        thm = catalog.get_theorem(state["theorems"][0])
+        try:
+            return p[name], catalog.bound(thm.id, **_only(p, thm.bound)).total
+        except ValueError:
+            return p[name], None
+    return p[name], _cal_noise(state["algorithm"], p)
+
+
 def _curve_gaussian(state: dict) -> dict:
     """σ against ε: the classical and the exact (analytic) calibration of the Gaussian mechanism."""
     from dpviz import gaussian
@@ -229,7 +259,7 @@ def _curve_gaussian(state: dict) -> dict:
     exact = [gaussian.sigma_for(e, p["delta"], p["G"], rtol=1e-9) for e in xs]
     return {"x": xs, "series": {"classical σ = Δ√(2 ln(1.25/δ))/ε": classical, "exact σ (Balle & Wang)": exact},
             "xname": "ε", "yname": "σ", "log": (True, True),
-            "marker": (state["eps"], gaussian.sigma_for(state["eps"], p["delta"], p["G"], rtol=1e-9))}
+            "marker": _marker("gaussian", state)}
 
 
 def _curve_calibrate(state: dict) -> dict:
@@ -244,7 +274,7 @@ def _curve_calibrate(state: dict) -> dict:
             q["delta"] = 1.0 / float(x) ** 2
         ys.append(_cal_noise(state["algorithm"], q))
     return {"x": xs, "series": {"σ (None where not private)": ys}, "xname": name if name != "eps" else "ε",
-            "yname": "σ", "log": (True, True), "marker": (p[name], _cal_noise(state["algorithm"], p))}
+            "yname": "σ", "log": (True, True), "marker": _marker("calibrate", state)}
 
 
 def _curve_bound(state: dict) -> dict:
@@ -269,9 +299,8 @@ def _curve_bound(state: dict) -> dict:
         for t in b.terms:
             series.setdefault(t.name, [None] * i).append(t.value)
         series.setdefault("total", [None] * i).append(b.total)
-    cur = catalog.bound(thm.id, **_only(p, thm.bound)).total
     return {"x": xs, "series": series, "xname": name if name != "eps" else "ε", "yname": "bound",
-            "log": (True, True), "marker": (p[name], cur)}
+            "log": (True, True), "marker": _marker("bound", state)}
 
 
 def _curve_certifiable(state: dict) -> dict:
@@ -282,7 +311,7 @@ def _curve_certifiable(state: dict) -> dict:
     ys = [audit.max_certifiable(m // 2, delta) for m in xs]
     return {"x": xs, "series": {"most ε the trials can certify": ys}, "xname": "trials (half on D, half on D′)",
             "yname": "ε", "log": (True, False),
-            "marker": (state["aud_trials"], audit.max_certifiable(state["aud_trials"] // 2, delta))}
+            "marker": _marker("certifiable", state)}
 
 
 _CURVES: dict[str, Callable[[dict], dict]] = {"gaussian": _curve_gaussian, "calibrate": _curve_calibrate,
@@ -335,16 +364,26 @@ def animated_figure(step: Step, state: dict, title: str) -> dict:
 
     param = step.animate
     curves = []
+    same_axis = _xparam(step.view, state) == param
+    base = _CURVES[step.view](state) if same_axis else None
     for val in animation_values(param):
         try:
             st = {**state, param: _validate_entry(param, val)}
-            curves.append((val, _CURVES[step.view](st)))
+            # along the chart's own x-axis only the point moves: the curve is computed once
+            curves.append((val, {**base, "marker": _marker(step.view, st)} if same_axis
+                           else _CURVES[step.view](st)))
         except ValueError:
             continue
     if not curves:
         raise ValueError(f"no frame of the animation over {param} can be computed at these settings")
-    first = go.Figure(_curve_figure({**curves[0][1], "x": [x for _v, c in curves for x in c["x"]],
-                                     "series": {**curves[0][1]["series"], "_all": [
+    # the still chart is the step's own state (its marker where the step is); the slider starts at the nearest frame
+    here = _CURVES[step.view](state)
+    cur = float(state[param])
+    active = min(range(len(curves)), key=lambda i: abs(math.log(max(float(curves[i][0]), 1e-9))
+                                                      - math.log(max(cur, 1e-9))) if param != "alpha"
+                 else abs(float(curves[i][0]) - cur))
+    first = go.Figure(_curve_figure({**here, "x": [x for _v, c in curves for x in c["x"]],
+                                     "series": {**here["series"], "_all": [
                                          y for _v, c in curves for s in c["series"].values() for y in s]}},
                                     title))
     first.data = first.data[:-2] + first.data[-1:]  # the "_all" trace only fixed the ticks over every frame
@@ -370,8 +409,8 @@ def animated_figure(step: Step, state: dict, title: str) -> dict:
                                                    "fromcurrent": True, "transition": {"duration": 0}}]},
                                   {"label": "❚❚ Pause", "method": "animate",
                                    "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}]}]}],
-        sliders=[{"active": 0, "x": 0.16, "len": 0.84, "y": -0.2, "yanchor": "top", "pad": {"t": 45},
-                  "currentvalue": {"prefix": f"{name} = ", "xanchor": "left"}, "font": {"size": 9},
+        sliders=[{"active": active, "x": 0.16, "len": 0.84, "y": -0.2, "yanchor": "top", "pad": {"t": 45},
+                  "currentvalue": {"prefix": f"{name} = ", "xanchor": "right"}, "font": {"size": 9},
                   "steps": [{"label": _label(v), "method": "animate",
                              "args": [[_label(v)], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}]}
                             for v, _c in curves]}])
@@ -658,6 +697,18 @@ _LIVE: dict[str, Callable[..., dict]] = {
 }
 
 
+def chart(kind: str, state: dict, *, animate: str | None = None) -> dict | None:
+    """Only the chart of a curve view (``live(..., figure=False)["curve"]`` names the kind), or None: the page draws
+    the numbers first and the chart after them."""
+    out = _LIVE[kind](state)
+    curve = out.get("curve")
+    if curve is None:
+        return out.get("figure")
+    if animate:
+        return animated_figure(Step("", "", curve, animate=animate), state, out.get("title", ""))
+    return _curve_figure(_CURVES[curve](state), out.get("title", ""))
+
+
 def live(kind: str, state: dict, *, progress=None, figure: bool = True, animate: str | None = None) -> dict:
     """The live view ``kind`` at ``state``: ``{"values", "numbers", "tex", "status", "notes", "figure"}``.
 
@@ -668,16 +719,14 @@ def live(kind: str, state: dict, *, progress=None, figure: bool = True, animate:
     if kind not in _LIVE:
         raise ValueError(f"unknown lesson view {kind!r}")
     out = _LIVE[kind](state, progress=progress)
-    curve = out.pop("curve", None)
-    title = out.pop("title", "")
+    curve = out.get("curve")
+    title = out.setdefault("title", "")
     if figure and curve is not None:
         if animate:
             out["figure"] = animated_figure(Step("", "", curve, animate=animate), state, title)
         else:
             out["figure"] = _curve_figure(_CURVES[curve](state), title)
-    out.setdefault("figure", None)
-    if not figure:
-        out["figure"] = None
+    out.setdefault("figure", None)  # figure=False skips only the curve charts; other views draw theirs anyway
     return out
 
 

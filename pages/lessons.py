@@ -71,6 +71,8 @@ def _go(lesson_id: str, step: int) -> None:
     st.session_state["_les_over"] = {}
     st.session_state["_les_invalid"] = {}
     st.session_state["_les_problems"] = []
+    for key in [k for k in st.session_state if str(k).startswith("les_q_") and str(k).endswith("_revealed")]:
+        del st.session_state[key]  # a step opens with its question unanswered
 
 
 def _toggle_present() -> None:
@@ -104,9 +106,18 @@ def lesson_list() -> None:
 
 
 @st.cache_data(show_spinner=False, max_entries=500)
-def _cached_live(kind: str, state_json: str, animate: str | None) -> dict:
+def _cached_live(kind: str, state_json: str) -> dict:
+    """The step's numbers (a curve view's chart comes separately, after them)."""
     try:
-        return {"ok": L.live(kind, json.loads(state_json), animate=animate)}
+        return {"ok": L.live(kind, json.loads(state_json), figure=False)}
+    except ValueError as exc:
+        return {"error": str(exc)}
+
+
+@st.cache_data(show_spinner=False, max_entries=300)
+def _cached_chart(kind: str, state_json: str, animate: str | None) -> dict:
+    try:
+        return {"ok": L.chart(kind, json.loads(state_json), animate=animate)}
     except ValueError as exc:
         return {"error": str(exc)}
 
@@ -116,7 +127,7 @@ def _compute(step, state: dict) -> dict:
     simulation kinds."""
     state_json = json.dumps(state, sort_keys=True, default=str)
     if step.view not in L.HEAVY:
-        return _cached_live(step.view, state_json, step.animate)
+        return _cached_live(step.view, state_json)
     key = hashlib.sha256(f"{step.view}|{state_json}".encode()).hexdigest()
     store = st.session_state.setdefault("_les_heavy", {})
     if key not in store:
@@ -159,8 +170,9 @@ def _question(step, state: dict, values: dict, lesson_id: str, k: int) -> None:
     else:
         pred = c1.number_input("Your prediction", value=None, key=f"{base}_pred", format="%g")
     revealed_key = f"{base}_revealed"
-    if c2.button("Reveal", key=f"{base}_reveal", type="primary"):
-        st.session_state[revealed_key] = True
+    # a callback (runs before the script) so that a reveal is never lost to a rerun that interrupts this one
+    c2.button("Reveal", key=f"{base}_reveal", type="primary",
+              on_click=lambda: st.session_state.__setitem__(revealed_key, True))
     if not st.session_state.get(revealed_key):
         return
     try:
@@ -236,18 +248,25 @@ def step_view(lesson_id: str) -> None:
     with st.container():
         if out.get("tex"):
             ui.latex(ui.tex_sci(out["tex"]))
-    with st.container():
-        if out.get("figure") is not None:
-            if step.animate:
-                st.caption(f"Press ▶ Play (or drag the slider) to play {INPUT_LABELS.get(step.animate, step.animate)}"
-                           " through its values.")
-            ui.show_figure(go.Figure(out["figure"]), f"lesson_{lesson_id}_{k}", params=L.params_of(state))
+    chart_box = st.container()  # filled after the question: the chart is the slowest part of a step
     with st.container():
         for note in out.get("notes") or []:
             st.caption(ui.pretty(note))
     with st.container():
         if step.question:
             _question(step, state, out["values"], lesson_id, k)
+    with chart_box:
+        fig = out.get("figure")
+        if out.get("curve") is not None:
+            got = _cached_chart(step.view, json.dumps(state, sort_keys=True, default=str), step.animate)
+            if "error" in got:
+                st.error(ui.plain(got["error"]))
+            fig = got.get("ok")
+        if fig is not None:
+            if step.animate:
+                st.caption(f"Press ▶ Play (or drag the slider) to play {INPUT_LABELS.get(step.animate, step.animate)}"
+                           " through its values.")
+            ui.show_figure(go.Figure(fig), f"lesson_{lesson_id}_{k}", params=L.params_of(state))
     with st.container():
         link = L.page_link(step, state)
         if link and not present:

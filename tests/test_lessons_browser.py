@@ -65,21 +65,29 @@ def _expect_numbers(page, step, state):
     return out["values"]
 
 
-def _reveal(page, step, state, values, prediction=None):
+def _reveal(page, lesson_id, k, step, state, values, prediction=None):
+    """Predict (optionally) and reveal on step ``k``; the widgets are found by their keys, so a click never lands
+    on the previous step's question while the page is being replaced."""
     q = step.question
+    base = f".st-key-les_q_{lesson_id}_{k}"
     if prediction is not None:
         if q.kind == "choice":
-            page.locator("[data-testid='stRadio']").get_by_text(prediction, exact=True).click()
+            page.locator(f"{base}_pred").get_by_text(prediction, exact=True).click()
         else:
-            box = page.get_by_label("Your prediction")
+            box = page.locator(f"{base}_pred input")
             box.fill(str(prediction))
             box.press("Enter")
         settle(page)
-    page.get_by_role("button", name="Reveal").click()
+    page.locator(f"{base}_reveal button").click()
     rev = L.answer(step, state, values)
     shown = rev["answer"] if isinstance(rev["answer"], str) else ui.fmt(float(rev["answer"]))
     alert = page.locator("[data-testid='stAlert']").filter(has_text="answer")
-    _wait(page, lambda: f"{shown}" in alert.first.inner_text(), f"revealed answer {shown}")
+    try:
+        _wait(page, lambda: f"{shown}" in alert.first.inner_text(timeout=2000), f"revealed answer {shown}")
+    except AssertionError:
+        OUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUT / "lessons_failed_reveal.png"))
+        raise
     return alert.first.inner_text(), rev
 
 
@@ -120,7 +128,7 @@ def test_lesson_walk_questions_links_presenter_and_lock(server):
                 right = rev["answer"] if k % 2 else (
                     next(o for o in step.question.options if o != rev["answer"]) if step.question.kind == "choice"
                     else float(rev["answer"]) * 3 + 1)
-                text, _ = _reveal(page, step, state, values, prediction=right)
+                text, _ = _reveal(page, "gaussian", k, step, state, values, prediction=right)
                 assert ("Right" in text) == bool(k % 2), text
                 page.screenshot(path=str(OUT / f"lessons_gaussian_step{k}_reveal.png"))
             if k < len(lesson.steps):
@@ -155,7 +163,7 @@ def test_lesson_walk_questions_links_presenter_and_lock(server):
         _set_input(page, "gaussian", 2, "eps", 0.7)
         _expect_numbers(page, step, L.step_state(step, {"eps": 0.7}))
         # the reveal follows the changed input (halving ε still doubles σ)
-        _reveal(page, step, L.step_state(step, {"eps": 0.7}), {})
+        _reveal(page, "gaussian", 2, step, L.step_state(step, {"eps": 0.7}), {})
 
         # a step link opens that step with its changed input
         link = page.url
@@ -247,7 +255,7 @@ def test_every_lesson_walked_end_to_end(server):
                 state = L.step_state(step)
                 values = _expect_numbers(page, step, state)
                 if step.question:
-                    _reveal(page, step, state, values)
+                    _reveal(page, lesson.id, k, step, state, values)
                 if k < len(lesson.steps):
                     page.get_by_role("button", name="Next").click()
             page.screenshot(path=str(OUT / f"lessons_{lesson.id}_last.png"))
