@@ -165,6 +165,12 @@ def _catalogue_answer(solver, state, values):
         return "flatter" if abs(b) < 1.0 else "steeper"  # the privacy term of Theorem 3 (a) is 1/(n eps)
     if solver == "below_bound":
         return "below" if values["max"] <= values["bound"] else "above"
+    if solver == "claim_b_shown":
+        from dpviz import experiments, studies_xue
+
+        r = studies_xue.run_auc(experiments.get("xue-pairwise-auc"), reps=state["reps"], seed=state["seed"],
+                                quick=True)
+        return "yes" if r["findings"][1]["shown"] else "no"
     if solver == "audit_exceeds":
         return "yes" if values["eps_lower"] > values["eps_claimed"] else "no"
     raise AssertionError(f"no independent check for solver {solver!r}")
