@@ -1564,11 +1564,6 @@ def page_link(step: Step, state: dict) -> str | None:
 
         mode = "audit" if step.view == "audit" else "stability"
         return "audit?" + urlencode(ap.encode({**_aud_state(state), "aud_mode": mode}))
-    if page == "accounting":
-        p = params_of(state)
-        q = {"acc_algorithm": state["algorithm"], "acc_n": p["n"], "acc_eps": p["eps"], "acc_T": p["T"],
-             "acc_log10_delta": math.log10(p["delta"]), "acc_G": p["G"], "acc_eta": p["eta"], "acc_mu": p["mu"]}
-        return "accounting?" + urlencode({k: (f"{v:.10g}" if isinstance(v, float) else v) for k, v in q.items()})
     view = {k: state[k] for k in urlstate.SCHEMA if k in state and k != "page"}
     if page == "calibrate" and step.view == "threshold":
         view.update({"algorithm": "dpsgd-rdp", "T": state["n"], "show_map": True})

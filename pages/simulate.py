@@ -57,11 +57,18 @@ def _data(n_needed: int) -> "D.Dataset | list | None":
             st.error(f"This file has {up.size / 1e6:.1f} MB; the limit is {D.MAX_CSV_BYTES / 1e6:g} MB. "
                      "Use fewer rows or columns.")
             return None
-        try:
-            return [D.from_csv(up.getvalue(), label)]
+        blob = up.getvalue()
+        key = (hashlib.sha256(blob).hexdigest(), label)
+        memo = st.session_state.get("_csv_memo")
+        if memo is not None and memo[0] == key:
+            return [memo[1]]
+        try:  # parsed in the worker pool under a CPU-time limit, never on this thread (issue 22)
+            ds = ui.run_job(workers.load_csv, blob, label, label="reading the CSV")
         except ValueError as exc:
             st.error(f"This CSV cannot be used: {ui.plain(exc)}")
             return None
+        st.session_state["_csv_memo"] = (key, ds)  # one parsed CSV per session
+        return [ds]
     name = ui.view_choice("Data set", "dataset", D.DATASETS, format_func=D.DATASETS.get,
                           help="Every data set is scaled so that ||x|| ≤ 1. Excess risk is measured on a large fresh "
                                "sample (synthetic) or the held-out 30 % (real data).")
@@ -281,6 +288,8 @@ def body() -> None:
     auto = first_view and not too_big and total < AUTO_RUN_SECONDS and st.session_state.get("_sim") is None
     if auto:
         st.caption(f"Opened from a link: the simulation runs at once (estimate {total:.1f} s < {AUTO_RUN_SECONDS:g} s).")
+    # the downloads' slot sits above the run: while a new run computes, the previous run's buttons are gone at once
+    downloads = st.empty()
     if run or auto:
         if st.button("Cancel", help="Stop the running simulation."):
             pass  # clicking reruns the page, which stops the run at its next progress update
@@ -306,15 +315,34 @@ def body() -> None:
     if not stored or stored["key"] != key:
         st.info("Press **Run simulation** to see the results.")
         return
-    show_results(stored["results"], params, sweep, quantity)
-    ui.download_view("simulate", inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
+    slot = downloads.container()
+    show_results(stored["results"], params, sweep, quantity, downloads=slot)
+    ui.download_view("simulate", container=slot, inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
                                          "loss": loss, "algorithms": list(alg_ids), "sweep": sweep, "grid": grid,
-                                         "reps": int(reps), **fixed},
+                                         "reps": int(reps), **fixed,
+                                         "paper_experiment": experiment.id if experiment is not None else None},
                      outputs={"rows": [r for _k, res in stored["results"] for r in res.frame.to_dict("records")],
                               "seconds": stored["seconds"], "estimated_seconds": stored["estimate"]},
-                     command=(f"python -m dpviz reproduce {experiment.id} --reps {int(reps)} --seed {int(seed)} "
-                              f"--out reproduce-{experiment.id}" if experiment is not None else None),
+                     command=_command(datasets, loss, float(lam or 0), alg_ids, sweep, grid, int(reps), int(seed),
+                                      fixed, n_needed),
                      seed=int(seed))
+
+
+def _command(datasets, loss: str, lam: float, alg_ids, sweep: str, grid, reps: int, seed: int, fixed: dict,
+             n_needed: int) -> str | None:
+    """The ``python -m dpviz simulate`` command that reruns exactly this page's runs (same data, loss, grid, fixed
+    parameters, repetitions and seed), or None for an uploaded CSV (a command cannot carry the file)."""
+    if st.session_state.get("w_data_source") == "csv":
+        return None
+    parts = ["python -m dpviz simulate", *(f"--algorithm {a}" for a in alg_ids), f"--dataset {datasets[0].name}"]
+    if datasets[0].name in SYNTHETIC:
+        parts.append(f"--data-n {int(n_needed)}")
+    if len(datasets) > 1 or datasets[0].name in SYNTHETIC[:2]:
+        parts += [f"--label-noise {float(d_.kappa)!r}" for d_ in datasets]
+    parts += [f"--loss {loss}"] + ([f"--l2 {lam!r}"] if lam else [])
+    parts += [f"--over {sweep}", "--values " + ",".join(str(x) if isinstance(x, int) else repr(float(x)) for x in grid),
+              f"--reps {reps}", f"--seed {seed}", ui.cli_options(fixed), "--json"]
+    return " ".join(p for p in parts if p)
 
 
 def _experiment_note(v: dict):
@@ -342,12 +370,15 @@ def _sweeps_root() -> Path:
     return Path(os.environ.get(SWEEPS_ENV) or "sweeps")
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+# An opened sweep is kept ONCE for every session (cache_resource: cache_data would unpickle a full copy of its decoded
+# rows on every run of every page that shows it) and evicted: at most 2 of each kind, for at most an hour; each holds
+# at most SO.MAX_DECODED_BYTES decoded (checked from the Parquet footers before anything is decoded).
+@st.cache_resource(show_spinner=False, max_entries=2, ttl=3600)
 def _open_dir(root: str, name: str, stamp: tuple) -> "SO.SweepData":
     return SO.open_sweep_dir(root, name).warm()  # ``stamp`` (file names and times): a re-run sweep loads afresh
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+@st.cache_resource(show_spinner=False, max_entries=2, ttl=3600)
 def _open_upload(filename: str, digest: str, _data: bytes) -> "SO.SweepData":
     return SO.read_upload(filename, _data).warm()
 
@@ -426,22 +457,25 @@ def sweep_view() -> None:
 
 
 def _label(res, kappa) -> str:
-    name = catalog.get_algorithm(res.algorithm).name
+    from dpviz.reproduce import noise_rule_label
+
+    name = catalog.get_algorithm(res.algorithm).name + noise_rule_label(res)
     if kappa is None:
         return name
     return f"{name} ({kappa})" if isinstance(kappa, str) else f"{name} (κ = {kappa:g})"
 
 
 def show_results(results, params, sweep, quantity="excess_risk", *, name="simulation", theory=True,
-                 subtitle="") -> None:
+                 subtitle="", downloads=None) -> None:
     """Plot, rates and table of ``results`` ((κ or label, result) pairs); ``theory=False`` for a sweep's rows (no
     calibrations stored, so no theorem curves); ``name`` names the downloads; ``subtitle`` (plain text, escaped here)
-    goes under the figure's title (a sweep's provenance)."""
+    goes under the figure's title (a sweep's provenance); ``downloads``: where the table's downloads go (a slot the
+    page reserved above its run, see :func:`dpviz_ui.download_view`)."""
     theory_on = theory
     curves, rows, slopes, notes = [], [], [], []
     qname = QUANTITIES[quantity]
     for i, (kappa, res) in enumerate(results):
-        name = _label(res, kappa)
+        curve = _label(res, kappa)
         frame = res.frame
         ran = frame[np.isfinite(frame[quantity])] if quantity in frame else frame.iloc[0:0]
         if quantity == "metric" and len(ran):
@@ -450,17 +484,17 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
         if s is not None:
             s = s[np.isfinite(s["mean"])]
         if s is None or s.empty:
-            st.warning(f"{name}: no grid point could run ({ui.pretty('; '.join(res.notes)) or 'not private'}).")
+            st.warning(f"{curve}: no grid point could run ({ui.pretty('; '.join(res.notes)) or 'not private'}).")
             continue
         x = [float(g) for g in s["grid"]]
-        curves.append({"name": name, "x": x, "mean": list(s["mean"]), "ci_low": list(s["ci_low"]),
+        curves.append({"name": curve, "x": x, "mean": list(s["mean"]), "ci_low": list(s["ci_low"]),
                        "ci_high": list(s["ci_high"]), "colour": i})
         emp = {}
         try:
             emp = res.slope(quantity)
         except ValueError as exc:
-            st.caption(f"{name}: no slope ({ui.pretty(exc)})")
-        row = {"algorithm": name, "fitted slope": emp.get("slope"), "95 % CI low": emp.get("ci_low"),
+            st.caption(f"{curve}: no slope ({ui.pretty(exc)})")
+        row = {"algorithm": curve, "fitted slope": emp.get("slope"), "95 % CI low": emp.get("ci_low"),
                "95 % CI high": emp.get("ci_high"), "points": len(x), "theorem": "—", "theory slope": None,
                "dominant term exponent": None}
         theory = _theory(res, params) if quantity == "excess_risk" and theory_on else None
@@ -471,17 +505,17 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
             ok = [(m, r) for m, r in zip(s["mean"], tot) if m > 0 and r > 0 and math.isfinite(r)]
             if ok:
                 const = math.exp(float(np.mean([math.log(m / r) for m, r in ok])))
-                curves.append({"name": f"{name}: {label} rate × fitted constant {const:.3g}", "x": x,
+                curves.append({"name": f"{curve}: {label} rate × fitted constant {const:.3g}", "x": x,
                                "y": [const * r for r in tot], "kind": "fitted", "colour": i})
             if b["explicit"].notna().any():
-                curves.append({"name": f"{name}: {label} bound with the paper's constants", "x": x,
+                curves.append({"name": f"{curve}: {label} bound with the paper's constants", "x": x,
                                "y": [None if math.isnan(e) else e for e in b["explicit"]], "kind": "explicit",
                                "colour": i})
             exp_col = "n_exp" if sweep == "n" else "eps_exp"
             row.update({"theorem": label, "theory slope": figures.loglog_slope(x, tot),
                         "dominant term exponent": float(b[exp_col].iloc[-1])})
         slopes.append(row)
-        notes.extend(f"{name}: {ui.pretty(note)}" for note in res.notes)
+        notes.extend(f"{curve}: {ui.pretty(note)}" for note in res.notes)
         rows.extend(r for r in frame.to_dict("records")  # grid points that did not run are not rows
                     if isinstance(r.get("pop_risk"), float) and math.isfinite(r["pop_risk"]))
     if any("every step got noise" in n for n in notes):
@@ -526,7 +560,7 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
     st.dataframe(slopes, width="stretch", hide_index=True)
     st.subheader("Results (one row per repetition and grid point that ran)")
     st.dataframe(rows[:500], width="stretch")
-    ui.download_table(rows, name, params)
+    ui.download_table(rows, name, params, container=downloads)
 
 
 ui.guarded(body)
