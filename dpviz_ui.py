@@ -71,6 +71,7 @@ def init_state() -> None:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
+_AUTOLINK = re.compile(r"(?i):/|ww(?=w\.)|@.")
 
 
 def plain(text) -> str:
@@ -78,15 +79,64 @@ def plain(text) -> str:
 
     Everything a user typed, uploaded or put in a URL goes through this before it reaches st.error/st.warning/...
     """
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+    # GFM autolink literals (http://..., www...., a@b.c) are found in the text AFTER the escapes are undone: an
+    # invisible zero-width space after the scheme's colon, inside "www" and after "@" keeps them plain text
+    text = _AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\u200b" + m.group(0)[-1], str(text))
+    return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
 
 
-def show_link_notice() -> None:
-    """One notice listing every ignored link parameter with its reason; gone after the user's first change."""
-    problems = st.session_state.get("_url_problems") or []
-    if problems:
-        st.warning("Some settings in the link were ignored (their defaults are used): "
-                   + "; ".join(plain(p) for p in problems) + ".")
+#: at most this many ignored link parameters are listed in the notice (the rest are counted), each cut to
+#: LINK_NOTICE_CHARS characters: a link with 1 000 unknown parameters gives one short notice, not 1 000 boxes
+LINK_NOTICE_ITEMS = 10
+LINK_NOTICE_CHARS = 120
+_run_local = threading.local()
+
+
+def link_notice_text(problems) -> str:
+    """The one notice about ignored link parameters: at most :data:`LINK_NOTICE_ITEMS` reasons, each escaped
+    (:func:`plain`: shown as text, never as a link, image or HTML) and cut to :data:`LINK_NOTICE_CHARS` characters,
+    then how many more were ignored. Empty when nothing was ignored."""
+    problems = [str(p) for p in problems]
+    if not problems:
+        return ""
+    shown = [p if len(p) <= LINK_NOTICE_CHARS else p[:LINK_NOTICE_CHARS - 1] + "…"
+             for p in problems[:LINK_NOTICE_ITEMS]]
+    more = len(problems) - len(shown)
+    return ("Some settings in the link were ignored (their defaults are used): " + "; ".join(plain(p) for p in shown)
+            + (f"; and {more} more." if more else "."))
+
+
+def show_link_notice(extra=None) -> None:
+    """The one notice of this run about ignored link parameters (see :func:`link_notice_text`); gone after the user's
+    first change.
+
+    The app calls it before the page (reserving the notice's place); a page calling it again in the same run (e.g.
+    the Audit page with its own ignored ``aud_*`` parameters as ``extra``) updates that same notice, so a page never
+    shows more than one."""
+    problems = list(st.session_state.get("_url_problems") or [])
+    slot = getattr(_run_local, "slot", None)
+    ctx = _script_run_id()
+    if slot is None or ctx is None or slot[0] is not ctx:
+        holder = st.empty()
+        _run_local.slot = slot = (ctx, holder, problems)
+    slot[2].extend(str(p) for p in (extra or ()))
+    text = link_notice_text(slot[2])
+    if text:
+        slot[1].warning(text)
+    else:
+        slot[1].empty()
+
+
+def _script_run_id():
+    """An object unique to the current script run (Streamlit gives every run a new cursor table), so a notice slot
+    is never reused by a later run; compared by identity (the slot keeps it alive, so its id is never reused)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        return getattr(ctx, "cursors", None) if ctx is not None else None
+    except Exception:  # noqa: BLE001 -- outside a script run
+        return None
 
 
 def view() -> dict:

@@ -237,7 +237,8 @@ def paper_notes(df, x: str, task: str, *, n_text: int | None = None, G: float | 
                         below_lemma.append(float(r[x]))
                     if c["ceiling"] < rep / 100:
                         below.append(float(r[x]))
-                txt += f"; this study at the printed noise: {float(r['mean']):.3f} ± {float(r['se']):.3f}"
+                txt += (f"; this study at the printed noise (mean ± standard error over its repetitions): "
+                        f"{float(r['mean']):.3f} ± {float(r['se']):.3f}")
                 parts.append(txt)
             head = (f"{METHODS[m]['label']}: the largest mean test AUC that a certified calibration of its output "
                     f"noise can give at these settings (R = {float(rows['R'].iloc[0]):g}, G = {G:.4g}, mu = {mu:g}, "

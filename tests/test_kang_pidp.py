@@ -512,6 +512,10 @@ def test_pidp_contribution_noise_same_in_calibration_lab_and_simulation():
     con = mech.extras["contribution"]
     assert con["released_sigma_c"] == cal.extras["sigma_c"] == cal.extras["sigma_c_private"]
     assert con["paper_sigma_c"] == cal.extras["sigma_c_paper"]
+    # the lab states the corrected sensitivity 4G/(n zeta) = 4/(40 * 0.1) = 1 and what dpviz cannot certify
+    assert con["sensitivity"] == pytest.approx(1.0)
+    assert any("4G/(nζ)" in note for note in mech.notes)
+    assert any("What dpviz cannot certify for PIDP-SGD" in note for note in mech.notes)
     assert con["sigma_c_for_eps2"] == pytest.approx(cal.extras["sigma_c_private"], rel=1e-6)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))

@@ -2,7 +2,6 @@
 the accountant extra, Theorems 3/4/6/7 and Tables 1–2, checked against values computed by hand from the paper."""
 import math
 import re
-import time
 
 import pytest
 
@@ -208,14 +207,13 @@ def test_lemma13_threshold_is_feasible(n):
     assert all(conditions(cal.beta, n=n, eps=eps, delta=1 / n**2, T=n))
 
 
-def test_reproduce_style_call_and_speed():
+def test_reproduce_style_call():
     # as dpviz/reproduce.py calls it (Wang, Lei, Ying & Zhou §5: n = 5000, T = 1000, delta = 1/n^2, eta = 0.01)
     cal = catalog.calibrate("dpsgd-rdp", n=5000, d=10, eps=0.5, delta=1 / 5000**2, T=1000, eta=0.01, G=1.0)
     assert cal.feasible and cal.eta == 0.01 and cal.T == 1000
     assert all(conditions(cal.beta, n=5000, eps=0.5, delta=1 / 5000**2, T=1000))
-    t = time.perf_counter()
-    w.calibrate_dpsgd_rdp(n=4321, eps=0.7, delta=1e-7, T=2000, G=1.0)
-    assert time.perf_counter() - t < 0.5
+    # (its speed is measured in benchmarks/bench_accounting.py, not asserted here)
+    assert w.calibrate_dpsgd_rdp(n=4321, eps=0.7, delta=1e-7, T=2000, G=1.0).feasible
 
 
 def test_accountant_sigma():
@@ -624,6 +622,14 @@ def test_explicit_smooth_bounds_warn_when_eta_above_one_over_2L():
     assert any("1/(2L) = 0.25" in note and "eq. (11)" in note and "Theorem 6" in note for note in six.notes)
     a = cat.get_theorem("wang-lownoise-thm3a").explicit_bound(**p, Fstar=0.1)
     assert a.eta == pytest.approx(1 / math.sqrt(5000)) and not any("1/(2L)" in note for note in a.notes)
+    # the rate forms warn too (same schedule eta = 0.380480) when L is given; the Hölder theorems do not
+    for tid in ("wang-lownoise-thm3b", "wang-lownoise-thm6b"):
+        rate = cat.bound(tid, n=5000, d=1, eps=1.0, delta=1e-3, L=2.0)
+        assert any("1/(2L) = 0.25" in note for note in rate.notes)
+        assert not any("1/(2L)" in note for note in cat.bound(tid, n=5000, d=1, eps=1.0, delta=1e-3, L=1.0).notes)
+    assert not any("1/(2L)" in note
+                   for note in cat.bound("wang-lownoise-thm4b", n=5000, d=1, eps=1.0, delta=1e-3, L=2.0,
+                                         alpha=0.5).notes)
 
 
 def test_largest_root_by_hand():
