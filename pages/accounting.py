@@ -343,6 +343,15 @@ def calculator_section() -> None:
                    "lower bound": ui.fmt(r["eps_lower"]) if r["accountant"] == "pld" else "—",
                    "grid": ui.fmt(r["grid"]) if r["grid"] else "—", "note": r["note"]}
                   for r in out["rows"]], hide_index=True)
+    for r in out["rows"]:
+        name = r["accountant"].upper()
+        if r["eps"] is not None and r["accountant"] == "pld" and r["eps_lower"] is not None:
+            st.caption(f"{name}: ε ∈ [{ui.fmt(r['eps_lower'])}, {ui.fmt(r['eps'])}] (lower, upper bound; grid "
+                       f"{ui.fmt(r['grid'])})" + (f" — {r['note']}" if r["note"] else ""))
+        elif r["eps"] is not None:
+            st.caption(f"{name}: ε ≤ {ui.fmt(r['eps'])} (upper bound)" + (f" — {r['note']}" if r["note"] else ""))
+        elif r["note"]:
+            st.caption(f"{name}: {r['note']}")
     st.caption("RDP converts a Rényi-divergence curve to (ε, δ): an upper bound, a little loose, no lower bound. PLD "
                "composes the privacy-loss distribution numerically: pessimistic rounding gives the upper bound (safe "
                "to claim), optimistic rounding or the PRV accountant the lower bound; the grid is refined until the "

@@ -196,7 +196,8 @@ def accountant_lines(slot, extras: dict) -> None:
         return
     with slot.container():
         st.write(f"A tight numerical accountant (dp-accounting) needs σ = {ui.fmt(extras['accountant_sigma'])} "
-                 f"for the same (ε, δ), n and T.")
+                 f"for the same (ε, δ), n and T — an RDP upper bound: this σ certainly suffices; RDP gives no lower "
+                 f"bound (the Accounting page shows PLD brackets where they apply).")
         if extras.get("accountant_note"):
             st.caption(ui.pretty(extras["accountant_note"]))
 
