@@ -402,9 +402,10 @@ def parse_number_list(text: str, kind: str, lo: float, hi: float, what: str, mos
     out = []
     for p in parts:
         try:
-            x = float(p)
+            x = urlstate.parse_number(p)  # 6e4, 1.5e5, −0.5 (commas and spaces separate the values here)
         except ValueError:
-            raise ValueError(f"{what}: {p[:20]!r} is not a number") from None
+            raise ValueError(f"{what}: {p.strip()[:20]!r} is not a number (values are separated by commas or "
+                             "spaces: write 60000 or 6e4, not 60,000)") from None
         if not (lo <= x <= hi):
             raise ValueError(f"{what}: every value must be between {lo:g} and {hi:g} (got {x:g})")
         if kind == "int":
