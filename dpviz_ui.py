@@ -302,11 +302,13 @@ def stop_if_invalid(names=None) -> None:
         st.stop()
 
 
-def report_invalid(names=None) -> bool:
-    """:func:`stop_if_invalid` without stopping: the one error (if any input of ``names`` is invalid) and whether
-    there was one, for a page with independent sections (the section then shows no numbers)."""
+def report_invalid(names=None, page_keys=()) -> bool:
+    """:func:`stop_if_invalid` without stopping: the one error (if any input of ``names``, or any
+    :func:`page_number` box of ``page_keys``, is invalid) and whether there was one, for a page with independent
+    sections (the section then shows no numbers)."""
     bad = {k: val for k, val in invalid_inputs().items() if names is None or k in names}
-    if not bad:
+    extra = _page_invalid_parts(page_keys)
+    if not bad and not extra:
         return False
     limits = {n: lim for n, (where, lim) in st.session_state.get("_limits", {}).items() if where == _page_id()}
     parts = []
@@ -333,6 +335,7 @@ def report_invalid(names=None) -> bool:
                 typed += ", " + plain(msg.split(": ", 1)[-1] if "comma" in msg else
                                       "not a whole number" if "whole" in msg else "not a number")
         parts.append(f"**{label}** must be {range_text(name, limits.get(name))} (you entered {typed})")
+    parts += extra
     st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
              + ". No numbers are shown until then.")
     return True
@@ -368,6 +371,11 @@ def page_number(key: str, label: str, kind: str, lo: float, hi: float, *, contai
 
 def report_page_invalid(keys) -> bool:
     """One error naming every invalid :func:`page_number` box of ``keys`` and its range; whether there was one."""
+    return report_invalid([], page_keys=keys)
+
+
+def _page_invalid_parts(keys) -> list:
+    """The error's phrases for the invalid :func:`page_number` boxes of ``keys``."""
     invalid = st.session_state.get("_page_invalid", {})
     boxes = st.session_state.get("_page_boxes", {})
     parts = []
@@ -385,11 +393,7 @@ def report_page_invalid(keys) -> bool:
                                       "not a whole number" if "whole" in msg else "not a number")
         parts.append(f"**{label}** must be a {'whole number' if kind == 'int' else 'number'} from {fmt(lo)} to "
                      f"{fmt(hi)} (you entered {typed})")
-    if not parts:
-        return False
-    st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
-             + ". No numbers are shown until then.")
-    return True
+    return parts
 
 
 def parse_number_list(text: str, kind: str, lo: float, hi: float, what: str, most: int = 12) -> list:

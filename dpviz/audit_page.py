@@ -136,6 +136,8 @@ def encode(state: dict[str, Any]) -> dict[str, str]:
 def params_of(state: dict[str, Any]) -> dict[str, Any]:
     """Engine parameters (``dpviz.simulate`` / ``dpviz.audit.default_setting``) of a page state."""
     p: dict[str, Any] = {"n": state["aud_n"], "T": state["aud_T"], "eta": state["aud_eta"], "eps": state["aud_eps"]}
+    if state.get("delta") is not None:  # δ given by the dashboard's shared view (else the engine's 1/n²)
+        p["delta"] = state["delta"]
     if state["aud_noise"] == "experiment":
         p["noise_rule"] = "experiment"
     elif state["aud_noise"] == "custom":

@@ -206,8 +206,8 @@ def test_audit_numbers_and_errors(server, page):
     page.goto(f"{server}/audit?aud_trials=200&aud_T=40")
     page.wait_for_selector("[data-testid='stMetric']", timeout=WAIT)
     settle(page)
-    for key, typed, value, query in [("w_aud_n", "6e1", "60", "aud_n"), ("w_aud_trials", "1,000", "1000", "aud_trials"),
-                                     ("w_aud_T", "5e1", "50", "aud_T"), ("w_aud_n", "80", "80", "aud_n")]:
+    for key, typed, value, query in [("w_n", "6e1", "60", "n"), ("w_aud_trials", "1,000", "1000", "aud_trials"),
+                                     ("w_aud_T", "5e1", "50", "aud_T"), ("w_n", "80", "80", "n")]:
         _type(page, key, typed)
         wait_query(page, query, value)
         page.wait_for_selector("[data-testid='stMetric']", timeout=WAIT)
@@ -216,14 +216,14 @@ def test_audit_numbers_and_errors(server, page):
     page.wait_for_function("() => document.body.innerText.includes('1000 trials (500 on D')", timeout=WAIT)
     for typed, expect in [("0", "ε (claimed) must be a number from 0.001 to 100 (you entered 0)"),
                           ("", "you entered nothing"), ("1,5", "a comma only separates thousands")]:
-        _type(page, "w_aud_eps", typed)
+        _type(page, "w_eps", typed)
         text = _error_text(page, expect)
         settle(page)
         assert expect in text.replace("*", "").replace("\\", ""), text
         assert page.locator("[data-testid='stMetric']").count() == 0
-        assert query_of(page).get("aud_eps") is None  # still the default 1
-    _type(page, "w_aud_eps", "2")
-    wait_query(page, "aud_eps", "2.0")
+        assert query_of(page).get("eps") is None  # still the default 1
+    _type(page, "w_eps", "2")
+    wait_query(page, "eps", "2.0")
     page.wait_for_selector("[data-testid='stMetric']", timeout=WAIT)
     settle(page)
     assert _metric(page, "ε claimed") == "2"
