@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import collections
 import functools
 import json
 import math
 import os
 import re
+import threading
 import traceback
 
 import streamlit as st
@@ -69,6 +71,7 @@ def init_state() -> None:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
+_AUTOLINK = re.compile(r"(?i):/|ww(?=w\.)|@.")
 
 
 def plain(text) -> str:
@@ -76,15 +79,64 @@ def plain(text) -> str:
 
     Everything a user typed, uploaded or put in a URL goes through this before it reaches st.error/st.warning/...
     """
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+    # GFM autolink literals (http://..., www...., a@b.c) are found in the text AFTER the escapes are undone: an
+    # invisible zero-width space after the scheme's colon, inside "www" and after "@" keeps them plain text
+    text = _AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\u200b" + m.group(0)[-1], str(text))
+    return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
 
 
-def show_link_notice() -> None:
-    """One notice listing every ignored link parameter with its reason; gone after the user's first change."""
-    problems = st.session_state.get("_url_problems") or []
-    if problems:
-        st.warning("Some settings in the link were ignored (their defaults are used): "
-                   + "; ".join(plain(p) for p in problems) + ".")
+#: at most this many ignored link parameters are listed in the notice (the rest are counted), each cut to
+#: LINK_NOTICE_CHARS characters: a link with 1 000 unknown parameters gives one short notice, not 1 000 boxes
+LINK_NOTICE_ITEMS = 10
+LINK_NOTICE_CHARS = 120
+_run_local = threading.local()
+
+
+def link_notice_text(problems) -> str:
+    """The one notice about ignored link parameters: at most :data:`LINK_NOTICE_ITEMS` reasons, each escaped
+    (:func:`plain`: shown as text, never as a link, image or HTML) and cut to :data:`LINK_NOTICE_CHARS` characters,
+    then how many more were ignored. Empty when nothing was ignored."""
+    problems = [str(p) for p in problems]
+    if not problems:
+        return ""
+    shown = [p if len(p) <= LINK_NOTICE_CHARS else p[:LINK_NOTICE_CHARS - 1] + "…"
+             for p in problems[:LINK_NOTICE_ITEMS]]
+    more = len(problems) - len(shown)
+    return ("Some settings in the link were ignored (their defaults are used): " + "; ".join(plain(p) for p in shown)
+            + (f"; and {more} more." if more else "."))
+
+
+def show_link_notice(extra=None) -> None:
+    """The one notice of this run about ignored link parameters (see :func:`link_notice_text`); gone after the user's
+    first change.
+
+    The app calls it before the page (reserving the notice's place); a page calling it again in the same run (e.g.
+    the Audit page with its own ignored ``aud_*`` parameters as ``extra``) updates that same notice, so a page never
+    shows more than one."""
+    problems = list(st.session_state.get("_url_problems") or [])
+    slot = getattr(_run_local, "slot", None)
+    ctx = _script_run_id()
+    if slot is None or ctx is None or slot[0] is not ctx:
+        holder = st.empty()
+        _run_local.slot = slot = (ctx, holder, problems)
+    slot[2].extend(str(p) for p in (extra or ()))
+    text = link_notice_text(slot[2])
+    if text:
+        slot[1].warning(text)
+    else:
+        slot[1].empty()
+
+
+def _script_run_id():
+    """An object unique to the current script run (Streamlit gives every run a new cursor table), so a notice slot
+    is never reused by a later run; compared by identity (the slot keeps it alive, so its id is never reused)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        return getattr(ctx, "cursors", None) if ctx is not None else None
+    except Exception:  # noqa: BLE001 -- outside a script run
+        return None
 
 
 def view() -> dict:
@@ -599,41 +651,73 @@ def cached_calibrate(algorithm_id: str, items: tuple) -> dict:
         return {"error": str(exc)}
 
 
-#: the most server time one curve / map of a page may take (seconds): a link cannot cost minutes of CPU
-CURVE_BUDGET = 4.0
+#: the most server time one curve / map of a page may take per page run (seconds): a link cannot cost minutes of
+#: CPU at once.  A server operator (or a test) may set it with the environment variable DPVIZ_CURVE_BUDGET.
+CURVE_BUDGET = float(os.environ.get("DPVIZ_CURVE_BUDGET") or 4.0)
 
 
 def cached_noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple, budget: float = CURVE_BUDGET) -> list:
-    """:func:`_noise_series` cached by what the curve depends on: the swept parameter's current value is not part of
+    """:func:`_noise_series` keyed by what the curve depends on: the swept parameter's current value is not part of
     the key (an edit of ε does not recompute the σ-vs-ε curve; the page marks the current point separately)."""
     return _noise_series(algorithm_id, tuple((k, v) for k, v in items if k != name), name, grid, budget)
 
 
-@st.cache_data(show_spinner=False, max_entries=500)
-def _noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple, budget: float = CURVE_BUDGET) -> list:
-    """Noise level (σ, else the Laplace scale) of a calibration along ``grid`` values of parameter ``name``.
+#: computed noise levels, one entry per (algorithm, parameters) point, shared by every session.  Only computed points
+#: are kept: a point skipped because a curve's time budget ran out is never stored, so the next run computes it.
+_NOISE_POINTS: "collections.OrderedDict[tuple, float | None]" = collections.OrderedDict()
+_NOISE_LOCK = threading.Lock()
+_NOISE_MAX = 50_000
 
-    None marks an infeasible or invalid point, or a point not computed because the curve's time ``budget`` (seconds)
-    ran out (:func:`series_complete` tells).  One cache entry per curve keeps page reruns fast.
-    """
+
+def _noise_point(algorithm_id: str, items: tuple) -> float | None:
+    """Noise level (σ, else the Laplace scale) of one calibration; None if it is not private or the input invalid."""
+    key = (algorithm_id, items)
+    with _NOISE_LOCK:
+        if key in _NOISE_POINTS:
+            _NOISE_POINTS.move_to_end(key)
+            return _NOISE_POINTS[key]
+    try:
+        c = catalog.calibrate(algorithm_id, **{**dict(items), "accountant_extra": False})
+        val = c.sigma if c.sigma is not None else c.laplace_scale
+        out = float(val) if (c.feasible and val is not None) else None
+    except ValueError:
+        out = None
+    with _NOISE_LOCK:
+        _NOISE_POINTS[key] = out
+        while len(_NOISE_POINTS) > _NOISE_MAX:
+            _NOISE_POINTS.popitem(last=False)
+    return out
+
+
+def noise_points(algorithm_id: str, points: list[dict], budget: float = CURVE_BUDGET) -> list:
+    """Noise level at each parameter dict of ``points`` (see :func:`_noise_point`), or "timeout" for a point not yet
+    computed when ``budget`` seconds had passed.  Points computed before (by any session) cost nothing and are
+    always returned; a timed-out point is not stored, so calling again computes it (progressive curves)."""
     import time
 
     out = []
-    base = dict(items)
-    base["accountant_extra"] = False  # only the paper's noise is plotted; skip the optional numerical-accountant extra
-    start = time.perf_counter()
-    for x in grid:
-        if time.perf_counter() - start > budget:
-            out.append("timeout")
-            continue
-        try:
-            c = catalog.calibrate(algorithm_id, **{**base, name: x})
-        except ValueError:
-            out.append(None)
-            continue
-        val = c.sigma if c.sigma is not None else c.laplace_scale
-        out.append(float(val) if (c.feasible and val is not None) else None)
+    start, computed = time.perf_counter(), 0
+    for p in points:
+        key = (algorithm_id, items(p))
+        with _NOISE_LOCK:
+            known = key in _NOISE_POINTS
+        if not known:
+            if computed and time.perf_counter() - start > budget:  # the first new point always runs: progress
+                out.append("timeout")
+                continue
+            computed += 1
+        out.append(_noise_point(*key))
     return out
+
+
+def _noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple, budget: float = CURVE_BUDGET) -> list:
+    """Noise level (σ, else the Laplace scale) of a calibration along ``grid`` values of parameter ``name``.
+
+    None marks an infeasible or invalid point, "timeout" a point not computed within this call's time ``budget``
+    (seconds; :func:`series_complete` counts them).  Each point is cached on its own and time-outs are not, so a
+    rerun draws the points already computed at once and computes the rest.
+    """
+    return noise_points(algorithm_id, [{**dict(items), name: x} for x in grid], budget)
 
 
 def series_complete(ys: list) -> tuple[list, int]:

@@ -431,7 +431,8 @@ def _wor_log_a_int(q: float, z: float, alphas, deltas):
         exact = np.minimum(t, math.log(2) + cgf_im1[0])[None, :]
         s = np.where(a <= 256, exact, s)
     f2 = 2.0 / (2.0 * z * z)
-    first = min(math.log(4) + f2 + math.log1p(-math.exp(-f2)), f2 + math.log(2))
+    # log(1 - e^{-f2}) as log(-expm1(-f2)): the same number, but finite when f2 is tiny (sigma 1e9: f2 = 1e-18)
+    first = min(math.log(4) + f2 + math.log(-math.expm1(-f2)), f2 + math.log(2))
     s = s + i * math.log(q) + logcomb
     s[:, 0] = 2 * math.log(q) + logcomb[:, 0] + first
     s = np.where(valid, s, -np.inf)
@@ -620,11 +621,25 @@ def epsilon_general(*, noise_multiplier, delta, steps, sampling_prob=1.0, sampli
     z = v.check_positive("noise_multiplier (sigma / sensitivity)", noise_multiplier)
     delta, steps, q = _check_general(delta, steps, sampling_prob, sampling, neighbouring, accountant)
     if q >= 1.0 or sampling == "poisson" and neighbouring == "add-remove":
-        return _eps(z, delta, steps, q, accountant) if accountant == "rdp" else _pld_eps_cached(
-            z, delta, steps, q, _PLD_DISCRETIZATION)
+        if accountant == "rdp":
+            return _eps(z, delta, steps, q, accountant)
+        _pld_guard(z)
+        return _pld_eps_cached(z, delta, steps, q, _PLD_DISCRETIZATION)
     if sampling == "without-replacement":
         return _wor_eps(z, delta, steps, q)
+    _pld_guard(z)
     return _pld_replace_eps(z, delta, steps, q)
+
+
+#: Smallest noise multiplier given to the PLD accountant: its grid grows like 1/z^2 (z = 1e-3 took 12 GB and
+#: minutes, z = 1e-6 asked numpy for 3.5 PiB); ε is very large there anyway, and the RDP accountant gives it.
+PLD_MIN_NOISE = 0.1
+
+
+def _pld_guard(z: float) -> None:
+    if z < PLD_MIN_NOISE:
+        raise ValueError(f"the PLD accountant is not run below a noise multiplier of {PLD_MIN_NOISE:g} (got "
+                         f"{v.shown(z)}): its grid would need gigabytes; ε is very large there anyway (see RDP).")
 
 
 @functools.lru_cache(maxsize=1024)

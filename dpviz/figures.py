@@ -102,11 +102,15 @@ def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float | None:
 
 def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *, title: str, x_title: str,
                 y_title: str, log_x: bool = True, log_y: bool = True, slope_labels: bool = False,
-                current_x: float | None = None, current_label: str = "current value") -> go.Figure:
+                current_x: float | None = None, current_label: str = "current value",
+                not_computed: dict[str, Sequence[float]] | None = None) -> go.Figure:
     """One line per entry of ``series`` (None = missing point, e.g. infeasible); optional log-log slope in legend.
 
     Each line has its own dash and marker, so lines that coincide stay visible, and a coinciding line says so in its
     legend entry.  ``current_x`` marks the current value with a vertical line (and ``current_label``).
+    ``not_computed`` maps a series' name to the x values at which it was not computed (a time budget ran out): they
+    are shaded grey and labelled "not computed (time budget)" in the figure itself (so a downloaded copy says it too),
+    never drawn as a gap of the curve such as "not private".
     """
     if not series:
         raise ValueError("nothing to plot: choose at least one curve")
@@ -130,13 +134,43 @@ def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *
         fig.add_vline(x=current_x, line=dict(color="black", dash="dot", width=1))
         fig.add_trace(go.Scatter(x=[current_x], y=[None], mode="lines", line=dict(color="black", dash="dot"),
                                  name=current_label, showlegend=True))
+    missing = {name: sorted(float(v) for v in xs) for name, xs in (not_computed or {}).items() if xs}
+    if missing:
+        xs_all = [float(v) for v in x]
+        for lo, hi in _runs(xs_all, sorted({v for xs in missing.values() for v in xs})):  # one band per run of x
+            fig.add_vrect(x0=lo, x1=hi, fillcolor="grey", opacity=0.15, line_width=0)
+        fig.add_trace(go.Scatter(x=[xs_all[0]], y=[None], mode="markers", name="not computed (time budget)",
+                                 marker=dict(symbol="square", size=12, color="rgba(128,128,128,0.35)"),
+                                 showlegend=True))
+        fig.add_annotation(xref="paper", yref="paper", x=0, y=1, xanchor="left", yanchor="bottom", showarrow=False,
+                           font=dict(size=11, color="#555"),
+                           text=f"grey: not computed within the time budget ({sum(map(len, missing.values()))} "
+                                f"points of {len(missing)} curve{'s' if len(missing) != 1 else ''})")
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
-                      legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=10))
+                      legend=dict(orientation="h", y=-0.25), margin=dict(t=70 if missing else 50, b=10))
     if log_x:
         fig.update_xaxes(type="log")
     if log_y:
         fig.update_yaxes(type="log")
     return readable_log_axes(fig)
+
+
+def _runs(grid: list[float], xs: list[float]) -> list[tuple[float, float]]:
+    """Contiguous runs of ``grid`` made of values in ``xs``, as (first, last) x; a single point gets a band half way
+    to its neighbours so that it is visible."""
+    chosen = set(xs)
+    runs, start = [], None
+    for i, g in enumerate(grid):
+        if g in chosen and start is None:
+            start = i
+        if start is not None and (g not in chosen or i == len(grid) - 1):
+            end = i if g in chosen else i - 1
+            lo_i, hi_i = max(start - 1, 0), min(end + 1, len(grid) - 1)
+            lo = math.sqrt(grid[lo_i] * grid[start]) if lo_i < start and grid[start] > 0 else grid[start]
+            hi = math.sqrt(grid[end] * grid[hi_i]) if hi_i > end and grid[end] > 0 else grid[end]
+            runs.append((lo, hi))
+            start = None
+    return runs
 
 
 def stacked_terms_figure(x: Sequence[float], terms: dict[str, Sequence[float]], *, title: str,

@@ -19,8 +19,8 @@ if "_aud_loaded" not in st.session_state:
     st.session_state["_aud_problems"] = problems
     for k, val in state.items():
         st.session_state[k] = val
-for msg in st.session_state.get("_aud_problems", []):
-    st.warning(msg)
+# one notice with the app's (escaped, capped: dpviz_ui.show_link_notice), until the first change of the settings
+ui.show_link_notice(extra=st.session_state.get("_aud_problems") or [])
 for k, val in ap.DEFAULTS.items():
     st.session_state.setdefault(k, val)
 
@@ -115,11 +115,29 @@ for k, val in {**ap.encode({k: val for k, val in state.items() if k not in ("aud
     st.query_params[k] = val
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def _estimate(items: tuple):
+    try:
+        return ap.estimate(dict(items))
+    except ValueError:
+        return None  # the run itself refuses this setting at once, with its own message
+
+
 def _compute(state):
     key = tuple(sorted(state.items()))
+    gate = st.container()  # the Run button of heavy settings (one place, so the elements after it keep theirs)
     memo = st.session_state.setdefault("_aud_memo", {})
     if key in memo:
         return memo[key]
+    # heavy work (estimated above Simulate's 30 s cap) waits for a click, also when a link opens the page
+    cost = _estimate(key)
+    with gate:
+        if cost is not None and cost["seconds"] > ap.HEAVY_SECONDS:
+            st.info(f"This setting needs about {cost['seconds']:.0f} s of computation (estimate), more than the "
+                    f"{ap.HEAVY_SECONDS:.0f} s this page runs by itself: press Run to start it, or make it smaller "
+                    "(trials / repetitions, T, n).")
+            if not st.button(f"Run (about {cost['seconds']:.0f} s)", type="primary", key="aud_run"):
+                return None
     # in the shared worker pool: a long audit does not slow other users' pages (dpviz.workers)
     res = ui.run_job(ap.compute, dict(state), label="running")
     memo.clear()  # keep one result per session
@@ -183,7 +201,6 @@ def _outputs(res) -> dict:
 
 
 def body():
-    ui.show_link_notice()
     if ui.report_invalid(SHARED, page_keys=BOXES):
         return
     if values_error:
@@ -191,6 +208,8 @@ def body():
         return
     downloads = st.empty()  # above the slow run: while the page recomputes, the previous run's button is gone
     res = _compute(state)
+    if res is None:  # waits for a click on Run
+        return
     with downloads.container():
         ui.download_view("audit", inputs=dict(state), outputs=_outputs(res), command=command(state),
                          seed=int(state["aud_seed"]))

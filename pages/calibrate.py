@@ -46,7 +46,10 @@ def body() -> None:
                 T_sched = max(1, int(round(b["ok"]["T"]))) if b["ok"]["T"] is not None else None
                 eta_sched = float(b["ok"]["eta"]) if b["ok"]["eta"] is not None else None
                 complexity = b["ok"].get("gradient_complexity")
-        fixed = {"T": (T_sched, source), "eta": (eta_sched, source)}
+        # a theorem that sets only T (Wang, Lei, Ying & Zhang's Lemma 13: T = n) leaves η to the sidebar
+        fixed = {"T": (T_sched, source)}
+        if eta_sched is not None or sched_error or ui.invalid_inputs():
+            fixed["eta"] = (eta_sched, source)
     params = ui.param_widgets(names, required=required, fixed=fixed)
     ui.stop_if_invalid()
     params, _msg, _err = ui.resolve_loss(params, loss_id, shown)
@@ -63,8 +66,14 @@ def body() -> None:
             if sched_error:
                 st.error(f"The theorem's schedule is not defined here: {ui.plain(sched_error)}")
                 return
-            st.caption(f"T = {ui.fmt(params['T'])} and η = {ui.fmt(params['eta'])} come from {ui.fmt(thm.number)} "
-                       f"(shown read-only in the sidebar; the paper's free constant c = {ui.fmt(params['c'])}).")
+            if "eta" in fixed:
+                st.caption(f"T = {ui.fmt(params['T'])} and η = {ui.fmt(params['eta'])} come from "
+                           f"{ui.fmt(thm.number)} (shown read-only in the sidebar; the paper's free constant c = "
+                           f"{ui.fmt(params['c'])}).")
+            else:
+                st.caption(f"T = {ui.fmt(params['T'])} comes from {ui.fmt(thm.number)} (shown read-only in the "
+                           f"sidebar). {ui.fmt(thm.number)} does not set the step size: η = {ui.fmt(params['eta'])} is "
+                           "the sidebar's value.")
         if alg.description:
             st.caption(ui.pretty(alg.description))
     # the sidebar's c is the free constant of the theorems' rates; calibrations that take a c (Kang et al.'s eq. (2))
@@ -96,10 +105,12 @@ def body() -> None:
     with st.container():
         beta_plot(alg, params, cal)
     with st.container():
-        sigma_vs_eps(alg, algs, params)
+        pending = sigma_vs_eps(alg, algs, params)
     with st.container():
         if cal.get("beta_interval") is not None or _lemma13(alg) or not cal["feasible"]:
             feasibility_map(alg, params)
+    if pending:  # the noise curves have points not computed yet: the next run computes them (they are not cached)
+        st.rerun()
 
 
 def _lemma13(alg) -> bool:
@@ -206,41 +217,110 @@ def beta_plot(alg, params, cal) -> None:
                    "sigma_beta", params, ["n", "eps", "delta", "T", "G"])
 
 
-def sigma_vs_eps(alg, algs, params) -> None:
-    """σ (or the Laplace scale) vs ε of every algorithm of the same setting; each curve cached by its own inputs."""
-    st.subheader("Noise level vs ε")
+#: how many runs in a row the page reruns itself to complete its noise curves (each spends at most
+#: ui.CURVE_BUDGET s per curve); after that the points still missing wait for the button (or any other rerun)
+CURVE_ROUNDS = 6
+EPS_GRID = [float(e) for e in np.logspace(-2, 1, 25)]
+N_GRID = [int(round(x)) for x in np.logspace(1.5, 6, 19)]
+
+
+def sigma_vs_eps(alg, algs, params) -> bool:
+    """σ (or the Laplace scale) vs ε and vs n of every algorithm of the same setting; each point cached on its own.
+
+    A point not computed within its curve's time budget is shaded "not computed (time budget)" -- never drawn, said
+    or cached as "not private" -- and the page reruns itself to compute it (up to :data:`CURVE_ROUNDS` runs in a
+    row; then a button continues).  Returns True when the caller should rerun the page for the missing points."""
+    st.subheader("Noise level vs ε and vs n")
     if not ui.view_checkbox("Compare every algorithm of this setting (slower: some use a numerical accountant)",
                             "compare_all"):
         same = [alg]
     else:
         same = [a for a in algs if a.setting == alg.setting]
-    eps_grid = [float(e) for e in np.logspace(-2, 1, 25)]
-    note = st.empty()  # the message sits above the chart, which is replaced in place (not rebuilt) when ready
-    note.caption("Computing the curves…")
+    delta_auto = bool(ui.view()["delta_auto"])
+    curves = {
+        "eps": (EPS_GRID, lambda p, x: {**p, "eps": x}),
+        # δ follows n when the sidebar ties it to n (δ = 1/n²); T, η and the rest stay at their sidebar values
+        "n": (N_GRID, lambda p, x: {**p, "n": x, **({"delta": 1.0 / x**2} if delta_auto and "delta" in p else {})}),
+    }
+    pending = False
+    for which in ("eps", "n"):
+        with st.container():
+            grid, at = curves[which]
+            pending |= not _noise_chart(which, grid, at, same, params)
+    rounds = st.session_state.setdefault("_curve_rounds", {})
+    key = (tuple(a.id for a in same), ui.items(params))
+    if not pending:
+        rounds.pop(key, None)
+        return False
+    rounds[key] = rounds.get(key, 0) + 1
+    if rounds[key] <= CURVE_ROUNDS:
+        st.caption("Computing the remaining points…")
+        return True
+    st.button("Compute the points not computed yet", key="more_points",
+              on_click=lambda: rounds.pop(key, None),
+              help=f"The page computed these curves for {CURVE_ROUNDS} rounds of at most {ui.CURVE_BUDGET:g} s per "
+                   "curve; press to continue. Points already computed are kept (for everyone).")
+    return False
+
+
+def _noise_chart(which: str, grid: list, at, same, params) -> bool:
+    """Draw one noise-level chart (``which`` = "eps" or "n"); True if every point of it was computed."""
+    note = st.empty()  # the messages sit above the chart, which is replaced in place (not rebuilt) when ready
+    why = st.empty()
     slot = st.empty()
-    series, skipped = {}, []
+    xname = "ε" if which == "eps" else "n"
+    series, not_computed, counts = {}, {}, []
+    first_gap = None  # (algorithm, x) of the first point that is computed and not private
     for a in same:
         p = {k: v for k, v in ui.only_params(params, a.calibrate).items() if k != "c"}
-        ys, missing = ui.series_complete(ui.cached_noise_series(a.id, ui.items(p), "eps", tuple(eps_grid)))
+        if which not in p:
+            continue
+        raw = ui.noise_points(a.id, [at(p, x) for x in grid])
+        ys, missing = ui.series_complete(raw)
+        label = f"{a.paper.short}: {a.name}"
         if missing:
-            skipped.append(f"{a.name} ({missing} of {len(ys)} points)")
+            not_computed[label] = [x for x, r in zip(grid, raw) if r == "timeout"]
+            counts.append(f"{a.name} ({missing} of {len(ys)} points)")
+        if first_gap is None and not missing:  # what a curve still being computed shows is not yet a verdict
+            gap = next((x for x, r in zip(grid, raw) if r is None), None)
+            if gap is not None:
+                first_gap = (a, at(p, gap), gap, [x for x, y in zip(grid, ys) if y is not None])
         if any(y is not None for y in ys):
-            series[f"{a.paper.short}: {a.name}"] = ys
-    if skipped:
-        note.caption("Not computed within this page's time budget of "
-                     f"{ui.CURVE_BUDGET:g} s per curve (their accountant is slow at these settings): "
-                     + ", ".join(skipped) + ".")
+            series[label] = ys
+    if counts:
+        note.caption(f"Still computing (each curve gets {ui.CURVE_BUDGET:g} s of server time per round; their "
+                     "accountant is slow at these settings), shaded grey until done: " + ", ".join(counts) + ".")
     else:
         note.empty()
+    if first_gap is not None:
+        a, p_gap, x_gap, private_at = first_gap
+        res = ui.cached_calibrate(a.id, ui.items({**p_gap, "accountant_extra": False}))
+        reason = (ui.pretty(res["ok"].get("reason") or "") if "ok" in res else ui.plain(res["error"]))
+        where = ""
+        if private_at and x_gap < min(private_at):
+            where = f" (private here only from {xname} = {ui.fmt(min(private_at))} on)"
+        elif not private_at:
+            where = " (private nowhere on this grid)"
+        why.caption(f"Where a curve has no points the calibration is not private (or not defined). "
+                    f"{a.name}{where}, at {xname} = {ui.fmt(x_gap)}: {reason}")
+    else:
+        why.empty()
     if not series:
-        slot.info("No algorithm is private anywhere on the ε grid at these settings.")
-        return
-    fig = figures.line_figure(eps_grid, series,
-                              title="Noise level vs ε (smaller ε = more private); gaps: not private there",
-                              x_title="ε", y_title="σ or Laplace scale", slope_labels=True,
-                              current_x=float(params["eps"]), current_label=f"current ε = {ui.fmt(params['eps'])}")
+        slot.info(f"No algorithm is private anywhere on the {xname} grid at these settings"
+                  + (" (so far: some points are still being computed)." if counts else "."))
+        return not counts
+    fixed = ("the other inputs at their sidebar values" if which == "eps" else
+             "T, η and the other inputs at their sidebar values" + (", δ = 1/n²" if ui.view()["delta_auto"] else ""))
+    title = f"Noise level vs {xname} ({'smaller ε = more private' if which == 'eps' else fixed})"
+    if first_gap is not None:
+        title += "; gaps: not private there"
+    fig = figures.line_figure(grid, series, title=title,
+                              x_title=xname, y_title="σ or Laplace scale", slope_labels=True,
+                              current_x=float(params[which]), current_label=f"current {xname} = {ui.fmt(params[which])}",
+                              not_computed=not_computed)
     with slot.container():
-        ui.show_figure(fig, "sigma_vs_eps", params)
+        ui.show_figure(fig, "sigma_vs_eps" if which == "eps" else "sigma_vs_n", params)
+    return not counts
 
 
 def feasibility_map(alg, params) -> None:

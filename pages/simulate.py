@@ -57,11 +57,18 @@ def _data(n_needed: int) -> "D.Dataset | list | None":
             st.error(f"This file has {up.size / 1e6:.1f} MB; the limit is {D.MAX_CSV_BYTES / 1e6:g} MB. "
                      "Use fewer rows or columns.")
             return None
-        try:
-            return [D.from_csv(up.getvalue(), label)]
+        blob = up.getvalue()
+        key = (hashlib.sha256(blob).hexdigest(), label)
+        memo = st.session_state.get("_csv_memo")
+        if memo is not None and memo[0] == key:
+            return [memo[1]]
+        try:  # parsed in the worker pool under a CPU-time limit, never on this thread (issue 22)
+            ds = ui.run_job(workers.load_csv, blob, label, label="reading the CSV")
         except ValueError as exc:
             st.error(f"This CSV cannot be used: {ui.plain(exc)}")
             return None
+        st.session_state["_csv_memo"] = (key, ds)  # one parsed CSV per session
+        return [ds]
     name = ui.view_choice("Data set", "dataset", D.DATASETS, format_func=D.DATASETS.get,
                           help="Every data set is scaled so that ||x|| ≤ 1. Excess risk is measured on a large fresh "
                                "sample (synthetic) or the held-out 30 % (real data).")
@@ -363,12 +370,15 @@ def _sweeps_root() -> Path:
     return Path(os.environ.get(SWEEPS_ENV) or "sweeps")
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+# An opened sweep is kept ONCE for every session (cache_resource: cache_data would unpickle a full copy of its decoded
+# rows on every run of every page that shows it) and evicted: at most 2 of each kind, for at most an hour; each holds
+# at most SO.MAX_DECODED_BYTES decoded (checked from the Parquet footers before anything is decoded).
+@st.cache_resource(show_spinner=False, max_entries=2, ttl=3600)
 def _open_dir(root: str, name: str, stamp: tuple) -> "SO.SweepData":
     return SO.open_sweep_dir(root, name).warm()  # ``stamp`` (file names and times): a re-run sweep loads afresh
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+@st.cache_resource(show_spinner=False, max_entries=2, ttl=3600)
 def _open_upload(filename: str, digest: str, _data: bytes) -> "SO.SweepData":
     return SO.read_upload(filename, _data).warm()
 

@@ -274,7 +274,8 @@ def test_simulate_refuses_a_huge_data_set_before_building_it():
 def test_markdown_in_a_csv_error_is_shown_literally():
     import dpviz_ui as ui
 
-    assert ui.plain("[Fix here](http://evil.invalid/phish)") == "\\[Fix here\\]\\(http\\://evil\\.invalid/phish\\)"
+    # a zero-width space after "http:" stops GFM's autolink literal too
+    assert ui.plain("[Fix here](http://evil.invalid/phish)") == "\\[Fix here\\]\\(http\\:\u200b//evil\\.invalid/phish\\)"
     assert "!\\[" not in ui.plain("x") and ui.plain("![t](u)").startswith("\\!\\[")
 
 

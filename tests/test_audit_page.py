@@ -27,7 +27,8 @@ def test_audit_page_link_widgets_and_output():
     at = _run({"aud_trials": "1000", "aud_n": "50", "aud_seed": "3", "aud_bogus": "1", "aud_eta": "-4"})
     assert not at.exception
     assert at.text_input(key="w_aud_trials").value == "1000" and at.text_input(key="w_n").value == "50"
-    assert any("aud_eta" in w.value for w in at.warning)  # out-of-range link value ignored, with a message
+    # out-of-range link value ignored, with a message (escaped: shown as text, never as Markdown)
+    assert any("aud\\_eta" in w.value for w in at.warning)
     m = _metrics(at)
     assert "ε lower bound (95 %)" in m and m["ε claimed"] == "1"
     assert any("1000 trials" in md.value for md in at.markdown)
@@ -125,3 +126,45 @@ def test_audit_takes_n_eps_delta_from_the_shared_view():
     assert len(at.error) == 1 and "from 10 to 5000 on this page" in at.error[0].value and not at.metric
     at.text_input(key="w_n").set_value("400").run()
     assert not at.error and at.metric
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# issue 22, item 3: a link never starts heavy work on page load; it waits for a click on Run
+
+
+@pytest.mark.parametrize("query", [
+    {"aud_trials": "200000", "aud_T": "2000"},  # the issue's link (estimated ~57 s, measured ~110 s before)
+    {"aud_mode": "stability", "aud_over": "eta", "aud_reps": "100000", "aud_T": "2000"},
+    {"aud_mode": "stability", "aud_reps": "100000", "aud_T": "20000"},
+])
+def test_heavy_link_waits_for_a_click(query):
+    import time
+
+    t0 = time.process_time()
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page("pages/audit.py")
+    at.run()
+    assert time.process_time() - t0 < 20  # imports and the estimate: no run
+    assert not at.exception and not at.metric  # no result: nothing ran
+    est = ap.estimate(dict(ap.DEFAULTS, **{k: ap.validate(k, v) for k, v in query.items()}))
+    assert est["seconds"] > ap.HEAVY_SECONDS
+    assert any("press Run" in i.value for i in at.info)
+    assert at.button(key="aud_run").proto.label == f"Run (about {est['seconds']:.0f} s)"
+    for k, v in query.items():  # the link's settings are restored in the widgets and kept in the URL
+        assert str(at.session_state[k]) == v and at.query_params[k] in (v, [v])
+
+
+def test_click_runs_heavy_setting_and_light_ones_run_at_once(monkeypatch):
+    # a lower threshold stands in for 30 s, so that the clicked run stays short in a test
+    monkeypatch.setattr(ap, "HEAVY_SECONDS", 0.05)
+    at = _run({"aud_trials": "20000", "aud_T": "100"})
+    assert not at.metric and at.button(key="aud_run")
+    at.button(key="aud_run").click().run()
+    assert not at.exception and "ε lower bound (95 %)" in _metrics(at)
+    at.text_input(key="w_aud_T").set_value("110").run()  # another heavy setting: waits again
+    assert not at.metric and at.button(key="aud_run")
+    monkeypatch.setattr(ap, "HEAVY_SECONDS", 30.0)
+    at.text_input(key="w_aud_T").set_value("120").run()  # light: runs at once
+    assert not at.exception and "ε lower bound (95 %)" in _metrics(at)

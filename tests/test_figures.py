@@ -92,3 +92,19 @@ def test_readable_log_axes_labels_subplot_axes_too():
     # five decades on y2: powers of ten only, 10 000 as a plain number
     assert list(fig.layout.yaxis2.ticktext) == ["1", "10", "100", "1000", "10000"]
     assert fig.layout.yaxis.tickvals is None  # linear axis untouched
+
+
+def test_line_figure_marks_points_not_computed_not_as_gaps():
+    """Points a time budget skipped are shaded and named "not computed (time budget)" in the figure itself (title
+    left as given), so a downloaded copy cannot be read as "not private there"."""
+    fig = figures.line_figure([0.01, 0.1, 1, 10], {"a": [None, None, 2.0, 1.0], "b": [3.0, 2.0, 1.0, 0.5]},
+                              title="Noise", x_title="ε", y_title="σ", not_computed={"a": [0.01, 0.1]})
+    assert fig.layout.title.text == "Noise"
+    names = [t.name for t in fig.data]
+    assert "not computed (time budget)" in names
+    assert len(fig.layout.shapes) == 1  # one grey band over the run 0.01 .. 0.1
+    band = fig.layout.shapes[0]
+    assert band.x0 == 0.01 and band.x1 == pytest.approx((0.1 * 1) ** 0.5)  # half way (in log) to the next point
+    assert "(2 points of 1 curve)" in fig.layout.annotations[0].text
+    plain = figures.line_figure([1, 10], {"a": [1.0, None]}, title="t", x_title="x", y_title="y")
+    assert not plain.layout.shapes and "not computed (time budget)" not in [t.name for t in plain.data]

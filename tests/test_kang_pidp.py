@@ -512,6 +512,10 @@ def test_pidp_contribution_noise_same_in_calibration_lab_and_simulation():
     con = mech.extras["contribution"]
     assert con["released_sigma_c"] == cal.extras["sigma_c"] == cal.extras["sigma_c_private"]
     assert con["paper_sigma_c"] == cal.extras["sigma_c_paper"]
+    # the lab states the corrected sensitivity 4G/(n zeta) = 4/(40 * 0.1) = 1 and what dpviz cannot certify
+    assert con["sensitivity"] == pytest.approx(1.0)
+    assert any("4G/(nζ)" in note for note in mech.notes)
+    assert any("What dpviz cannot certify for PIDP-SGD" in note for note in mech.notes)
     assert con["sigma_c_for_eps2"] == pytest.approx(cal.extras["sigma_c_private"], rel=1e-6)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
@@ -524,3 +528,47 @@ def test_pidp_contribution_noise_same_in_calibration_lab_and_simulation():
                       {**sim_params, "eta": 0.1, "zeta": 0.1, "sigma_rule": "printed"})[9][0]
     assert printed["pidp"]["sigma_c"] == pytest.approx(catalog.calibrate("pidp-sgd", **params, zeta=0.1)
                                                        .extras["sigma_c_paper"], rel=1e-12)
+
+
+def test_thm7_corrected_branch_with_the_stability_term_beside_the_printed_one():
+    # issue 19: n = 10^4, m = d = 10, eps = 1, k = 1, c = 1 (constants dropped as in Remark 4's template).
+    # Template branches (Theorem 6's e = km/(n^3 eps^2) = 1e-11):
+    #   tau = 1:      km/(n^3 eps^2) + 1/n = 1e-11 + 1e-4 = 1.0000001e-4
+    #   tau = sqrt(n) = 100: km/(n^2.5 eps^2) + 1/n^1.5 = 10/1e10 + 1e-6 = 1.001e-6
+    #   tau = n eps/sqrt(km) = 10^4/sqrt(10) = 3162.28: (km)^1.5/(n^4 eps^3) + sqrt(km)/(n^2 eps)
+    #                 = 31.6228/1e16 + 3.16228/1e8 = 3.16228e-8   (printed: (km)^1.5/(n^2 eps^3) + eps/sqrt(kmn)
+    #                 = 31.6228/1e8 + 1/sqrt(1e5) = 3.16228e-7 + 3.16228e-3 = 3.16259e-3)
+    # Theorem 3's stability term (tau + L) 16G^2/(n^2 mu^2), constants dropped: (tau + 1)/n^2 adds
+    #   2e-8, 1.01e-6, 3.16328e-5: branches 1.0002001e-4, 2.011e-6, 3.16644e-5 -> minimum branch 2 at 2.011e-6.
+    res = catalog.bound("kang-pidp-thm7", n=10_000, d=10, eps=1.0, k=1)
+    ex = res.extras
+    assert ex["branch"] == 3 and res.total == pytest.approx(3.16228e-8, rel=1e-5)
+    assert ex["printed_branch3"] == pytest.approx(3.16259e-3, rel=1e-5)
+    vals = ex["corrected_branch_values"]
+    assert vals[0] == pytest.approx(1.0002001e-4, rel=1e-7)
+    assert vals[1] == pytest.approx(2.011e-6, rel=1e-6)
+    assert vals[2] == pytest.approx(3.16644e-5, rel=1e-5)
+    assert ex["corrected_branch"] == 2 and ex["corrected_total"] == pytest.approx(2.011e-6, rel=1e-6)
+    text = " ".join(res.notes)
+    assert "printed (km)^1.5/(n^2 eps^3)" in text and "minimum is then branch 2 at 2.01e-06" in text
+    # Remark 4 (DP-SGD): n = 10^4, m = 10, eps = 1: tau = 1: 10/1e8 + 1e-4 = 1.001e-4 (+ 2e-8);
+    #   tau = sqrt(n) eps/sqrt(m) = 31.6228: sqrt(10)/1e6 + 31.6228/1e10 = 3.16544e-6 (+ 32.6228/1e8 = 3.26228e-7)
+    r4 = catalog.bound("kang-pidp-remark4", n=10_000, d=10, eps=1.0)
+    assert r4.extras["corrected_branch_values"][1] == pytest.approx(3.16544e-6 + 3.26228e-7, rel=1e-5)
+    assert r4.extras["corrected_branch"] == 2
+
+
+def test_thm1_and_thm6_schedule_notes():
+    # Theorem 1, n = 1000, L = 1, mu = 0.1: T = ceil(ln 1000/-ln 0.9) = ceil(6.907755/0.1053605) = ceil(65.56) = 66;
+    # (1 - mu/L)^T = 0.9^66 = exp(-6.95379) = 9.55e-4 <= 1/n: optimisation term ~ Delta0/n, above n^-2;
+    # (1 - mu/L)^T <= 1/n^2 needs T = ceil(13.815511/0.1053605) = ceil(131.13) = 132.
+    res = catalog.bound("kang-pidp-thm1", n=1000, d=10, eps=1.0, delta=1e-5, L=1.0, mu=0.1)
+    assert res.T == 66
+    note = next(n_ for n_ in res.notes if n_.startswith("Schedule"))
+    assert "= 0.000955 <= 1/n = 0.001" in note and "T = 132" in note and "n^-2" in note
+    assert "Delta0/n above the claimed n^-2 rate" in catalog.get_theorem("kang-pidp-thm1").discrepancy
+    # Theorem 6 at k = n: eps1 = 0.75, T = ceil(ln(1000^3 * 0.5625/(1000 * 10))) = ceil(ln 56250) = ceil(10.9375) = 11,
+    # not Theorem 1's 66 at L = 1, mu = 0.1
+    r6 = catalog.bound("kang-pidp-thm6", n=1000, d=10, eps=1.0, delta=1e-5)
+    assert r6.T == 11 and any("ignores mu/L" in n_ and "= 11" in n_ for n_ in r6.notes)
+    assert "inconsistent" in catalog.get_theorem("kang-pidp-thm6").discrepancy

@@ -21,7 +21,7 @@ def _counting(monkeypatch, name):
 
 
 def test_sigma_vs_eps_curve_is_not_recomputed_when_eps_changes(monkeypatch):
-    ui._noise_series.clear()
+    ui._NOISE_POINTS.clear()
     calls = _counting(monkeypatch, "calibrate")
     grid = (0.5, 1.0, 2.0)
     base = {"n": 1234, "T": 1234, "delta": 1e-6, "G": 1.0, "d": 10, "eta": 0.01}
@@ -64,3 +64,21 @@ def test_chart_preload_script_is_constant_and_names_chunks_that_exist():
     for n in names:
         assert (js / n).is_file(), n
     assert html == ui._chart_preload_html()
+
+
+def test_noise_points_past_the_budget_are_not_cached(monkeypatch):
+    """A point skipped because the time budget ran out is returned as "timeout", never stored as "not private": the
+    next call computes it (the points already computed come back at once)."""
+    ui._NOISE_POINTS.clear()
+    calls = _counting(monkeypatch, "calibrate")
+    base = {"n": 1234, "T": 1234, "delta": 1e-6, "G": 1.0, "d": 10, "eta": 0.01}
+    grid = (2.0, 4.0, 8.0, 16.0)
+    first = ui.cached_noise_series("dpsgd-rdp", ui.items({**base, "eps": 1.0}), "eps", grid, budget=0.0)
+    # budget 0: the first unknown point is computed (progress is guaranteed), the others are skipped
+    assert len(calls) == 1 and first[0] not in (None, "timeout") and first[1:] == ["timeout"] * 3
+    second = ui.cached_noise_series("dpsgd-rdp", ui.items({**base, "eps": 1.0}), "eps", grid, budget=0.0)
+    assert len(calls) == 2 and second[:2] == [first[0], second[1]] and second[1] != "timeout"
+    full = ui.cached_noise_series("dpsgd-rdp", ui.items({**base, "eps": 1.0}), "eps", grid)
+    assert len(calls) == 4 and "timeout" not in full and full[:2] == second[:2]
+    # and the complete curve is what an unhurried computation gives: sigma decreasing in eps, all private here
+    assert all(isinstance(y, float) for y in full) and full == sorted(full, reverse=True)

@@ -624,6 +624,14 @@ def test_explicit_smooth_bounds_warn_when_eta_above_one_over_2L():
     assert any("1/(2L) = 0.25" in note and "eq. (11)" in note and "Theorem 6" in note for note in six.notes)
     a = cat.get_theorem("wang-lownoise-thm3a").explicit_bound(**p, Fstar=0.1)
     assert a.eta == pytest.approx(1 / math.sqrt(5000)) and not any("1/(2L)" in note for note in a.notes)
+    # the rate forms warn too (same schedule eta = 0.380480) when L is given; the Hölder theorems do not
+    for tid in ("wang-lownoise-thm3b", "wang-lownoise-thm6b"):
+        rate = cat.bound(tid, n=5000, d=1, eps=1.0, delta=1e-3, L=2.0)
+        assert any("1/(2L) = 0.25" in note for note in rate.notes)
+        assert not any("1/(2L)" in note for note in cat.bound(tid, n=5000, d=1, eps=1.0, delta=1e-3, L=1.0).notes)
+    assert not any("1/(2L)" in note
+                   for note in cat.bound("wang-lownoise-thm4b", n=5000, d=1, eps=1.0, delta=1e-3, L=2.0,
+                                         alpha=0.5).notes)
 
 
 def test_largest_root_by_hand():

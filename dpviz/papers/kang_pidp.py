@@ -76,7 +76,6 @@ PAPER = Paper(
     title="Data Heterogeneity Differential Privacy: From Theory to Algorithm",
     venue="",
     year=2022,
-    seed_file="001_9fced7ebb2318939.txt",
 )
 
 #: c' of Theorem 5: the proof derives σ_(c) > 2 sqrt(2) sqrt(log(1.25R/δ2)) G R/(nζε2) and rounds 2√2 to 2.83.
@@ -645,10 +644,23 @@ def bound_thm1(*, n, d, eps, delta, G=1.0, L=None, mu=None, c=1.0, consistent_co
     c, extras = _consistent_c(c, consistent_constants, n, eps, delta, G, T)
     term = Term("privacy", _emp_rate(n, d, eps, delta, G, c), -2.0, -2.0,
                 r"\frac{mG^2\log(1/\delta)\log n}{n^2\epsilon^2}")
-    notes = ["Excess empirical risk; m is the model dimension d."]
+    notes = ["Excess empirical risk; m is the model dimension d.", _schedule_note_thm1(n, L, mu, T)]
     if extras:
         notes.append(_CONSISTENT_NOTE.format(c2=c, ci=extras["c_implied"]))
     return _result("kang-pidp-thm1", [term], eta=_eta_of(L), T=T, notes=notes, extras=extras)
+
+
+def _schedule_note_thm1(n, L, mu, T) -> str:
+    """What Theorem 1's schedule T (:func:`schedule_T`) leaves of the optimisation term (dpviz's reading)."""
+    if L is None or mu is None or mu >= L:
+        return ("Schedule (dpviz's reading): T = O(log n) is taken so that (1 - mu/L)^T <= 1/n, which leaves an "
+                "optimisation term Delta0/n above the claimed n^-2 rate; (1 - mu/L)^T <= 1/n^2 (twice the T, still "
+                "O(log n)) would be needed for the rate. Give L and mu for the numbers.")
+    q = 1.0 - mu / L
+    T2 = max(1, math.ceil(2.0 * math.log(n) / -math.log1p(-mu / L)))
+    return (f"Schedule (dpviz's reading): T = {T} makes (1 - mu/L)^T = {q**T:.3g} <= 1/n = {1.0 / n:.3g}, which leaves "
+            f"an optimisation term (1 - mu/L)^T Delta0 of order Delta0/n, above the claimed n^-2 rate; the rate needs "
+            f"(1 - mu/L)^T <= 1/n^2, i.e. T = {T2} (still O(log n)).")
 
 
 def explicit_bound_thm1(*, n, d, eps, delta, G, L, mu, T=None, Delta0=1.0, sigma=None, c=None,
@@ -773,6 +785,20 @@ def _branches(n, d, eps, k, c, which):
     ]
 
 
+def _with_stability(n, c, totals, taus):
+    """Branch values with Theorem 3's stability term (tau + L) 16 G^2/(n^2 mu^2), which Remark 4's template drops,
+    kept at the rate level (constants dropped as in the template: (tau + 1)/n^2).  Returns (values, index of min)."""
+    vals = [t + c * (tau + 1.0) / n**2 for t, tau in zip(totals, taus)]
+    return vals, min(range(len(vals)), key=vals.__getitem__)
+
+
+def _stability_note(which, i, totals, vals, j, taus):
+    shown = ", ".join(f"branch {b + 1} (tau = {taus[b]:.4g}): {vals[b]:.3g}" for b in range(len(vals)))
+    return (f"Keeping Theorem 3's stability term (tau + L) 16G^2/(n^2 mu^2), which {which} drops (dpviz's "
+            f"correction; constants dropped as in the template: (tau + 1)/n^2): {shown}. The minimum is then branch "
+            f"{j + 1} at {vals[j]:.3g}, beside the template's branch {i + 1} at {totals[i]:.3g}.")
+
+
 def bound_remark4(*, n, d, eps, c=1.0) -> BoundResult:
     r"""Excess population risk rate of DP-SGD (Kang, Li, Liu & Wang (kang-pidp), Remark 4), with E[L*] = O(1/n):
 
@@ -788,9 +814,12 @@ def bound_remark4(*, n, d, eps, c=1.0) -> BoundResult:
     totals = [sum(t.value for t in b) for b in branches]
     i = min(range(2), key=totals.__getitem__)
     taus = [1.0, math.sqrt(n) * eps / math.sqrt(d)]
+    vals, j = _with_stability(n, c, totals, taus)
     return _result("kang-pidp-remark4", branches[i], T=max(1, math.ceil(math.log(n))),
-                   notes=[f"branch {i + 1} (tau = {taus[i]:.4g}) is the smaller one; logs and constants dropped."],
-                   extras={"branch": i + 1, "branch_values": totals, "tau": taus[i]})
+                   notes=[f"branch {i + 1} (tau = {taus[i]:.4g}) is the smaller one; logs and constants dropped.",
+                          _stability_note("Remark 4's template", i, totals, vals, j, taus)],
+                   extras={"branch": i + 1, "branch_values": totals, "tau": taus[i],
+                           "corrected_branch_values": vals, "corrected_branch": j + 1, "corrected_total": vals[j]})
 
 
 def _k(k, n):
@@ -825,7 +854,10 @@ def bound_thm6(*, n, d, eps, delta, G=1.0, L=None, k=None, eps1=None, delta1=Non
     term = Term("privacy", val, -3.0 if k_in is not None else -2.0, -2.0,
                 r"\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}")
     notes = ["k = n (every instance significant) recovers Theorem 1." if k_in is None else
-             f"k = {k} of n = {n} instances get noise (probability k/n per step)."]
+             f"k = {k} of n = {n} instances get noise (probability k/n per step).",
+             f"Schedule (dpviz's reading): T = ceil(log(n^3 eps1^2/(k m G^2))) = {T} uses the proof's constant 1 and "
+             f"ignores mu/L, so (1 - mu/L)^T need not be small; at k = n it is not Theorem 1's T (dpviz: the "
+             f"smallest T with (1 - mu/L)^T <= 1/n)."]
     if cextras:
         notes.append(_CONSISTENT_NOTE.format(c2=c, ci=cextras["c_implied"]))
     return _result("kang-pidp-thm6", [term], eta=_eta_of(L), T=T, notes=notes,
@@ -850,10 +882,17 @@ def bound_thm7(*, n, d, eps, k=None, c=1.0) -> BoundResult:
     i = min(range(3), key=totals.__getitem__)
     taus = [1.0, math.sqrt(n), n * eps / math.sqrt(kk * d)]
     printed3 = c * ((kk * d) ** 1.5 / (n**2 * eps**3) + eps / math.sqrt(kk * d * n))
-    return _result("kang-pidp-thm7", branches[i], T=max(1, math.ceil(math.log(n))),
-                   notes=[f"branch {i + 1} (tau = {taus[i]:.4g}) is the smallest; logs and constants dropped."],
+    vals, j = _with_stability(n, c, totals, taus)
+    notes = [f"branch {i + 1} (tau = {taus[i]:.4g}) is the smallest; logs and constants dropped.",
+             f"Third branch: printed (km)^1.5/(n^2 eps^3) + eps/sqrt(kmn) = {printed3:.3g}; derived from its tau "
+             f"(dpviz's correction) (km)^1.5/(n^4 eps^3) + sqrt(km)/(n^2 eps) (constant 2 dropped) = {totals[2]:.3g}; "
+             f"with the "
+             f"stability term {vals[2]:.3g}.",
+             _stability_note("Remark 4's template (used by Theorem 7)", i, totals, vals, j, taus)]
+    return _result("kang-pidp-thm7", branches[i], T=max(1, math.ceil(math.log(n))), notes=notes,
                    extras={"branch": i + 1, "branch_values": totals, "tau": taus[i], "k": kk,
-                           "printed_branch3": printed3})
+                           "printed_branch3": printed3, "corrected_branch_values": vals,
+                           "corrected_branch": j + 1, "corrected_total": vals[j]})
 
 
 def bound_thm2(*, n, L, mu, G=1.0, excess_empirical=None, Lstar=None, tau=None, d=None, eps=None, delta=None,
@@ -1009,19 +1048,26 @@ _DISCREPANCY_THM1 = (
     "The proof of Theorem 1 replaces the second moment E||grad l(theta_t, z_t)||^2 of the sampled gradient by the "
     "squared full gradient ||grad L(theta_t)||^2 (eq. (4) onward), so the bound has no SGD variance floor: it is "
     "exact for full-batch noisy GD, and for one-example SGD it omits a term of order eta E||grad l - grad L||^2/mu. "
-    "The explicit bound (1 - mu/L)^T Delta0 + m sigma^2/(2 mu) follows the proof as printed and inherits this."
+    "The explicit bound (1 - mu/L)^T Delta0 + m sigma^2/(2 mu) follows the proof as printed and inherits this. "
+    "Schedule: dpviz's T = O(log n) makes (1 - mu/L)^T <= 1/n, which leaves an optimisation term Delta0/n above the "
+    "claimed n^-2 rate (the rate needs (1 - mu/L)^T <= 1/n^2, twice the T)."
 )
 
 _DISCREPANCY_THM6 = (
     "The statement of Theorem 6 takes T = O(log n); its proof takes T = O(log(n^3 eps1^2/(k m G^2))). dpviz uses the "
-    "proof's T = max(1, ceil(log(n^3 eps1^2/(k m G^2)))) (both are logarithmic in n)."
+    "proof's T = max(1, ceil(log(n^3 eps1^2/(k m G^2)))) (both are logarithmic in n). This T takes the proof's "
+    "constant as 1 and ignores mu/L, so it does not make (1 - mu/L)^T small, and at k = n it is not Theorem 1's T "
+    "(the smallest T with (1 - mu/L)^T <= 1/n): the two schedules are inconsistent where Theorem 6 should recover "
+    "Theorem 1."
 )
 
 _DISCREPANCY_THM7 = (
     "The third branch is printed as (km)^1.5/(n^2 eps^3) + eps/sqrt(kmn) 'from tau = O(n eps/sqrt(km))', but "
     "substituting that tau into Remark 4's template e/tau + tau e + 1/(tau n) with e = km/(n^3 eps^2) (Theorem 6) "
     "gives (km)^1.5/(n^4 eps^3) + 2 sqrt(km)/(n^2 eps). dpviz follows the derivation (constants dropped); the printed "
-    "value is in extras['printed_branch3']. With k = n this branch coincides with Remark 4's second branch."
+    "value is in extras['printed_branch3']. With k = n this branch coincides with Remark 4's second branch. Like "
+    "Remark 4, the template drops Theorem 3's stability term (tau + L) 16G^2/(n^2 mu^2), which dominates at small k; "
+    "the notes give the branches with it (extras['corrected_branch_values'])."
 )
 
 
@@ -1063,10 +1109,10 @@ THEOREMS = [
         assumptions=_ASSUME,
         bound=bound_thm2,
         statement=(
-            r"\inf_{	au>0}\Big\{rac{8(	au+L)}{\mu}\mathbb E[L(	heta_{priv};D)-L^*]+rac{16G^2(	au+L)}{n^2\mu^2}"
-            r"+rac{L\,\mathbb E[L(	heta_{priv};D)]}{	au}\Big\}"
+            r"\inf_{\tau>0}\Big\{\frac{8(\tau+L)}{\mu}\mathbb E[L(\theta_{priv};D)-L^*]+\frac{16G^2(\tau+L)}{n^2\mu^2}"
+            r"+\frac{L\,\mathbb E[L(\theta_{priv};D)]}{\tau}\Big\}"
         ),
-        schedule=r"	au>0\ 	ext{free (inf)}",
+        schedule=r"\tau>0\ \text{free (inf)}",
         risk=Risk("generalization gap", "expectation", "E[L_P(θ_priv) − L(θ_priv; D)], not an excess risk"),
         form="explicit",
     ),
@@ -1077,7 +1123,7 @@ THEOREMS = [
         algorithm="pidp-sgd",
         assumptions=_ASSUME,
         bound=bound_thm4,
-        statement=r"\|(	heta^*_{-z}-	heta^*)-c_z\|_2\lerac{1}{\zeta^2n^2}\Big(2LG+rac{CG^2}{\zeta}\Big)",
+        statement=r"\|(\theta^*_{-z}-\theta^*)-c_z\|_2\le\frac{1}{\zeta^2n^2}\Big(2LG+\frac{CG^2}{\zeta}\Big)",
         risk=Risk("influence-function approximation error", "deterministic", "||(θ*_{-z} − θ*) − c_z||, not a risk"),
         form="explicit",
     ),
@@ -1088,7 +1134,7 @@ THEOREMS = [
         algorithm="dpsgd-pl",
         assumptions=_ASSUME,
         bound=bound_remark3,
-        statement=r"O\Big(rac{mG^2\log(1/\delta)\log^2n}{n^2\epsilon^2}\Big)\ 	ext{(reference [43]; Theorem 1 removes one }\log n)",
+        statement=r"O\Big(\frac{mG^2\log(1/\delta)\log^2n}{n^2\epsilon^2}\Big)\ \text{(reference [43]; Theorem 1 removes one }\log n)",
         risk=Risk("excess empirical risk (optimality gap)", "expectation",
                   "E[L(θ_priv; D) − L*]; earlier bound, reference [43]"),
     ),

@@ -114,7 +114,6 @@ PAPER = Paper(
     title="Differentially private stochastic gradient descent with low-noise",
     venue="Neurocomputing",
     year=2024,
-    seed_file="000_e4c77d256cde89f2.txt",
 )
 
 #: σ²/G² >= this (Lemma 8's σ² >= 0.67 Δ² with Δ = 2G).
@@ -1324,11 +1323,15 @@ def _holder_alpha(alpha) -> float:
     return alpha
 
 
-def _eta_notes(eta: float, L) -> list[str]:
+def _eta_notes(eta: float, L, smooth: bool = False) -> list[str]:
     lim = 1.0 if L is None else min(2.0 / L, 1.0)
     if eta > lim:
         what = "min{2/L, 1}" if L is not None else "1"
         return [f"The schedule's eta = {eta:.4g} exceeds {what} = {lim:g}, which the theorem requires: lower c."]
+    if smooth and L is not None and eta > 1.0 / (2.0 * L):
+        return [f"Reading of the proof (dpviz): the schedule's eta = {eta:.4g} > 1/(2L) = {1.0 / (2.0 * L):.4g}; the "
+                "Young step behind eq. (8)/(11) and Theorem 16 (a) at alpha = 1 needs eta <= 1/(2L), which the "
+                "theorem does not state (it states eta <= min{2/L, 1}): lower c."]
     return []
 
 
@@ -1348,7 +1351,7 @@ def _smooth_general(thm_id, *, n, d, eps, delta, c, L) -> BoundResult:
     T = n
     eta = c * min(1.0 / math.sqrt(n), eps / math.sqrt(d * math.log(1.0 / delta)))
     terms = [Term("statistical", 1.0 / math.sqrt(n), -0.5, 0.0, r"\frac{1}{\sqrt n}"), _privacy_term(n, d, eps, delta)]
-    notes = _eta_notes(eta, L) + ["T ≍ n is taken as T = n; the O(·) constant is 1."]
+    notes = _eta_notes(eta, L, smooth=True) + ["T ≍ n is taken as T = n; the O(·) constant is 1."]
     return _result(thm_id, terms, eta=eta, T=T, notes=notes)
 
 
@@ -1356,7 +1359,7 @@ def _smooth_lownoise(thm_id, *, n, d, eps, delta, c, L) -> BoundResult:
     n, d, eps, delta, c, L = _utility_inputs(n, d, eps, delta, c, L)
     T = n
     eta = c * eps / math.sqrt(d * math.log(1.0 / delta))
-    notes = _eta_notes(eta, L) + [
+    notes = _eta_notes(eta, L, smooth=True) + [
         "Low-noise case F(w*) = 0: the 1/sqrt(n) term disappears. T ≍ n is taken as T = n; the O(·) constant is 1."
     ]
     return _result(thm_id, [_privacy_term(n, d, eps, delta)], eta=eta, T=T, notes=notes)

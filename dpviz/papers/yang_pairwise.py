@@ -72,7 +72,6 @@ PAPER = Paper(
     title="Stability and Differential Privacy of Stochastic Gradient Descent for Pairwise Learning with Non-Smooth Loss",
     venue="AISTATS",
     year=2021,
-    seed_file="002_529032789875e3ba.txt",
 )
 
 _ASSUME = ("convex", "lipschitz", "nonnegative", "pairwise")
