@@ -73,7 +73,8 @@ def test_audit_page_stability_sweep_choice_and_link():
 
 @pytest.mark.parametrize("box,typed,shown", [("w_eps", "0", "0"), ("w_n", "-5", "-5"),
                                              ("w_n", "6000", "6000"), ("w_eps", "", "nothing"),
-                                             ("w_aud_trials", "2,5", "2,5"), ("w_n", "2.5e1x", "2.5e1x"), ("w_aud_T", "1.5", "1.5")])
+                                             ("w_aud_trials", "2,5", "2,5"), ("w_n", "2.5e1x", "2.5e1x"),
+                                             ("w_aud_T", "1.5", "1.5")])
 def test_audit_invalid_input_one_error_no_stale_results(box, typed, shown):
     # the contract of Calibrate: one error naming the box and its range, no results from other values, the box
     # keeps what was typed, the link keeps the last valid values, and a valid value brings the results back
