@@ -1,7 +1,7 @@
 """Hostile inputs of issue 22: CPU seconds and peak memory of each, before and after the fix.
 
 Each case is a real command (``python -m dpviz …``, spec files written to a temporary folder) run in a child process
-whose CPU time (user + system) and peak resident memory are read from ``os.wait4``.  With ``--before DIR`` the same
+whose CPU time (user + system, ``os.wait4``) and peak resident memory (its own VmHWM) are measured.  With ``--before DIR`` the same
 commands also run against another checkout (e.g. the main branch before the fix) under a 60 s wall-time limit and a
 3 GB address-space limit, so an unfixed case ends as "killed at 60 s" or "MemoryError at the 3 GB limit" instead of
 taking hours or the machine's memory.
@@ -55,12 +55,31 @@ def _limit_memory(gb: float):
     return set_limit
 
 
+#: ``python -m dpviz`` writing its peak resident memory (VmHWM, kB, its own memory image only: ``ru_maxrss`` would
+#: also count the parent's image at fork time) to DPVIZ_HWM_FILE at exit.
+_CHILD = """
+import atexit, os, runpy, sys
+
+def _write():
+    with open('/proc/self/status') as fh:
+        hwm = next((line.split()[1] for line in fh if line.startswith('VmHWM:')), '')
+    with open(os.environ['DPVIZ_HWM_FILE'], 'w') as fh:
+        fh.write(hwm)
+
+atexit.register(_write)
+sys.argv = ['python -m dpviz', *sys.argv[1:]]
+runpy.run_module('dpviz', run_name='__main__', alter_sys=True)
+"""
+
+
 def measure(argv, *, code_dir: Path, timeout: float = 60.0, mem_gb: float | None = None) -> dict:
-    """CPU seconds, wall seconds, peak RSS (MB), exit code and the last stderr line of ``python -m dpviz argv``."""
-    with tempfile.TemporaryFile() as err:
+    """CPU seconds, wall seconds, peak RSS (MB; None when killed), exit code and the last stderr line of
+    ``python -m dpviz argv``."""
+    with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile(suffix=".hwm") as hwm:
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "dpviz", *map(str, argv)], stdout=subprocess.DEVNULL,
-                                stderr=err, cwd=str(code_dir), env={**os.environ, "PYTHONPATH": str(code_dir)},
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, *map(str, argv)], stdout=subprocess.DEVNULL,
+                                stderr=err, cwd=str(code_dir),
+                                env={**os.environ, "PYTHONPATH": str(code_dir), "DPVIZ_HWM_FILE": hwm.name},
                                 preexec_fn=_limit_memory(mem_gb) if mem_gb else None)
         killed = False
         while True:
@@ -76,6 +95,7 @@ def measure(argv, *, code_dir: Path, timeout: float = 60.0, mem_gb: float | None
         wall = time.perf_counter() - t0
         err.seek(0)
         text = err.read().decode(errors="replace").strip().splitlines()
+        peak = Path(hwm.name).read_text().strip()
     code = os.waitstatus_to_exitcode(status)
     last = text[-1] if text else ""
     if killed:
@@ -86,7 +106,7 @@ def measure(argv, *, code_dir: Path, timeout: float = 60.0, mem_gb: float | None
         outcome = f"traceback: {last[:80]}"
     else:
         outcome = f"exit {code}, {len(text)} stderr line(s): {last[:110]}"
-    return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall, "rss_mb": usage.ru_maxrss / 1024,
+    return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall, "rss_mb": int(peak) / 1024 if peak else None,
             "outcome": outcome}
 
 
@@ -381,7 +401,8 @@ def main() -> None:
                 runs.insert(0, ("before", args.before.resolve(), dict(timeout=args.timeout, mem_gb=3.0)))
             for when, code_dir, kw in runs:
                 r = measure(argv, code_dir=code_dir, **kw)
-                print(f"{label[:42]:<42} {when:<6} {r['cpu']:7.2f} {r['rss_mb']:8.0f}  {r['outcome']}", flush=True)
+                rss = "killed" if r["rss_mb"] is None else f"{r['rss_mb']:.0f}"
+                print(f"{label[:42]:<42} {when:<6} {r['cpu']:7.2f} {rss:>8}  {r['outcome']}", flush=True)
 
 
 if __name__ == "__main__":

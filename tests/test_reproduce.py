@@ -108,6 +108,9 @@ def test_run_privacy_of_the_papers_noise_rule_by_an_independent_accountant():
     # the catalogue's private sigma at the same point (20.48) is far inside the target
     ok = R.run_privacy(sigma=20.48, G=1.5, eps=0.5, n=5000, T=1000, delta=4e-8)
     assert ok["private"] and ok["eps_run"] < 0.05
+    for bad in ({"sigma": 0.001}, {"sigma": 0.0}, {"G": -1.0}, {"eps": 0.0}, {"n": 1}, {"delta": 1.5}):
+        with pytest.raises(ValueError):
+            R.run_privacy(**{"sigma": 0.5, "G": 1.0, "eps": 1.0, "n": 100, "T": 10, "delta": 1e-4, **bad})
 
 
 def test_noise_rule_label_of_engine_results():
