@@ -205,29 +205,7 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
             raise ValueError(f"noise_rule must be 'calibrated' or 'experiment', got {rule!r}.")
         if (sigma_override is None and cal.extras.get("sigma_unconstrained") is not None
                 and (rule == "experiment" or (cal.sigma is None and params.get("run_infeasible")))):
-            # the noise formula at the beta that minimises it over all of (0, 1), ignoring the sufficient privacy
-            # conditions -- the rule of the papers' own experiments (Wang, Lei, Ying & Zhou, Section 5.1).  It is
-            # private per the theorem exactly when it is at least the calibrated (private) sigma: more Gaussian noise
-            # per step is a post-processing of the calibrated mechanism.  Since the calibration minimises sigma over
-            # the feasible beta only, that happens when the unconstrained minimiser is itself feasible.
-            sig_cal, feas_cal = cal.sigma, cal.feasible
-            sig_exp = float(cal.extras["sigma_unconstrained"])
-            exp_private = bool(feas_cal and sig_cal is not None and sig_exp >= sig_cal * (1.0 - 1e-12))
-            cal.sigma = sig_exp
-            cal.feasible = exp_private
-            sigma_rule = "experiment" if rule == "experiment" else "experiment-fallback"
-            cal.notes = list(cal.notes) + ["sigma from the paper's formula at the sigma-minimising beta, without "
-                                           "the theorem's privacy conditions (as in the paper's experiments)"]
-            if exp_private:
-                cal.reason = (f"noise rule of the paper's experiments (beta minimising sigma over (0, 1)); here it "
-                              f"equals the calibrated sigma = {sig_cal:.4g}, which meets the theorem's conditions")
-            elif feas_cal and sig_cal is not None:
-                cal.reason = (f"noise rule of the paper's experiments (beta minimising sigma over (0, 1)) gives "
-                              f"sigma = {sig_exp:.4g}, below the private sigma = {sig_cal:.4g} of the theorem's "
-                              "calibration at this point: not private per the theorem")
-            else:
-                cal.reason = ("noise rule of the paper's experiments (beta minimising sigma over (0, 1)); the "
-                              f"theorem's calibration has no private sigma here ({cal.reason})")
+            sigma_rule = _apply_experiment_rule(cal, rule)
         sigma = cal.sigma if cal.sigma is not None else 0.0
         lap = cal.laplace_scale if (cal.sigma is None and cal.laplace_scale is not None) else None
         run = cal.feasible or bool(params.get("run_infeasible") or rule == "experiment" or allow_np
@@ -247,47 +225,7 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         cal.extras["_params"] = {**{k: val for k, val in p.items() if k not in _ENGINE_SWITCHES}, "T": T, "eta": eta}
         pidp = None
         if spec.kind == "pidp":
-            pidp = {}
-            for key in ("eps1", "delta1", "sigma_c", "r", "E"):
-                val = p.get(key, cal.extras.get(key))
-                if key == "r" and val is None:
-                    val = R
-                if key == "E" and val is None:
-                    val = 0.0
-                if val is None:
-                    raise ValueError(f"PIDP-SGD needs {key} (give it in params).")
-                pidp[key] = v.check_nonnegative(key, val)
-            for key in ("eps1", "delta1", "r"):
-                v.check_positive(key, pidp[key])
-            from dpviz.papers.kang_pidp import rounds_and_local_steps
-
-            rounds, T_local = rounds_and_local_steps(T, p.get("rounds"), p.get("T_local"))
-            pidp["rounds"], pidp["T_local"] = rounds, T_local
-            T = rounds * T_local
-            zeta = p.get("zeta", cal.extras.get("zeta"))
-            if zeta is None and loss_mu > 0:
-                zeta = loss_mu
-            if zeta is None:
-                raise ValueError("PIDP-SGD needs zeta, the lower bound on the Hessian's eigenvalues that the "
-                                 "contribution's sensitivity 2G/(n zeta) assumes (Kang, Li, Liu & Wang, Theorem 5 "
-                                 "and Remark 5); give params['zeta'] (or mu, or an L2-regularised loss).")
-            pidp["zeta"] = v.check_positive("zeta (Hessian lower bound)", zeta)
-            start = params.get("pidp_start", "zero")
-            if start not in ("zero", "erm"):
-                raise ValueError(f"pidp_start must be 'zero' (theta~ = 0, like DP-SGD-PL) or 'erm' (the non-private "
-                                 f"empirical risk minimiser, which leaks the data), got {start!r}.")
-            theta0 = p.get("theta0")
-            if theta0 is not None:
-                theta0 = np.asarray(theta0, dtype=float)
-                if theta0.shape != (d,) or not np.all(np.isfinite(theta0)):
-                    raise ValueError(f"theta0 must be {d} finite numbers (the starting model), got shape "
-                                     f"{theta0.shape}.")
-                start = "given"
-            if start == "erm":
-                nonprivate.append("PIDP-SGD starts at the non-private empirical risk minimiser of the training data "
-                                  "(pidp_start='erm'): the starting point leaks the data, so the output is not "
-                                  "(eps, delta)-DP")
-            pidp["theta0"], pidp["start"] = theta0, start
+            pidp, T = _pidp_plan(p, cal, params, R=R, T=T, loss_mu=loss_mu, d=d, nonprivate=nonprivate)
         if nonprivate:
             cal.feasible = False
             cal.reason = "; ".join(nonprivate)
@@ -298,6 +236,83 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
                       "eps": p.get("eps"), "constraint": constraint, "epoch_average": epoch_average,
                       "nonprivate": nonprivate})
     return alg_name, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params
+
+
+def _apply_experiment_rule(cal, rule: str) -> str:
+    """Replace the calibrated sigma by the noise rule of the papers' experiments (in place); returns the rule's
+    name ("experiment", or "experiment-fallback" when it stands in for an infeasible calibration)."""
+    # the noise formula at the beta that minimises it over all of (0, 1), ignoring the sufficient privacy
+    # conditions -- the rule of the papers' own experiments (Wang, Lei, Ying & Zhou, Section 5.1).  It is
+    # private per the theorem exactly when it is at least the calibrated (private) sigma: more Gaussian noise
+    # per step is a post-processing of the calibrated mechanism.  Since the calibration minimises sigma over
+    # the feasible beta only, that happens when the unconstrained minimiser is itself feasible.
+    sig_cal, feas_cal = cal.sigma, cal.feasible
+    sig_exp = float(cal.extras["sigma_unconstrained"])
+    exp_private = bool(feas_cal and sig_cal is not None and sig_exp >= sig_cal * (1.0 - 1e-12))
+    cal.sigma = sig_exp
+    cal.feasible = exp_private
+    sigma_rule = "experiment" if rule == "experiment" else "experiment-fallback"
+    cal.notes = list(cal.notes) + ["sigma from the paper's formula at the sigma-minimising beta, without "
+                                   "the theorem's privacy conditions (as in the paper's experiments)"]
+    if exp_private:
+        cal.reason = (f"noise rule of the paper's experiments (beta minimising sigma over (0, 1)); here it "
+                      f"equals the calibrated sigma = {sig_cal:.4g}, which meets the theorem's conditions")
+    elif feas_cal and sig_cal is not None:
+        cal.reason = (f"noise rule of the paper's experiments (beta minimising sigma over (0, 1)) gives "
+                      f"sigma = {sig_exp:.4g}, below the private sigma = {sig_cal:.4g} of the theorem's "
+                      "calibration at this point: not private per the theorem")
+    else:
+        cal.reason = ("noise rule of the paper's experiments (beta minimising sigma over (0, 1)); the "
+                      f"theorem's calibration has no private sigma here ({cal.reason})")
+    return sigma_rule
+
+
+def _pidp_plan(p, cal, params, *, R, T, loss_mu, d, nonprivate):
+    """PIDP-SGD's settings of one grid point (Kang, Li, Liu & Wang (kang-pidp), Algorithm 1): eps1, delta1,
+    sigma_c, r, E, rounds x T_local, zeta (Remark 5) and the start; returns (settings, T = rounds * T_local) and
+    appends to ``nonprivate`` why the run is not private (a start at the non-private minimiser)."""
+    pidp = {}
+    for key in ("eps1", "delta1", "sigma_c", "r", "E"):
+        val = p.get(key, cal.extras.get(key))
+        if key == "r" and val is None:
+            val = R
+        if key == "E" and val is None:
+            val = 0.0
+        if val is None:
+            raise ValueError(f"PIDP-SGD needs {key} (give it in params).")
+        pidp[key] = v.check_nonnegative(key, val)
+    for key in ("eps1", "delta1", "r"):
+        v.check_positive(key, pidp[key])
+    from dpviz.papers.kang_pidp import rounds_and_local_steps
+
+    rounds, T_local = rounds_and_local_steps(T, p.get("rounds"), p.get("T_local"))
+    pidp["rounds"], pidp["T_local"] = rounds, T_local
+    T = rounds * T_local
+    zeta = p.get("zeta", cal.extras.get("zeta"))
+    if zeta is None and loss_mu > 0:
+        zeta = loss_mu
+    if zeta is None:
+        raise ValueError("PIDP-SGD needs zeta, the lower bound on the Hessian's eigenvalues that the "
+                         "contribution's sensitivity 2G/(n zeta) assumes (Kang, Li, Liu & Wang, Theorem 5 "
+                         "and Remark 5); give params['zeta'] (or mu, or an L2-regularised loss).")
+    pidp["zeta"] = v.check_positive("zeta (Hessian lower bound)", zeta)
+    start = params.get("pidp_start", "zero")
+    if start not in ("zero", "erm"):
+        raise ValueError(f"pidp_start must be 'zero' (theta~ = 0, like DP-SGD-PL) or 'erm' (the non-private "
+                         f"empirical risk minimiser, which leaks the data), got {start!r}.")
+    theta0 = p.get("theta0")
+    if theta0 is not None:
+        theta0 = np.asarray(theta0, dtype=float)
+        if theta0.shape != (d,) or not np.all(np.isfinite(theta0)):
+            raise ValueError(f"theta0 must be {d} finite numbers (the starting model), got shape "
+                             f"{theta0.shape}.")
+        start = "given"
+    if start == "erm":
+        nonprivate.append("PIDP-SGD starts at the non-private empirical risk minimiser of the training data "
+                          "(pidp_start='erm'): the starting point leaks the data, so the output is not "
+                          "(eps, delta)-DP")
+    pidp["theta0"], pidp["start"] = theta0, start
+    return pidp, T
 
 
 def _constraint(algorithm_id, matrix, kind):
