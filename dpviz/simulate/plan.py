@@ -169,6 +169,16 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         elif sigma_override is not None:
             cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma=v.check_nonnegative("sigma", sigma_override),
                                       reason="noise standard deviation set by the caller")
+            if spec.kind in ("epoch", "pidp"):
+                # the caller's sigma replaces the training noise only: DPEGD's per-epoch ratios (sigma_i / eta_i
+                # constant, sigma_1 = sigma) and PIDP-SGD's budget split and contribution noise still come from the
+                # calibration (issue 21)
+                base = catalog.calibrate(algorithm_id, **{k: val for k, val in p.items() if k not in _ENGINE_SWITCHES})
+                cal.extras = dict(base.extras or {})
+                if spec.kind == "epoch":
+                    s0 = float(base.sigma_schedule[0]) if base.sigma_schedule else 0.0
+                    cal.sigma_schedule = ([cal.sigma * float(x) / s0 for x in base.sigma_schedule] if s0 > 0
+                                          else [cal.sigma] * len(_epoch_sizes(n)))
         elif p.get("sigma_schedule") is not None:
             sched_in = [v.check_nonnegative("sigma_schedule entry", x) for x in p["sigma_schedule"]]
             cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma_schedule=sched_in,
