@@ -169,11 +169,18 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         elif sigma_override is not None:
             cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma=v.check_nonnegative("sigma", sigma_override),
                                       reason="noise standard deviation set by the caller")
+            base = None
             if spec.kind in ("epoch", "pidp"):
                 # the caller's sigma replaces the training noise only: DPEGD's per-epoch ratios (sigma_i / eta_i
                 # constant, sigma_1 = sigma) and PIDP-SGD's budget split and contribution noise still come from the
-                # calibration (issue 21)
-                base = catalog.calibrate(algorithm_id, **{k: val for k, val in p.items() if k not in _ENGINE_SWITCHES})
+                # calibration (issue 21) -- when the parameters allow one; otherwise (e.g. no eps) they come from
+                # params, as before
+                try:
+                    base = catalog.calibrate(algorithm_id,
+                                             **{k: val for k, val in p.items() if k not in _ENGINE_SWITCHES})
+                except ValueError:
+                    base = None
+            if base is not None:
                 cal.extras = dict(base.extras or {})
                 if spec.kind == "epoch":
                     s0 = float(base.sigma_schedule[0]) if base.sigma_schedule else 0.0
