@@ -31,17 +31,8 @@ import math
 from dpviz import _validate as v
 from dpviz import accounting
 from dpviz import gaussian as _gauss
-from dpviz.catalog import (
-    Risk,
-    Algorithm,
-    BoundResult,
-    Calibration,
-    ComparisonRow,
-    ComparisonTable,
-    Paper,
-    Term,
-    Theorem,
-)
+from dpviz.catalog import Algorithm, BoundResult, Calibration, ComparisonRow, ComparisonTable, Paper, Risk, Term, Theorem
+from dpviz.papers._common import log_inv as _ld
 
 __all__ = [
     "rounds_and_local_steps",
@@ -100,10 +91,6 @@ _NEIGHBOURING = {"replace-one": 2.0, "add-remove": 1.0}
 
 # ----------------------------------------------------------------------------------------------------------------
 # helpers
-
-
-def _ld(delta: float) -> float:
-    return math.log(1.0 / delta)
 
 
 def _check_L_mu(L, mu):

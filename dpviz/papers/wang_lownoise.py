@@ -54,17 +54,8 @@ import math
 import numpy as np
 
 from dpviz import _validate as v
-from dpviz.catalog import (
-    Risk,
-    Algorithm,
-    BoundResult,
-    Calibration,
-    ComparisonRow,
-    ComparisonTable,
-    Paper,
-    Term,
-    Theorem,
-)
+from dpviz.catalog import Algorithm, BoundResult, Calibration, ComparisonRow, ComparisonTable, Paper, Risk, Term, Theorem
+from dpviz.papers._common import log_inv as _ld, rate_opt as _rate_opt
 
 __all__ = [
     "m_alpha_1",
@@ -1655,14 +1646,6 @@ THEOREMS = [
 
 # ----------------------------------------------------------------------------------------------------------------
 # Tables 1 and 2
-
-
-def _ld(delta):
-    return math.log(1.0 / delta)
-
-
-def _rate_opt(*, n, d, eps, delta):
-    return 1.0 / math.sqrt(n) + math.sqrt(d * _ld(delta)) / (n * eps)
 
 
 def _rate_low(*, n, d, eps, delta):

@@ -31,16 +31,13 @@ import math
 
 from dpviz import _validate as v
 from dpviz import gaussian as _gauss
-from dpviz.catalog import (
-    Risk,
-    Algorithm,
-    BoundResult,
-    Calibration,
-    ComparisonRow,
-    ComparisonTable,
-    Paper,
-    Term,
-    Theorem,
+from dpviz.catalog import Algorithm, BoundResult, Calibration, ComparisonRow, ComparisonTable, Paper, Risk, Term, Theorem
+from dpviz.papers._common import (
+    check_gamma as _gamma,
+    exp_or_inf as _exp,
+    gaussian_exact_delta as _gaussian_exact_delta,
+    log_inv as _ld,
+    rate_opt as _rate_opt,
 )
 
 __all__ = [
@@ -89,10 +86,6 @@ def _alpha(alpha) -> float:
     return v.check_unit("alpha (the Hölder exponent)", alpha)
 
 
-def _gamma(gamma) -> float:
-    return v.check_open_unit("gamma (the failure probability)", gamma)
-
-
 def _eta_limit(L: float) -> float:
     return min(1.0, 1.0 / L)
 
@@ -111,12 +104,6 @@ def _log_pow(base: float, exponent: float) -> float:
     if base == 0.0:
         return -math.inf
     return exponent * math.log(base)
-
-
-def _exp(x: float) -> float:
-    if x > 709.0:
-        return math.inf
-    return math.exp(x)
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -312,17 +299,6 @@ def sgd_sensitivity(*, n, T, eta, L, M, alpha, gamma, R=None, bounded_domain=Tru
 
 # ----------------------------------------------------------------------------------------------------------------
 # Algorithm 1: DP-SGD-Output
-
-
-def _Phi(x: float) -> float:
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
-
-
-def _gaussian_exact_delta(eps: float, s: float) -> float:
-    """Exact δ(ε) of the Gaussian mechanism with noise σ = s·Δ (Balle & Wang 2018, Theorem 8):
-    Φ(1/(2s) − εs) − e^ε Φ(−1/(2s) − εs).  Used only to flag ε where Lemma 2 (stated for ε < 1) is too weak."""
-    a, b = 1.0 / (2.0 * s), eps * s
-    return max(0.0, _Phi(a - b) - _exp(eps) * _Phi(-a - b))
 
 
 _OUTPUT_FORMULA = (
@@ -863,14 +839,6 @@ THEOREMS = [
 
 # ----------------------------------------------------------------------------------------------------------------
 # Table 1
-
-
-def _ld(delta):
-    return math.log(1.0 / delta)
-
-
-def _rate_opt(*, n, d, eps, delta):
-    return math.sqrt(d * _ld(delta)) / (n * eps) + 1.0 / math.sqrt(n)
 
 
 def _table_rows() -> tuple[ComparisonRow, ...]:

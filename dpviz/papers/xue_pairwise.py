@@ -27,6 +27,7 @@ import math
 from dpviz import _validate as v
 from dpviz import gaussian as _gauss
 from dpviz.catalog import Algorithm, BoundResult, Calibration, ComparisonRow, ComparisonTable, Paper, Risk, Term, Theorem
+from dpviz.papers._common import normal_cdf as _Phi
 
 __all__ = [
     "PAPER",
@@ -213,10 +214,6 @@ def epoch_sizes(n) -> list[int]:
     sizes = [n // 2**i for i in range(1, k)]
     sizes.append(n - sum(sizes))
     return sizes
-
-
-def _Phi(x: float) -> float:
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
 def gaussian_exact_delta(*, eps, mu) -> float:

@@ -37,6 +37,7 @@ import math
 from dpviz import _validate as v
 from dpviz import gaussian as _gauss
 from dpviz.catalog import Algorithm, BoundResult, Calibration, Paper, Risk, Term, Theorem
+from dpviz.papers._common import check_gamma as _gamma, gaussian_exact_delta as _exact_delta
 
 __all__ = [
     "PAPER",
@@ -81,10 +82,6 @@ _ASSUME_BOUNDED = _ASSUME + ("bounded-domain",)
 # input checks and small helpers
 
 
-def _gamma(gamma) -> float:
-    return v.check_open_unit("gamma (the failure probability)", gamma)
-
-
 def _gamma_from(gamma, delta) -> float:
     """gamma if given, else delta/2 (the choice of the proof of Theorem 4)."""
     if gamma is None:
@@ -109,17 +106,12 @@ def _sqrt_sum_bound(T: int) -> float:
     return 2.0 * math.sqrt(T) - 1.0
 
 
-def _Phi(x: float) -> float:
-    return 0.5 * math.erfc(-x / math.sqrt(2.0))
-
-
 def _gaussian_exact_delta(eps: float, s: float) -> float:
     """Exact δ(ε) of the Gaussian mechanism with σ = s·Δ (Balle & Wang 2018, Theorem 8):
-    Φ(1/(2s) − εs) − e^ε Φ(−1/(2s) − εs); flags ε where Lemma 2 (proved for ε < 1) under-noises."""
-    a, b = 1.0 / (2.0 * s), eps * s
+    Φ(1/(2s) − εs) − e^ε Φ(−1/(2s) − εs); flags ε where Lemma 2 (proved for ε < 1) under-noises (ε > 700: 1)."""
     if eps > 700.0:
         return 1.0
-    return max(0.0, _Phi(a - b) - math.exp(eps) * _Phi(-a - b))
+    return _exact_delta(eps, s)
 
 
 # ----------------------------------------------------------------------------------------------------------------
