@@ -2,7 +2,7 @@
 
 Only logic that is literally the same in several papers lives here: the ``log(1/δ)`` factor, the standard normal
 CDF Φ, the exact δ(ε) of the Gaussian mechanism (used to flag where a paper's ε < 1 lemma is too weak), the check of
-a failure probability γ, and the optimal private rate ``1/√n + √(d log(1/δ))/(nε)`` of the comparison tables.  This
+a failure probability γ (or γ = δ/2 by default), and the optimal private rate ``1/√n + √(d log(1/δ))/(nε)`` of the comparison tables.  This
 module is not a paper: it defines no ``PAPER`` and is not listed in :data:`dpviz.catalog.PAPER_MODULES`.
 """
 
@@ -12,7 +12,7 @@ import math
 
 from dpviz import _validate as v
 
-__all__ = ["log_inv", "exp_or_inf", "normal_cdf", "gaussian_exact_delta", "check_gamma", "rate_opt"]
+__all__ = ["log_inv", "exp_or_inf", "normal_cdf", "gaussian_exact_delta", "check_gamma", "gamma_from", "rate_opt"]
 
 
 def log_inv(delta: float) -> float:
@@ -42,6 +42,17 @@ def gaussian_exact_delta(eps: float, s: float) -> float:
 def check_gamma(gamma) -> float:
     """γ, a failure probability of a high-probability bound, in (0, 1)."""
     return v.check_open_unit("gamma (the failure probability)", gamma)
+
+
+def gamma_from(gamma, delta) -> float:
+    """γ if given, else δ/2: the failure probability of a high-probability sensitivity bound, which the papers'
+    output-perturbation proofs charge to the δ of (ε, δ)-DP (Yang, Lei, Lyu & Ying (yang-pairwise), proof of
+    Theorem 4; Wang, Lei, Ying & Zhang (wang-nonsmooth), Algorithm 1)."""
+    if gamma is None:
+        if delta is None:
+            raise ValueError("give gamma (the failure probability of the stability bound) or delta (then gamma = delta/2).")
+        return v.check_delta(delta) / 2.0
+    return check_gamma(gamma)
 
 
 def rate_opt(*, n, d, eps, delta) -> float:

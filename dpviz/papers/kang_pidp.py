@@ -104,6 +104,17 @@ def _check_L_mu(L, mu):
     return L, mu
 
 
+def _optional_L_mu(L, mu):
+    """L and μ, each checked when given (both optional in the calibrations), and μ <= L when both are."""
+    if L is not None:
+        L = v.check_positive("L (smoothness constant)", L)
+    if mu is not None:
+        mu = v.check_positive("mu (PL constant)", mu)
+    if L is not None and mu is not None:
+        _check_L_mu(L, mu)
+    return L, mu
+
+
 def schedule_T(*, n, L=None, mu=None) -> int:
     r"""Number of iterations T = O(log n) of Theorems 1 and 3 (Kang, Li, Liu & Wang (kang-pidp), Theorem 1 and its proof).
 
@@ -337,12 +348,7 @@ def calibrate_dpsgd_pl(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
     eps = v.check_eps(eps)
     delta = v.check_delta(delta)
     G = v.check_positive("G (Lipschitz constant)", G)
-    if L is not None:
-        L = v.check_positive("L (smoothness constant)", L)
-    if mu is not None:
-        mu = v.check_positive("mu (PL constant)", mu)
-    if L is not None and mu is not None:
-        _check_L_mu(L, mu)
+    L, mu = _optional_L_mu(L, mu)
     notes = []
     if T is None:
         T = schedule_T(n=n, L=L, mu=mu)
@@ -477,12 +483,7 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
     zeta = v.check_positive("zeta (Hessian lower bound)", zeta)
     c_prime = v.check_positive("c_prime (constant of Theorem 5)", c_prime)
     r = None if R is None else v.check_positive("R (radius of the parameter space, the paper's r)", R)
-    if L is not None:
-        L = v.check_positive("L (smoothness constant)", L)
-    if mu is not None:
-        mu = v.check_positive("mu (PL constant)", mu)
-    if L is not None and mu is not None:
-        _check_L_mu(L, mu)
+    L, mu = _optional_L_mu(L, mu)
     if eps1 + eps2 > eps * (1.0 + 1e-12) or delta1 + delta2 > delta * (1.0 + 1e-12):
         return Calibration(
             id="pidp-sgd",

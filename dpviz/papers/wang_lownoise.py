@@ -587,6 +587,23 @@ def explicit_smooth_risk(*, n, T, eta, d, sigma, L, R, Fstar, kappa=None, pairwi
     return {"parts": parts, "kappa": kappa}
 
 
+def _explicit_sigma(sigma, G, *, n, eps, delta, T, d, eta, pairwise, extras) -> float:
+    """σ of an explicit bound: ``sigma`` if given, else calibrated by ``dpsgd-rdp`` (``dpsgd-rdp-pairwise``) from the
+    Lipschitz constant G, recording the β of the calibration in ``extras['beta']``."""
+    if sigma is None:
+        if G is None:
+            raise ValueError("the explicit bound needs the noise sigma: give sigma, or G (Lipschitz constant) so that "
+                             f"dpviz calibrates it ({'dpsgd-rdp-pairwise' if pairwise else 'dpsgd-rdp'}).")
+        calib = calibrate_dpsgd_rdp_pairwise if pairwise else calibrate_dpsgd_rdp
+        cal = calib(n=n, eps=eps, delta=delta, T=T, G=G, d=d, eta=eta, accountant_extra=False)
+        if not cal.feasible or cal.sigma is None:
+            raise ValueError(f"Algorithm {'2' if pairwise else '1'} cannot be calibrated at these values: "
+                             f"{cal.reason}; {cal.fix}.")
+        sigma = cal.sigma
+        extras["beta"] = cal.beta
+    return v.check_nonnegative("sigma", sigma)
+
+
 def _explicit_thm3(thm_id, *, n, d, eps, delta, L, R, Fstar, G=None, sigma=None, T=None, eta=None, c=1.0,
                    kappa=None, lownoise=False, pairwise=False) -> BoundResult:
     n = v.check_n(n)
@@ -606,17 +623,7 @@ def _explicit_thm3(thm_id, *, n, d, eps, delta, L, R, Fstar, G=None, sigma=None,
         kappa = v.check_positive("kappa", kappa)
     notes = []
     extras = {}
-    if sigma is None:
-        if G is None:
-            raise ValueError("the explicit bound needs the noise sigma: give sigma, or G (Lipschitz constant) so that "
-                             "dpviz calibrates it (dpsgd-rdp).")
-        calib = calibrate_dpsgd_rdp_pairwise if pairwise else calibrate_dpsgd_rdp
-        cal = calib(n=n, eps=eps, delta=delta, T=T, G=G, L=L, R=R, d=d, eta=eta, accountant_extra=False)
-        if not cal.feasible or cal.sigma is None:
-            raise ValueError(f"Algorithm 1 cannot be calibrated at these values: {cal.reason}; {cal.fix}.")
-        sigma = cal.sigma
-        extras["beta"] = cal.beta
-    sigma = v.check_nonnegative("sigma", sigma)
+    sigma = _explicit_sigma(sigma, G, n=n, eps=eps, delta=delta, T=T, d=d, eta=eta, pairwise=pairwise, extras=extras)
     if eta > min(2.0 / L, 1.0):
         notes.append(f"eta = {eta:.4g} > min{{2/L, 1}} = {min(2.0 / L, 1.0):.4g}: the proof assumes eta <= min{{2/L, 1}}.")
     if eta > 1.0 / (2.0 * L):
@@ -869,18 +876,7 @@ def _explicit_holder(thm_id, *, n, d, eps, delta, alpha, L, R, Fstar, G=None, M=
     eta = v.check_positive("eta", eta)
     notes = []
     extras: dict = {}
-    if sigma is None:
-        if G is None:
-            raise ValueError("the explicit bound needs the noise sigma: give sigma, or G (Lipschitz constant) so that "
-                             f"dpviz calibrates it ({'dpsgd-rdp-pairwise' if pairwise else 'dpsgd-rdp'}).")
-        calib = calibrate_dpsgd_rdp_pairwise if pairwise else calibrate_dpsgd_rdp
-        cal = calib(n=n, eps=eps, delta=delta, T=T, G=G, d=d, eta=eta, accountant_extra=False)
-        if not cal.feasible or cal.sigma is None:
-            raise ValueError(f"Algorithm {'2' if pairwise else '1'} cannot be calibrated at these values: "
-                             f"{cal.reason}; {cal.fix}.")
-        sigma = cal.sigma
-        extras["beta"] = cal.beta
-    sigma = v.check_nonnegative("sigma", sigma)
+    sigma = _explicit_sigma(sigma, G, n=n, eps=eps, delta=delta, T=T, d=d, eta=eta, pairwise=pairwise, extras=extras)
     if eta > min(2.0 / L, 1.0):
         notes.append(f"eta = {eta:.4g} > min{{2/L, 1}} = {min(2.0 / L, 1.0):.4g}: the theorem assumes eta <= "
                      "min{2/L, 1}.")

@@ -35,6 +35,7 @@ from dpviz.catalog import Algorithm, BoundResult, Calibration, ComparisonRow, Co
 from dpviz.papers._common import (
     check_gamma as _gamma,
     exp_or_inf as _exp,
+    gamma_from as _gamma_from,
     gaussian_exact_delta as _gaussian_exact_delta,
     log_inv as _ld,
     rate_opt as _rate_opt,
@@ -251,6 +252,18 @@ def _check_domain(R, bounded_domain):
     return None if R is None else v.check_positive("R", R)
 
 
+def _sgd_inputs(T, eta, L, M, alpha, M0, R, bounded_domain):
+    """The checked inputs of SGD in Theorem 7 (T, η, L, M, α, M0 and the domain), in this order."""
+    T = v.check_int("T", T)
+    eta = v.check_positive("eta", eta)
+    L = v.check_positive("L", L)
+    M = v.check_nonnegative("M", M)
+    alpha = _alpha(alpha)
+    M0 = v.check_nonnegative("M0 (sup_z loss(0; z))", M0)
+    R = _check_domain(R, bounded_domain)
+    return T, eta, L, M, alpha, M0, R
+
+
 def sgd_sensitivity(*, n, T, eta, L, M, alpha, gamma, R=None, bounded_domain=True, M0=1.0) -> float:
     r"""Uniform argument stability of SGD with probability 1 − γ: Δ_SGD(γ) or Δ̃_SGD(γ).
 
@@ -285,14 +298,8 @@ def sgd_sensitivity(*, n, T, eta, L, M, alpha, gamma, R=None, bounded_domain=Tru
         For invalid inputs or η >= min{1, 1/L}.
     """
     n = v.check_n(n)
-    T = v.check_int("T", T)
-    eta = v.check_positive("eta", eta)
-    L = v.check_positive("L", L)
-    M = v.check_nonnegative("M", M)
-    alpha = _alpha(alpha)
+    T, eta, L, M, alpha, M0, R = _sgd_inputs(T, eta, L, M, alpha, M0, R, bounded_domain)
     gamma = _gamma(gamma)
-    M0 = v.check_nonnegative("M0 (sup_z loss(0; z))", M0)
-    R = _check_domain(R, bounded_domain)
     _check_eta(eta, L)
     return _sensitivity_parts(n, T, eta, L, M, alpha, gamma, R, bounded_domain, M0)["Delta"]
 
@@ -342,13 +349,7 @@ def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounde
     n = v.check_n(n)
     eps = v.check_eps(eps)
     delta = v.check_delta(delta)
-    T = v.check_int("T", T)
-    eta = v.check_positive("eta", eta)
-    L = v.check_positive("L", L)
-    M = v.check_nonnegative("M", M)
-    alpha = _alpha(alpha)
-    M0 = v.check_nonnegative("M0 (sup_z loss(0; z))", M0)
-    R = _check_domain(R, bounded_domain)
+    T, eta, L, M, alpha, M0, R = _sgd_inputs(T, eta, L, M, alpha, M0, R, bounded_domain)
     sigma_rule = _gauss.check_sigma_rule(sigma_rule)
     lim = _eta_limit(L)
     notes = []
@@ -444,18 +445,8 @@ def _result(theorem, terms, *, eta=None, T=None, notes=(), extras=None, explicit
 
 def _thm7_inputs(n, T, eta, L, M, alpha, R, bounded_domain, M0, gamma, delta):
     n = v.check_n(n)
-    T = v.check_int("T", T)
-    eta = v.check_positive("eta", eta)
-    L = v.check_positive("L", L)
-    M = v.check_nonnegative("M", M)
-    alpha = _alpha(alpha)
-    M0 = v.check_nonnegative("M0 (sup_z loss(0; z))", M0)
-    R = _check_domain(R, bounded_domain)
-    if gamma is None:
-        if delta is None:
-            raise ValueError("give gamma (the failure probability of the stability bound) or delta (then gamma = delta/2).")
-        gamma = v.check_delta(delta) / 2.0
-    gamma = _gamma(gamma)
+    T, eta, L, M, alpha, M0, R = _sgd_inputs(T, eta, L, M, alpha, M0, R, bounded_domain)
+    gamma = _gamma_from(gamma, delta)
     _check_eta(eta, L)
     return n, T, eta, L, M, alpha, R, M0, gamma
 

@@ -106,6 +106,16 @@ def _need_d(d, why: str) -> int:
     return v.check_int("d", d)
 
 
+def _laplace_d(d, delta: float, why: str) -> int | None:
+    """The dimension d, checked if given and required (``why``) for the δ = 0 (Laplace) variant, whose noise scale
+    grows with √d."""
+    if d is not None:
+        d = v.check_int("d", d)
+    if delta == 0.0:
+        d = _need_d(d, why)
+    return d
+
+
 def pairwise_gradient_sensitivity(*, n, G) -> float:
     r"""Replace-one ℓ2-sensitivity of the full pairwise gradient, Xue, Yang, Huai & Wang (xue-pairwise), proof of Lemma 1 (App. C.1).
 
@@ -372,10 +382,7 @@ def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None,
     G = v.check_positive("G", G)
     mu = v.check_positive("mu (strong-convexity constant)", mu)
     sigma_rule = _gauss.check_sigma_rule(sigma_rule)
-    if d is not None:
-        d = v.check_int("d", d)
-    if delta == 0.0:
-        d = _need_d(d, "for the delta = 0 (Laplace) variant of Algorithm 1, whose scale is 8 G sqrt(d)/(mu n eps)")
+    d = _laplace_d(d, delta, "for the delta = 0 (Laplace) variant of Algorithm 1, whose scale is 8 G sqrt(d)/(mu n eps)")
     if L is not None:
         L = v.check_positive("L", L)
         _check_mu_L(mu, L)
@@ -602,10 +609,7 @@ def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None,
     delta = _delta_any(delta)
     G = v.check_positive("G", G)
     sigma_rule = _gauss.check_sigma_rule(sigma_rule)
-    if d is not None:
-        d = v.check_int("d", d)
-    if delta == 0.0:
-        d = _need_d(d, "for the delta = 0 (Laplace) variant of Algorithm 3, whose scales are 4 G eta_i sqrt(d)/eps")
+    d = _laplace_d(d, delta, "for the delta = 0 (Laplace) variant of Algorithm 3, whose scales are 4 G eta_i sqrt(d)/eps")
     if R is not None:
         R = v.check_positive("R", R)
     if L is not None:
@@ -892,10 +896,7 @@ def calibrate_dpgdc(*, n, eps, delta, G, T, eta, d=None, L=None, sigma_rule="pri
     T = v.check_int("T", T)
     eta = v.check_positive("eta", eta)
     sigma_rule = _gauss.check_sigma_rule(sigma_rule)
-    if d is not None:
-        d = v.check_int("d", d)
-    if delta == 0.0:
-        d = _need_d(d, "for the delta = 0 (Laplace) variant of Algorithm 4, whose scale is 4 G eta T sqrt(d)/(n eps)")
+    d = _laplace_d(d, delta, "for the delta = 0 (Laplace) variant of Algorithm 4, whose scale is 4 G eta T sqrt(d)/(n eps)")
     if L is not None:
         L = v.check_positive("L", L)
     sens = 4.0 * eta * G * T / n

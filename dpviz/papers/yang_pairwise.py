@@ -37,7 +37,11 @@ import math
 from dpviz import _validate as v
 from dpviz import gaussian as _gauss
 from dpviz.catalog import Algorithm, BoundResult, Calibration, Paper, Risk, Term, Theorem
-from dpviz.papers._common import check_gamma as _gamma, gaussian_exact_delta as _exact_delta
+from dpviz.papers._common import (
+    check_gamma as _gamma,
+    gamma_from as _gamma_from,
+    gaussian_exact_delta as _exact_delta,
+)
 
 __all__ = [
     "PAPER",
@@ -80,15 +84,6 @@ _ASSUME_BOUNDED = _ASSUME + ("bounded-domain",)
 
 # ----------------------------------------------------------------------------------------------------------------
 # input checks and small helpers
-
-
-def _gamma_from(gamma, delta) -> float:
-    """gamma if given, else delta/2 (the choice of the proof of Theorem 4)."""
-    if gamma is None:
-        if delta is None:
-            raise ValueError("give gamma (the failure probability of the stability bound) or delta (then gamma = delta/2).")
-        return v.check_delta(delta) / 2.0
-    return _gamma(gamma)
 
 
 def _grad_complexity(T: int) -> float:
