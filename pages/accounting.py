@@ -216,7 +216,6 @@ def body() -> None:
              "relation), and beside the Poisson add/remove accountants that Opacus and TF Privacy use. Both "
              "directions: the σ each accountant needs for your (ε, δ), and the ε a given σ buys.")
     ui.init_state()  # the app's navigation even on a first visit through a shared link
-    ui.show_link_notice()
     got = inputs()
     with st.container():  # its number of elements varies (an error, or the results): what follows stays in place
         if got is not None:
