@@ -86,7 +86,10 @@ def home() -> None:
         c1, c2 = st.columns([2, 3])
         if c1.button(pr["title"], key=f"preset_{pr['id']}", width="stretch"):
             fresh = {k: (list(val) if isinstance(val, list) else val) for k, val in urlstate.DEFAULTS.items()}
-            st.session_state["_view"] = {**fresh, **pr["state"]}  # a preset starts from the defaults
+            state = dict(pr["state"])
+            if pr["page"] == "simulate":  # a preset's T and η are its own (a paper's experiment), not a theorem's
+                state.setdefault("sim_schedule", "manual")
+            st.session_state["_view"] = {**fresh, **state}  # a preset starts from the defaults
             ui.sync_url()
             st.switch_page(f"pages/{pr['page']}.py")
         c2.caption(pr["text"])
