@@ -160,3 +160,90 @@ def test_compare_every_algorithm_never_shows_timeouts_as_not_private(slow_server
         n_chart = _chart(page, "Noise level vs n")
         assert "current n = 20000" in n_chart["traces"] and "δ = 1/n²" in n_chart["title"]
         browser.close()
+
+
+# --- Simulate: the default run uses the theorem's schedule and shows its trend; the page says when it does not -------
+def _plot_area(page) -> list:
+    """Height in pixels of the plotting area (without title and legend) of every Plotly chart on the page."""
+    return page.evaluate("() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(gd => {"
+                         " const r = gd.querySelector('.nsewdrag'); return r ? r.getBoundingClientRect().height : 0; })")
+
+
+def _run_sim(page) -> None:
+    page.get_by_role("button", name="Run simulation").click()
+    page.wait_for_function("() => document.querySelector('[data-testid=\"stMain\"]').innerText"
+                           ".includes('Rates: fitted log-log slope')", timeout=WAIT)
+    page.wait_for_selector(".js-plotly-plot .nsewdrag", state="attached", timeout=WAIT)
+    settle(page, WAIT)
+
+
+def _warnings(page) -> str:
+    return " ".join(page.locator("[data-testid='stAlertContentWarning']").all_inner_texts())
+
+
+def test_simulate_default_follows_the_theorem_and_says_when_a_run_does_not(slow_server):
+    import math
+    import re
+
+    from playwright.sync_api import sync_playwright
+
+    from conftest import choose
+
+    OUT.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 800})
+        page.goto(f"{slow_server}/simulate?reps=10")
+        page.wait_for_selector("text=Run simulation", timeout=WAIT)
+        settle(page, WAIT)
+        main = page.locator("[data-testid='stMain']")
+        # Wang, Lei, Ying & Zhou, Theorem 3 (a): T = n and η = 1/√n (c = 1); at n = 1000: η = 0.03162
+        assert re.search(r"T = 1000 and η = 0\.03162: the schedule of Wang, Lei, Ying & Zhou, Theorem 3 \(a\)",
+                         main.inner_text())
+        _run_sim(page)
+        text = main.inner_text()
+        dp = re.search(r"DP-SGD \(gradient perturbation, Rényi accounting\): fitted log-log slope (-?[0-9.]+).*?"
+                       r"slope (-?[0-9.]+) over this grid", text)
+        assert dp and float(dp.group(1)) < 0 and float(dp.group(2)) < 0, text  # the theory's trend: down in ε
+        assert "does not show the theory's trend" not in _warnings(page)
+        heights = _plot_area(page)
+        assert heights and min(heights) >= 400, heights  # at 1280 × 800
+        page.screenshot(path=str(OUT / "simulate_default.png"), full_page=True)
+        # the chart's legend has short names; the full names are in the hover text
+        traces = page.evaluate("() => document.querySelector('.js-plotly-plot').data.map("
+                               "t => [t.name, t.hovertemplate || '', t.showlegend])")
+        legend = [n for n, _h, show in traces if show is not False]
+        assert "DP-SGD" in legend and "SGD" in legend and all(len(n) <= 40 for n in legend), legend
+        assert any("DP-SGD (gradient perturbation, Rényi accounting)" in h for _n, h, _s in traces)
+        # the schedule radio: manual, theorem, manual -- URL and page follow each time
+        for src in ("manual", "theorem", "manual"):
+            page.locator(".st-key-w_sim_schedule").get_by_text(
+                "the sidebar (manual)" if src == "manual" else "the theorem the run is compared with",
+                exact=True).click()
+            if src == "manual":
+                wait_query(page, "sim_schedule", "manual")
+            else:
+                page.wait_for_function("() => !new URLSearchParams(window.location.search).has('sim_schedule')",
+                                       timeout=WAIT)
+            settle(page, WAIT)
+            sidebar = page.locator("[data-testid='stSidebar']").inner_text()
+            assert ("η" in sidebar.split("μ")[0]) == (src == "manual")  # η's box only in manual mode
+            assert ("the schedule of Wang, Lei, Ying & Zhou" in main.inner_text()) == (src == "theorem")
+        # the old default (least squares, n = 1000, the sidebar's T = 1000 and η = 0.01): the private runs are no
+        # better than w = 0, the fitted slope has the wrong sign, and the page says both in plain words
+        from dpviz import data as D
+
+        choose(page, "w_dataset", D.DATASETS["wang-least-squares"], typed="least squares")
+        wait_query(page, "dataset", "wang-least-squares")
+        settle(page, WAIT)
+        _run_sim(page)
+        warned = _warnings(page)
+        assert "no better than the trivial predictor w = 0" in warned, warned
+        assert "ran at the sidebar's T and η" in warned
+        page.screenshot(path=str(OUT / "simulate_least_squares_warnings.png"), full_page=True)
+        m = re.search(r"fitted log-log slope (-?[0-9.]+)", main.inner_text())
+        theory = re.search(r"slope (-?[0-9.]+) over this grid", main.inner_text())
+        if float(m.group(1)) * float(theory.group(1)) < 0:
+            assert "does not show the theory's trend" in warned
+        assert math.isfinite(float(m.group(1)))
+        browser.close()
