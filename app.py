@@ -64,14 +64,19 @@ def home() -> None:
              "calibrate the noise for a privacy budget, compare excess-risk bounds, and check them against "
              "simulations. Every number comes from a formula of one of the papers, shown with the numbers plugged in.")
     st.markdown(
-        "**How to start**\n"
+        "**How to start** — the five pages, in the order a first visit might take them:\n"
         "1. **Calibrate** — pick an algorithm and a loss, set n, d, ε and δ in the sidebar, and read off the noise "
-        "σ, the step size η, the number of iterations T, and whether the paper's privacy conditions hold (and if not, "
-        "what would fix them).\n"
+        "σ, the step size η, the number of iterations T, and whether the setting is *feasible* — that is, whether "
+        "the paper's privacy conditions hold there, so that the noise it prescribes makes the output (ε, δ)-"
+        "differentially private (and if not, what would fix it).\n"
         "2. **Bounds** — pick one or more theorems and see their excess-risk bounds as named terms (statistical, "
         "privacy, optimisation) against n and ε on log-log axes, with the papers' comparison tables.\n"
         "3. **Simulate** — run an algorithm many times on synthetic or real data and compare the empirical excess "
-        "risk (with a 95 % band) with the theory.\n\n"
+        "risk (with a 95 % band) with the theory.\n"
+        "4. **Accounting** — set each paper's σ beside tight numerical accountants of the same mechanism (the ε "
+        "they certify for that σ, the σ they need for that ε), and a DP-SGD calculator in the style of Opacus.\n"
+        "5. **Audit** — measure privacy and stability: an empirical lower bound on ε from trainings on two "
+        "neighbouring data sets, and the measured distance of coupled runs beside the papers' stability bounds.\n\n"
         "Privacy budget: **smaller ε means more privacy** and therefore more noise; δ is the small probability "
         "with which the guarantee may fail (by default δ = 1/n²). Every setting lives in the page's address: copy "
         "the link to share exactly what you see.")

@@ -101,10 +101,6 @@ def body() -> None:
                        f"Main bound: {'explicit constants' if bound_kind(thm) == 'explicit' else 'a rate (constants dropped, set to c)'}.")
             if thm.statement:
                 ui.latex(ui.tex_sci(thm.statement))
-            if thm.discrepancy:
-                st.warning(f"Reading of the paper: {ui.pretty(thm.discrepancy)}")
-            for note in thm.notes:
-                st.caption(ui.pretty(note))
             p = ui.only_params(params, thm.bound, thm.explicit_bound)
             p = at[tid] = explicit_at_schedule(thm, p)
             here = ui.cached_bound(tid, ui.items(p))
@@ -117,6 +113,13 @@ def body() -> None:
             st.write(f"Bound at the current parameters: **{ui.fmt(ok['total'])}** — step size η = {ui.fmt(ok['eta'])}, "
                      f"iterations T = {ui.fmt(ok['T'])}, gradient complexity {ui.fmt(ok['gradient_complexity'])}")
             ui.flush()  # the bound line goes to the browser before the curves are computed
+            if thm.discrepancy or thm.notes:  # how dpviz reads the paper (misprints, proofs followed): after the bound
+                with st.expander("How dpviz reads this theorem (misprints in the paper, notes)"
+                                 if thm.discrepancy else "Notes on this theorem"):
+                    if thm.discrepancy:
+                        st.warning(f"Reading of the paper: {ui.pretty(thm.discrepancy)}")
+                    for note in thm.notes:
+                        st.caption(ui.pretty(note))
             st.dataframe([{"term": name, "value": ui.fmt(val), "rate exponent of n": ne, "rate exponent of ε": ee}
                           for (name, val), (_n, _l, ne, ee) in zip(ok["terms"], ok["terms_latex"])],
                          hide_index=True, width="content")

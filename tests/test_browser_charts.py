@@ -247,3 +247,67 @@ def test_simulate_default_follows_the_theorem_and_says_when_a_run_does_not(slow_
             assert "does not show the theory's trend" in warned
         assert math.isfinite(float(m.group(1)))
         browser.close()
+
+
+# --- Audit: names, the meaning of "ε lower bound 0", a default that works with calibrated σ, the papers' notation ---
+def test_audit_display_says_what_it_shows(slow_server):
+    import re
+
+    from playwright.sync_api import sync_playwright
+
+    from dpviz import catalog
+
+    OUT.mkdir(exist_ok=True)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 1600})
+        page.goto(f"{slow_server}/audit?aud_trials=400")
+        done = ("() => document.body.innerText.includes('trials (') && "
+                "!document.body.innerText.includes('running…')")
+        page.wait_for_function(done, timeout=WAIT)
+        rdp = catalog.get_algorithm("dpsgd-rdp")
+        assert page.locator("input[aria-label='Algorithm']").input_value() == f"{rdp.name} — {rdp.paper.short}"
+        noise = page.locator(".st-key-aud_noise")
+        for choice, label in (("calibrated", "calibrated σ"), ("experiment", "paper's experiment rule"),
+                              ("calibrated", "calibrated σ")):
+            noise.get_by_text(label, exact=True).click()
+            if choice == "experiment":
+                page.wait_for_function("() => !location.search.includes('aud_noise')", timeout=WAIT)
+            else:
+                page.wait_for_url(re.compile(r"aud_noise=calibrated"), timeout=WAIT)
+            page.wait_for_timeout(500)
+            page.wait_for_function(done, timeout=WAIT)
+            settle(page, WAIT)
+            text = page.locator("[data-testid='stMain']").inner_text()
+            # the defaults (n = T = 100, ε = 4) work with the theorem's calibrated σ: results, no error
+            assert page.locator("[data-testid='stAlertContentError']").count() == 0, text
+            sigma = re.search(r"σ = ([0-9.]+),", text).group(1)
+            if choice == "calibrated":  # Wang, Lei, Ying & Zhou, Theorem 2 at n = T = 100, δ = 1/n², ε = 4
+                cal = catalog.calibrate("dpsgd-rdp", n=100, T=100, eps=4.0, delta=1e-4, G=1.0,
+                                        accountant_extra=False)
+                assert cal.feasible
+            lower = re.search(r"ε lower bound \(95 %\)\s*\n\s*([0-9.·⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text).group(1)
+            if lower == "0":  # explained, with the most these trials can certify
+                assert "found no evidence of privacy loss beyond ε = 0" in text and "at most ε =" in text
+            else:
+                assert "could certify at most ε =" in text
+            assert float(sigma) > 0
+        # the histogram: a title that says what it is, D and D′ in clearly different colours
+        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=WAIT)
+        fig = page.evaluate("() => { const gd = document.querySelector('.js-plotly-plot');"
+                            " return {title: gd.layout.title.text, colours: gd.data.map(t => t.marker.color),"
+                            " names: gd.data.map(t => t.name)}; }")
+        assert "How often each value of the test statistic ⟨w, u⟩" in fig["title"]
+        assert fig["names"] == ["trained on D", "trained on D′ = D + canary"]
+        assert fig["colours"][0] != fig["colours"][1]
+        page.screenshot(path=str(OUT / "audit_calibrated.png"), full_page=True)
+        # ε claimed = 1 at n = 100 has no calibrated σ: one error, in the papers' notation (β, σ², not ASCII)
+        box = page.get_by_label("ε (claimed)", exact=True).and_(page.locator("input"))
+        box.fill("1")
+        box.press("Enter")
+        page.wait_for_url(re.compile(r"aud_eps=1"), timeout=WAIT)
+        page.wait_for_selector("[data-testid='stAlertContentError']", timeout=WAIT)
+        err = page.locator("[data-testid='stAlertContentError']").first.inner_text()
+        assert "β" in err and "beta" not in err and "sigma^2" not in err, err
+        assert err.startswith(f"{rdp.name} — {rdp.paper.short} cannot run at these settings")
+        browser.close()
