@@ -71,6 +71,7 @@ def init_state() -> None:
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
+_AUTOLINK = re.compile(r"(?i):/|ww(?=w\.)|@.")
 
 
 def plain(text) -> str:
@@ -78,15 +79,64 @@ def plain(text) -> str:
 
     Everything a user typed, uploaded or put in a URL goes through this before it reaches st.error/st.warning/...
     """
-    return _MD_SPECIAL.sub(r"\\\1", str(text)).replace("\n", " ")
+    # GFM autolink literals (http://..., www...., a@b.c) are found in the text AFTER the escapes are undone: an
+    # invisible zero-width space after the scheme's colon, inside "www" and after "@" keeps them plain text
+    text = _AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\u200b" + m.group(0)[-1], str(text))
+    return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
 
 
-def show_link_notice() -> None:
-    """One notice listing every ignored link parameter with its reason; gone after the user's first change."""
-    problems = st.session_state.get("_url_problems") or []
-    if problems:
-        st.warning("Some settings in the link were ignored (their defaults are used): "
-                   + "; ".join(plain(p) for p in problems) + ".")
+#: at most this many ignored link parameters are listed in the notice (the rest are counted), each cut to
+#: LINK_NOTICE_CHARS characters: a link with 1 000 unknown parameters gives one short notice, not 1 000 boxes
+LINK_NOTICE_ITEMS = 10
+LINK_NOTICE_CHARS = 120
+_run_local = threading.local()
+
+
+def link_notice_text(problems) -> str:
+    """The one notice about ignored link parameters: at most :data:`LINK_NOTICE_ITEMS` reasons, each escaped
+    (:func:`plain`: shown as text, never as a link, image or HTML) and cut to :data:`LINK_NOTICE_CHARS` characters,
+    then how many more were ignored. Empty when nothing was ignored."""
+    problems = [str(p) for p in problems]
+    if not problems:
+        return ""
+    shown = [p if len(p) <= LINK_NOTICE_CHARS else p[:LINK_NOTICE_CHARS - 1] + "…"
+             for p in problems[:LINK_NOTICE_ITEMS]]
+    more = len(problems) - len(shown)
+    return ("Some settings in the link were ignored (their defaults are used): " + "; ".join(plain(p) for p in shown)
+            + (f"; and {more} more." if more else "."))
+
+
+def show_link_notice(extra=None) -> None:
+    """The one notice of this run about ignored link parameters (see :func:`link_notice_text`); gone after the user's
+    first change.
+
+    The app calls it before the page (reserving the notice's place); a page calling it again in the same run (e.g.
+    the Audit page with its own ignored ``aud_*`` parameters as ``extra``) updates that same notice, so a page never
+    shows more than one."""
+    problems = list(st.session_state.get("_url_problems") or [])
+    slot = getattr(_run_local, "slot", None)
+    ctx = _script_run_id()
+    if slot is None or ctx is None or slot[0] is not ctx:
+        holder = st.empty()
+        _run_local.slot = slot = (ctx, holder, problems)
+    slot[2].extend(str(p) for p in (extra or ()))
+    text = link_notice_text(slot[2])
+    if text:
+        slot[1].warning(text)
+    else:
+        slot[1].empty()
+
+
+def _script_run_id():
+    """An object unique to the current script run (Streamlit gives every run a new cursor table), so a notice slot
+    is never reused by a later run; compared by identity (the slot keeps it alive, so its id is never reused)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        return getattr(ctx, "cursors", None) if ctx is not None else None
+    except Exception:  # noqa: BLE001 -- outside a script run
+        return None
 
 
 def view() -> dict:
@@ -104,20 +154,34 @@ def _user_acted() -> None:
     st.session_state["_url_problems"] = []
 
 
-def _commit(name: str) -> None:
+def _commit(name: str, limits: tuple | None = None) -> None:
     """Widget callback: the widget ``w_<name>`` changed; validate it into the view (or record why it is invalid).
 
     Runs before the script, so the page that follows already sees the new value: one source of truth (the view),
     each widget with a stable key -- no second change of a widget is ever lost to a default fighting its state.
+    A number box holds text: it is parsed by :func:`dpviz.urlstate.parse_number` (``6e4``, ``60,000`` and
+    ``60 000`` are 60000; ``1.5`` is not a whole number), never truncated.
     """
     _user_acted()
     value = st.session_state.get(f"w_{name}")
     invalid = st.session_state.setdefault("_invalid", {})
+    kind = urlstate.SCHEMA[name][0]
+    hint = None
+    if kind in ("int", "float") and isinstance(value, str):
+        try:
+            urlstate.parse_number(value, kind)
+        except ValueError as exc:
+            hint = str(exc)
     try:
-        st.session_state["_view"][name] = urlstate.validate(name, value)
-        invalid.pop(name, None)
+        checked = urlstate.validate(name, value)
     except ValueError as exc:
-        invalid[name] = (value, str(exc))
+        invalid[name] = (value, hint if hint is not None else str(exc))
+        return
+    if limits is not None and not limits[0] <= checked <= limits[1]:
+        invalid[name] = (value, "page-range", _page_id())  # out of this page's narrower range: for this page only
+        return
+    st.session_state["_view"][name] = checked
+    invalid.pop(name, None)
 
 
 def _commit_choice(name: str) -> None:
@@ -204,31 +268,61 @@ def _snap(value, choices):
     return min(choices, key=lambda c: abs(math.log(c) - math.log(max(float(value), 1e-12))))
 
 
-def view_number(name: str, label: str | None = None, *, container=None, disabled: bool = False, help=None, **kwargs):
-    """A number input bound to the view entry ``name`` (kind and range from :data:`urlstate.SCHEMA`).
+def _page_id() -> str:
+    """The current page's script (for checks that hold on one page only)."""
+    try:
+        from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    It has no min/max of its own: anything typed is accepted by the widget and checked against the schema, so an
-    out-of-range value is kept on screen and reported by :func:`stop_if_invalid` (the page then shows no numbers).
+        ctx = get_script_run_ctx()
+        return str(getattr(ctx, "page_script_hash", "") or "")
+    except Exception:  # noqa: BLE001 - no run context (bare mode)
+        return ""
+
+
+def view_number(name: str, label: str | None = None, *, container=None, disabled: bool = False, help=None,
+                limits: tuple | None = None, **kwargs):
+    """A number box bound to the view entry ``name`` (kind and range from :data:`urlstate.SCHEMA`); the view's
+    value, or None while the box holds something that is not a valid value.
+
+    It is a text box, so what is typed is never silently changed by the browser (a number box truncates ``6e4`` to
+    6 and ``60,000`` to 60): ``6e4``, ``1.5e5``, ``60,000`` and ``60 000`` are the numbers they denote, anything
+    else (``1,5``, ``1.5`` for a whole number, an empty box, a value out of range) is kept on screen and reported by
+    :func:`stop_if_invalid`, which shows one error naming the input and its range, and no results.  ``limits``
+    narrows the range on this page (e.g. the Accounting page's n ≤ 10⁷): a view value outside it, set on another
+    page, is reported the same way here and kept for the other pages.
     """
     kind, _default, _bounds = urlstate.SCHEMA[name]
     invalid = st.session_state.setdefault("_invalid", {})
-    shown = invalid[name][0] if name in invalid else view()[name]
-    if shown is not None:
-        shown = int(shown) if kind == "int" and float(shown).is_integer() and abs(float(shown)) < 2**53 \
-            else float(shown)
+    if name in invalid and len(invalid[name]) > 2 and invalid[name][2] != _page_id():
+        invalid.pop(name)  # typed on another page, out of that page's narrower range only: not an error here
+    if name in invalid:
+        raw = invalid[name][0]
+        shown = raw if isinstance(raw, str) else urlstate.number_text(raw, kind) if raw is not None else ""
+    else:
+        shown = urlstate.number_text(view()[name], kind)
     key = _bind(name, shown)
     label = label or LABELS.get(name, name)
-    draw = (container or st).number_input
-    if kind == "int":
-        return draw(label, step=1, key=key, help=help or HELP.get(name), on_change=_commit, args=(name,),
-                    disabled=disabled, **kwargs)
-    return draw(label, key=key, format="%g", help=help or HELP.get(name), on_change=_commit, args=(name,),
-                disabled=disabled, **kwargs)
+    st.session_state.setdefault("_labels", {})[name] = label.rstrip(" *")  # errors name the box as shown
+    (container or st).text_input(label, key=key, help=help or HELP.get(name), on_change=_commit,
+                                 args=(name, limits), disabled=disabled, **kwargs)
+    page_limits = st.session_state.setdefault("_limits", {})
+    if limits is None:
+        page_limits.pop(name, None)
+    else:
+        page_limits[name] = (_page_id(), limits)
+    if name in invalid:
+        return None
+    value = view()[name]
+    if limits is not None and not (limits[0] <= value <= limits[1]):
+        return None
+    return value
 
 
-def range_text(name: str) -> str:
+def range_text(name: str, limits: tuple | None = None) -> str:
     kind, _d, (lo, hi) = urlstate.SCHEMA[name]
-    return f"a {'whole number' if kind == 'int' else 'number'} from {lo:g} to {hi:g}"
+    if limits is not None:
+        lo, hi = limits
+    return f"a {'whole number' if kind == 'int' else 'number'} from {fmt(lo)} to {fmt(hi)}"
 
 
 def only_params(params: dict, *funcs) -> dict:
@@ -242,26 +336,112 @@ def only_params(params: dict, *funcs) -> dict:
 
 
 def invalid_inputs() -> dict:
-    """View entry -> (what was typed, why it is invalid) for the inputs that currently hold an invalid value."""
-    return dict(st.session_state.get("_invalid", {}))
+    """View entry -> (what was typed, why it is invalid) for the inputs that currently hold an invalid value, and
+    those whose value is outside the narrower range of the current page (:func:`view_number`'s ``limits``)."""
+    page = _page_id()
+    out = {k: val[:2] for k, val in st.session_state.get("_invalid", {}).items() if len(val) < 3 or val[2] == page}
+    v = view()
+    for name, (where, (lo, hi)) in st.session_state.get("_limits", {}).items():
+        if where == page and name not in out and v.get(name) is not None and not lo <= v[name] <= hi:
+            out[name] = (v[name], "page-limit")
+    return out
 
 
 def stop_if_invalid(names=None) -> None:
     """If any input (of ``names``, default all) holds an invalid value: one error naming each input and its valid
     range, and nothing computed from the other values (the page stops here)."""
+    if report_invalid(names):
+        st.stop()
+
+
+def report_invalid(names=None) -> bool:
+    """:func:`stop_if_invalid` without stopping: the one error (if any input of ``names`` is invalid) and whether
+    there was one, for a page with independent sections (the section then shows no numbers)."""
     bad = {k: val for k, val in invalid_inputs().items() if names is None or k in names}
     if not bad:
-        return
+        return False
+    limits = {n: lim for n, (where, lim) in st.session_state.get("_limits", {}).items() if where == _page_id()}
     parts = []
     for name, (raw, msg) in bad.items():
         if urlstate.SCHEMA[name][0] not in ("int", "float"):
             parts.append(plain(msg))
             continue
-        typed = "nothing" if raw is None else plain(f"{raw:g}" if isinstance(raw, (int, float)) else raw)
-        parts.append(f"**{LABELS.get(name, name)}** must be {range_text(name)} (you entered {typed})")
+        label = st.session_state.get("_labels", {}).get(name) or LABELS.get(name, name)
+        if msg == "page-range":
+            parts.append(f"**{label}** must be {range_text(name, limits.get(name))} on this page (you entered "
+                         f"{plain(raw)})")
+            continue
+        if msg == "page-limit":
+            parts.append(f"**{label}** must be {range_text(name, limits.get(name))} on this page (the "
+                         f"view holds {fmt(raw)}, from the link or another page)")
+            continue
+        if raw is None or (isinstance(raw, str) and not raw.strip()):
+            typed = "nothing: the box is empty"
+        else:
+            typed = plain(raw if isinstance(raw, str) else urlstate.number_text(raw))
+            try:
+                urlstate.parse_number(raw, urlstate.SCHEMA[name][0])
+            except ValueError:
+                typed += ", " + plain(msg.split(": ", 1)[-1] if "comma" in msg else
+                                      "not a whole number" if "whole" in msg else "not a number")
+        parts.append(f"**{label}** must be {range_text(name, limits.get(name))} (you entered {typed})")
     st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
              + ". No numbers are shown until then.")
-    st.stop()
+    return True
+
+
+def page_number(key: str, label: str, kind: str, lo: float, hi: float, *, container=None, help=None):
+    """A number box for a page's own state entry ``st.session_state[key]`` (e.g. the Audit page's ``aud_n``, which
+    the page keeps in its own link parameters), with the contract of :func:`view_number`: a text box parsed by
+    :func:`dpviz.urlstate.parse_number` (``6e4``, ``60,000``, ``60 000``), never truncated; anything else, an empty
+    box or a value outside [lo, hi] stays on screen and :func:`report_page_invalid` shows one error naming the box
+    and its range.  Returns the value, or None while the box is invalid."""
+    wkey = f"w_{key}"
+    invalid = st.session_state.setdefault("_page_invalid", {})
+    st.session_state[wkey] = invalid[key][0] if key in invalid else urlstate.number_text(st.session_state[key], kind)
+    st.session_state.setdefault("_page_boxes", {})[key] = (label, kind, lo, hi)
+
+    def _changed() -> None:
+        raw = st.session_state[wkey]
+        try:
+            x = urlstate.parse_number(raw, kind)
+        except ValueError as exc:
+            invalid[key] = (raw, str(exc))
+            return
+        if not lo <= x <= hi:
+            invalid[key] = (raw, "range")
+            return
+        st.session_state[key] = x
+        invalid.pop(key, None)
+
+    (container or st).text_input(label, key=wkey, on_change=_changed, help=help)
+    return None if key in invalid else st.session_state[key]
+
+
+def report_page_invalid(keys) -> bool:
+    """One error naming every invalid :func:`page_number` box of ``keys`` and its range; whether there was one."""
+    invalid = st.session_state.get("_page_invalid", {})
+    boxes = st.session_state.get("_page_boxes", {})
+    parts = []
+    for key in keys:
+        if key not in invalid or key not in boxes:
+            continue
+        label, kind, lo, hi = boxes[key]
+        raw, msg = invalid[key]
+        if not str(raw).strip():
+            typed = "nothing: the box is empty"
+        else:
+            typed = plain(raw)
+            if msg != "range":
+                typed += ", " + plain(msg.split(": ", 1)[-1] if "comma" in msg else
+                                      "not a whole number" if "whole" in msg else "not a number")
+        parts.append(f"**{label}** must be a {'whole number' if kind == 'int' else 'number'} from {fmt(lo)} to "
+                     f"{fmt(hi)} (you entered {typed})")
+    if not parts:
+        return False
+    st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
+             + ". No numbers are shown until then.")
+    return True
 
 
 def parse_number_list(text: str, kind: str, lo: float, hi: float, what: str, most: int = 12) -> list:
@@ -819,35 +999,48 @@ def _version() -> str:
     return __version__
 
 
-def download_view(page: str, inputs: dict, outputs: dict, command: str | None, seed: int | None = None) -> None:
+def download_view(page: str, inputs: dict, outputs: dict, command: str | None, seed: int | None = None,
+                  container=None) -> None:
     """"Download this view": one JSON with every input, every output, the seed, the dpviz version and the exact
-    ``python -m dpviz ...`` command that reproduces the numbers."""
+    ``python -m dpviz ...`` command that reproduces the numbers.
+
+    ``container``: a slot the page reserved (``st.empty()``) above its slow parts, so that while the page
+    recomputes, the previous run's button is already gone instead of offering the previous run's numbers.  The
+    document is also kept in ``st.session_state["_view_docs"][page]`` (tests run its command)."""
     doc = {"page": page, "dpviz_version": _version(), "inputs": inputs, "outputs": outputs, "seed": seed,
            "command": command, "url_query": urlstate.encode(view())}
-    st.download_button("Download this view (JSON)", lambda: json.dumps(catalog._json_safe(doc), indent=1,
+    st.session_state.setdefault("_view_docs", {})[page] = doc
+    (container or st).download_button("Download this view (JSON)", lambda: json.dumps(catalog._json_safe(doc), indent=1,
                                                                         default=str),
                        file_name=f"dpviz_{page}_view.json", mime="application/json", key=f"view_{page}",
                        on_click="ignore", help="Every input and output of this page, the dpviz version and the "
                                                "command line that reproduces the numbers.")
 
 
-def cli_command(sub: str, flag: str, ident: str, params: dict) -> str:
-    """The ``python -m dpviz`` command line for ``params`` (known options as flags, the rest as --param)."""
+def cli_command(sub: str, flag: str, ident: str, params: dict, extra: tuple = ()) -> str:
+    """The ``python -m dpviz`` command line for ``params`` (known options as flags, the rest as --param; ``extra``:
+    further switches such as ``--explicit``)."""
+    return " ".join(["python -m dpviz", sub, f"--{flag}", ident, *extra, cli_options(params), "--json"])
+
+
+def cli_options(params: dict) -> str:
+    """``params`` as options of the CLI's calibrate / bound / simulate sub-commands: known names as flags
+    (``--n 1000``), the rest as ``--param NAME=VALUE``; floats exactly (repr)."""
     from dpviz import cli
 
-    parts = ["python -m dpviz", sub, f"--{flag}", ident]
+    parts = []
     for k, val in sorted(params.items()):
         if val is None or isinstance(val, (list, dict, tuple)):
             continue
         text = repr(val) if isinstance(val, float) else str(val)
         parts.append(f"--{k} {text}" if k in cli._PARAMS else f"--param {k}={text}")
-    parts.append("--json")
     return " ".join(parts)
 
 
-def download_table(rows: list[dict], name: str, params: dict | None = None) -> None:
+def download_table(rows: list[dict], name: str, params: dict | None = None, container=None) -> None:
     """CSV and JSON downloads of ``rows``; both carry the parameters they were computed at (CSV: one column per
-    parameter; JSON: {"parameters": ..., "rows": ...})."""
+    parameter; JSON: {"parameters": ..., "rows": ...}).  ``container``: a slot reserved above the page's slow parts
+    (see :func:`download_view`)."""
     import pandas as pd
 
     df = pd.DataFrame(rows)
@@ -855,7 +1048,7 @@ def download_table(rows: list[dict], name: str, params: dict | None = None) -> N
         for k, val in params.items():
             if isinstance(val, (int, float, str, bool)) and k not in df.columns:
                 df[f"param_{k}"] = val
-    c1, c2 = st.columns(2)
+    c1, c2 = (container or st).columns(2)
     c1.download_button("CSV", lambda: df.to_csv(index=False), file_name=f"{name}.csv", mime="text/csv", key=f"csv_{name}",
                         on_click="ignore")
     c2.download_button("JSON", lambda: json.dumps(catalog._json_safe({"parameters": params or {},

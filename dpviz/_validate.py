@@ -19,10 +19,25 @@ __all__ = [
     "check_delta",
     "check_eps",
     "check_n",
+    "shown",
     "PARAM_RANGES",
     "check_param",
     "check_params",
 ]
+
+
+def shown(value) -> str:
+    """A number as the user gave it, never rounded (``1000000000001``, ``5e-324``, ``0.30000000000000004``): whole
+    numbers in full up to 16 digits, other numbers by their shortest exact form; long inputs are cut."""
+    if isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, Integral):
+        return str(int(value)) if abs(int(value)) < 10**16 else repr(float(value)) if abs(int(value)) < 2**1024 \
+            else f"an integer of {len(str(abs(int(value))))} digits"
+    if isinstance(value, Real):
+        x = float(value)
+        return str(int(x)) if math.isfinite(x) and x.is_integer() and abs(x) < 1e16 else repr(x)
+    return repr(value)[:60]
 
 
 def check_real(name: str, value) -> float:
@@ -47,7 +62,7 @@ def check_positive(name: str, value) -> float:
     """A finite number > 0."""
     value = check_real(name, value)
     if value <= 0:
-        raise ValueError(f"{name} must be positive, got {value:g}.")
+        raise ValueError(f"{name} must be positive, got {shown(value)}.")
     return value
 
 
@@ -55,7 +70,7 @@ def check_nonnegative(name: str, value) -> float:
     """A finite number >= 0."""
     value = check_real(name, value)
     if value < 0:
-        raise ValueError(f"{name} must be non-negative, got {value:g}.")
+        raise ValueError(f"{name} must be non-negative, got {shown(value)}.")
     return value
 
 
@@ -66,7 +81,7 @@ def check_int(name: str, value, minimum: int = 1) -> int:
     if not isinstance(value, Integral):
         v = check_real(name, value)
         if v != int(v):
-            raise ValueError(f"{name} must be a whole number, got {v:g}.")
+            raise ValueError(f"{name} must be a whole number, got {shown(v)}.")
         value = int(v)
     value = int(value)
     if value < minimum:
@@ -78,7 +93,7 @@ def check_unit(name: str, value) -> float:
     """A number in the closed interval [0, 1]."""
     value = check_real(name, value)
     if not 0.0 <= value <= 1.0:
-        raise ValueError(f"{name} must lie in [0, 1], got {value:g}.")
+        raise ValueError(f"{name} must lie in [0, 1], got {shown(value)}.")
     return value
 
 
@@ -86,7 +101,7 @@ def check_open_unit(name: str, value) -> float:
     """A number in the open interval (0, 1)."""
     value = check_real(name, value)
     if not 0.0 < value < 1.0:
-        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value:g}.")
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {shown(value)}.")
     return value
 
 
@@ -95,7 +110,7 @@ def check_eps(value, name: str = "eps") -> float:
     value = check_real(name, value)
     if value <= 0:
         raise ValueError(
-            f"{name} (the privacy budget epsilon) must be positive, got {value:g}; "
+            f"{name} (the privacy budget epsilon) must be positive, got {shown(value)}; "
             "smaller epsilon means more privacy."
         )
     return value
@@ -109,19 +124,19 @@ def check_delta(value, name: str = "delta", allow_zero: bool = False) -> float:
     """Privacy parameter delta in (0, 1), or [0, 1) when ``allow_zero`` (pure DP)."""
     value = check_real(name, value)
     if 0.0 < value < DELTA_MIN:
-        raise ValueError(f"{name} = {value:g} is too small: below {DELTA_MIN:g} the quantity log(1/{name}) that every "
+        raise ValueError(f"{name} = {shown(value)} is too small: below {DELTA_MIN:g} the quantity log(1/{name}) that every "
                          "privacy formula uses overflows double precision; use a delta of at least 1e-300 "
                          "(typically 1/n^2 or smaller).")
     if allow_zero:
         if not 0.0 <= value < 1.0:
-            raise ValueError(f"{name} must lie in [0, 1), got {value:g}.")
+            raise ValueError(f"{name} must lie in [0, 1), got {shown(value)}.")
     elif not 0.0 < value < 1.0:
         if value == 0.0:
             raise ValueError(
                 f"{name} = 0 (pure DP) is not supported by this Gaussian mechanism; "
                 "use a delta in (0, 1), typically 1/n^2 or smaller."
             )
-        raise ValueError(f"{name} must lie strictly between 0 and 1, got {value:g}.")
+        raise ValueError(f"{name} must lie strictly between 0 and 1, got {shown(value)}.")
     return value
 
 
@@ -162,7 +177,9 @@ PARAM_RANGES: dict[str, tuple[str, float, float, str]] = {
     "c": ("pos", 1e-12, 1e12, "absolute constant c"),
     "sigma": ("pos", 1e-12, 1e12, "noise level sigma"),
     "alpha": ("unit", 0.0, 1.0, "Hölder exponent alpha"),
-    "beta": ("open-unit", 0.0, 1.0, "RDP split parameter beta"),
+    # strictly inside (0, 1), kept 1e-12 from the ends: at beta = 5e-324 the RDP conditions' logarithms leave
+    # the floating-point range ("math domain error")
+    "beta": ("open-unit", 1e-12, 1.0 - 1e-12, "RDP split parameter beta"),
     "kappa": ("nonneg", 1e-12, 1e12, "kappa"),
 }
 #: Any other numeric parameter (a paper's constant such as c_eta or Delta0) must have |x| <= this.
@@ -177,7 +194,7 @@ def _range_text(kind: str, low: float, high: float) -> str:
     if kind == "unit":
         return "a number in [0, 1]"
     if kind == "open-unit":
-        return "a number strictly between 0 and 1"
+        return f"a number strictly between 0 and 1 (from {low:g} to 1 - {1.0 - high:.0e})"
     if kind == "nonneg":
         return f"0 or a number from {low:g} to {high:g}"
     if kind == "delta":
@@ -198,24 +215,24 @@ def check_param(name: str, value):
             return value  # strings, flags, arrays (e.g. a starting point theta0): checked by the function itself
         x = check_real(name, value)
         if abs(x) > ANY_NUMBER_MAX:
-            raise ValueError(f"{name} must be {_range_text('any', 0, ANY_NUMBER_MAX)}, got {x:g}.")
+            raise ValueError(f"{name} must be {_range_text('any', 0, ANY_NUMBER_MAX)}, got {shown(value)}.")
         return value
     kind, low, high, what = PARAM_RANGES[name]
     if kind == "int":
         x = check_real(name, value)
         if x != math.floor(x) or not low <= x <= high:
-            raise ValueError(f"{name} ({what}) must be {_range_text(kind, low, high)}, got {x:g}.")
+            raise ValueError(f"{name} ({what}) must be {_range_text(kind, low, high)}, got {shown(value)}.")
         return int(x)
     x = check_real(name, value)
     ok = {
         "pos": low <= x <= high,
         "unit": 0.0 <= x <= 1.0,
-        "open-unit": 0.0 < x < 1.0,
+        "open-unit": low <= x <= high,
         "nonneg": x == 0.0 or low <= x <= high,
         "delta": x == 0.0 or low <= x < 1.0,
     }[kind]
     if not ok:
-        raise ValueError(f"{name} ({what}) must be {_range_text(kind, low, high)}, got {x:g}.")
+        raise ValueError(f"{name} ({what}) must be {_range_text(kind, low, high)}, got {shown(value)}.")
     return x
 
 

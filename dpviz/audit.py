@@ -48,10 +48,53 @@ CITATION = ("Jagielski, Ullman & Oprea 2020 (auditing DP-SGD by poisoning / cana
             "Papernot & Carlini 2021 (adversary instantiation)")
 
 
+#: Memory cap of one audit or stability run (bytes of :func:`estimate_bytes`): above it the run is refused before
+#: anything is allocated (``sim.CostTooHigh``); the CLI's ``--max-gb`` raises it.  Issue 22's targets: no single run
+#: takes more than 1 GB of a shared server's memory without an explicit user action.
+DEFAULT_MAX_BYTES = 1.0e9
+#: float64 arrays of one chain's parameter size held at once (iterate, running sum, noise and gradient buffers,
+#: released output and its noiseless copy, last iterate and average): measured 4.7 for ``audit --algorithm sgd
+#: --trials 2000000 --T 1`` and ``stability --algorithm sgd --reps 1000000`` (745 MB above the interpreter for 2e6
+#: chains of d = 10, benchmarks/bench_hostile.py), rounded up.
+_ARRAYS_PER_CHAIN = 6
+
+
+def estimate_bytes(algorithm_id: str, data, loss, *, chains, per_chain_floats: float = 0.0) -> float:
+    """Estimated peak memory (bytes) of ``chains`` vectorised chains of ``algorithm_id`` on ``data`` with ``loss``.
+
+    ``_ARRAYS_PER_CHAIN`` arrays of the parameter's size per chain (d, or d² for a matrix parameter), PIDP-SGD's
+    two d×d Hessian buffers per chain, plus ``per_chain_floats`` further numbers per chain (e.g. a per-step trace).
+    """
+    if algorithm_id not in sim.SPECS:
+        raise ValueError(f"unknown algorithm {algorithm_id!r}; the engine runs: {', '.join(sim.supported_algorithms())}")
+    lossobj, _ = sim._resolve_loss(loss)
+    d = int(data.d)
+    dim = d * d if getattr(lossobj, "param", "vector") == "matrix" else d
+    per = 8.0 * (dim * _ARRAYS_PER_CHAIN + float(per_chain_floats))
+    if sim.SPECS[algorithm_id].kind == "pidp":
+        per += 8.0 * 2 * dim * dim
+    return float(chains) * per
+
+
+def check_memory(algorithm_id: str, data, loss, *, chains, max_bytes, what: str, reduce: str,
+                 per_chain_floats: float = 0.0) -> float:
+    """Raise ``sim.CostTooHigh`` (one line: the figures, the cap, what to reduce) when :func:`estimate_bytes` is
+    above ``max_bytes`` (``None``: no cap); else return the estimate."""
+    est = estimate_bytes(algorithm_id, data, loss, chains=chains, per_chain_floats=per_chain_floats)
+    if max_bytes is None:
+        return est
+    cap = v.check_positive("max_bytes (memory cap)", max_bytes)
+    if not est <= cap:
+        need = f"about {est / 1e9:.3g} GB of memory" if math.isfinite(est) else "more memory than any machine has"
+        raise sim.CostTooHigh(f"{what} need {need} ({v.shown(chains)} chains at once), above the cap of "
+                              f"{cap / 1e9:g} GB; reduce {reduce} (the command line's --max-gb raises the cap).")
+    return est
+
+
 def _level(level) -> float:
     level = v.check_real("level", level)
     if not 0.5 <= level < 1.0:
-        raise ValueError(f"the confidence level must lie in [0.5, 1), got {level:g}.")
+        raise ValueError(f"level (the Clopper-Pearson confidence level) must lie in [0.5, 1), got {v.shown(level)}.")
     return level
 
 
@@ -260,7 +303,7 @@ def _accountant(algorithm_id, plan, spec) -> tuple[float | None, str]:
 
 def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, seed: int = 0,
           level: float = LEVEL, progress: Callable[[float], None] | None = None, cancel=None,
-          max_work: float | None = sim.DEFAULT_MAX_WORK) -> AuditResult:
+          max_work: float | None = sim.DEFAULT_MAX_WORK, max_bytes: float | None = DEFAULT_MAX_BYTES) -> AuditResult:
     """Audit ``algorithm_id``: ``trials`` trainings (half on D, half on D'), the ε lower bound of the best test.
 
     ``params`` are those of :func:`dpviz.simulate.simulate` (``eps, delta, T, eta, R, sigma, noise_rule, n`` ...);
@@ -268,12 +311,15 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
     settings whose calibration is infeasible (run_infeasible to force).  Vector outputs w are tested by <w, u>;
     matrix outputs W (metric learning) by <W, u u^T> = u^T W u.  ``eps_accountant`` is the matched accountant's ε
     of the noise used (:func:`_accountant`), with ``accountant_note`` saying what it accounts or why there is none.
+    Every input is checked, and the memory (``max_bytes``, :func:`check_memory`) and work (``max_work``) estimated,
+    before anything runs.
     """
     t0 = time.perf_counter()
     trials = v.check_int("trials", trials, minimum=8)
     if trials % 2:
-        raise ValueError(f"trials must be even (half on D, half on D'), got {trials}.")
+        raise ValueError(f"trials must be even (half on D, half on D'), got {v.shown(trials)}.")
     seed = v.check_int("seed", seed, minimum=0)
+    level = _level(level)
     params = dict(params or {})
     if algorithm_id not in sim.SPECS:
         raise ValueError(f"the audit runs the engine's algorithms: {', '.join(sim.supported_algorithms())}; got "
@@ -281,6 +327,8 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
     n = v.check_n(params.get("n", data.n))
     if n > data.n:
         raise ValueError(f"n = {n} exceeds the {data.n} training examples of the data set.")
+    check_memory(algorithm_id, data, loss, chains=trials, max_bytes=max_bytes, what=f"{v.shown(trials)} trials",
+                 reduce="the trials")
     X, y = np.asarray(data.X, float).copy(), np.asarray(data.y, float).copy()
     xc, yc, u = canary(X[:n], y[:n], data.task)
     X2, y2 = X.copy(), y.copy()

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import math
+import os
 from typing import Any
 
 import numpy as np
 
 __all__ = ["PAGE_ALGORITHMS", "STABILITY_ALGORITHMS", "SCHEMA", "DEFAULTS", "state_from_query", "encode",
            "params_of", "statistic_figure", "distance_figure", "trace_figure", "parse_values", "sweep_figure",
-           "VALUES_KEY", "OVER_LABELS"]
+           "VALUES_KEY", "OVER_LABELS", "estimate", "HEAVY_SECONDS"]
 
 #: Algorithms the page offers (vector parameters; they run with the lab's default data and loss).
 PAGE_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "dpsgd-rdp-pairwise", "pairwise-sgd-output", "sgd",
@@ -252,3 +253,66 @@ def compute(state: dict, *, progress=None):
                          seed=state["aud_seed"], progress=progress)
     return stab.stability(state["aud_alg"], ds, loss, params=params, reps=state["aud_reps"],
                           seed=state["aud_seed"], neighbour=state["aud_nb"], progress=progress)
+
+
+def _heavy_seconds() -> float:
+    try:
+        x = float(os.environ.get("DPVIZ_HEAVY_SECONDS", "") or 30.0)
+    except ValueError:
+        return 30.0
+    return x if math.isfinite(x) and x >= 0 else 30.0
+
+
+#: work estimated above this many CPU seconds waits for a click on the page, also when a link opens it (the same
+#: 30 s as the Simulate page's cap, pages/simulate.py UI_MAX_WORK; an operator may set DPVIZ_HEAVY_SECONDS); below
+#: it the page runs at once
+HEAVY_SECONDS = _heavy_seconds()
+#: measured CPU seconds / engine estimate of the page's jobs (benchmarks/bench_hostile.py, ``audit_estimate``):
+#: the audit's two blocks of chains draw independent noise and indices (stability's are coupled: drawn once), which
+#: doubles the cost of a pointwise step; the engine's per-kind factors fit stability's coupled runs within 20-40 %.
+_ESTIMATE_FACTOR = {("audit", False): 1.7, ("audit", True): 0.85, ("stability", False): 0.8,
+                    ("stability", True): 0.8}
+#: CPU seconds per audit trial outside the chains (the test statistics, thresholds and Clopper-Pearson bounds)
+_SECONDS_PER_TRIAL = 5e-6
+
+
+def estimate(state: dict[str, Any]) -> dict[str, float]:
+    """CPU seconds and peak bytes that :func:`compute` will take for a page state, estimated without running it
+    (the engine's cost model, :func:`dpviz.simulate.estimate_cost`'s units, weighted by what the page's jobs add).
+
+    Returns ``{"seconds", "bytes", "units"}``.  Raises ValueError for a state :func:`compute` would refuse.
+    """
+    from dpviz import audit as aud, simulate as sim, stability as stab
+
+    mode, alg = state["aud_mode"], state["aud_alg"]
+    over = state["aud_over"] if mode == "stability" else "t"
+    values = parse_values(VALUES_KEY[over], state[VALUES_KEY[over]]) if over != "t" else None
+    matrix = mode == "audit" and alg in PAIRWISE and state["aud_param"] == "matrix"
+    ds, loss, params = aud.default_setting(alg, params_of(state), n_data=max(values) if over == "n" else None,
+                                           matrix=matrix)
+    if mode == "audit":
+        reps, grid = int(state["aud_trials"]) // 2, None
+    else:
+        reps = 2 if alg in stab.DETERMINISTIC_PATH else int(state["aud_reps"])
+        grid = {over: values} if over in ("n", "eta") else None
+    _, spec, _, _, reps, _, _, pshape, _, plans, _ = sim._plan(alg, ds, loss, grid, reps, params)
+    if not all(p["run"] for p in plans):
+        bad = next(p for p in plans if not p["run"])
+        raise ValueError(f"this setting does not run: {bad['cal'].reason}")
+    dim = int(np.prod(pshape))
+    units = 2 * sim._time_units(alg, spec, reps, pshape, plans, (), sim._EVAL_ROWS, ds)
+    if mode == "stability":  # the monitor: one distance per chain and step, and a gradient gap where measured
+        steps = sum(int(p["T"]) for p in plans)
+        per_step = dim * (1 + (2 * int(plans[0]["n"]) if alg == "dpgd-c" else
+                               2 if stab.SUPPORTED[alg][0] == "gradient" else 0))
+        units += reps * steps * per_step
+    if over == "alpha":
+        units *= len(values)
+    chains = 2 * reps * len(plans)
+    bytes_ = 8 * chains * dim * 8 + 8 * 2 * ds.X.size * len(plans)
+    if mode == "stability":
+        bytes_ += 8 * 2 * max(int(p["T"]) for p in plans)
+    seconds = units * sim.SECONDS_PER_UNIT * _ESTIMATE_FACTOR[mode, bool(spec.pairs)]
+    if mode == "audit":
+        seconds += _SECONDS_PER_TRIAL * 2 * reps
+    return {"seconds": seconds, "bytes": float(bytes_), "units": float(units)}

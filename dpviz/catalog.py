@@ -68,6 +68,7 @@ __all__ = [
     "get_paper",
     "calibrate",
     "bound",
+    "formulas",
     "call_with_params",
 ]
 
@@ -194,7 +195,7 @@ Perturbation = Literal["gradient", "output", "objective", "none"]
 
 @dataclass(frozen=True)
 class Paper:
-    """A paper of ../shared/seeds/.  Users see ``authors``; ``seed_file`` is only for developers."""
+    """A paper of the catalogue, cited by its ``key`` and ``authors`` (full references in docs/papers.md)."""
 
     key: str
     authors: str
@@ -202,10 +203,9 @@ class Paper:
     title: str
     venue: str
     year: int
-    seed_file: str
 
     def cite(self) -> str:
-        """How users see the paper: authors (venue year), never the seed file name."""
+        """How users see the paper: authors (venue year)."""
         if not self.venue:
             return self.short
         return f"{self.short} ({self.venue} {self.year})"
@@ -662,6 +662,54 @@ def bound(theorem_id: str, explicit: bool = False, **params) -> BoundResult:
     if not res.risk:
         res.risk = thm.risk
     return res
+
+
+def formulas(params: dict[str, Any] | None = None) -> list[tuple[str, str]]:
+    """Every LaTeX formula of the catalogue, as ``(where, latex)`` pairs.
+
+    Without ``params``: the formulas written in the catalogue (each algorithm's calibration formula, each theorem's
+    statement and schedule, each table row's rate and complexity).  With ``params`` (a typical point, e.g.
+    ``n=1000, d=10, eps=1, ...``): also the formulas built at that point, which the dashboard renders — each
+    calibration's ``formula`` and ``formula_numbers`` and the LaTeX of every term of every bound (rate and explicit
+    form); entries that are not defined at that point (ValueError) are skipped.  Used by the tests that check that
+    no formula contains a control character and that each renders in KaTeX.
+    """
+    out: list[tuple[str, str]] = []
+    for alg in algorithms():
+        if alg.formula:
+            out.append((f"algorithm {alg.id}: formula", alg.formula))
+    for thm in theorems():
+        for name in ("statement", "schedule"):
+            if getattr(thm, name):
+                out.append((f"theorem {thm.id}: {name}", getattr(thm, name)))
+    for tab in tables():
+        for i, row in enumerate(tab.rows):
+            for name in ("rate_latex", "complexity_latex"):
+                if getattr(row, name):
+                    out.append((f"table {tab.id} row {i + 1}: {name}", getattr(row, name)))
+    if params is None:
+        return out
+    for alg in algorithms():
+        if alg.calibrate is None:
+            continue
+        try:
+            cal = calibrate(alg.id, **{k: v for k, v in params.items() if k in parameters_of(alg.calibrate)})
+        except ValueError:
+            continue
+        for name in ("formula", "formula_numbers"):
+            if getattr(cal, name):
+                out.append((f"calibration {alg.id}: {name}", getattr(cal, name)))
+    for thm in theorems():
+        for explicit in (False, True):
+            if explicit and thm.explicit_bound is None:
+                continue
+            try:
+                res = bound(thm.id, explicit=explicit, **params)
+            except ValueError:
+                continue
+            out.extend((f"bound {thm.id}{' (explicit)' if explicit else ''}: term {t.name}", t.latex)
+                       for t in res.terms if t.latex)
+    return out
 
 
 def _risk_fields(risk) -> dict[str, str]:

@@ -9,6 +9,9 @@ The sub-command names, the option names and the JSON keys are a contract (extern
 - ``python -m dpviz bound --theorem ID … --json`` → {terms, total, exponents, eta, T, …}
 - ``python -m dpviz reproduce NAME [--reps R] [--seed S] --out DIR`` → {csv, html, md}
 - ``python -m dpviz reproduce --list --json`` → list of {id, paper, what, seconds_estimate}
+- ``python -m dpviz simulate --algorithm ID --dataset NAME --loss ID --over eps|n --values V1,V2 --reps R --seed S
+  [--data-n N --label-noise K --l2 L] [the calibrate options, --param ...] --json`` → {runs: [{algorithm, kappa, rows}]}
+  (the Simulate page's "Download this view" command)
 - ``python -m dpviz sweep SPEC.toml --out DIR [--workers K | --scheduler ADDRESS]`` (module ``cli_sweep``)
 
 Invalid or missing parameters exit with code 2 and one line on stderr (no traceback).
@@ -143,12 +146,64 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the targets")
     p.add_argument("--json", action="store_true", help="with --list: print JSON")
     p.add_argument("--reps", type=_whole, default=None,
-                   help="repetitions (default: the target's, 500 for the Wang et al. figures)")
-    p.add_argument("--seed", type=_whole, default=0, help="random seed (default 0)")
+                   help="repetitions (default: the target's, 500 for the Wang et al. figures); simulation targets "
+                        "only (formula-based targets have no randomness)")
+    p.add_argument("--seed", type=_whole, default=None, help="random seed (default 0); simulation targets only")
+    p.add_argument("--max-hours", type=_number, default=None,
+                   help="refuse a run estimated above this many hours (default 1); the estimate is printed first")
     p.add_argument("--out", default=None, help="output directory (required to run a target)")
+    p = sub.add_parser("simulate", help="run the simulation engine as the Simulate page does (its rows as JSON)")
+    p.add_argument("--algorithm", required=True, action="append",
+                   help="algorithm id (repeatable: one run per algorithm, in the order given)")
+    p.add_argument("--dataset", required=True, help="built-in data set (see dpviz.data.DATASETS)")
+    p.add_argument("--data-n", type=_whole, default=None,
+                   help="training examples of a synthetic data set (the page: the largest n it needs)")
+    p.add_argument("--label-noise", type=_number, action="append", default=None, dest="label_noise",
+                   help="label noise kappa of a Wang et al. design (repeatable: one data set per value)")
+    p.add_argument("--loss", required=True, help="loss id")
+    p.add_argument("--l2", type=_number, default=0.0, help="L2 regulariser lambda (adds lambda ||w||^2)")
+    p.add_argument("--over", required=True, choices=("eps", "n"), help="the swept parameter")
+    p.add_argument("--values", required=True, help="its comma-separated values")
+    p.add_argument("--reps", type=_whole, required=True, help="repetitions per grid point")
+    p.add_argument("--seed", type=_whole, default=0, help="random seed (default 0)")
+    _add_param_options(p)
     for mod in _extensions():
         mod.add_parser(sub, _add_param_options, _collect_params)
     return parser
+
+
+def _run_simulate(args: argparse.Namespace) -> int:
+    """``simulate``: the runs of the Simulate page (same data, loss, grid, fixed parameters, seed), one JSON object
+    ``{"runs": [{"algorithm", "kappa", "rows": [...]}]}`` with the rows of each run's frame."""
+    from dpviz import data as D
+    from dpviz import losses
+    from dpviz import simulate as S
+
+    params = _collect_params(args)
+    kind = "int" if args.over == "n" else "float"
+    try:
+        values = [(_whole if kind == "int" else _number)(t.strip()) for t in args.values.split(",") if t.strip()]
+    except argparse.ArgumentTypeError as exc:
+        raise UsageError(f"--values: {exc}") from None
+    if not values:
+        raise UsageError("--values needs at least one value")
+    kappas = args.label_noise or [0.0]
+    loss = losses.get_loss(args.loss, l2=float(args.l2)) if args.l2 else args.loss
+    runs = []
+    for kappa in kappas:
+        ds = D.load_dataset(args.dataset, n=args.data_n, kappa=kappa)  # real data: n and kappa do not apply
+        for alg in args.algorithm:
+            res = S.simulate(alg, ds, loss, grid={args.over: values}, reps=args.reps, seed=args.seed,
+                             params=params, max_work=None)
+            runs.append({"algorithm": alg, "kappa": kappa if args.label_noise else None,
+                         "rows": catalog._json_safe(res.frame.to_dict("records")), "notes": list(res.notes)})
+    out = {"runs": runs}
+    if args.json:
+        print(json.dumps(out, default=str))
+    else:
+        for r in runs:
+            print(f"{r['algorithm']} (kappa = {r['kappa']}): {len(r['rows'])} rows")
+    return 0
 
 
 def _extensions() -> list:
@@ -185,6 +240,75 @@ def _check_param_names(args: argparse.Namespace, funcs, what: str) -> None:
     if unknown:
         raise UsageError(f"unknown parameter(s) {', '.join(unknown)} for {what}; it accepts: "
                          f"{', '.join(sorted(accepted, key=str.lower)) or '(none)'}")
+
+
+#: Default of ``reproduce --max-hours``.
+REPRODUCE_MAX_HOURS = 1.0
+
+
+def _reproduce_estimate(args: argparse.Namespace) -> str:
+    """Check a ``reproduce`` command before anything runs and return its estimate line ("" for a formula target).
+
+    Formula-based targets (Calibrate regions, bound curves) have no randomness: ``--reps`` / ``--seed`` are
+    refused there rather than ignored.  Simulation targets and studies: repetitions and seed in range, the output
+    directory writable, and the time estimated -- the target's listed time at its default repetitions, scaled by
+    the repetitions (the engine's cost is linear in them) -- and refused above ``--max-hours``.
+    """
+    import os
+    from pathlib import Path
+
+    from dpviz import experiments
+    from dpviz import reproduce as rep
+    from dpviz._validate import shown
+
+    if args.name not in experiments.EXPERIMENTS:
+        return ""  # reproduce() names the targets
+    e = experiments.get(args.name)
+    if e.kind in ("region", "bounds"):
+        given = [opt for opt, val in (("--reps", args.reps), ("--seed", args.seed)) if val is not None]
+        if given:
+            raise UsageError(f"{args.name} is computed from the papers' formulas, with no randomness: "
+                             f"{' and '.join(given)} {'do' if len(given) > 1 else 'does'} not apply to it (leave "
+                             f"{'them' if len(given) > 1 else 'it'} out)")
+        if args.max_hours is not None:
+            raise UsageError(f"{args.name} is computed from the papers' formulas in about {e.seconds_estimate:g} s: "
+                             "--max-hours does not apply to it")
+        return ""
+    simulation = e.kind == "simulation"
+    base = 500 if simulation else e.default_reps
+    reps = base if args.reps is None else args.reps
+    low, high = (1, rep.MAX_REPS) if simulation else (2, 10**9)
+    if not low <= reps <= high:
+        raise UsageError(f"--reps must be a whole number from {low} to {high:,} for {args.name}, got {shown(reps)}")
+    if args.seed is not None and not 0 <= args.seed <= 2**63 - 1:
+        raise UsageError(f"--seed must be a whole number from 0 to 2^63 - 1, got {shown(args.seed)}")
+    limit = REPRODUCE_MAX_HOURS if args.max_hours is None else args.max_hours
+    if not limit > 0:
+        raise UsageError(f"--max-hours must be positive, got {shown(limit)}")
+    out = Path(args.out)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ValueError(f"cannot create the output directory {str(args.out)[:200]!r}: {exc.strerror or exc}") \
+            from None
+    if not os.access(out, os.W_OK):
+        raise ValueError(f"the output directory {str(args.out)[:200]!r} is not writable.")
+    seconds = e.seconds_estimate * reps / base
+    took = f"{seconds / 3600:.2g} h" if seconds >= 3600 else f"{seconds / 60:.2g} min" if seconds >= 120 \
+        else f"{seconds:.2g} s"
+    line = (f"{args.name}: about {took} at {reps:,} repetitions (~{e.seconds_estimate:g} s at its default {base}; "
+            "more on a loaded machine)")
+    if seconds > limit * 3600:
+        raise UsageError(f"{line}, above --max-hours {limit:g}: lower --reps or raise --max-hours")
+    return line
+
+
+def _unevaluated(tab: catalog.ComparisonTable) -> list[dict[str, Any]]:
+    """A table's rows as :meth:`catalog.ComparisonTable.evaluate` gives them, with no values ("rate value" and
+    "complexity value" None): what ``tables`` lists when no parameter is given."""
+    return [{"method": r.method, "reference": r.reference, "assumptions": r.assumptions, "rate": r.rate_latex,
+             "gradient complexity": r.complexity_latex, **r.extra, "rate value": None, "complexity value": None}
+            for r in tab.rows]
 
 
 def _fmt(x: Any) -> str:
@@ -267,7 +391,8 @@ def _run(argv: Sequence[str] | None) -> int:
                            f"table {args.table}" if args.table else "the tables")
         out = []
         for tab in tabs:
-            rows = tab.evaluate(**params) if params else tab.evaluate()
+            # without parameters: the rows with their formulas, no values (nothing to evaluate them at)
+            rows = tab.evaluate(**params) if params else _unevaluated(tab)
             out.append({"id": tab.id, "paper": tab.paper.cite(), "table": tab.number, "caption": tab.caption,
                         "rows": catalog._json_safe(rows)})
         if args.json:
@@ -317,14 +442,27 @@ def _run(argv: Sequence[str] | None) -> int:
             raise UsageError("reproduce needs --out DIR")
         from dpviz import reproduce as rep  # imported lazily: the engine is heavier than the formulas
 
+        estimate = _reproduce_estimate(args)
+        if estimate:
+            print(estimate, file=sys.stderr, flush=True)
+
+        started = []
+
         def progress(frac: float) -> None:
+            started.append(True)
             print(f"\r{args.name}: {100 * frac:5.1f} %", end="", file=sys.stderr, flush=True)
 
-        result = rep.reproduce(args.name, reps=args.reps, seed=args.seed, out_dir=args.out, progress=progress)
-        print(file=sys.stderr)
+        try:
+            result = rep.reproduce(args.name, reps=args.reps, seed=0 if args.seed is None else args.seed,
+                                   out_dir=args.out, progress=progress)
+        finally:
+            if started:  # the progress line ends before the result or an error
+                print(file=sys.stderr)
         paths = {k: str(v) for k, v in result.items() if k in ("csv", "html", "md")}
         print(json.dumps(paths))
         return 0
+    if cmd == "simulate":
+        return _run_simulate(args)
     for mod in _extensions():
         code = mod.run(args)
         if code is not None:

@@ -70,6 +70,10 @@ def run(args) -> int | None:
 
     if args.command == "account":
         params = cli._collect_params(args)
+        from dpviz import catalog
+
+        alg = catalog.get_algorithm(args.algorithm)  # a misspelt --param name is refused, not ignored
+        cli._check_param_names(args, [alg.calibrate] if alg.calibrate else [], f"algorithm {alg.id}")
         names = ("rdp", "analytic-gaussian") if args.fast else None
         out = privacy_lab.evaluate(args.algorithm, sigma=args.sigma, names=names, **params)
         if args.json:

@@ -8,7 +8,10 @@ stability ... --over n|eta|alpha --values V1,V2,...
     -> the same keys, then "sweep": one row per value (value, n, T, eta, alpha, bound, max, q50, q95, q99,
        level_quantile, ratio, exceed_fraction, deterministic, last_max, average_max)
 
-Progress goes to stderr; bad input exits with code 2 and one line on stderr (``dpviz.cli.main``).
+Progress goes to stderr (its line always ends with a newline); bad input exits with code 2 and one line on stderr
+(``dpviz.cli.main``).  Every input is checked before any run -- the options' ranges, ``--param`` names (those the
+engine or the algorithm's calibration takes), the theorem's conditions at every ``--values`` entry -- and the memory
+(``--max-gb``, default 1) and work (``--max-work``) of every run are estimated first: above either, nothing runs.
 """
 
 from __future__ import annotations
@@ -69,60 +72,108 @@ def _common(p) -> None:
     p.add_argument("--dataset", default=None, help="built-in data set (default: wang-least-squares / two-class)")
     p.add_argument("--loss", default=None, help="loss id (default: least-squares / auc-hinge)")
     p.add_argument("--max-work", type=_number, default=None, help="cost guard in work units (default: the engine's)")
+    p.add_argument("--max-gb", type=_number, default=None,
+                   help="memory guard: refuse a run estimated above this many GB (default 1)")
 
 
-def _progress(name):
-    def progress(frac: float) -> None:
-        print(f"\r{name}: {100 * frac:5.1f} %", end="", file=sys.stderr, flush=True)
+class _Progress:
+    """``\rname: 42.0 %`` on stderr; the line is ended with a newline when the run ends, even by an error."""
 
-    return progress
+    def __init__(self, name):
+        self.name, self.started = name, False
+
+    def __call__(self, frac: float) -> None:
+        self.started = True
+        print(f"\r{self.name}: {100 * frac:5.1f} %", end="", file=sys.stderr, flush=True)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        if self.started:
+            print(file=sys.stderr, flush=True)
+        return False
+
+
+def _check_param_names(args) -> None:
+    """Refuse a ``--param`` name neither the engine nor the algorithm's calibration takes (it would be ignored)."""
+    from dpviz import simulate as sim
+    from dpviz.sweep import _allowed_params
+
+    given = [key for key, _ in getattr(args, "param", [])]
+    if not given:
+        return
+    if args.algorithm not in sim.SPECS:
+        raise ValueError(f"unknown algorithm {args.algorithm!r}; the engine runs: "
+                         f"{', '.join(sim.supported_algorithms())}")
+    accepted = _allowed_params([args.algorithm])
+    unknown = [k for k in given if k not in accepted]
+    if unknown:
+        raise ValueError(f"unknown parameter(s) {', '.join(unknown)} for {args.command} of {args.algorithm}; it "
+                         f"accepts: {', '.join(sorted(accepted, key=str.lower))}")
 
 
 def run(args: argparse.Namespace) -> int | None:
     if args.command not in ("audit", "stability"):
         return None
+    from dpviz import _validate as v
     from dpviz import audit as aud
     from dpviz import simulate as sim
 
+    # every input is checked here, before any run (a bad value found after minutes of work wastes them)
     params = _collect(args)
+    _check_param_names(args)
     if args.sigma is not None:
         if args.sigma < 0:
-            raise ValueError(f"--sigma must be >= 0, got {args.sigma:g}.")
-        params["sigma"] = args.sigma
+            raise ValueError(f"--sigma must be >= 0, got {v.shown(args.sigma)}.")
+        params["sigma"] = v.check_param("sigma", args.sigma) if args.sigma > 0 else 0.0
+    max_work = sim.DEFAULT_MAX_WORK if args.max_work is None else v.check_positive("--max-work", args.max_work)
+    max_bytes = aud.DEFAULT_MAX_BYTES if args.max_gb is None else v.check_positive("--max-gb", args.max_gb) * 1e9
     over = getattr(args, "over", None)
     if args.command == "stability" and (over is None) != (getattr(args, "values", None) is None):
         raise ValueError("--over and --values go together (e.g. --over n --values 50,100,200).")
     n_data = None
-    if over is not None:
-        from dpviz import stability as stab
+    if args.command == "audit":
+        aud._level(args.level)
+        if args.trials < 8 or args.trials % 2:
+            raise ValueError(f"--trials must be an even whole number >= 8 (half on D, half on D'), got "
+                             f"{v.shown(args.trials)}.")
+    else:
+        v.check_int("--reps", args.reps, minimum=2)
+        v.check_open_unit("--gamma", args.gamma)
+        if over is not None:
+            from dpviz import stability as stab
 
-        values = stab._check_values(over, args.values)  # before any run: a bad value costs nothing
-        if args.neighbour not in ("random", "adversarial"):
-            raise ValueError(f"--neighbour must be random or adversarial, got {args.neighbour!r}.")
-        n_data = max(values) if over == "n" else None
+            values = stab._check_values(over, args.values)
+            n_data = max(values) if over == "n" else None
     ds, loss, params = aud.default_setting(args.algorithm, params, dataset=args.dataset, loss=args.loss,
                                            n_data=n_data)
-    max_work = sim.DEFAULT_MAX_WORK if args.max_work is None else args.max_work
     if args.command == "audit":
-        res = aud.audit(args.algorithm, ds, loss, params=params, trials=args.trials, seed=args.seed,
-                        level=args.level, progress=_progress("audit"), max_work=max_work)
-        print(file=sys.stderr)
+        aud.check_memory(args.algorithm, ds, loss, chains=args.trials, max_bytes=max_bytes,
+                         what=f"{v.shown(args.trials)} trials", reduce="--trials")
+        with _Progress("audit") as bar:
+            res = aud.audit(args.algorithm, ds, loss, params=params, trials=args.trials, seed=args.seed,
+                            level=args.level, progress=bar, max_work=max_work, max_bytes=max_bytes)
         out = res.to_dict(contract_only=args.json)
     else:
         from dpviz import stability as stab
 
-        res = stab.stability(args.algorithm, ds, loss, params=params, reps=args.reps, seed=args.seed,
-                             neighbour=args.neighbour, gamma=args.gamma, progress=_progress("stability"),
-                             max_work=max_work)
-        print(file=sys.stderr)
+        # the single run and the sweep: inputs, the theorem's conditions at every value, memory and work
+        stab.precheck(args.algorithm, ds, loss, params=params, reps=args.reps, seed=args.seed,
+                      neighbour=args.neighbour, gamma=args.gamma, over=over, values=args.values, max_work=max_work,
+                      max_bytes=max_bytes)
+        with _Progress("stability") as bar:
+            res = stab.stability(args.algorithm, ds, loss, params=params, reps=args.reps, seed=args.seed,
+                                 neighbour=args.neighbour, gamma=args.gamma, progress=bar, max_work=max_work,
+                                 max_bytes=max_bytes)
         out = res.to_dict()
         if args.json:
             out = {k: out[k] for k in ("algorithm", "theorem", "bound", "empirical", "neighbour", "seconds")}
         if over is not None:
-            sw = stab.stability_sweep(args.algorithm, ds, loss, over=over, values=args.values, params=params,
-                                      reps=args.reps, seed=args.seed, neighbour=args.neighbour, gamma=args.gamma,
-                                      progress=_progress("sweep"), max_work=max_work)
-            print(file=sys.stderr)
+            with _Progress("sweep") as bar:
+                sw = stab.stability_sweep(args.algorithm, ds, loss, over=over, values=args.values, params=params,
+                                          reps=args.reps, seed=args.seed, neighbour=args.neighbour, gamma=args.gamma,
+                                          progress=bar, max_work=max_work, max_bytes=max_bytes)
             out["sweep"] = sw.to_list()
     if args.json:
         print(json.dumps(out))

@@ -46,7 +46,8 @@ import numpy as np
 from dpviz import _validate as v
 
 __all__ = ["Dataset", "DATASETS", "DatasetCost", "DatasetPlan", "estimate_dataset_cost", "plan_dataset",
-           "load_dataset", "from_csv", "MAX_CSV_BYTES", "MAX_CSV_ABS", "WANG_LS_W", "WANG_LOGISTIC_W",
+           "load_dataset", "from_csv", "csv_shape", "MAX_CSV_BYTES", "MAX_CSV_ABS", "MAX_CSV_COLUMNS", "MAX_CSV_ROWS",
+           "MAX_CSV_CELLS", "CSV_TIME_LIMIT", "WANG_LS_W", "WANG_LOGISTIC_W",
            "metric_chi", "metric_chi_remark1"]
 
 #: w* of the least-squares experiment (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1).
@@ -55,6 +56,15 @@ WANG_LS_W = np.array([0.5, 0.3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1])
 WANG_LOGISTIC_W = np.array([5, 3, 0, 0.1, 0.2, 0, 0, 0, 0, 0.1], dtype=float)
 
 MAX_CSV_BYTES = 5_000_000
+#: Most columns, rows and cells (rows x columns) of a user CSV, checked from its first line and its line count
+#: before pandas parses it: a header repeating one name 80 000 times (320 KB) made pandas' renaming of duplicate
+#: columns quadratic (77 s; issue 22).  With these caps a 5 MB file parses in well under a second.
+MAX_CSV_COLUMNS = 1_000
+MAX_CSV_ROWS = 1_000_000
+MAX_CSV_CELLS = 1_000_000
+#: CPU seconds the parse of a user CSV may take (dpviz.workers.load_csv checks it between its steps; the page stops
+#: waiting after it)
+CSV_TIME_LIMIT = 10.0
 #: Largest magnitude accepted in a CSV cell.  Standardising squares deviations, so values near the float limit
 #: (1.8e308) would overflow to inf / NaN; 1e100 leaves a wide margin and no real measurement comes close.
 MAX_CSV_ABS = 1e100
@@ -244,20 +254,78 @@ def _real(name: str) -> Dataset:
                           "population risk"])
 
 
-def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CSV_BYTES, task: str | None = None,
-             test_fraction: float = 0.3, seed: int = 0) -> Dataset:
-    """Build a :class:`Dataset` from a CSV file with numeric feature columns and one label column.
+def _names(cols, most: int = 8) -> str:
+    """Column names for a message: at most ``most`` of them (each cut to 40 characters), then how many more."""
+    cols = [str(c) if len(str(c)) <= 40 else str(c)[:39] + "…" for c in cols]
+    return ", ".join(cols[:most]) + (f" and {len(cols) - most} more" if len(cols) > most else "")
 
-    The file is parsed with :func:`pandas.read_csv` (no code is evaluated).  A label column with exactly two distinct
-    values is a classification task (mapped to -1 / +1, the larger value is +1); otherwise regression (labels scaled
-    to [-1, 1]).  Features are standardised and scaled to ``||x|| <= 1``; a random ``test_fraction`` is held out.
+
+def csv_shape(content: bytes) -> tuple[list[str], int]:
+    """The header (column names) and the number of data lines of a CSV, checked against :data:`MAX_CSV_COLUMNS`,
+    :data:`MAX_CSV_ROWS` and :data:`MAX_CSV_CELLS` and for repeated names, in time linear in the file's size (before
+    pandas parses it).
 
     Raises
     ------
     ValueError
-        Empty or too large file, unparsable CSV, header without data rows, unknown label column, non-numeric
-        columns, missing / infinite values, values beyond +-MAX_CSV_ABS (1e100, they would overflow when
-        standardised), fewer than 10 rows, a constant label, only constant features.
+        One short line naming the limit: too many columns, rows or cells, a repeated column name, an unreadable
+        header.
+    """
+    import csv
+
+    end = content.find(b"\n")
+    first = content if end < 0 else content[:end]
+    try:
+        text = first.decode("utf-8-sig").rstrip("\r")
+    except UnicodeDecodeError:
+        raise ValueError("the CSV's first line is not UTF-8 text.") from None
+    commas = text.count(",") + 1
+    if commas > 4 * MAX_CSV_COLUMNS:  # certainly too many, whatever the quoting: do not even split it
+        raise ValueError(f"the CSV has about {commas:,} columns; the limit is {MAX_CSV_COLUMNS:,}.")
+    try:
+        header = next(csv.reader([text]), [])
+    except csv.Error as exc:
+        raise ValueError(f"could not read the CSV's header line ({str(exc)[:80]}).") from None
+    if len(header) > MAX_CSV_COLUMNS:
+        raise ValueError(f"the CSV has {len(header):,} columns; the limit is {MAX_CSV_COLUMNS:,}.")
+    names = [h.strip() for h in header]
+    seen: dict[str, int] = {}
+    for h in names:
+        seen[h] = seen.get(h, 0) + 1
+    repeated = [h for h, k in seen.items() if k > 1]
+    if repeated:
+        h = repeated[0] if len(repeated[0]) <= 40 else repeated[0][:39] + "…"
+        raise ValueError(f"column names must be distinct: {h!r} appears {seen[repeated[0]]:,} times"
+                         + (f" (and {len(repeated) - 1} other names repeat)" if len(repeated) > 1 else "") + ".")
+    # data lines: the lines after the header, the last one counted even without its line end (blank lines included:
+    # an upper bound of pandas' rows)
+    rows = 0 if end < 0 else content.count(b"\n", end + 1) + (0 if content.endswith(b"\n") else 1)
+    if rows > MAX_CSV_ROWS:
+        raise ValueError(f"the CSV has {rows:,} rows; the limit is {MAX_CSV_ROWS:,}.")
+    if rows * len(header) > MAX_CSV_CELLS:
+        raise ValueError(f"the CSV has {rows:,} rows x {len(header):,} columns = {rows * len(header):,} cells; the "
+                         f"limit is {MAX_CSV_CELLS:,}.")
+    return names, rows
+
+
+def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CSV_BYTES, task: str | None = None,
+             test_fraction: float = 0.3, seed: int = 0) -> Dataset:
+    """Build a :class:`Dataset` from a CSV file with numeric feature columns and one label column.
+
+    The file's shape is checked first (:func:`csv_shape`: at most :data:`MAX_CSV_COLUMNS` distinct column names,
+    :data:`MAX_CSV_ROWS` rows, :data:`MAX_CSV_CELLS` cells), then it is parsed with :func:`pandas.read_csv` (no code
+    is evaluated).  A label column with exactly two distinct values is a classification task (mapped to -1 / +1,
+    the larger value is +1); otherwise regression (labels scaled to [-1, 1]).  Features are standardised and scaled
+    to ``||x|| <= 1``; a random ``test_fraction`` is held out.  Every message is one short line (at most a few
+    column names are listed).
+
+    Raises
+    ------
+    ValueError
+        Empty or too large file, too many columns / rows / cells, repeated column names, unparsable CSV, header
+        without data rows, unknown label column, non-numeric columns, missing / infinite values, values beyond
+        +-MAX_CSV_ABS (1e100, they would overflow when standardised), fewer than 10 rows, a constant label, only
+        constant features.
     """
     import pandas as pd
 
@@ -271,30 +339,37 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
         raise ValueError("the CSV file is empty.")
     if len(content) > max_bytes:
         raise ValueError(f"the CSV file is {len(content) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB.")
+    content = bytes(content)
+    csv_shape(content)
     try:
-        df = pd.read_csv(io.BytesIO(bytes(content)))
+        df = pd.read_csv(io.BytesIO(content))
     except Exception as exc:  # pandas raises several parser error types
-        raise ValueError(f"could not parse the file as CSV: {exc}") from None
+        from dpviz.workers import TimeLimit
+
+        if isinstance(exc, TimeLimit):  # the pool job's CPU-time limit: its own message
+            raise
+        raise ValueError(f"could not parse the file as CSV: {str(exc)[:160]}") from None
     if len(df) == 0:
         raise ValueError("the CSV has a header but no data rows; add at least 10 rows of numbers.")
     if label_column not in df.columns:
-        raise ValueError(f"label column {label_column!r} not found; the columns are: {', '.join(map(str, df.columns))}")
+        shown = str(label_column) if len(str(label_column)) <= 40 else str(label_column)[:39] + "…"
+        raise ValueError(f"label column {shown!r} not found; the columns are: {_names(df.columns)}.")
     bad = [str(c) for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
     if bad:
-        raise ValueError(f"these columns are not numeric: {', '.join(bad)}; all columns must hold numbers.")
+        raise ValueError(f"these columns are not numeric: {_names(bad)}; all columns must hold numbers.")
     if df.shape[1] < 2:
         raise ValueError("the CSV needs at least one feature column besides the label column.")
     arr = df.to_numpy(dtype=float)
     if np.isnan(arr).any():
         cols = [str(c) for c in df.columns[np.isnan(arr).any(axis=0)]]
-        raise ValueError(f"missing values (NaN / empty cells) in column(s): {', '.join(cols)}; remove or fill them.")
+        raise ValueError(f"missing values (NaN / empty cells) in column(s): {_names(cols)}; remove or fill them.")
     if np.isinf(arr).any():
         cols = [str(c) for c in df.columns[np.isinf(arr).any(axis=0)]]
-        raise ValueError(f"infinite values in column(s): {', '.join(cols)}.")
+        raise ValueError(f"infinite values in column(s): {_names(cols)}.")
     huge = np.abs(arr) > MAX_CSV_ABS
     if huge.any():
         cols = [str(c) for c in df.columns[huge.any(axis=0)]]
-        raise ValueError(f"values larger than {MAX_CSV_ABS:g} in absolute value in column(s): {', '.join(cols)}; "
+        raise ValueError(f"values larger than {MAX_CSV_ABS:g} in absolute value in column(s): {_names(cols)}; "
                          "such values overflow when the data are standardised; rescale the column(s) (e.g. change "
                          "the unit).")
     if len(df) < 10:

@@ -264,11 +264,15 @@ def mechanism(algorithm_id: str, **params) -> Mechanism:
                             "delta2": d2, "sigma_c_for_eps2": need_c, "eps_of_paper_sigma_c": buys_c,
                             "released_sigma_c": released_c, "sigma_rule": ex.get("sigma_rule", "printed")}
             notes.append(
-                f"Contribution noise: R = {rounds} Gaussian releases of sensitivity 2G/(nζ) = {sens_c:.4g} compose "
+                f"Contribution noise: R = {rounds} Gaussian releases of c_t = 2c_t^(o) + b^(c), sensitivity 4G/(nζ) = "
+                f"{sens_c:.4g} (dpviz's correction: the proof of Theorem 5 uses 2G/(nζ)), compose "
                 f"exactly into one with sensitivity √R·Δ (analytic Gaussian mechanism): the paper's σ_c = "
                 f"{sig_c:.4g} buys ε = {buys_c:.4g} at δ₂ = {d2:.3g} (target ε₂ = {e2:.4g}); σ_c = {need_c:.4g} "
                 f"would suffice (the calibration releases σ_c = {released_c:.4g}, "
                 + ("the private one)." if ex.get("sigma_rule", "private") == "private" else "as printed)."))
+            from dpviz.papers.kang_pidp import PIDP_NOT_CERTIFIED
+
+            notes.append(PIDP_NOT_CERTIFIED)
         else:
             contribution = None
         mech = Mechanism(alg.id, alg.name, paper, "sgd", desc, n, T, 1, 2.0 * G, G, e1, d1, eps, delta,
@@ -451,9 +455,16 @@ def evaluate(algorithm_id: str, *, sigma=None, names: tuple[str, ...] | None = N
         except ValueError as exc:
             errors.append(str(exc))
         if mech.paper_sigma is not None:
-            row["eps_of_paper_sigma"] = _num(epsilon(mech, acc, mech.paper_sigma))
+            try:
+                row["eps_of_paper_sigma"] = _num(epsilon(mech, acc, mech.paper_sigma))
+            except ValueError as exc:  # e.g. a noise level the PLD accountant is not run at
+                errors.append(str(exc))
         if sigma is not None:
-            row["eps_of_sigma"] = _num(epsilon(mech, acc, sigma))
+            row["eps_of_sigma"] = None
+            try:
+                row["eps_of_sigma"] = _num(epsilon(mech, acc, sigma))
+            except ValueError as exc:
+                errors.append(str(exc))
         row["sigma_ratio_to_paper"] = (row["sigma_for_eps"] / mech.paper_sigma
                                        if row["sigma_for_eps"] and mech.paper_sigma else None)
         if errors:
@@ -500,6 +511,12 @@ def eps_vs_steps(mech: Mechanism, acc: Accountant, sigma, steps_grid) -> list[fl
     return [epsilon(mech, acc, sigma, steps=int(t)) for t in steps_grid]
 
 
+#: Noise multipliers the calculator accepts (beyond, 1/z^2 overflows or underflows); the PLD accountant is not run
+#: below :data:`dpviz.accounting.PLD_MIN_NOISE` (its grid grows like 1/z^2).
+NOISE_MULTIPLIER_RANGE = (1e-12, 1e12)
+PLD_MIN_NOISE = accounting.PLD_MIN_NOISE
+
+
 def calculator(*, n, noise_multiplier, delta, batch_size=None, sampling_rate=None, epochs=None, steps=None,
                sampling="poisson", neighbouring="add-remove") -> dict:
     r"""A general DP-SGD privacy calculator in the style of TF Privacy's ``compute_dp_sgd_privacy`` and Opacus.
@@ -514,6 +531,9 @@ def calculator(*, n, noise_multiplier, delta, batch_size=None, sampling_rate=Non
     """
     n = v.check_n(n)
     nm = v.check_positive("noise_multiplier (sigma / clipping norm)", noise_multiplier)
+    if not NOISE_MULTIPLIER_RANGE[0] <= nm <= NOISE_MULTIPLIER_RANGE[1]:
+        raise ValueError(f"noise_multiplier (sigma / clipping norm) must be a number from "
+                         f"{NOISE_MULTIPLIER_RANGE[0]:g} to {NOISE_MULTIPLIER_RANGE[1]:g}, got {v.shown(noise_multiplier)}.")
     delta = v.check_delta(delta)
     if (batch_size is None) == (sampling_rate is None):
         raise ValueError("give exactly one of batch_size and sampling_rate.")
@@ -547,6 +567,13 @@ def calculator(*, n, noise_multiplier, delta, batch_size=None, sampling_rate=Non
     for name in ("rdp", "pld"):
         t0 = time.perf_counter()
         row = {"accountant": name, "eps": None, "note": ""}
+        if name == "pld" and z < PLD_MIN_NOISE:
+            # the PLD's grid grows like 1/z^2: at z = 1e-3 it needs 12 GB and minutes, at 1e-6 petabytes
+            row["note"] = (f"not computed below a noise multiplier of {PLD_MIN_NOISE:g} (per unit of sensitivity): "
+                           "the PLD's grid would need gigabytes; ε is very large there anyway (see RDP).")
+            row["seconds"] = 0.0
+            rows.append(row)
+            continue
         try:
             row["eps"] = _num(accounting.epsilon_general(noise_multiplier=z, delta=delta, steps=T, sampling_prob=q,
                                                          sampling=sampling, neighbouring=neighbouring,

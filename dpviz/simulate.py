@@ -509,7 +509,7 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         sigma = cal.sigma if cal.sigma is not None else 0.0
         lap = cal.laplace_scale if (cal.sigma is None and cal.laplace_scale is not None) else None
         run = cal.feasible or bool(params.get("run_infeasible") or rule == "experiment" or allow_np
-                                   or params.get("sigma_rule") == "printed") and (
+                                   or params.get("sigma_rule") in ("printed", "proof")) and (
             cal.sigma is not None or lap is not None)
         if spec.noise != "none" and cal.sigma is None and lap is None and sched is None:
             run = False

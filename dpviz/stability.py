@@ -49,7 +49,7 @@ from dpviz import _validate as v
 from dpviz import simulate as sim
 
 __all__ = ["stability", "StabilityResult", "SUPPORTED", "neighbour_pair", "stability_sweep", "SweepResult", "OVER",
-           "alpha_loss"]
+           "alpha_loss", "precheck"]
 
 #: algorithm id -> (what is bounded, theorem label)
 SUPPORTED: dict[str, tuple[str, str]] = {
@@ -206,14 +206,77 @@ def _gradient_gap(algorithm_id, lossobj, w, X, y, X2, y2, i, n):
     return np.linalg.norm(diff / (n * (n - 1)), axis=-1)
 
 
+def precheck(algorithm_id: str, data, loss, *, params=None, reps: int = 200, seed: int = 0,
+             neighbour: str = "random", gamma: float = 0.05, over: str | None = None, values=None,
+             max_work: float | None = sim.DEFAULT_MAX_WORK, max_bytes: float | None = None, base: bool = True) -> None:
+    """Check everything :func:`stability` (and, with ``over`` / ``values``, :func:`stability_sweep`) would refuse,
+    without running a chain: the inputs, the theorem's conditions at every setting (its bound is evaluated at the
+    calibrated n, T and eta of each value), the memory (``max_bytes``, :func:`dpviz.audit.check_memory`) and the
+    work (``max_work``); ``base=False`` skips the single run at ``params`` (a sweep alone).  Raises ValueError
+    (``sim.CostTooHigh`` for the cost) naming the input."""
+    from dpviz import audit as aud
+
+    if algorithm_id not in SUPPORTED:
+        raise ValueError(f"stability is measured for {', '.join(SUPPORTED)}; got {algorithm_id!r}.")
+    reps = v.check_int("reps", reps, minimum=2)
+    seed = v.check_int("seed", seed, minimum=0)
+    gamma = v.check_open_unit("gamma", gamma)
+    if neighbour not in ("random", "adversarial"):
+        raise ValueError(f"neighbour must be 'random' or 'adversarial', got {str(neighbour)[:40]!r}.")
+    params = dict(params or {})
+    if algorithm_id in DETERMINISTIC_PATH:
+        reps = 2
+    quantity = SUPPORTED[algorithm_id][0]
+    settings = [(loss, None, None)] if base or over is None else []  # (loss, grid, label) of each run
+    if over is not None:
+        vals = _check_values(over, values)
+        if over == "alpha":
+            from dpviz.losses import get_loss
+
+            family = alpha_loss(loss, data.task)
+            settings += [(get_loss(family, q=1.0 + a), None, f"alpha = {a:g}") for a in vals]
+        else:
+            if over == "n" and max(vals) > data.n:
+                raise ValueError(f"n = {max(vals)} exceeds the {data.n} training examples of the data set.")
+            settings.append((loss, {over: vals}, None))
+    for lossobj, grid, label in settings:
+        _, spec, _, _, _, _, gvals, pshape, R, plans, _ = sim._plan(algorithm_id, data, lossobj, grid, reps, params)
+        blocks = 2 * len(plans)
+        T = max(int(pl["T"]) for pl in plans if pl["run"]) if any(pl["run"] for pl in plans) else 1
+        per_chain = T / 2 if quantity == "gradient" and grid is None else 0.0  # the per-step gradient gaps
+        what = f"{v.shown(reps)} repetitions" + (f" at {len(plans)} values of {over}" if grid else "")
+        aud.check_memory(algorithm_id, data, lossobj, chains=blocks * reps, max_bytes=max_bytes, what=what,
+                         reduce="the repetitions" + (" or the values" if grid else ""), per_chain_floats=per_chain)
+        work = blocks * sim._work(algorithm_id, spec, reps, pshape, plans, evaluate=())
+        if max_work is not None and work > max_work:
+            raise sim.CostTooHigh(
+                f"{what} need about {work:.3g} work units (~{work * sim.SECONDS_PER_UNIT:.0f} s), above the cap of "
+                f"{max_work:.3g} (~{max_work * sim.SECONDS_PER_UNIT:.0f} s); reduce repetitions, grid values, T or n.")
+        for k, pl in enumerate(plans):
+            at = label or (f"{over} = {v.shown(gvals[k])}" if grid else "")
+            if not pl["run"]:
+                raise ValueError(f"the calibration is infeasible{' at ' + at if at else ''}, nothing to run: "
+                                 f"{pl['cal'].reason}")
+            _, _, i = neighbour_pair(data, pl["n"], neighbour, seed)
+            p = {**pl["cal"].extras.get("_params", {}), "n": pl["n"], "eta": pl["eta"], "R": params.get("R", R)}
+            try:
+                _bound(algorithm_id, p, gamma, int(pl["T"]), index=i)
+            except ValueError as exc:
+                raise ValueError(f"{at}: {exc}" if at else str(exc)) from None
+
+
 def stability(algorithm_id: str, data, loss, *, params=None, reps: int = 200, seed: int = 0,
               neighbour: str = "random", gamma: float = 0.05, progress: Callable[[float], None] | None = None,
-              cancel=None, max_work: float | None = sim.DEFAULT_MAX_WORK) -> StabilityResult:
+              cancel=None, max_work: float | None = sim.DEFAULT_MAX_WORK,
+              max_bytes: float | None = None) -> StabilityResult:
     """Coupled runs on S and S' (same indices, same noise): distance distribution beside the paper's bound.
 
     ``params`` as for :func:`dpviz.simulate.simulate`; ``gamma`` the failure probability of high-probability
-    bounds (the empirical 1 − γ quantile is compared with them).
+    bounds (the empirical 1 − γ quantile is compared with them).  ``max_bytes``: memory cap (default
+    :data:`dpviz.audit.DEFAULT_MAX_BYTES`), checked with every input before anything runs (:func:`precheck`).
     """
+    from dpviz import audit as aud
+
     t0 = time.perf_counter()
     if algorithm_id not in SUPPORTED:
         raise ValueError(f"stability is measured for {', '.join(SUPPORTED)}; got {algorithm_id!r}.")
@@ -224,8 +287,12 @@ def stability(algorithm_id: str, data, loss, *, params=None, reps: int = 200, se
     n = v.check_n(params.get("n", data.n))
     if n > data.n:
         raise ValueError(f"n = {n} exceeds the {data.n} training examples of the data set.")
-    S, S2, i = neighbour_pair(data, n, neighbour, seed)
     quantity, theorem = SUPPORTED[algorithm_id]
+    T_mem = int(params.get("T") or n) if quantity == "gradient" else 0
+    aud.check_memory(algorithm_id, data, loss, chains=2 * (2 if algorithm_id in DETERMINISTIC_PATH else reps),
+                     max_bytes=aud.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes,
+                     what=f"{v.shown(reps)} repetitions", reduce="the repetitions", per_chain_floats=T_mem / 2)
+    S, S2, i = neighbour_pair(data, n, neighbour, seed)
     lossobj, _ = sim._resolve_loss(loss)
     z, z2 = (S[0][i], S[1][i]), (S2[0][i], S2[1][i])
     grad_gap: list[np.ndarray] = []
@@ -459,7 +526,7 @@ def _coupled_grid(algorithm_id, data, loss, *, over, values, params, reps, seed,
 def stability_sweep(algorithm_id: str, data, loss, *, over: str, values, params=None, reps: int = 200,
                     seed: int = 0, neighbour: str = "random", gamma: float = 0.05,
                     progress: Callable[[float], None] | None = None, cancel=None,
-                    max_work: float | None = sim.DEFAULT_MAX_WORK) -> SweepResult:
+                    max_work: float | None = sim.DEFAULT_MAX_WORK, max_bytes: float | None = None) -> SweepResult:
     """Measured stability at every value of ``over`` ("n", "eta" or "alpha"), beside the theorem's bound there.
 
     ``data`` must hold at least max(values) training rows for a sweep over n (T stays at ``params['T']``).  Over n
@@ -467,9 +534,15 @@ def stability_sweep(algorithm_id: str, data, loss, *, over: str, values, params=
     the grid value (the q-norm member of ``loss``'s family, q = 1 + alpha, :func:`alpha_loss`), so the values run one
     after another, each exactly as :func:`stability`.  Same seed, same numbers.  Each row: the grid value, n, T,
     eta, alpha, the bound, the measured max / q50 / q95 / q99 / (1 - gamma) quantile, bound / max, the fraction of
-    repetitions above the bound, and the largest distance of the last iterate and of the average.
+    repetitions above the bound, and the largest distance of the last iterate and of the average.  Every value is
+    checked (the theorem's conditions included) and the memory (``max_bytes``, default
+    :data:`dpviz.audit.DEFAULT_MAX_BYTES`) and work estimated before anything runs (:func:`precheck`).
     """
+    from dpviz import audit as aud
+
     t0 = time.perf_counter()
+    if max_bytes is None:
+        max_bytes = aud.DEFAULT_MAX_BYTES
     if algorithm_id not in SUPPORTED:
         raise ValueError(f"stability is measured for {', '.join(SUPPORTED)}; got {algorithm_id!r}.")
     vals = _check_values(over, values)
@@ -479,6 +552,8 @@ def stability_sweep(algorithm_id: str, data, loss, *, over: str, values, params=
     if neighbour not in ("random", "adversarial"):
         raise ValueError(f"neighbour must be 'random' or 'adversarial', got {neighbour!r}.")
     params = dict(params or {})
+    precheck(algorithm_id, data, loss, params=params, reps=reps, seed=seed, neighbour=neighbour, gamma=gamma,
+             over=over, values=vals, max_work=max_work, max_bytes=max_bytes, base=False)
     quantity, theorem = SUPPORTED[algorithm_id]
     rows, per_value = [], []
     if algorithm_id in DETERMINISTIC_PATH:
@@ -498,7 +573,8 @@ def stability_sweep(algorithm_id: str, data, loss, *, over: str, values, params=
         for k, a in enumerate(vals):
             sub = None if progress is None else (lambda f, _k=k: progress((_k + f) / len(vals)))
             r = stability(algorithm_id, data, get_loss(family, q=1.0 + a), params=params, reps=reps, seed=seed,
-                          neighbour=neighbour, gamma=gamma, progress=sub, cancel=cancel, max_work=max_work)
+                          neighbour=neighbour, gamma=gamma, progress=sub, cancel=cancel, max_work=max_work,
+                          max_bytes=max_bytes)
             m = r.distances[quantity]
             row = {"value": a, "n": int(params.get("n", data.n)), "T": int(r.trace_t[-1]) if r.trace_t is not None
                    and len(r.trace_t) else None, "eta": params.get("eta"), "alpha": a, **_summary(m, r.bound, gamma),

@@ -9,6 +9,8 @@
     the influence-function contributions c_z = H^{-1} grad l(w; z) / n (eq. (11)) of every training example.
 ``figure(df, *, title=None)``
     the two panels (test accuracy and optimality gap against eps), pure plotly.
+``privacy_notes(df)``
+    what dpviz certifies about each method (the report's section "What is and is not certified private").
 
 What Section 7 does and what this study runs
 --------------------------------------------
@@ -25,9 +27,17 @@ synthetic logistic design of Wang, Lei, Ying & Zhou with label noise (``wang-log
 rows, a fresh test sample), and compares, at every eps of the grid:
 
 * PIDP-SGD as dpviz calibrates it (Theorem 5 with the training noise from the RDP accountant at (eps1, delta1) and
-  the contribution noise sigma_c from the exact (analytic) Gaussian mechanism at (eps2, delta2): private);
-* PIDP-SGD with the contribution noise sigma_c printed in Theorem 5 (``sigma_rule="printed"``); whether that sigma_c
-  is (eps2, delta2)-DP is checked by dpviz's calibration and shown in the column ``private`` and the legend;
+  the contribution noise sigma_c from the exact (analytic) Gaussian mechanism at (eps2, delta2), for the
+  sensitivity of the released c_t that dpviz's calibration uses);
+* PIDP-SGD with the contribution noise sigma_c printed in Theorem 5 (``sigma_rule="printed"``); the legend and the
+  report compare it with dpviz's sigma_c (column ``sigma_c_calibrated``).
+
+What is certified.  The column ``private`` is True only where dpviz certifies the whole run (eps, delta)-DP: DP-SGD
+(RDP accountant) and output perturbation at the feasible grid points.  It is False for PIDP-SGD under either
+sigma_c: Theorem 5's proof counts R releases of c_t while Algorithm 1 draws the contribution noise b^(c) at every
+step, and the Hessian H in c_t depends on the whole data set -- neither is covered by the proof, so dpviz does not
+claim (eps, delta)-DP for PIDP-SGD (``private_note`` says so; ``calibration_feasible`` says whether dpviz's
+calibration of sigma and sigma_c succeeded).  The report lists this in its own section.
 * DP-SGD under the PL condition (``dpsgd-pl``, eq. (1)-(2)): the gradient perturbation baseline ([1]);
 * output perturbation: dpviz's ``dpsgd-output`` (Wang, Lei, Ying & Zhang, Algorithm 1: SGD, averaged iterate, one
   Gaussian noise), standing in for the bolt-on output perturbation of Wu et al. ([44]) that the paper uses;
@@ -66,16 +76,22 @@ import numpy as np
 
 from dpviz import _validate as v
 
-__all__ = ["run_section7", "line9_threshold", "line10_threshold", "exact_contributions", "figure", "METHODS"]
+__all__ = ["run_section7", "line9_threshold", "line10_threshold", "exact_contributions", "figure", "METHODS",
+           "privacy_notes", "PIDP_UNCERTIFIED"]
 
 #: method key -> (engine algorithm id, extra simulate params, legend label)
 METHODS: dict[str, tuple[str, dict[str, Any], str]] = {
-    "pidp-sgd": ("pidp-sgd", {}, "PIDP-SGD (dpviz calibration: private)"),
-    "pidp-sgd-printed": ("pidp-sgd", {"sigma_rule": "printed"}, "PIDP-SGD, printed σ_c"),
+    "pidp-sgd": ("pidp-sgd", {}, "PIDP-SGD (dpviz's σ and σ_c; not certified (ε, δ)-DP)"),
+    "pidp-sgd-printed": ("pidp-sgd", {"sigma_rule": "printed"}, "PIDP-SGD, printed σ_c (not certified (ε, δ)-DP)"),
     "dpsgd-pl": ("dpsgd-pl", {}, "DP-SGD (gradient perturbation)"),
     "dpsgd-output": ("dpsgd-output", {}, "output perturbation (dpviz's dpsgd-output, stands in for [44])"),
     "sgd": ("sgd", {}, "non-private SGD"),
 }
+
+#: Why dpviz does not certify PIDP-SGD (Kang, Li, Liu & Wang, Algorithm 1 and the proof of Theorem 5).
+PIDP_UNCERTIFIED = ("Algorithm 1 draws the contribution noise b^(c) at every step while the proof of Theorem 5 "
+                    "counts R releases of c_t, and the Hessian H in c_t depends on the whole data set; neither is "
+                    "covered by the proof")
 
 _DATA_NOTE = ("{dataset} (synthetic logistic design of Wang, Lei, Ying & Zhou, d = {d}, label noise kappa = {kappa:g}, "
               "n = {n} training rows, {n_test} fresh test rows): substitute for Adult / Bank / KDDCup99 "
@@ -267,16 +283,17 @@ def run_section7(e, *, reps: int, seed: int, quick: bool = False,
             ex = cal.extras
             sub = fr[fr["_g"] == g]
             ran = bool(np.isfinite(sub["sigma"]).all()) if grid is not None else True
+            feasible = bool(sub["feasible"].all()) and ran if alg != "sgd" else False
             if alg == "sgd":
                 private, why = False, "non-private reference (no noise)"
+            elif alg == "pidp-sgd":
+                private = False  # not certified: see the module docstring
+                why = (f"not certified (eps, delta)-DP: {PIDP_UNCERTIFIED}; contribution noise: "
+                       + ("Theorem 5's printed sigma_c" if key == "pidp-sgd-printed" else "dpviz's calibrated sigma_c")
+                       + f"; calibration: {cal.reason or ''}")
             else:
-                private = bool(sub["feasible"].all()) and ran
+                private = feasible
                 why = cal.reason or ""
-                if alg == "pidp-sgd":
-                    why = ("contribution noise: printed sigma_c (Theorem 5) " if key == "pidp-sgd-printed" else
-                           "contribution noise: dpviz's private sigma_c ") + (
-                        "is (eps2, delta2)-DP here" if ex.get("sigma_c_paper_private", True) or key == "pidp-sgd"
-                        else "is NOT (eps2, delta2)-DP at these settings") + f"; {why}"
             row = {
                 "method": key, "label": label, "algorithm": alg, "eps": float(ev),
                 "n": n, "T": s["T"], "eta": s["eta"], "R": R, "delta": float(sub["delta"].iloc[0])
@@ -287,7 +304,7 @@ def run_section7(e, *, reps: int, seed: int, quick: bool = False,
                 "gap_ci_low": gp.loc[g, "ci_low"], "gap_ci_high": gp.loc[g, "ci_high"],
                 "L_star": L_star, "sigma": float(sub["sigma"].iloc[0]) if alg != "sgd" else 0.0,
                 "noise": {"sgd": "none", "dpsgd-output": "once, on the output"}.get(alg, "every step (b ~ N(0, sigma^2 I))"),
-                "private": private, "private_note": why,
+                "private": private, "private_note": why, "calibration_feasible": feasible,
             }
             if alg == "pidp-sgd":
                 r_ = ex.get("r") or R
@@ -295,6 +312,7 @@ def run_section7(e, *, reps: int, seed: int, quick: bool = False,
                     "eps1": ex["eps1"], "eps2": ex["eps2"], "delta1": ex["delta1"], "delta2": ex["delta2"],
                     "rounds": ex["rounds"], "T_local": ex["T_local"], "zeta": ex["zeta"], "E": ex["E"],
                     "sigma_c": ex["sigma_c"], "sigma_c_private": ex["sigma_c_private"],
+                    "sigma_c_calibrated": ex["sigma_c_private"],
                     "sigma_c_printed": ex["sigma_c_paper"], "sigma_c_printed_private": bool(ex["sigma_c_paper_private"]),
                     "noisy_fraction": float(nf.loc[g]),
                     "line9_threshold": line9_threshold(r=r_, eps1=ex["eps1"], delta1=ex["delta1"]),
@@ -318,11 +336,12 @@ def run_section7(e, *, reps: int, seed: int, quick: bool = False,
         progress(0.97)
     df = pd.DataFrame(rows)
     findings = _findings(df)
+    privacy = privacy_notes(df)
     note = _DATA_NOTE.format(dataset=e.dataset, d=data.d, kappa=s["kappa"], n=n, n_test=len(data.y_test), l2=s["l2"])
     fig = figure(df)
     if progress is not None:
         progress(1.0)
-    return {"df": df, "findings": findings, "figure": fig, "data_note": note}
+    return {"df": df, "findings": findings, "figure": fig, "data_note": note, "privacy_notes": privacy}
 
 
 def _at(df, method, col):
@@ -354,13 +373,13 @@ def _findings(df) -> list[dict[str, Any]]:
     e, acc_dp = _at(df, "dpsgd-pl", "accuracy_mean")
     _, gap_dp = _at(df, "dpsgd-pl", "gap_mean")
     _, sig_dp = _at(df, "dpsgd-pl", "sigma")
-    for m, what in (("pidp-sgd", "with dpviz's private calibration"), ("pidp-sgd-printed", "with the printed σ_c")):
+    for m, what in (("pidp-sgd", "with dpviz's calibration"), ("pidp-sgd-printed", "with the printed σ_c")):
         _, acc = _at(df, m, "accuracy_mean")
         _, gap = _at(df, m, "gap_mean")
         _, nf = _at(df, m, "noisy_fraction")
         _, sig = _at(df, m, "sigma")
         _, sc = _at(df, m, "sigma_c")
-        priv = bool(df[df["method"] == m]["private"].all())
+        priv = bool(df[df["method"] == m]["private"].all())  # False for PIDP-SGD (not certified)
         adv = acc - acc_dp
         shown = bool(adv[-1] > 0 and adv[-1] > adv[0])
         txt = (f"accuracy PIDP-SGD − DP-SGD {_fmt_series(e, adv, '{:+.3f}')}; optimality gap PIDP-SGD − DP-SGD "
@@ -369,7 +388,10 @@ def _findings(df) -> list[dict[str, Any]]:
         if np.all(nf >= 1.0):
             txt += (f". Every step got the training noise at every ε, so PIDP-SGD ran as DP-SGD at ε1 = 3ε/4 with "
                     f"σ/σ_DP-SGD = {_fmt_series(e, sig / sig_dp, '{:.2f}')} (a quarter of the budget paid for c_t)")
-        txt += (". This run is (ε, δ)-DP" if priv else ". This run is NOT (ε, δ)-DP at these settings")
+        _, sc_cal = _at(df, m, "sigma_c_calibrated")
+        txt += (f"; σ_c / dpviz's calibrated σ_c {_fmt_series(e, sc / sc_cal, '{:.3g}')}. "
+                + ("dpviz certifies this run (ε, δ)-DP" if priv else
+                   "dpviz does not certify this run as (ε, δ)-DP (see 'What is and is not certified private')"))
         out.append({"claim": f"(2) PIDP-SGD beats DP-SGD, the more the larger ε ({what})", "shown": shown,
                     "numbers": txt})
     # (c) the paper's explanation: more data instances escape the noise as eps grows
@@ -400,9 +422,43 @@ def _findings(df) -> list[dict[str, Any]]:
         "claim": "(3) at small ε the difference is small or PIDP-SGD is worse (a quarter of the budget goes to c_t)",
         "shown": small,
         "numbers": (f"accuracy PIDP-SGD − DP-SGD at ε = {e[0]:g}: {adv[0]:+.3f}, at ε = {e[-1]:g}: {adv[-1]:+.3f} "
-                    f"(dpviz's private calibration); PIDP-SGD is "
+                    f"(dpviz's calibration); PIDP-SGD is "
                     f"{'worse' if adv[0] <= 0 else 'better'} at the smallest ε and its difference to DP-SGD "
                     f"{'shrinks' if abs(adv[-1]) < abs(adv[0]) else 'does not shrink'} in size towards the largest ε")})
+    return out
+
+
+def privacy_notes(df) -> list[str]:
+    """What dpviz certifies about each method of the study, one sentence per method, from the columns ``private``,
+    ``calibration_feasible``, ``sigma``, ``sigma_c``, ``sigma_c_calibrated``, ``eps1`` / ``eps2`` of ``df``."""
+    out = []
+    for m in ("dpsgd-pl", "dpsgd-output"):
+        d = df[df["method"] == m].sort_values("eps")
+        if d.empty:
+            continue
+        ok = d[d["private"].astype(bool)]["eps"].tolist()
+        name = "DP-SGD (gradient perturbation)" if m == "dpsgd-pl" else "output perturbation"
+        out.append(f"{name}: certified (ε, δ)-DP by dpviz's calibration at {len(ok)} of the {len(d)} grid values"
+                   + (f" (ε = {', '.join(f'{x:g}' for x in ok)})" if ok else ""))
+    for m, which in (("pidp-sgd", "dpviz's calibrated σ_c"), ("pidp-sgd-printed", "Theorem 5's printed σ_c")):
+        d = df[df["method"] == m].sort_values("eps")
+        if d.empty:
+            continue
+        e = d["eps"].to_numpy(float)
+        feas = d["calibration_feasible"].astype(bool).to_numpy() if "calibration_feasible" in d else []
+        txt = (f"PIDP-SGD with {which}: NOT certified (ε, δ)-DP at any ε — {PIDP_UNCERTIFIED}. Its training noise "
+               f"σ {_fmt_series(e, d['sigma'].to_numpy(float), '{:.3g}')} is calibrated at ε1 = 3ε/4 "
+               f"({_fmt_series(e, d['eps1'].to_numpy(float), '{:.3g}')}) and its σ_c "
+               f"{_fmt_series(e, d['sigma_c'].to_numpy(float), '{:.3g}')} against dpviz's calibrated σ_c "
+               f"{_fmt_series(e, d['sigma_c_calibrated'].to_numpy(float), '{:.3g}')} at ε2 = ε/4")
+        if m == "pidp-sgd-printed":
+            ge = d["sigma_c"].to_numpy(float) >= d["sigma_c_calibrated"].to_numpy(float) * (1 - 1e-9)
+            txt += f"; the printed σ_c is at least dpviz's calibrated σ_c at {int(np.sum(ge))} of {len(d)} grid values"
+        else:
+            txt += f"; dpviz's calibration of σ and σ_c succeeded at {int(np.sum(feas))} of {len(d)} grid values"
+        out.append(txt)
+    if "sgd" in set(df["method"]):
+        out.append("non-private SGD: no noise, not private (the reference)")
     return out
 
 
@@ -438,9 +494,9 @@ def figure(df, *, title: str | None = None):
         d = df[df["method"] == m].sort_values("eps")
         st = _STYLE.get(m, dict(color=None, dash="solid", symbol="circle"))
         label = str(d["label"].iloc[0])
-        if m == "pidp-sgd-printed":
-            label += " (not (ε, δ)-DP at these settings)" if not bool(d["private"].all()) else \
-                " (private here: ≥ dpviz's σ_c)"
+        if m == "pidp-sgd-printed" and {"sigma_c", "sigma_c_calibrated"} <= set(d.columns):
+            low = bool((d["sigma_c"] < d["sigma_c_calibrated"] * (1 - 1e-12)).any())
+            label += "; σ_c below dpviz's calibration" if low else "; σ_c ≥ dpviz's calibration"
         for col, (mean, lo, hi) in enumerate((("accuracy_mean", "accuracy_ci_low", "accuracy_ci_high"),
                                               ("gap_mean", "gap_ci_low", "gap_ci_high")), start=1):
             y = d[mean].to_numpy(float)

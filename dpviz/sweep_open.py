@@ -29,6 +29,7 @@ import io
 import json
 import re
 import tempfile
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
@@ -37,17 +38,22 @@ from typing import Any
 import numpy as np
 
 __all__ = ["SweepData", "FrameResult", "list_sweeps", "open_sweep_dir", "read_upload", "MAX_UPLOAD_BYTES",
-           "MAX_UNZIPPED_BYTES", "MAX_MEMBERS", "MAX_ROWS", "MAX_DECODED_BYTES", "SYMBOLS"]
+           "MAX_UNZIPPED_BYTES", "MAX_MEMBERS", "MAX_ROWS", "MAX_DECODED_BYTES", "PEAK_FACTOR", "SYMBOLS", "decoded_bytes"]
 
-#: largest upload accepted (bytes)
-MAX_UPLOAD_BYTES = 50_000_000
+#: largest upload accepted (bytes): the server refuses larger ones anyway (.streamlit/config.toml, maxUploadSize = 20,
+#: in MiB; a test checks that this limit is within it), so the page states this one
+MAX_UPLOAD_BYTES = 20_000_000
 #: largest total size of the files inside an uploaded zip (bytes), and most files in it
 MAX_UNZIPPED_BYTES = 200_000_000
 MAX_MEMBERS = 5000
-#: most rows of a sweep opened in the dashboard, and most bytes its columns take once decoded (Parquet compresses:
-#: both are read from the files' metadata before any column is decoded)
+#: most rows of a sweep opened in the dashboard, and most bytes its rows take once decoded into one pandas frame
+#: (Parquet compresses: a 3.8 MB file can hold 2 M rows, 1.7 GB decoded).  Both are read from the files' metadata
+#: before any column is decoded: rows x (8 bytes per number / true-false column + what a text column's strings
+#: take as Python objects, :func:`decoded_bytes`).  Opening peaks at about :data:`PEAK_FACTOR` times the decoded
+#: size (Arrow's table, the per-file frames, their concatenation and sorted copy; benchmarks/bench_hostile.py)
 MAX_ROWS = 2_000_000
-MAX_DECODED_BYTES = 800_000_000
+MAX_DECODED_BYTES = 150_000_000
+PEAK_FACTOR = 4.0
 _MAX_JSON_BYTES = 1_000_000
 #: columns every cell file of a sweep has (dpviz.sweep.run_cell)
 REQUIRED = ("algorithm", "rep", "pop_risk", "excess_risk", "spec_hash", "seed", "dpviz_version")
@@ -67,8 +73,46 @@ def _grid_keys():
 # validation of the pieces
 
 
-def _check_parquet(name: str, blob: bytes):
-    """The pyarrow Table of one Parquet file, or ValueError saying why it is not a dpviz sweep's file."""
+#: bytes per row of a number / true-false column once decoded (float64 / int64; a boolean with gaps is an object)
+_NUMBER_WIDTH = 8
+#: columns dpviz.sweep.load_sweep may add to a file's (the missing ones of SimulationResult.frame's, and the grid)
+_ADDED_COLUMNS = 20
+#: a text column per row: its 8-byte offset (pandas' Arrow-backed strings) and, for repeated values (dictionary
+#: coded: the footer shows only the dictionary), up to 16 characters
+_TEXT_ROW = 8 + 16
+#: and per byte of its Parquet text (uncompressed): a Python str object (pandas without Arrow strings) costs 49 bytes
+#: plus its characters, and each Parquet value takes at least 4 + 1 bytes, so 12 bytes per Parquet byte bound it
+_TEXT_PER_BYTE = 12
+
+
+def decoded_bytes(meta) -> int:
+    """Upper estimate of the bytes a Parquet file's rows take in the pandas frame of
+    :func:`dpviz.sweep.load_sweep`, from its footer only (nothing is decoded): rows x 8 per column (its own and the
+    up to 20 the frame adds), plus per text column rows x 24 + 12 x its uncompressed size."""
+    schema = meta.schema.to_arrow_schema()
+    rows = meta.num_rows
+    text = {f.name for f in schema if _is_text(f.type)}
+    total = rows * (_NUMBER_WIDTH * (len(schema) + _ADDED_COLUMNS) + _TEXT_ROW * len(text))
+    for g in range(meta.num_row_groups):
+        rg = meta.row_group(g)
+        for c in range(rg.num_columns):
+            col = rg.column(c)
+            if col.path_in_schema.split(".")[0] in text:
+                total += _TEXT_PER_BYTE * max(int(col.total_uncompressed_size), 0)
+    return int(total)
+
+
+def _is_text(t) -> bool:
+    import pyarrow as pa
+
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    return pa.types.is_string(t) or pa.types.is_large_string(t)
+
+
+def _check_parquet(name: str, blob: bytes) -> tuple[int, int]:
+    """``(rows, decoded bytes)`` of one Parquet file read from its footer (no column is decoded), or ValueError
+    saying why it is not a dpviz sweep's file or is too large to open here."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -76,31 +120,38 @@ def _check_parquet(name: str, blob: bytes):
         raise ValueError(f"{name} is not a Parquet file.")
     try:
         meta = pq.ParquetFile(pa.BufferReader(blob)).metadata
-        decoded = sum(meta.row_group(i).total_byte_size for i in range(meta.num_row_groups))
-    except (pa.ArrowException, OSError, ValueError) as exc:
+        schema = meta.schema.to_arrow_schema()
+        decoded = decoded_bytes(meta)
+    except (pa.ArrowException, OSError, ValueError, IndexError) as exc:
         raise ValueError(f"{name} cannot be read as Parquet ({str(exc)[:120]}).") from None
-    if meta.num_rows > MAX_ROWS or decoded > MAX_DECODED_BYTES:
-        raise ValueError(f"{name} has {meta.num_rows:,} rows ({decoded / 1e6:.0f} MB decoded), more than the "
-                         f"dashboard opens ({MAX_ROWS:,} rows, {MAX_DECODED_BYTES / 1e6:g} MB); plot it with "
-                         "dpviz.sweep.load_sweep in Python.")
-    try:
-        table = pq.read_table(pa.BufferReader(blob))
-    except (pa.ArrowException, OSError, ValueError) as exc:
-        raise ValueError(f"{name} cannot be read as Parquet ({str(exc)[:120]}).") from None
-    for f in table.schema:
+    for f in schema:
         t = f.type
         if pa.types.is_dictionary(t):
             t = t.value_type
-        ok = (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or pa.types.is_string(t)
-              or pa.types.is_large_string(t) or pa.types.is_null(t))
+        ok = (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_boolean(t) or _is_text(t)
+              or pa.types.is_null(t))
         if not ok:
             raise ValueError(f"{name}: column {str(f.name)[:40]!r} holds {str(t)[:40]}, not numbers, true/false or "
                              "text: this is not a dpviz sweep's output.")
-    missing = [c for c in REQUIRED if c not in table.column_names]
+    missing = [c for c in REQUIRED if c not in schema.names]
     if missing:
         raise ValueError(f"{name} lacks the column(s) {', '.join(missing)} of a dpviz sweep's output "
                          "(python -m dpviz sweep SPEC.toml --out DIR writes them).")
-    return table
+    _check_size(name, meta.num_rows, decoded)
+    return meta.num_rows, decoded
+
+
+def _check_size(name: str, rows: int, decoded: int) -> None:
+    if rows > MAX_ROWS or decoded > MAX_DECODED_BYTES:
+        raise ValueError(f"{name} has {rows:,} rows, about {decoded / 1e6:,.0f} MB once decoded: more than the "
+                         f"dashboard opens ({MAX_ROWS:,} rows, {MAX_DECODED_BYTES / 1e6:g} MB); plot it with "
+                         "dpviz.sweep.load_sweep in Python.")
+
+
+def _meta_bytes(d: Path) -> bytes:
+    """The sweep's JSON metadata: ``_sweep.json``, or ``sweep.json`` in folders written by earlier versions."""
+    p = d / "_sweep.json"
+    return (p if p.is_file() else d / "sweep.json").read_bytes()
 
 
 def _check_meta(blob: bytes) -> dict:
@@ -153,7 +204,9 @@ class SweepData:
     files: dict[str, bytes]
     meta: dict | None
     rows: int
-    _frames: dict = field(default_factory=dict, repr=False, compare=False)
+    decoded_bytes: int = 0
+    _base: Any = field(default=None, repr=False, compare=False)
+    _lock: Any = field(default_factory=threading.Lock, repr=False, compare=False)
 
     @property
     def grid_keys(self) -> list[str]:
@@ -174,24 +227,56 @@ class SweepData:
                     out.append(k)
         return out
 
-    def frame(self, x: str | None):
-        """The rows shaped by :func:`dpviz.sweep.load_sweep` (``grid_name`` / ``grid`` = ``x``)."""
+    def __getstate__(self):  # a pickled copy carries the files, not the decoded rows nor the lock
+        state = dict(self.__dict__)
+        state["_base"], state["_lock"] = None, None
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._lock = threading.Lock()
+
+    def _decoded(self):
+        """The sweep's rows decoded once (``dpviz.sweep.load_sweep`` without an x-axis); every :meth:`frame` shares
+        its columns, so an opened sweep holds one decoded copy however many x-axes are shown."""
         from dpviz import sweep
 
-        if x in self._frames:
-            return self._frames[x].copy()
-        with tempfile.TemporaryDirectory(prefix="dpviz-sweep-") as tmp:
-            for i, (_name, blob) in enumerate(sorted(self.files.items())):
-                (Path(tmp) / f"cell-{i:06d}.parquet").write_bytes(blob)  # our names, never the archive's
-            if self.meta is not None:
-                (Path(tmp) / "sweep.json").write_text(json.dumps(self.meta), encoding="utf-8")
-            self._frames[x] = sweep.load_sweep(tmp, x=x)
-        return self._frames[x].copy()
+        with self._lock:
+            if self._base is None:
+                with tempfile.TemporaryDirectory(prefix="dpviz-sweep-") as tmp:
+                    for i, (_name, blob) in enumerate(sorted(self.files.items())):
+                        (Path(tmp) / f"cell-{i:06d}.parquet").write_bytes(blob)  # our names, never the archive's
+                    if self.meta is not None:
+                        (Path(tmp) / "sweep.json").write_text(json.dumps(self.meta), encoding="utf-8")
+                    try:
+                        self._base = sweep.load_sweep(tmp, x=None)
+                    except ValueError:
+                        raise
+                    except Exception as exc:  # noqa: BLE001 -- a corrupt column page (pyarrow's errors vary)
+                        raise ValueError(f"{self.source} cannot be read as Parquet ({str(exc)[:120]}).") from None
+            return self._base
+
+    def frame(self, x: str | None):
+        """The rows shaped by :func:`dpviz.sweep.load_sweep` (``grid_name`` / ``grid`` = ``x``): a new frame whose
+        columns other than ``grid_name`` / ``grid`` are those of the one decoded copy (do not modify them)."""
+        from dpviz.sweep import GRID_KEYS
+
+        base = self._decoded()
+        if x is None:
+            return base.copy(deep=False)
+        if x not in GRID_KEYS:
+            raise ValueError(f"x must be one of the swept parameters ({', '.join(self.grid_keys or GRID_KEYS)}), "
+                             f"got {str(x)[:40]!r}.")
+        if x not in base.columns:
+            raise ValueError(f"the sweep has no column {x!r}.")
+        out = base.copy(deep=False)
+        out["grid_name"] = x
+        out["grid"] = base[x].astype(float)
+        return out
 
     def warm(self) -> "SweepData":
-        """Shape the frame for every x-axis now (a cache that keeps this object keeps the shaped frames too)."""
-        for x in self.x_choices():
-            self.frame(x)
+        """Decode the rows now (a cache that keeps this object keeps them decoded)."""
+        self._decoded()
         return self
 
     def provenance(self) -> dict[str, Any]:
@@ -235,13 +320,12 @@ class SweepData:
 def _finish(source: str, files: dict[str, bytes], meta: dict | None) -> SweepData:
     if not files:
         raise ValueError(f"{source} holds no sweep results (cell-*.parquet files).")
-    rows = 0
+    rows = decoded = 0
     for name, blob in files.items():
-        rows += _check_parquet(name, blob).num_rows
-        if rows > MAX_ROWS:
-            raise ValueError(f"{source} has more than {MAX_ROWS:,} rows, more than the dashboard opens; plot a part "
-                             "of it with dpviz.sweep.load_sweep in Python.")
-    return SweepData(source=source, files=files, meta=meta, rows=rows)
+        r, b = _check_parquet(name, blob)
+        rows, decoded = rows + r, decoded + b
+        _check_size(source, rows, decoded)  # the whole sweep, before any column is decoded
+    return SweepData(source=source, files=files, meta=meta, rows=rows, decoded_bytes=decoded)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -263,7 +347,7 @@ def list_sweeps(root) -> list[dict[str, Any]]:
         try:
             if not d.is_dir() or not _NAME.match(d.name) or real_root not in d.resolve().parents:
                 continue
-            meta = _check_meta((d / "sweep.json").read_bytes())
+            meta = _check_meta(_meta_bytes(d))
             cells = sorted(p for p in d.glob("cell-*.parquet") if _CELL.match(p.name) and p.is_file())
         except (OSError, ValueError):
             continue
@@ -281,7 +365,7 @@ def open_sweep_dir(root, name: str) -> SweepData:
     if name not in listed:
         raise ValueError(f"there is no sweep called {str(name)[:80]!r} in the sweeps folder.")
     d = Path(root) / name
-    meta = _check_meta((d / "sweep.json").read_bytes())
+    meta = _check_meta(_meta_bytes(d))
     files, total = {}, 0
     real = d.resolve()
     for p in sorted(d.glob("cell-*.parquet")):
@@ -325,8 +409,10 @@ def read_upload(filename: str, data: bytes) -> SweepData:
         base = PurePosixPath(info.filename.replace("\\", "/")).name
         if info.flag_bits & 0x1:
             raise ValueError(f"{shown} is encrypted.")
-        if base == "spec.toml" or base.startswith("."):
+        if base in ("spec.toml", "_spec.toml") or base.startswith("."):
             continue  # the spec's text (its hash is in sweep.json), or a hidden file of the packer
+        if base == "_sweep.json":
+            base = "sweep.json"  # the name since the folder is a Parquet dataset (dpviz.sweep.META_FILE)
         if base != "sweep.json" and not _CELL.match(base):
             raise ValueError(f"{shown} holds {base[:60]!r}, which is not part of a sweep's output (only "
                              "cell-*.parquet, sweep.json and spec.toml).")

@@ -10,7 +10,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["SCHEMA", "DEFAULTS", "encode", "decode", "validate"]
+import re
+
+__all__ = ["SCHEMA", "DEFAULTS", "encode", "decode", "validate", "parse_number", "number_text"]
 
 #: name -> (kind, default, (low, high) for numbers).  kind: "int", "float", "str", "list", "bool".
 SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
@@ -76,7 +78,22 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "sim_schedule": ("str", "theorem", None),
     "sweep_dir": ("str", "", None),
     "sweep_x": ("str", "", None),
+    # Accounting (n, ε, δ, T, G, η, μ, L, M, α, R and the algorithm are the shared entries above): a σ of your own
+    # (0 = none) and the general DP-SGD calculator
+    "acc_sigma": ("float", 0.0, (0.0, 1e9)),
+    "acc_calc_n": ("int", 60000, (2, 10**9)),
+    "acc_calc_batch": ("int", 256, (1, 10**9)),
+    "acc_calc_epochs": ("float", 10.0, (0.01, 1e4)),
+    "acc_calc_nm": ("float", 1.1, (0.01, 1e4)),
+    "acc_calc_log10_delta": ("float", -5.0, (-30.0, -1.0)),
+    "acc_calc_sampling": ("str", "poisson", None),
+    "acc_calc_neighbouring": ("str", "add-remove", None),
 }
+
+#: Link parameters of earlier versions of the Accounting page, now the shared entries (old links keep working).
+ALIASES: dict[str, str] = {"acc_algorithm": "algorithm", "acc_n": "n", "acc_eps": "eps",
+                           "acc_log10_delta": "log10_delta", "acc_T": "T", "acc_G": "G", "acc_eta": "eta",
+                           "acc_mu": "mu", "acc_L": "L", "acc_M": "M", "acc_alpha": "alpha", "acc_R": "R"}
 
 DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}
 
@@ -84,7 +101,7 @@ _MAX_STR = 80
 
 
 #: Prefixes of link parameters that a page keeps and validates itself (e.g. the Audit page's ``aud_*``).
-PAGE_PREFIXES: tuple[str, ...] = ("acc_", "aud_")
+PAGE_PREFIXES: tuple[str, ...] = ("aud_",)
 
 
 def _clean_str(value: Any) -> str | None:
@@ -93,6 +110,66 @@ def _clean_str(value: Any) -> str | None:
     if not all(ch.isalnum() or ch in "-_." for ch in value):
         return None
     return value
+
+
+#: spaces people put between groups of digits: space, no-break space, thin space, narrow no-break space
+_GROUP_SPACES = " \u00a0\u2009\u202f"
+_PLAIN = re.compile(r"[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?")
+_SPACED = re.compile(r"[+\-\u2212]?\d{1,3}([ \u00a0\u2009\u202f]\d{3})+(\.\d*)?")
+_GROUPED = re.compile(r"[+-]?\d{1,3}(,\d{3})+(\.\d*)?([eE][+-]?\d+)?")
+
+
+def parse_number(text: Any, kind: str = "float") -> int | float:
+    """The number a person typed: ``60000``, ``6e4``, ``1.5e5``, ``60,000``, ``60 000``, ``1e-6``, ``−0.5``.
+
+    Commas are accepted only as thousands separators (``60,000``; ``1,5`` is refused: decimals take a dot) and
+    spaces only between digit groups.  ``kind="int"`` returns an int and refuses a number that is not whole
+    (``1.5``, ``2.5e0``) instead of truncating it.  Never evaluates anything; ValueError with a short message
+    otherwise.
+    """
+    if isinstance(text, bool):
+        raise ValueError("type a number")
+    if isinstance(text, (int, float)):
+        num = float(text)
+        shown = repr(text)
+    else:
+        full = str(text).strip()
+        shown = full if len(full) <= 40 else full[:37] + "..."
+        s = full.replace("\u2212", "-")  # the minus sign U+2212, as printed in papers
+        for ch in _GROUP_SPACES:
+            s = s.replace(ch, "")
+        if any(ch in full for ch in _GROUP_SPACES) and not _SPACED.fullmatch(full):
+            raise ValueError(f"{shown!r} is not one number (spaces only between groups of three digits: 60 000)")
+        if not s:
+            raise ValueError("the box is empty: type a number")
+        if _GROUPED.fullmatch(s):
+            s = s.replace(",", "")
+        elif "," in s:
+            raise ValueError(f"{shown!r} is not a number: a comma only separates thousands (60,000); decimals "
+                             "take a dot (0.5)")
+        if not _PLAIN.fullmatch(s):
+            raise ValueError(f"{shown!r} is not a number")
+        num = float(s)
+        if num == 0 and re.search(r"[1-9]", s.split("e")[0].split("E")[0]):
+            raise ValueError(f"{shown!r} is too close to 0 to be represented")
+    if not math.isfinite(num):
+        raise ValueError(f"{shown!r} is not a finite number")
+    if kind == "int":
+        if num != int(num):
+            raise ValueError(f"{shown!r} is not a whole number")
+        return int(num)
+    return num
+
+
+def number_text(value: Any, kind: str = "float") -> str:
+    """``value`` as it is shown in a number box: exact (it parses back to the same number), no ``.0`` on whole
+    floats, e.g. ``60000``, ``0.5``, ``1e-06``."""
+    if value is None:
+        return ""
+    if kind == "int" and float(value).is_integer() and abs(float(value)) < 2**63:
+        return str(int(value))
+    text = repr(float(value))
+    return text[:-2] if text.endswith(".0") else text
 
 
 def validate(name: str, value: Any) -> Any:
@@ -121,15 +198,7 @@ def validate(name: str, value: Any) -> Any:
             return False
         raise ValueError(f"{name} must be true or false")
     try:
-        if kind == "int":
-            num = float(value)
-            if not math.isfinite(num) or num != int(num):
-                raise ValueError
-            num = int(num)
-        else:
-            num = float(value)
-            if not math.isfinite(num):
-                raise ValueError
+        num = parse_number(value, kind)
     except (TypeError, ValueError, OverflowError):
         shown = repr(value) if len(repr(value)) <= 40 else repr(value)[:37] + "..."
         raise ValueError(f"{name} must be a {'whole number' if kind == 'int' else 'number'}, got {shown}") from None
@@ -166,9 +235,17 @@ def decode(params: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
         if kind == "list":
             state[name] = list(default)
     problems: list[str] = []
+    params = dict(params)
+    for old, new in ALIASES.items():  # an old Accounting link: its entries are the shared ones now
+        if old in params:
+            raw = params.pop(old)
+            if new not in params:
+                params[new] = raw
+                if new == "log10_delta" and "delta_auto" not in params:
+                    params["delta_auto"] = "false"  # the old page took δ as given
     for name, raw in params.items():
         if str(name).startswith(PAGE_PREFIXES):
-            continue  # owned and validated by its own page (e.g. acc_… by the Accounting page)
+            continue  # owned and validated by its own page (e.g. aud_… by the Audit page)
         if name not in SCHEMA:
             problems.append(f"ignored unknown link parameter {str(name)[:30]!r}")
             continue

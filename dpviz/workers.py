@@ -33,7 +33,8 @@ import threading
 import time
 from typing import Any, Callable
 
-__all__ = ["Busy", "Cancelled", "Job", "WorkerPool", "shared_pool", "run_simulation"]
+__all__ = ["Busy", "Cancelled", "TimeLimit", "Job", "WorkerPool", "shared_pool", "run_simulation", "load_csv",
+           "cpu_time_limit"]
 
 #: slots of shared progress / cancel memory (jobs admitted at once can never exceed this)
 _SLOTS = 64
@@ -45,6 +46,10 @@ class Busy(RuntimeError):
 
 class Cancelled(RuntimeError):
     """The job was cancelled (by its owner, by a newer job of the same owner, or by :meth:`WorkerPool.shutdown`)."""
+
+
+class TimeLimit(ValueError):
+    """A job ran out of its CPU-time limit (:func:`cpu_time_limit`); the message names the limit."""
 
 
 # ----------------------------------------------------------------------------------------------- worker side
@@ -298,3 +303,47 @@ def run_simulation(algorithm_id: str, data, loss_id: str, l2: float, *, progress
 
     loss = losses.get_loss(loss_id, l2=float(l2)) if l2 else loss_id
     return simulate.simulate(algorithm_id, data, loss, progress=progress, cancel=cancel, **kwargs)
+
+
+class cpu_time_limit:
+    """``with cpu_time_limit(seconds, what):`` raises :class:`TimeLimit` once the process has used ``seconds`` more
+    CPU time (a ``SIGPROF`` interval timer, so it also stops Python code that never reports progress, e.g. pandas'
+    renaming of repeated column names).  Only where signals can be set (the main thread of a process: every pool
+    worker); elsewhere (``DPVIZ_WORKERS=0``, a server thread) it does nothing, and the callers' caps bound the work.
+    """
+
+    def __init__(self, seconds: float, what: str = "this job"):
+        self.seconds, self.what, self._old = float(seconds), what, None
+
+    def _fire(self, _signum, _frame):
+        raise TimeLimit(f"{self.what} took more than {self.seconds:g} s of CPU time, this server's limit; "
+                        "use a smaller file.")
+
+    def __enter__(self):
+        import signal
+
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+            self._old = signal.signal(signal.SIGPROF, self._fire)
+            signal.setitimer(signal.ITIMER_PROF, self.seconds)
+        return self
+
+    def __exit__(self, *exc):
+        import signal
+
+        if self._old is not None:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, self._old)
+            self._old = None
+        return False
+
+
+def load_csv(content: bytes, label_column: str, *, progress=None, time_limit: float | None = None):
+    """:func:`dpviz.data.from_csv` as a pool job, under a CPU-time limit (default
+    :data:`dpviz.data.CSV_TIME_LIMIT`): the Simulate page parses an uploaded CSV in a worker, never on its thread."""
+    from dpviz import data
+
+    limit = data.CSV_TIME_LIMIT if time_limit is None else float(time_limit)
+    if progress is not None:
+        progress(0.0)
+    with cpu_time_limit(limit, "reading the CSV"):
+        return data.from_csv(content, label_column)

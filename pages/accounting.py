@@ -9,32 +9,29 @@ import dpviz_ui as ui
 from dpviz import catalog, privacy_figures, privacy_lab
 
 # ---------------------------------------------------------------------------------------------------------------
-# page state: widget keys (all prefixed acc_, also the URL parameter names), defaults and allowed ranges
+# page state: n, ε, δ, T, G, η, μ, L, M, α, R and the algorithm are the dashboard's shared view (a setting made on
+# Calibrate opens here unchanged, and the other way round); the page's own entries are acc_sigma and acc_calc_*
+# (dpviz.urlstate.SCHEMA).  Old links with acc_n, acc_eps, ... are read as the shared entries (urlstate.ALIASES).
 
 ALGS = list(privacy_lab.ALGORITHMS)
-#: key -> (kind, default, (low, high) or options)
-SCHEMA = {
-    "acc_algorithm": ("choice", "dpsgd-rdp", ALGS),
-    "acc_n": ("int", 1000, (2, 10**7)),
-    "acc_eps": ("float", 1.0, (1e-3, 100.0)),
-    "acc_log10_delta": ("float", -6.0, (-30.0, -1.0)),
-    "acc_T": ("int", 1000, (1, 10**6)),
-    "acc_G": ("float", 1.0, (1e-6, 1e6)),
-    "acc_eta": ("float", 0.01, (1e-9, 10.0)),
-    "acc_mu": ("float", 0.1, (1e-6, 1e6)),
-    "acc_L": ("float", 1.0, (1e-6, 1e6)),
-    "acc_M": ("float", 1.0, (0.0, 1e6)),
-    "acc_alpha": ("float", 0.5, (0.0, 1.0)),
-    "acc_R": ("float", 1.0, (1e-6, 1e6)),
-    "acc_sigma": ("float", 0.0, (0.0, 1e9)),
-    "acc_calc_n": ("int", 60000, (2, 10**9)),
-    "acc_calc_batch": ("int", 256, (1, 10**9)),
-    "acc_calc_epochs": ("float", 10.0, (0.01, 1e4)),
-    "acc_calc_nm": ("float", 1.1, (0.01, 1e4)),
-    "acc_calc_log10_delta": ("float", -5.0, (-30.0, -1.0)),
-    "acc_calc_sampling": ("choice", "poisson", ["poisson", "without-replacement"]),
-    "acc_calc_neighbouring": ("choice", "add-remove", ["add-remove", "replace-one"]),
+#: the ranges this page accepts (narrower than the shared view's where the accountants get slow or meaningless): a
+#: value outside them, set on another page, is one clear error here
+LIMITS = {
+    "n": (2, 10**7),
+    "eps": (1e-3, 100.0),
+    "log10_delta": (-30.0, -1.0),
+    "T": (1, 10**6),
+    "G": (1e-6, 1e6),
+    "eta": (1e-9, 10.0),
+    "mu": (1e-6, 1e6),
+    "L": (1e-6, 1e6),
+    "M": (1e-6, 1e6),
+    "alpha": (0.0, 1.0),
+    "R": (1e-6, 1e6),
 }
+CALC = ["acc_calc_n", "acc_calc_batch", "acc_calc_epochs", "acc_calc_nm", "acc_calc_log10_delta"]
+SAMPLING = ["poisson", "without-replacement"]
+NEIGHBOURING = ["add-remove", "replace-one"]
 #: which parameters each algorithm's calibration takes (besides n, eps, delta)
 PARAMS = {
     "dpsgd-rdp": ["T", "G"],
@@ -52,63 +49,55 @@ LABEL = {"T": "T (steps)", "G": "G (gradient bound)", "eta": "η (step size)", "
          "R": "R (domain radius)"}
 
 
-def _clamp(key: str, raw):
-    """A URL value for ``key``, parsed (never evaluated) and clamped into range; ValueError if it is not one."""
-    kind, _default, rng = SCHEMA[key]
-    text = str(raw)[:40]
-    if kind == "choice":
-        if text not in rng:
-            raise ValueError(key)
-        return text
-    try:
-        x = float(text)
-    except ValueError:
-        raise ValueError(key) from None
-    if not math.isfinite(x):
-        raise ValueError(key)
-    if kind == "int":
-        if x != int(x):
-            raise ValueError(key)
-        x = int(x)
-    lo, hi = rng
-    return min(max(x, type(x)(lo)), type(x)(hi))
+def inputs() -> tuple[str, dict, float | None] | None:
+    """The accountant section's widgets; (algorithm, parameters, your σ or None), or None (with one error naming
+    each invalid input and its range) while an input is invalid."""
+    names = {a: catalog.get_algorithm(a).name for a in ALGS}
+    c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
+    alg = ui.view_choice("Algorithm", "algorithm", ALGS, fallback="dpsgd-rdp", container=c1,
+                         format_func=lambda a: names.get(a, a))
+    ui.view_number("n", "n (examples)", container=c2, limits=LIMITS["n"])
+    ui.view_number("eps", "target ε", container=c3, limits=LIMITS["eps"], help="smaller ε = more private")
+    v = ui.view()
+    with c4:
+        ui.view_checkbox("δ = 1/n²", "delta_auto", help="The usual choice: δ much smaller than 1/n. Untick to "
+                                                          "enter log10 δ yourself.")
+        if not v["delta_auto"]:
+            ui.view_number("log10_delta", "log10 δ", limits=LIMITS["log10_delta"])
+    needed = PARAMS[alg]
+    cols = st.columns(max(len(needed), 1) + 1)
+    for name, col in zip(needed, cols):
+        ui.view_number(name, LABEL[name], container=col, limits=LIMITS[name])
+    ui.view_number("acc_sigma", "your σ (0 = none)", container=cols[-1],
+                   help="a noise level of your own: the table shows the ε it buys")
+    ui.sync_url()
+    main = ["n", "eps", "acc_sigma", *needed] + ([] if v["delta_auto"] else ["log10_delta"])
+    if ui.report_invalid(main):
+        return None
+    if v["delta_auto"]:
+        c4.caption(f"δ = {ui.fmt(1.0 / float(v['n']) ** 2)}")
+    params = {"n": int(v["n"]), "eps": float(v["eps"]), "delta": ui.params_from_view(v)["delta"]}
+    for name in needed:
+        params[name] = v[name]
+    if alg == "pidp-sgd":
+        params["R"] = 1.0
+    return alg, params, (float(v["acc_sigma"]) or None)
 
 
-def _init_state() -> None:
-    """Widget values: kept from this session (also across pages), else from the URL on the first visit (validated
-    and clamped, bad entries ignored with one notice), else the defaults."""
-    saved = st.session_state.setdefault("_acc_saved", {})
-    if not st.session_state.get("_acc_url_read"):
-        st.session_state["_acc_url_read"] = True
-        bad = []
-        for key in st.query_params.keys():
-            if key.startswith("acc_"):
-                if key not in SCHEMA:
-                    bad.append(key[:30])
-                    continue
-                try:
-                    saved[key] = _clamp(key, st.query_params.get(key))
-                except ValueError:
-                    bad.append(key)
-        if bad:
-            st.session_state["_acc_bad"] = bad
-    for key, (_kind, default, _rng) in SCHEMA.items():
-        st.session_state.setdefault(key, saved.get(key, default))
+def command(alg: str, params: dict, user_sigma) -> str:
+    """The ``python -m dpviz account`` command that reproduces the accountant table (every accountant, PLD
+    included)."""
+    cmd = ui.cli_command("account", "algorithm", alg, params)
+    if user_sigma:
+        cmd = cmd.replace(" --json", f" --sigma {user_sigma!r} --json")
+    return cmd
 
 
-def _sync() -> None:
-    saved = st.session_state["_acc_saved"]
-    for key in SCHEMA:
-        saved[key] = st.session_state[key]
-        value = st.session_state[key]
-        st.query_params[key] = f"{value:.10g}" if isinstance(value, float) else str(value)
-
-
-def _num(key: str, label: str, col, **kw):
-    kind, _default, (lo, hi) = SCHEMA[key]
-    if kind == "int":
-        return col.number_input(label, min_value=int(lo), max_value=int(hi), step=1, key=key, **kw)
-    return col.number_input(label, min_value=float(lo), max_value=float(hi), key=key, format="%.6g", **kw)
+def calc_command(items: dict) -> str:
+    """The ``python -m dpviz privacy`` command that reproduces the calculator's numbers."""
+    return (f"python -m dpviz privacy --n {items['n']} --batch-size {items['batch_size']} --epochs "
+            f"{items['epochs']!r} --noise-multiplier {items['noise_multiplier']!r} --delta {items['delta']!r} "
+            f"--sampling {items['sampling']} --neighbouring {items['neighbouring']} --json")
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -192,32 +181,21 @@ def body() -> None:
              "relation), and beside the Poisson add/remove accountants that Opacus and TF Privacy use. Both "
              "directions: the σ each accountant needs for your (ε, δ), and the ε a given σ buys.")
     ui.init_state()  # the app's navigation even on a first visit through a shared link
-    _init_state()
-    if st.session_state.get("_acc_bad"):
-        st.warning("Some link parameters were not valid and were ignored: "
-                   + ", ".join(ui.plain(b) for b in st.session_state.pop("_acc_bad")) + ".")
-    names = {a: catalog.get_algorithm(a).name for a in ALGS}
-    c1, c2, c3, c4 = st.columns([3, 1, 1, 1])
-    alg = c1.selectbox("Algorithm", ALGS, key="acc_algorithm", format_func=lambda a: names.get(a, a))
-    _num("acc_n", "n (examples)", c2)
-    _num("acc_eps", "target ε", c3, help="smaller ε = more private")
-    _num("acc_log10_delta", "log10 δ", c4)
-    needed = PARAMS[alg]
-    cols = st.columns(max(len(needed), 1) + 1)
-    for name, col in zip(needed, cols):
-        _num(f"acc_{name}", LABEL[name], col)
-    _num("acc_sigma", "your σ (0 = none)", cols[-1], help="a noise level of your own: the table shows the ε it buys")
-    _sync()
+    ui.show_link_notice()
+    got = inputs()
+    with st.container():  # its number of elements varies (an error, or the results): what follows stays in place
+        if got is not None:
+            accountant_section(*got)
+    st.subheader("Why the accountants disagree")
+    st.markdown(privacy_lab.EXPLANATION)
+    calculator_section()
 
-    params = {"n": int(st.session_state.acc_n), "eps": float(st.session_state.acc_eps),
-              "delta": 10.0 ** float(st.session_state.acc_log10_delta)}
-    for name in needed:
-        params[name] = st.session_state[f"acc_{name}"]
-    if alg == "pidp-sgd":
-        params["R"] = 1.0
+
+def accountant_section(alg: str, params: dict, user_sigma) -> None:
+    """The mechanism, the accountants' table (fast rows first, PLD filled in), its downloads, the two figures."""
     items = ui.items(params)
-    user_sigma = float(st.session_state.acc_sigma) or None
-
+    # the downloads' slot comes first: while the page recomputes, the previous run's buttons are gone at once
+    downloads = st.empty()
     res = fast_rows(alg, items, user_sigma)
     st.subheader("The mechanism")
     st.write(res["mechanism"])
@@ -253,7 +231,13 @@ def body() -> None:
     merged["accountants"] = res["accountants"] + pld["accountants"]
     merged["closed_form"] = pld["closed_form"]
     table.dataframe(_table(merged, user_sigma), hide_index=True)
-    ui.download_table(merged["accountants"], "accounting")
+    with downloads.container():
+        ui.download_table(merged["accountants"], "accounting",
+                          {"algorithm": alg, **params, "sigma": user_sigma, "eps_mechanism": res["eps_mechanism"],
+                           "delta_mechanism": res["delta_mechanism"], "paper_sigma": res["paper_sigma"]})
+        ui.download_view("accounting", inputs={"algorithm": alg, **params, "sigma": user_sigma},
+                         outputs=merged,
+                         command=command(alg, params, user_sigma))
     for r in pld["accountants"]:
         if r.get("error"):
             st.caption(f"{r['label']}: {r['error']}")
@@ -277,39 +261,47 @@ def body() -> None:
                                                         title=f"ε bought by {who} = {s_steps:.4g} as steps "
                                                               "compose", x_title=x_title), "accounting_eps_steps")
 
-    st.subheader("Why the accountants disagree")
-    st.markdown(privacy_lab.EXPLANATION)
 
+
+def calculator_section() -> None:
+    """The general DP-SGD calculator (any sampling, any neighbouring relation), with its own inputs."""
     st.subheader("General calculator (DP-SGD with any sampling)")
     st.write("In the style of TF Privacy's compute_dp_sgd_privacy and Opacus: data set size, batch size, epochs, "
              "noise multiplier σ/C (C = clipping norm), δ, sampling scheme and neighbouring relation → ε by RDP and "
              "by PLD. Under replace-one the clipped sum changes by up to 2C, so the same noise multiplier buys a "
              "larger ε than under add/remove.")
     k1, k2, k3, k4 = st.columns(4)
-    _num("acc_calc_n", "n", k1)
-    _num("acc_calc_batch", "batch size", k2)
-    _num("acc_calc_epochs", "epochs", k3)
-    _num("acc_calc_nm", "noise multiplier σ/C", k4)
+    ui.view_number("acc_calc_n", "n", container=k1, help="data set size")
+    ui.view_number("acc_calc_batch", "batch size", container=k2, help="examples per step (expected, for Poisson)")
+    ui.view_number("acc_calc_epochs", "epochs", container=k3, help="passes over the data")
+    ui.view_number("acc_calc_nm", "noise multiplier σ/C", container=k4, help="σ / C, C the clipping norm")
     k5, k6, k7 = st.columns(3)
-    _num("acc_calc_log10_delta", "log10 δ", k5)
-    k6.selectbox("sampling", SCHEMA["acc_calc_sampling"][2], key="acc_calc_sampling")
-    k7.selectbox("neighbouring", SCHEMA["acc_calc_neighbouring"][2], key="acc_calc_neighbouring")
-    _sync()
-    if st.session_state.acc_calc_batch > st.session_state.acc_calc_n:
+    ui.view_number("acc_calc_log10_delta", "log10 δ", container=k5, help="−5 means δ = 10⁻⁵")
+    ui.view_choice("sampling", "acc_calc_sampling", SAMPLING, container=k6)
+    ui.view_choice("neighbouring", "acc_calc_neighbouring", NEIGHBOURING, container=k7)
+    ui.sync_url()
+    if ui.report_invalid(CALC):
+        return
+    v = ui.view()
+    if v["acc_calc_batch"] > v["acc_calc_n"]:
         st.caption("The batch size is larger than n: the whole data set is used in every step.")
-    out = calc(ui.items({"n": int(st.session_state.acc_calc_n),
-                         "batch_size": int(min(st.session_state.acc_calc_batch, st.session_state.acc_calc_n)),
-                         "epochs": float(st.session_state.acc_calc_epochs),
-                         "noise_multiplier": float(st.session_state.acc_calc_nm),
-                         "delta": 10.0 ** float(st.session_state.acc_calc_log10_delta),
-                         "sampling": st.session_state.acc_calc_sampling,
-                         "neighbouring": st.session_state.acc_calc_neighbouring}))
+    args = {"n": int(v["acc_calc_n"]), "batch_size": int(min(v["acc_calc_batch"], v["acc_calc_n"])),
+            "epochs": float(v["acc_calc_epochs"]), "noise_multiplier": float(v["acc_calc_nm"]),
+            "delta": 10.0 ** float(v["acc_calc_log10_delta"]), "sampling": v["acc_calc_sampling"],
+            "neighbouring": v["acc_calc_neighbouring"]}
+    slot = st.empty()  # the calculator's downloads: gone at once when it recomputes
+    out = calc(ui.items(args))
     st.write(f"{out['steps']} steps at sampling rate q = {out['sampling_prob']:.4g}.")
     st.dataframe([{"accountant": r["accountant"].upper(), "ε": ui.fmt(r["eps"]), "note": r["note"]}
                   for r in out["rows"]], hide_index=True)
     st.caption("RDP converts a Rényi-divergence curve to (ε, δ) and is a little loose; PLD composes the privacy-loss "
                "distribution numerically and is tight up to its grid. dp_accounting has no PLD for sampling without "
                "replacement and no RDP for Poisson sampling under replace-one.")
+    rows = [{"accountant": r["accountant"], "eps": r["eps"], "note": r["note"]} for r in out["rows"]]
+    with slot.container():
+        ui.download_table(rows, "privacy_calculator", {**args, "steps": out["steps"],
+                                                       "sampling_prob": out["sampling_prob"]})
+        st.caption(f"Command line: `{calc_command(args)}`")
 
 
 ui.guarded(body)

@@ -19,8 +19,8 @@ if "_aud_loaded" not in st.session_state:
     st.session_state["_aud_problems"] = problems
     for k, val in state.items():
         st.session_state[k] = val
-for msg in st.session_state.get("_aud_problems", []):
-    st.warning(msg)
+# one notice with the app's (escaped, capped: dpviz_ui.show_link_notice), until the first change of the settings
+ui.show_link_notice(extra=st.session_state.get("_aud_problems") or [])
 for k, val in ap.DEFAULTS.items():
     st.session_state.setdefault(k, val)
 
@@ -49,16 +49,23 @@ noise = c3.radio("Noise", ap.NOISE, key="aud_noise", horizontal=True,
                  help="calibrated: the theorem's σ for ε; experiment: the noise rule of the paper's experiments "
                       "(privacy conditions not checked); custom: any σ (0 = no noise).")
 c = st.columns(6)
-c[0].number_input("n", min_value=10, max_value=5000, step=10, key="aud_n")
-c[1].number_input("T", min_value=1, max_value=100_000, step=10, key="aud_T")
-c[2].number_input("η", min_value=1e-6, max_value=10.0, format="%.4g", key="aud_eta")
-c[3].number_input("ε (claimed)", min_value=1e-3, max_value=100.0, format="%.4g", key="aud_eps")
+
+
+def _box(key: str, label: str, col, **kw):
+    """A number box of the page's own entry ``key`` (text, parsed: 6e4, 60,000, 60 000; range from ap.SCHEMA)."""
+    kind, _default, (lo, hi) = ap.SCHEMA[key]
+    return ui.page_number(key, label, kind, lo, hi, container=col, **kw)
+
+
+_box("aud_n", "n", c[0])
+_box("aud_T", "T", c[1])
+_box("aud_eta", "η", c[2])
+_box("aud_eps", "ε (claimed)", c[3])
 if mode == "audit":
-    c[4].number_input("trials", min_value=8, max_value=200_000, step=1000, key="aud_trials",
-                      help="trainings in all: half on D, half on D′")
+    _box("aud_trials", "trials", c[4], help="trainings in all: half on D, half on D′")
 else:
-    c[4].number_input("repetitions", min_value=2, max_value=100_000, step=100, key="aud_reps")
-c[5].number_input("seed", min_value=0, max_value=2**31 - 1, key="aud_seed")
+    _box("aud_reps", "repetitions", c[4])
+_box("aud_seed", "seed", c[5])
 if mode == "audit" and alg in ap.PAIRWISE:
     st.radio("Parameter", ["vector", "matrix"], key="aud_param", horizontal=True,
              format_func=lambda x: {"vector": "vector w (AUC maximisation)",
@@ -66,7 +73,10 @@ if mode == "audit" and alg in ap.PAIRWISE:
              help="matrix: metric learning with the logistic metric loss of Xue, Yang, Huai & Wang (Example 1); "
                   "the statistic is u^T W u, the released metric along the canary direction u")
 if noise == "custom":
-    st.number_input("σ (noise standard deviation)", min_value=0.0, max_value=1e6, format="%.4g", key="aud_sigma")
+    _box("aud_sigma", "σ (noise standard deviation)", st)
+#: the number boxes shown now: while one of them is invalid, nothing is computed
+BOXES = ["aud_n", "aud_T", "aud_eta", "aud_eps", "aud_trials" if mode == "audit" else "aud_reps", "aud_seed"] \
+    + (["aud_sigma"] if noise == "custom" else [])
 values_error = None
 if mode == "stability":
     s1, s2, s3 = st.columns([2, 3, 3])
@@ -104,11 +114,29 @@ for k, val in {**ap.encode(state), **kept}.items():
     st.query_params[k] = val
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def _estimate(items: tuple):
+    try:
+        return ap.estimate(dict(items))
+    except ValueError:
+        return None  # the run itself refuses this setting at once, with its own message
+
+
 def _compute(state):
     key = tuple(sorted(state.items()))
+    gate = st.container()  # the Run button of heavy settings (one place, so the elements after it keep theirs)
     memo = st.session_state.setdefault("_aud_memo", {})
     if key in memo:
         return memo[key]
+    # heavy work (estimated above Simulate's 30 s cap) waits for a click, also when a link opens the page
+    cost = _estimate(key)
+    with gate:
+        if cost is not None and cost["seconds"] > ap.HEAVY_SECONDS:
+            st.info(f"This setting needs about {cost['seconds']:.0f} s of computation (estimate), more than the "
+                    f"{ap.HEAVY_SECONDS:.0f} s this page runs by itself: press Run to start it, or make it smaller "
+                    "(trials / repetitions, T, n).")
+            if not st.button(f"Run (about {cost['seconds']:.0f} s)", type="primary", key="aud_run"):
+                return None
     # in the shared worker pool: a long audit does not slow other users' pages (dpviz.workers)
     res = ui.run_job(ap.compute, dict(state), label="running")
     memo.clear()  # keep one result per session
@@ -139,15 +167,53 @@ def _sweep_view(res):
     ui.show_figure(ap.sweep_figure(res.rows, res.over, res.quantity), "stability_sweep")
 
 
+def command(state) -> str:
+    """The ``python -m dpviz audit`` / ``stability`` command that reproduces this view's numbers."""
+    p = ap.params_of(state)
+    parts = ["python -m dpviz", state["aud_mode"], "--algorithm", state["aud_alg"]]
+    if state["aud_mode"] == "audit":
+        parts += ["--trials", str(state["aud_trials"])]
+        if state["aud_alg"] in ap.PAIRWISE and state["aud_param"] == "matrix":
+            parts += ["--loss", "metric-logistic"]
+    else:
+        parts += ["--reps", str(state["aud_reps"]), "--neighbour", state["aud_nb"]]
+        if state["aud_over"] != "t":
+            parts += ["--over", state["aud_over"], "--values", ap.validate(ap.VALUES_KEY[state["aud_over"]],
+                                                                           state[ap.VALUES_KEY[state["aud_over"]]])]
+    parts += ["--seed", str(state["aud_seed"])]
+    for k in ("n", "T", "eta", "eps"):
+        parts += [f"--{k}", repr(p[k]) if isinstance(p[k], float) else str(p[k])]
+    if "sigma" in p:
+        parts += ["--sigma", repr(float(p["sigma"]))]
+    if p.get("noise_rule"):
+        parts += ["--param", f"noise_rule={p['noise_rule']}"]
+    return " ".join(parts + ["--json"])
+
+
+def _outputs(res) -> dict:
+    """The numbers of a result, for Download this view (without the raw samples and distances)."""
+    if isinstance(res, stab.SweepResult):
+        return {"sweep": res.to_list()}
+    return res.to_dict()
+
+
 def body():
+    if ui.report_page_invalid(BOXES):
+        return
     if values_error:
         st.error(values_error)
         return
+    downloads = st.empty()  # above the slow run: while the page recomputes, the previous run's button is gone
     try:
         res = _compute(state)
     except ValueError as exc:  # an input the algorithm cannot run with: say so in the papers' notation
         st.error(f"{_alg_label(state['aud_alg'])} cannot run at these settings: {ui.pretty(exc)}")
         return
+    if res is None:  # waits for a click on Run
+        return
+    with downloads.container():
+        ui.download_view("audit", inputs=dict(state), outputs=_outputs(res), command=command(state),
+                         seed=int(state["aud_seed"]))
     if isinstance(res, stab.SweepResult):
         _sweep_view(res)
     elif state["aud_mode"] == "audit":

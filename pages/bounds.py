@@ -34,6 +34,18 @@ def explicit_at_schedule(thm, p: dict) -> dict:
     return {k: val for k, val in p.items() if k not in ("T", "eta") or k in main}
 
 
+def _commands(tid: str, p: dict, outputs: dict) -> str:
+    """The CLI commands that reproduce theorem ``tid``'s numbers on the page: its main bound (with only the
+    parameters the main bound takes) and, where the page shows it, the explicit-constant bound (``--explicit``,
+    with the parameters that one takes, e.g. F(w*))."""
+    thm = catalog.get_theorem(tid)
+    cmds = [ui.cli_command("bound", "theorem", tid, ui.only_params(p, thm.bound))]
+    if thm.explicit_bound is not None and "explicit_total" in outputs.get(tid, {}):
+        cmds.append(ui.cli_command("bound", "theorem", tid, ui.only_params(p, thm.explicit_bound),
+                                   extra=("--explicit",)))
+    return " ; ".join(cmds)
+
+
 def body() -> None:
     st.title("Risk bounds")
     thms = catalog.theorems()
@@ -174,7 +186,7 @@ def body() -> None:
             ui.show_figure(fig, f"bounds_{kind}_{other}", params)
     ui.download_view("bounds", inputs={"theorems": list(chosen), "loss": loss_id or "custom", "compare": kind,
                                        **params}, outputs=outputs,
-                     command=" ; ".join(ui.cli_command("bound", "theorem", t, at[t]) for t in chosen))
+                     command=" ; ".join(_commands(t, at[t], outputs) for t in chosen))
 
     st.header("The papers' comparison tables")
     for tab in catalog.tables():

@@ -149,7 +149,11 @@ def main_numbers(alg, params, cal, complexity):
         st.error(f"Not private at these settings: {ui.pretty(cal.get('reason', ''))}")
         if cal.get("fix"):
             st.info(f"What would make it private: {ui.pretty(cal['fix'])}")
-    if extras.get("sigma_paper") is not None and extras.get("sigma_paper") != cal.get("sigma"):
+    if extras.get("sigma_readings"):  # a paper whose σ has two readings (e.g. printed vs as its proof requires)
+        st.write("The paper's formula, read two ways: " + "; ".join(
+            f"σ {r['label']} = {ui.fmt(r['sigma'])}" + (" (**not** (ε, δ)-DP here)" if not r["private"] else "")
+            for r in extras["sigma_readings"]) + ".")
+    elif extras.get("sigma_paper") is not None and extras.get("sigma_paper") != cal.get("sigma"):
         private = extras.get("paper_sigma_private")
         st.write(f"The paper's own formula gives σ = {ui.fmt(extras['sigma_paper'])}"
                  + (" — as printed, this σ is **not** (ε, δ)-DP here; dpviz uses the σ above, which is."

@@ -57,11 +57,18 @@ def _data(n_needed: int) -> "D.Dataset | list | None":
             st.error(f"This file has {up.size / 1e6:.1f} MB; the limit is {D.MAX_CSV_BYTES / 1e6:g} MB. "
                      "Use fewer rows or columns.")
             return None
-        try:
-            return [D.from_csv(up.getvalue(), label)]
+        blob = up.getvalue()
+        key = (hashlib.sha256(blob).hexdigest(), label)
+        memo = st.session_state.get("_csv_memo")
+        if memo is not None and memo[0] == key:
+            return [memo[1]]
+        try:  # parsed in the worker pool under a CPU-time limit, never on this thread (issue 22)
+            ds = ui.run_job(workers.load_csv, blob, label, label="reading the CSV")
         except ValueError as exc:
             st.error(f"This CSV cannot be used: {ui.plain(exc)}")
             return None
+        st.session_state["_csv_memo"] = (key, ds)  # one parsed CSV per session
+        return [ds]
     name = ui.view_choice("Data set", "dataset", D.DATASETS, format_func=D.DATASETS.get,
                           help="Every data set is scaled so that ||x|| ≤ 1. Excess risk is measured on a large fresh "
                                "sample (synthetic) or the held-out 30 % (real data).")
@@ -365,6 +372,8 @@ def body() -> None:
     auto = first_view and not too_big and total < AUTO_RUN_SECONDS and st.session_state.get("_sim") is None
     if auto:
         st.caption(f"Opened from a link: the simulation runs at once (estimate {total:.1f} s < {AUTO_RUN_SECONDS:g} s).")
+    # the downloads' slot sits above the run: while a new run computes, the previous run's buttons are gone at once
+    downloads = st.empty()
     if run or auto:
         if st.button("Cancel", help="Stop the running simulation."):
             pass  # clicking reruns the page, which stops the run at its next progress update
@@ -390,16 +399,35 @@ def body() -> None:
     if not stored or stored["key"] != key:
         st.info("Press **Run simulation** to see the results.")
         return
-    show_results(stored["results"], params, sweep, quantity, schedule_thm=schedule_thm,
+    slot = downloads.container()
+    show_results(stored["results"], params, sweep, quantity, downloads=slot, schedule_thm=schedule_thm,
                  trivial=_trivial_excess(datasets, loss, float(lam or 0), stored["results"]))
-    ui.download_view("simulate", inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
+    ui.download_view("simulate", container=slot, inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
                                          "loss": loss, "algorithms": list(alg_ids), "sweep": sweep, "grid": grid,
-                                         "reps": int(reps), **fixed},
+                                         "reps": int(reps), **fixed,
+                                         "paper_experiment": experiment.id if experiment is not None else None},
                      outputs={"rows": [r for _k, res in stored["results"] for r in res.frame.to_dict("records")],
                               "seconds": stored["seconds"], "estimated_seconds": stored["estimate"]},
-                     command=(f"python -m dpviz reproduce {experiment.id} --reps {int(reps)} --seed {int(seed)} "
-                              f"--out reproduce-{experiment.id}" if experiment is not None else None),
+                     command=_command(datasets, loss, float(lam or 0), alg_ids, sweep, grid, int(reps), int(seed),
+                                      fixed, n_needed),
                      seed=int(seed))
+
+
+def _command(datasets, loss: str, lam: float, alg_ids, sweep: str, grid, reps: int, seed: int, fixed: dict,
+             n_needed: int) -> str | None:
+    """The ``python -m dpviz simulate`` command that reruns exactly this page's runs (same data, loss, grid, fixed
+    parameters, repetitions and seed), or None for an uploaded CSV (a command cannot carry the file)."""
+    if st.session_state.get("w_data_source") == "csv":
+        return None
+    parts = ["python -m dpviz simulate", *(f"--algorithm {a}" for a in alg_ids), f"--dataset {datasets[0].name}"]
+    if datasets[0].name in SYNTHETIC:
+        parts.append(f"--data-n {int(n_needed)}")
+    if len(datasets) > 1 or datasets[0].name in SYNTHETIC[:2]:
+        parts += [f"--label-noise {float(d_.kappa)!r}" for d_ in datasets]
+    parts += [f"--loss {loss}"] + ([f"--l2 {lam!r}"] if lam else [])
+    parts += [f"--over {sweep}", "--values " + ",".join(str(x) if isinstance(x, int) else repr(float(x)) for x in grid),
+              f"--reps {reps}", f"--seed {seed}", ui.cli_options(fixed), "--json"]
+    return " ".join(p for p in parts if p)
 
 
 def _experiment_note(v: dict):
@@ -428,12 +456,15 @@ def _sweeps_root() -> Path:
     return Path(os.environ.get(SWEEPS_ENV) or "sweeps")
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+# An opened sweep is kept ONCE for every session (cache_resource: cache_data would unpickle a full copy of its decoded
+# rows on every run of every page that shows it) and evicted: at most 2 of each kind, for at most an hour; each holds
+# at most SO.MAX_DECODED_BYTES decoded (checked from the Parquet footers before anything is decoded).
+@st.cache_resource(show_spinner=False, max_entries=2, ttl=3600)
 def _open_dir(root: str, name: str, stamp: tuple) -> "SO.SweepData":
     return SO.open_sweep_dir(root, name).warm()  # ``stamp`` (file names and times): a re-run sweep loads afresh
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+@st.cache_resource(show_spinner=False, max_entries=2, ttl=3600)
 def _open_upload(filename: str, digest: str, _data: bytes) -> "SO.SweepData":
     return SO.read_upload(filename, _data).warm()
 
@@ -512,10 +543,14 @@ def sweep_view() -> None:
 
 
 def _label(res, kappa, short: bool = False) -> str:
-    """The curve's name: the algorithm's name (``short``: up to its first parenthesis, e.g. "DP-SGD") and κ."""
+    """The curve's name: the algorithm's name (``short``: up to its first parenthesis, e.g. "DP-SGD"), the papers'
+    noise rule if the run used it, and κ."""
+    from dpviz.reproduce import noise_rule_label
+
     name = catalog.get_algorithm(res.algorithm).name
     if short:
         name = name.split(" (")[0]
+    name += noise_rule_label(res)
     if kappa is None:
         return name
     return f"{name} ({kappa})" if isinstance(kappa, str) else f"{name} (κ = {kappa:g})"
@@ -565,11 +600,13 @@ def _lessons(name, row, summary, x, xlab, private, trivial, res, schedule_thm, w
 
 
 def show_results(results, params, sweep, quantity="excess_risk", *, name="simulation", theory=True,
-                 subtitle="", schedule_thm: str | None = None, trivial: dict | None = None) -> None:
+                 subtitle="", downloads=None, schedule_thm: str | None = None, trivial: dict | None = None) -> None:
     """Plot, rates and table of ``results`` ((κ or label, result) pairs); ``theory=False`` for a sweep's rows (no
     calibrations stored, so no theorem curves); ``name`` names the downloads; ``subtitle`` (plain text, escaped here)
-    goes under the figure's title (a sweep's provenance); ``schedule_thm``: the theorem whose T and η the run used
-    (compared first); ``trivial``: the excess risk of w = 0 per κ label, to say when private runs are no better."""
+    goes under the figure's title (a sweep's provenance); ``downloads``: where the table's downloads go (a slot the
+    page reserved above its run, see :func:`dpviz_ui.download_view`); ``schedule_thm``: the theorem whose T and η
+    the run used (compared first); ``trivial``: the excess risk of w = 0 per κ label, to say when private runs are
+    no better."""
     theory_on = theory
     curves, rows, slopes, notes, lessons = [], [], [], [], []
     qname = QUANTITIES[quantity]
@@ -670,7 +707,7 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
     st.dataframe(slopes, width="stretch", hide_index=True)
     st.subheader("Results (one row per repetition and grid point that ran)")
     st.dataframe(rows[:500], width="stretch")
-    ui.download_table(rows, name, params)
+    ui.download_table(rows, name, params, container=downloads)
 
 
 ui.guarded(body)

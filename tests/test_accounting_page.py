@@ -33,62 +33,123 @@ def _row(at, prefix):
     return hit.iloc[0]
 
 
+def _q(at, name):
+    val = at.query_params[name]
+    return val if isinstance(val, str) else val[0]
+
+
 def test_accounting_page_changes_inputs_several_times():
-    at = _page(query={"acc_algorithm": "dpgd-sc", "acc_mu": "0.5"})
+    # an old link (acc_* names) opens with the shared entries; acc_log10_delta fixes δ = 1e-6 (δ = 1/n² unticked)
+    at = _page(query={"acc_algorithm": "dpgd-sc", "acc_mu": "0.5", "acc_log10_delta": "-6"})
     assert not at.error
-    assert at.selectbox(key="acc_algorithm").value == "dpgd-sc"
+    assert at.selectbox(key="w_algorithm").value == "dpgd-sc"
     # default n = 1000, eps = 1, delta = 1e-6, G = 1, mu = 0.5: paper sigma = 8 sqrt(2 ln(1.25e6))/(0.5*1000*1)
     #   = 8 * 5.298803 / 500 = 0.0847808
     assert float(_row(at, "paper's closed form")["σ for ε"]) == pytest.approx(0.08478, rel=1e-3)
     # 1. eps = 0.5: the paper's sigma doubles
-    at.number_input(key="acc_eps").set_value(0.5).run()
+    at.text_input(key="w_eps").set_value("0.5").run()
     assert not at.exception and not at.error
     assert float(_row(at, "paper's closed form")["σ for ε"]) == pytest.approx(0.1696, rel=1e-3)
-    assert at.query_params["acc_eps"] == ["0.5"] or at.query_params["acc_eps"] == "0.5"
-    # 2. n = 4000: four times less noise; the exact accountant's sigma is recomputed
-    at.number_input(key="acc_n").set_value(4000).run()
+    assert _q(at, "eps") == "0.5"
+    # 2. n = 4e3 (scientific notation): four times less noise; the exact accountant's sigma is recomputed
+    at.text_input(key="w_n").set_value("4e3").run()
     assert not at.exception
+    assert at.text_input(key="w_n").value == "4000" and _q(at, "n") == "4000"
     mech = pl.mechanism("dpgd-sc", n=4000, eps=0.5, delta=1e-6, G=1.0, mu=0.5)
     exact = pl.sigma_for(mech, pl.accountants(mech)[0], 0.5)
     assert float(_row(at, "matched, exact")["σ for ε"]) == pytest.approx(exact, rel=1e-3)
     assert float(_row(at, "paper's closed form")["σ for ε"]) == pytest.approx(0.1696 / 4, rel=1e-3)
     # 3. your sigma: a column with the eps it buys appears
-    at.number_input(key="acc_sigma").set_value(0.05).run()
+    at.text_input(key="w_acc_sigma").set_value("0.05").run()
     assert not at.exception
     assert float(_row(at, "matched, exact")["ε of your σ"]) == pytest.approx(
         pl.epsilon(mech, pl.accountants(mech)[0], 0.05), rel=1e-3)
     # 4. another algorithm: DPGDC2, full batch
-    at.selectbox(key="acc_algorithm").set_value("dpgd-c").run()
+    at.selectbox(key="w_algorithm").set_value("dpgd-c").run()
     assert not at.exception and not at.error
     assert _row(at, "matched, exact")["sampling / relation"] == "full-batch, replace-one"
-    qp = at.query_params
-    assert (qp["acc_algorithm"] if isinstance(qp["acc_algorithm"], str) else qp["acc_algorithm"][0]) == "dpgd-c"
+    assert _q(at, "algorithm") == "dpgd-c"
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     assert len(figs) == 2
     for f in figs:  # log axes with powers of ten, never SI prefixes
         assert f["layout"]["xaxis"]["exponentformat"] == "power" and f["layout"]["yaxis"]["type"] == "log"
 
 
-def test_accounting_page_url_values_validated_and_clamped():
-    at = _page(query={"acc_algorithm": "dpgd-sc", "acc_mu": "0.5", "acc_n": "100000000000", "acc_eps": "abc",
+def test_accounting_page_url_values_validated():
+    at = _page(query={"algorithm": "dpgd-sc", "mu": "0.5", "n": "100000000000", "eps": "abc",
                       "acc_calc_sampling": "rm -rf", "acc_bogus": "1"})
-    assert at.number_input(key="acc_n").value == 10**7  # clamped to the upper bound
-    assert at.number_input(key="acc_eps").value == 1.0  # bad value ignored: default
-    assert at.selectbox(key="acc_calc_sampling").value == "poisson"
+    assert at.text_input(key="w_n").value == "1000"  # out of every page's range: ignored, default
+    assert at.text_input(key="w_eps").value == "1"  # bad value ignored: default
+    assert at.selectbox(key="w_acc_calc_sampling").value == "poisson"
     warnings = [w.value for w in at.warning]
-    assert sum("not valid" in w for w in warnings) == 1  # one notice for all of them
-    text = " ".join(warnings).replace("\\", "")  # markdown-escaped: acc\\_eps is shown as acc_eps
-    assert "acc_eps" in text and "acc_bogus" in text and "acc_calc_sampling" in text and "acc_n" not in text
-    # Xue et al. Algorithm 1 at the clamped n = 10^7: sigma = 8 sqrt(2 ln(1.25e6))/(0.5 * 1e7) = 8.478e-6
-    assert _row(at, "paper's closed form")["σ for ε"] == "8.478·10⁻⁶"
+    assert len(warnings) == 1  # one notice for all of them
+    text = warnings[0].replace("\\", "")  # markdown-escaped: acc\\_bogus is shown as acc_bogus
+    assert "eps" in text and "acc_bogus" in text and "acc_calc_sampling" in text and "n must be" in text
+    # Xue et al. Algorithm 1 at n = 1000, delta = 1/n^2: sigma = 8 sqrt(2 ln(1.25e6))/(0.5 * 1000) = 0.08478
+    assert float(_row(at, "paper's closed form")["σ for ε"]) == pytest.approx(0.08478, rel=1e-3)
+
+
+def test_accounting_page_limit_from_the_shared_view_is_one_error():
+    # n = 5e7 is a valid view (Calibrate takes it) but above this page's 10^7: one error naming n and the range,
+    # no table, no download; the calculator (its own inputs) still works
+    at = _page(query={"n": "50000000"})
+    assert not at.exception
+    assert len(at.error) == 1 and "n (examples)" in at.error[0].value and "10⁷" in at.error[0].value
+    assert "5·10⁷" in at.error[0].value
+    assert [d.value for d in at.dataframe][0]["accountant"].tolist() == ["RDP", "PLD"]  # only the calculator
+    at.text_input(key="w_n").set_value("60 000").run()
+    assert not at.error and _q(at, "n") == "60000"
+    assert float(_row(at, "paper's closed form")["σ for ε"]) > 0
+
+
+@pytest.mark.parametrize("typed,shown", [("0", "0"), ("-5", "-5"), ("", "nothing"), ("2e7", "2e7"),
+                                         ("1,5", "1,5")])
+def test_accounting_page_invalid_input_one_error_no_stale_results(typed, shown):
+    at = _page(query={"n": "5000", "eps": "2"})
+    assert len(at.dataframe) == 2
+    box = "w_eps" if typed in ("0", "", "1,5") else "w_n"
+    at.text_input(key=box).set_value(typed).run()
+    assert not at.exception
+    assert len(at.error) == 1
+    err = at.error[0].value
+    assert ("target ε" if box == "w_eps" else "n (examples)") in err and shown in err and "from" in err
+    assert len(at.dataframe) == 1  # the calculator's table only: no accountant numbers from other values
+    assert not [t for t in at.text if "Summary" in t.value]
+    assert at.text_input(key=box).value == typed  # what was typed stays in the box
+    # the link keeps the last valid values (as on Calibrate)
+    assert _q(at, "n") == "5000" and _q(at, "eps") == "2.0"
+    at.text_input(key=box).set_value("3").run()  # a valid value brings the results back
+    assert not at.error and len(at.dataframe) == 2
+
+
+def test_accounting_takes_n_eps_delta_from_calibrate():
+    # Calibrate at n = 5000, eps = 2 -> Accounting opens at 5000, 2 and delta = 1/n^2; the matched RDP accountant's
+    # sigma equals Calibrate's "a tight numerical accountant needs sigma = ..." (one computation, one rounding)
+    import dpviz_ui as ui
+    from dpviz import catalog
+
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    at.switch_page("pages/calibrate.py").run()
+    at.text_input(key="w_n").set_value("5,000").run()
+    at.text_input(key="w_eps").set_value("2").run()
+    assert not at.exception
+    calib_line = [m.value for m in at.markdown if "tight numerical accountant" in m.value]
+    at.switch_page("pages/accounting.py").run()
+    assert not at.exception
+    assert at.text_input(key="w_n").value == "5000" and at.text_input(key="w_eps").value == "2"
+    cal = catalog.calibrate("dpsgd-rdp", n=5000, eps=2.0, delta=1 / 5000**2, T=1000, G=1.0)
+    matched = _row(at, "matched: RDP")["σ for ε"]
+    assert matched == ui.fmt(cal.extras["accountant_sigma"])
+    assert any(f"σ = {matched} " in line for line in calib_line), calib_line
 
 
 def test_accounting_page_calculator():
-    at = _page(query={"acc_algorithm": "dpgd-sc", "acc_mu": "0.5"})
+    at = _page(query={"algorithm": "dpgd-sc", "mu": "0.5"})
     calc = at.dataframe[1].value
     assert list(calc["accountant"]) == ["RDP", "PLD"]
-    at.selectbox(key="acc_calc_sampling").set_value("without-replacement").run()
-    at.selectbox(key="acc_calc_neighbouring").set_value("replace-one").run()
+    at.selectbox(key="w_acc_calc_sampling").set_value("without-replacement").run()
+    at.selectbox(key="w_acc_calc_neighbouring").set_value("replace-one").run()
     assert not at.exception
     calc = at.dataframe[1].value
     assert calc["ε"].iloc[1] == "—" and "no PLD" in calc["note"].iloc[1]

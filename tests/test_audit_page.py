@@ -26,8 +26,9 @@ def _metrics(at):
 def test_audit_page_link_widgets_and_output():
     at = _run({"aud_trials": "1000", "aud_n": "50", "aud_seed": "3", "aud_bogus": "1", "aud_eta": "-4"})
     assert not at.exception
-    assert at.number_input(key="aud_trials").value == 1000 and at.number_input(key="aud_n").value == 50
-    assert any("aud_eta" in w.value for w in at.warning)  # out-of-range link value ignored, with a message
+    assert at.text_input(key="w_aud_trials").value == "1000" and at.text_input(key="w_aud_n").value == "50"
+    # out-of-range link value ignored, with a message (escaped: shown as text, never as Markdown)
+    assert any("aud\\_eta" in w.value for w in at.warning)
     m = _metrics(at)
     assert "ε lower bound (95 %)" in m and m["ε claimed"] == "4"
     assert any("1000 trials" in md.value for md in at.markdown)
@@ -68,3 +69,75 @@ def test_audit_page_stability_sweep_choice_and_link():
     assert any("values of α" in e.value for e in at.error) and at.query_params["aud_valpha"] == "0.5,1"
     at.radio(key="aud_over").set_value("t").run()
     assert not at.exception and "aud_over" not in at.query_params and "bound / measured" in _metrics(at)
+
+
+@pytest.mark.parametrize("box,typed,shown", [("w_aud_eps", "0", "0"), ("w_aud_n", "-5", "-5"),
+                                             ("w_aud_n", "6000", "6000"), ("w_aud_eps", "", "nothing"),
+                                             ("w_aud_trials", "2,5", "2,5"), ("w_aud_n", "2.5e1x", "2.5e1x"), ("w_aud_T", "1.5", "1.5")])
+def test_audit_invalid_input_one_error_no_stale_results(box, typed, shown):
+    # the contract of Calibrate: one error naming the box and its range, no results from other values, the box
+    # keeps what was typed, the link keeps the last valid values, and a valid value brings the results back
+    at = _run({"aud_trials": "200", "aud_n": "50", "aud_T": "50"})
+    assert not at.exception and at.metric
+    at.text_input(key=box).set_value(typed).run()
+    assert not at.exception
+    assert len(at.error) == 1, [e.value for e in at.error]
+    err = at.error[0].value.replace("\\", "")  # Markdown-escaped: 2\\.5 is shown as 2.5
+    label = {"w_aud_eps": "ε (claimed)", "w_aud_n": "n", "w_aud_trials": "trials", "w_aud_T": "T"}[box]
+    assert f"**{label}** must be" in err and shown in err and " from " in err
+    assert not at.metric  # no stale numbers
+    assert at.text_input(key=box).value == typed
+    assert at.query_params["aud_n"] in ("50", ["50"])
+    at.text_input(key=box).set_value({"w_aud_eps": "2", "w_aud_n": "4e1", "w_aud_trials": "1e2", "w_aud_T": "40"}[box]).run()
+    assert not at.exception and not at.error and at.metric
+
+
+def test_audit_numbers_in_scientific_notation_and_with_separators():
+    at = _run({"aud_T": "50"})
+    at.text_input(key="w_aud_trials").set_value("1,000").run()
+    assert at.text_input(key="w_aud_trials").value == "1000" and at.query_params["aud_trials"] in ("1000", ["1000"])
+    at.text_input(key="w_aud_n").set_value("6e1").run()
+    assert at.text_input(key="w_aud_n").value == "60" and at.query_params["aud_n"] in ("60", ["60"])
+    assert any("1000 trials" in md.value for md in at.markdown)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# issue 22, item 3: a link never starts heavy work on page load; it waits for a click on Run
+
+
+@pytest.mark.parametrize("query", [
+    {"aud_trials": "200000", "aud_T": "2000"},  # the issue's link (estimated ~57 s, measured ~110 s before)
+    {"aud_mode": "stability", "aud_over": "eta", "aud_reps": "100000", "aud_T": "2000"},
+    {"aud_mode": "stability", "aud_reps": "100000", "aud_T": "20000"},
+])
+def test_heavy_link_waits_for_a_click(query):
+    import time
+
+    t0 = time.process_time()
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    for k, v in query.items():
+        at.query_params[k] = v
+    at.switch_page("pages/audit.py")
+    at.run()
+    assert time.process_time() - t0 < 20  # imports and the estimate: no run
+    assert not at.exception and not at.metric  # no result: nothing ran
+    est = ap.estimate(dict(ap.DEFAULTS, **{k: ap.validate(k, v) for k, v in query.items()}))
+    assert est["seconds"] > ap.HEAVY_SECONDS
+    assert any("press Run" in i.value for i in at.info)
+    assert at.button(key="aud_run").proto.label == f"Run (about {est['seconds']:.0f} s)"
+    for k, v in query.items():  # the link's settings are restored in the widgets and kept in the URL
+        assert str(at.session_state[k]) == v and at.query_params[k] in (v, [v])
+
+
+def test_click_runs_heavy_setting_and_light_ones_run_at_once(monkeypatch):
+    # a lower threshold stands in for 30 s, so that the clicked run stays short in a test
+    monkeypatch.setattr(ap, "HEAVY_SECONDS", 0.05)
+    at = _run({"aud_trials": "20000", "aud_T": "100"})
+    assert not at.metric and at.button(key="aud_run")
+    at.button(key="aud_run").click().run()
+    assert not at.exception and "ε lower bound (95 %)" in _metrics(at)
+    at.text_input(key="w_aud_T").set_value("110").run()  # another heavy setting: waits again
+    assert not at.metric and at.button(key="aud_run")
+    monkeypatch.setattr(ap, "HEAVY_SECONDS", 30.0)
+    at.text_input(key="w_aud_T").set_value("120").run()  # light: runs at once
+    assert not at.exception and "ε lower bound (95 %)" in _metrics(at)

@@ -53,7 +53,7 @@ def test_accounting_page_four_changes(server):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 2400})
-        page.goto(f"{server}/accounting?acc_algorithm=dpgd-sc&acc_mu=0.5")
+        page.goto(f"{server}/accounting?acc_algorithm=dpgd-sc&acc_mu=0.5&acc_log10_delta=-6")  # an old link
         page.wait_for_selector("text=Summary:", timeout=60000)
         # n = 1000, eps = 1, delta = 1e-6, G = 1, mu = 0.5: sigma = 8 sqrt(2 ln(1.25e6))/(0.5*1000) = 0.08478
         text = _wait_summary(page, r"paper's σ = 0\.0847")
@@ -63,13 +63,13 @@ def test_accounting_page_four_changes(server):
         _set_number(page, "target ε", "0.5")
         text = _wait_summary(page, r"paper's σ = 0\.169")
         assert page.get_by_label("target ε", exact=True).and_(page.locator("input")).input_value() == "0.5"
-        assert "acc_eps=0.5" in page.url
+        assert "eps=0.5" in page.url
 
         # 2. n 1000 -> 4000: four times less (0.1696 / 4 = 0.04239)
         _set_number(page, "n (examples)", "4000")
         text = _wait_summary(page, r"paper's σ = 0\.042")
         assert page.get_by_label("n (examples)", exact=True).and_(page.locator("input")).input_value() == "4000"
-        assert "acc_n=4000" in page.url
+        assert "n=4000" in page.url
         assert math.isclose(_sigma_in(text), 0.16956 / 4, rel_tol=2e-3)
 
         # 3. your sigma = 0.05: the summary reports the eps it buys
@@ -83,7 +83,7 @@ def test_accounting_page_four_changes(server):
         page.get_by_label("Algorithm", exact=True).click()
         page.get_by_role("option", name=re.compile("DPGDC2")).click()
         text = _wait_summary(page, r"paper's σ = 0\.262")
-        assert "acc_algorithm=dpgd-c" in page.url
+        assert "algorithm=dpgd-c" in page.url
         box = page.locator("[data-testid='stSelectbox']").first
         shown = box.inner_text() + " ".join(box.locator("input").evaluate_all("els => els.map(e => e.value)"))
         assert "DPGDC2" in shown

@@ -173,16 +173,19 @@ def test_theorem_form_matches_the_bound_it_returns(thm):
 
 
 def test_no_seed_file_names_cited_in_the_library():
-    """Citations are 'authors (key), place' (docs/papers.md); seed file names live only in Paper.seed_file."""
+    """Citations are 'authors (key), place' with the references of docs/papers.md: no file name of a paper's text
+    (nor the field that held it, nor the developers' folder of the texts) in the code, the docs or the tests."""
     import pathlib
     import re
 
-    root = pathlib.Path(catalog.__file__).parent
-    pat = re.compile(r"_[0-9a-f]{16}\.txt")
-    for path in root.rglob("*.py"):
+    root = pathlib.Path(catalog.__file__).parent.parent
+    pat = re.compile(r"_[0-9a-f]{16}\.txt|seed_file|shared/seeds")
+    files = [*(root / "dpviz").rglob("*.py"), *root.glob("*.py"), *(root / "pages").glob("*.py"), *root.glob("*.md"),
+             *(root / "docs").glob("*.md")]
+    for path in files:
         for line in path.read_text(encoding="utf-8").splitlines():
-            if "seed_file=" not in line:
-                assert not pat.search(line), f"{path.name}: {line.strip()}"
+            assert not pat.search(line), f"{path.name}: {line.strip()}"
+    assert not hasattr(catalog.get_paper("kang-pidp"), "seed_file")
 
 
 def test_every_theorem_has_a_structured_risk():
@@ -227,3 +230,50 @@ def test_risk_parse_and_comparison():
 
     assert json.loads(json.dumps(d))["risk"] == str(pop_p)
     assert pickle.loads(pickle.dumps(pop_p)).guarantee == "high-probability"
+
+
+#: BASE plus the parameters some explicit bounds and PIDP-SGD need
+FORMULA_POINT = {**BASE, "Fstar": 0.1, "zeta": 0.1}
+
+
+def test_no_formula_contains_a_control_character():
+    """issue 19: LaTeX in non-raw strings turned \\frac into a form feed and \\text / \\tau / \\theta into a tab."""
+    import re
+
+    found = catalog.formulas(FORMULA_POINT)
+    assert len(found) > len(catalog.formulas()) > 100
+    bad = [(where, tex) for where, tex in found if re.search(r"[\x00-\x1f\x7f]", tex)]
+    assert not bad, bad
+    # the two formulas that had them (Kang et al. Theorems 2 and 4, Remark 3; Xue et al. Theorem 4) as intended
+    assert r"\frac{1}{\zeta^2n^2}" in catalog.get_theorem("kang-pidp-thm4").statement
+    assert r"\inf_{\tau>0}" in catalog.get_theorem("kang-pidp-thm2").statement
+    thm4 = catalog.get_theorem("xue-pairwise-thm4")
+    assert r"+\frac{G^2\eta T}{n}" in thm4.statement and r"\text{free (no schedule given)}" in thm4.schedule
+
+
+def test_library_sources_have_no_control_characters():
+    """No tab, form feed or other control character in the library's source (where a LaTeX escape was lost)."""
+    import pathlib
+    import re
+
+    root = pathlib.Path(catalog.__file__).parent
+    for path in root.rglob("*.py"):
+        for i, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            assert not re.search(r"[\x00-\x09\x0b-\x1f\x7f]", line), f"{path.name}:{i}: {line.strip()!r}"
+
+
+def test_catalogue_strings_with_a_backslash_are_raw():
+    """Every string literal of the catalogue (dpviz/catalog.py, dpviz/papers/*.py) that contains a backslash is a raw
+    string, so LaTeX such as \\frac or \\text keeps its backslash."""
+    import pathlib
+    import re
+    import tokenize
+
+    root = pathlib.Path(catalog.__file__).parent
+    for path in [root / "catalog.py", *sorted((root / "papers").glob("*.py"))]:
+        with path.open("rb") as f:
+            for tok in tokenize.tokenize(f.readline):
+                if tok.type != tokenize.STRING or "\\" not in tok.string:
+                    continue
+                prefix = re.match(r"[A-Za-z]*", tok.string).group(0).lower()
+                assert "r" in prefix, f"{path.name}:{tok.start[0]}: non-raw string with a backslash {tok.string[:60]!r}"

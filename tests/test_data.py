@@ -137,3 +137,78 @@ def test_metric_chi_errors():
         D.metric_chi(np.ones(3))
     with pytest.raises(ValueError, match="NaN"):
         D.metric_chi(np.array([[1.0, np.nan], [0.0, 1.0]]))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# issue 22, item 1: hostile CSV shapes are refused from the header and the line count, in linear time, in one line
+
+
+def _cpu(fn):
+    import time
+
+    t0 = time.process_time()
+    try:
+        fn()
+    except ValueError as exc:
+        return time.process_time() - t0, str(exc)
+    raise AssertionError("no ValueError")
+
+
+def test_csv_repeated_header_is_refused_at_once():
+    # the issue's 320 KB file: 80 000 x "x" in the header (pandas' renaming took 77 s and the error listed them all)
+    content = ",".join(["x"] * 80_000) + "\n" + ",".join(["1"] * 80_000) + "\n"
+    cpu, msg = _cpu(lambda: D.from_csv(content, "x"))
+    assert cpu < 0.5 and len(msg) < 200 and "\n" not in msg and "80,000" in msg and "limit is 1,000" in msg
+    # below the column cap, a repeated name is named once with its count
+    content = ",".join(["x"] * 500) + "\n" + (",".join(["1"] * 500) + "\n") * 20
+    cpu, msg = _cpu(lambda: D.from_csv(content, "x"))
+    assert cpu < 0.5 and msg == "column names must be distinct: 'x' appears 500 times."
+
+
+@pytest.mark.parametrize("content, words", [
+    (",".join(f"c{i}" for i in range(D.MAX_CSV_COLUMNS + 1)) + "\n" + "1," * D.MAX_CSV_COLUMNS + "1\n",
+     "1,001 columns; the limit is 1,000"),
+    ("a,y\n" + "1,2\n" * (D.MAX_CSV_ROWS + 1), "1,000,001 rows; the limit is 1,000,000"),
+    (",".join(f"c{i}" for i in range(10)) + "\n" + ("0," * 9 + "0\n") * 100_001, "cells; the limit is 1,000,000"),
+])
+def test_csv_shape_caps(content, words):
+    cpu, msg = _cpu(lambda: D.from_csv(content, "y"))
+    assert words in msg and len(msg) < 200 and cpu < 0.5
+
+
+def test_csv_messages_list_few_columns():
+    names = [f"feature_{i}" for i in range(900)]
+    content = ",".join(names) + "\n" + (",".join(["1"] * 900) + "\n") * 12
+    cpu, msg = _cpu(lambda: D.from_csv(content, "[label](http://ev.il)" * 10))
+    assert "and 892 more" in msg and len(msg) < 300
+    content = ",".join(names) + "\n" + (",".join(["x"] * 900) + "\n") * 12
+    cpu, msg = _cpu(lambda: D.from_csv(content, "feature_0"))
+    assert "not numeric" in msg and "and 892 more" in msg and len(msg) < 300
+
+
+def test_cpu_time_limit_stops_pandas_renaming_and_the_pool_job():
+    """The worker job's CPU-time limit stops even code that never reports progress: pandas' renaming of 20 000
+    repeated names (about 2 s at 10 000 columns, quadratic) under a 0.3 s limit, here in this process's main thread
+    as in a pool worker; and workers.load_csv in a real worker process."""
+    import io
+    import time
+
+    import pandas as pd
+
+    from dpviz import workers
+
+    content = (",".join(["x"] * 20_000) + "\n" + ",".join(["1"] * 20_000) + "\n").encode()
+    t0 = time.process_time()
+    with pytest.raises(workers.TimeLimit, match="more than 0.3 s of CPU time"):
+        with workers.cpu_time_limit(0.3, "reading the CSV"):
+            pd.read_csv(io.BytesIO(content))
+    assert time.process_time() - t0 < 1.5
+    pool = workers.WorkerPool(1, nice=0)
+    try:
+        ok = "a,y\n" + "".join(f"{i},{i % 2}\n" for i in range(50))
+        assert pool.submit("me", workers.load_csv, ok.encode(), "y").result(60).n == 35
+        big = "".join(f"{i},{i % 7},{i % 2}\n" for i in range(200_000))
+        with pytest.raises(workers.TimeLimit):
+            pool.submit("me", workers.load_csv, ("a,b,y\n" + big).encode(), "y", time_limit=0.01).result(60)
+    finally:
+        pool.shutdown()

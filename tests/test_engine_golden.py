@@ -60,7 +60,7 @@ CASES = {
                                        params={"T": 6, "eta": 0.2, "R": 1.0}, evaluate=()),
     "pairwise-sgd-output": lambda: S.simulate("pairwise-sgd-output", _two(), "auc-hinge", reps=3, seed=7,
                                               params={"eps": 1.0, "T": 13, "eta": 0.2, "R": 0.5,
-                                                      "sigma_rule": "printed"}, evaluate=()),
+                                                      "sigma_rule": "proof"}, evaluate=()),
     "dpsgd-pl": lambda: S.simulate("dpsgd-pl", _ls(), "least-squares", reps=3, seed=8,
                                    params={"T": 6, "eta": 0.5, "sigma": 0.3}, evaluate=()),
     "dpgd-sc": lambda: S.simulate("dpgd-sc", _two(8), "auc-square", reps=2, seed=9,

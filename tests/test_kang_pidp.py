@@ -406,42 +406,84 @@ def _phi(x):
     return 0.5 * math.erfc(-x / math.sqrt(2.0))
 
 
-def test_pidp_contribution_noise_private_by_default_exact_delta_at_eps_8():
+def test_pidp_contribution_noise_exact_delta_at_eps_8_against_the_released_sensitivity():
     # n = 1000, eps = 8, delta = 1e-6, G = 1, zeta = 0.1, R = 1 round (T = 1): eps2 = 2, delta2 = 2.5e-7.
     # printed sigma_c = 2 sqrt(2) * 1 * 1 * sqrt(ln(1.25/2.5e-7))/(1000 * 0.1 * 2) = 2.828427 * sqrt(15.424949)/200
-    #   = 2.828427 * 3.927461/200 = 0.0555427; sensitivity 2G/(n zeta) = 0.02 (sqrt(R) = 1).
-    # Exact delta (Balle & Wang 2018, Thm 8): a = 0.02/(2 * 0.0555427) = 0.180042, b = 2 * 0.0555427/0.02 = 5.55427,
-    #   delta = Phi(a - b) - e^2 Phi(-a - b) = Phi(-5.37423) - 7.389056 Phi(-5.73431) ~= 2.28e-9 <= 2.5e-7: private.
+    #   = 2.828427 * 3.927461/200 = 0.0555427.
+    # Line 9 releases c_t = 2 c_t^(o) + b^(c): sensitivity 2 * 2G/(n zeta) = 4/(1000 * 0.1) = 0.04 (sqrt(R) = 1).
+    # Exact delta (Balle & Wang 2018, Thm 8): a = 0.04/(2 * 0.0555427) = 0.360083, b = 2 * 0.0555427/0.04 = 2.777135,
+    #   delta = Phi(a - b) - e^2 Phi(-a - b) = Phi(-2.417052) - 7.389056 Phi(-3.137218)
+    #         = 7.824e-3 - 7.389056 * 8.531e-4 ~= 1.52e-3 > 2.5e-7: the printed sigma_c is NOT private here.
+    #   (Against the proof's 2G/(n zeta) = 0.02 it would be: a = 0.180042, b = 5.55427, delta ~= 2.28e-9.)
     cal = k.calibrate_pidp_sgd(n=1000, eps=8.0, delta=1e-6, T=1, G=1.0, zeta=0.1, rounds=1)
     ex = cal.extras
+    assert ex["sensitivity_c"] == pytest.approx(0.04)
     assert ex["sigma_c_paper"] == pytest.approx(0.0555427, rel=1e-5)
-    a, b = 0.02 / (2 * 0.0555427), 2 * 0.0555427 / 0.02
+    a, b = 0.04 / (2 * 0.0555427), 2 * 0.0555427 / 0.04
     hand = _phi(a - b) - math.exp(2.0) * _phi(-a - b)
-    assert hand == pytest.approx(2.28e-9, rel=0.01)
+    assert hand == pytest.approx(1.52e-3, rel=0.01)
     assert ex["sigma_c_paper_exact_delta"] == pytest.approx(hand, rel=1e-3)
-    assert ex["sigma_c_paper_private"] and cal.feasible
-    # the released (private) sigma_c meets delta2 exactly: its exact delta equals 2.5e-7
+    assert not ex["sigma_c_paper_private"] and cal.feasible  # the released (private) sigma_c is
+    a2, b2 = 0.02 / (2 * 0.0555427), 2 * 0.0555427 / 0.02
+    assert _phi(a2 - b2) - math.exp(2.0) * _phi(-a2 - b2) == pytest.approx(2.28e-9, rel=0.01)
+    # the released (private) sigma_c meets delta2 exactly at sensitivity 0.04: its exact delta equals 2.5e-7
     s = ex["sigma_c"]
-    assert s == ex["sigma_c_private"] < ex["sigma_c_paper"]
-    a, b = 0.02 / (2 * s), 2 * s / 0.02
+    assert s == ex["sigma_c_private"] > ex["sigma_c_paper"]
+    a, b = 0.04 / (2 * s), 2 * s / 0.04
     assert _phi(a - b) - math.exp(2.0) * _phi(-a - b) == pytest.approx(2.5e-7, rel=1e-6)
-    # with the default R = min(T, 10) = 10 rounds at eps = 8: per-release sensitivity 0.02, composed sqrt(10) * 0.02
+    printed = k.calibrate_pidp_sgd(n=1000, eps=8.0, delta=1e-6, T=1, G=1.0, zeta=0.1, rounds=1, sigma_rule="printed")
+    assert not printed.feasible and "not (eps, delta)-DP here" in printed.reason
+    # with the default R = min(T, 10) = 10 rounds at eps = 8: per-release sensitivity 0.04, composed sqrt(10) * 0.04
     cal10 = k.calibrate_pidp_sgd(n=1000, eps=8.0, delta=1e-6, T=1000, G=1.0, zeta=0.1)
     # printed: 2.828427 * 10 * sqrt(ln(1.25 * 10/2.5e-7))/(1000 * 0.1 * 2) = 28.28427 * sqrt(17.727534)/200 = 0.595442
     assert cal10.extras["sigma_c_paper"] == pytest.approx(0.595442, rel=1e-5)
-    D = math.sqrt(10) * 0.02
-    a, b = D / (2 * 0.595442), 2 * 0.595442 / D
+    D = math.sqrt(10) * 0.04  # = 0.126491
+    a, b = D / (2 * 0.595442), 2 * 0.595442 / D  # = 0.106216, 9.414765: delta ~= 1.4e-22, private
     assert cal10.extras["sigma_c_paper_exact_delta"] == pytest.approx(_phi(a - b) - math.exp(2) * _phi(-a - b),
                                                                        rel=1e-3, abs=1e-300)
+    assert cal10.extras["sigma_c_paper_private"]
+
+
+def test_pidp_issue_example_releases_sigma_c_for_the_released_sensitivity():
+    # issue 19: n = 5000, eps = 1, delta = 4e-8, T = 5000, G = 1.02, L = 0.252, r = 10, zeta = 0.002, R = 5 rounds.
+    # eps2 = 0.25, delta2 = 1e-8. Released 2 c_t^(o): sensitivity 4G/(n zeta) = 4.08/10 = 0.408 per round;
+    # R = 5 releases compose into one Gaussian with sensitivity sqrt(5) * 0.408 = 0.912316.
+    # sigma_c = 17.45: a = 0.912316/34.9 = 0.026141, b = 0.25 * 17.45/0.912316 = 4.781788,
+    #   delta = Phi(-4.755647) - e^0.25 Phi(-4.807929) = 9.90e-7 - 1.284025 * 7.63e-7 ~= 1.0e-8 = delta2.
+    # The proof's sensitivity 2G/(n zeta) = 0.204 gives half: sigma_c = 8.724, at which the release costs, at
+    #   delta2 = 1e-8, eps2 ~= 0.52 (a = 0.052288, b = eps * 8.724/0.912316) instead of 0.25.
+    cal = catalog.calibrate("pidp-sgd", n=5000, eps=1.0, delta=4e-8, T=5000, G=1.02, L=0.252, R=10.0, zeta=0.002,
+                            rounds=5)
+    ex = cal.extras
+    assert ex["sensitivity_c"] == pytest.approx(0.408)
+    assert ex["sigma_c"] == pytest.approx(17.45, rel=1e-3)
+    D, s = math.sqrt(5) * 0.408, ex["sigma_c"]
+    a, b = D / (2 * s), 0.25 * s / D
+    assert _phi(a - b) - math.exp(0.25) * _phi(-a - b) == pytest.approx(1e-8, rel=1e-5)
+
+    def delta_at(eps, sig):
+        a, b = D / (2 * sig), eps * sig / D
+        return _phi(a - b) - math.exp(eps) * _phi(-a - b)
+
+    assert delta_at(0.25, 8.724) > 1e-5  # the proof's sigma_c is far from (0.25, 1e-8)
+    assert delta_at(0.51, 8.724) > 1e-8 > delta_at(0.53, 8.724)  # it buys eps2 ~= 0.52
+    # printed: 2.828427 * 1.02 * 5 * sqrt(ln(1.25 * 5/1e-8))/(5000 * 0.002 * 0.25) = 14.42498 * 4.500/2.5 = 25.967
+    assert ex["sigma_c_paper"] == pytest.approx(25.967, rel=1e-4)
+    assert ex["sigma_c_paper_private"]  # 25.97 > 17.45 (R = 5 rounds compose far better than R x Lemma 3)
+    text = " ".join(cal.notes)
+    assert "4G/(n zeta)" in text and "2G/(n zeta)" in text and "What dpviz cannot certify" in text
+    assert "drawn afresh at every step" in text and "whole data set" in text
+    assert "claimed by Theorem 5" in cal.reason and "not the per-step b^(c)" in ex["privacy_check"]
 
 
 def test_pidp_printed_contribution_noise_flagged_when_not_private():
     # eps = 40, R = 1: eps2 = 10, delta2 = 2.5e-7; printed sigma_c = 2.828427 * 3.927461/(1000 * 0.1 * 10)
-    #   = 0.0111085; a = 0.02/0.022217 = 0.900213, b = 10 * 0.0111085/0.02 = 5.554250:
-    #   delta = Phi(-4.654037) - e^10 Phi(-6.454463) = 1.627e-6 - 22026.47 * 5.43e-11 ~= 4.3e-7 > 2.5e-7: NOT private
-    a, b = 0.02 / (2 * 0.0111085), 10 * 0.0111085 / 0.02
+    #   = 0.0111085; sensitivity of the released 2 c_t^(o): 4G/(n zeta) = 0.04;
+    #   a = 0.04/0.022217 = 1.800423, b = 10 * 0.0111085/0.04 = 2.777125:
+    #   delta = Phi(-0.976702) - e^10 Phi(-4.577548) ~= 0.1644 - 22026.47 * 2.35e-6 ~= 0.113 > 2.5e-7: NOT private
+    a, b = 0.04 / (2 * 0.0111085), 10 * 0.0111085 / 0.04
     hand = _phi(a - b) - math.exp(10.0) * _phi(-a - b)
-    assert 4.0e-7 < hand < 4.6e-7
+    assert 0.11 < hand < 0.115
     cal = k.calibrate_pidp_sgd(n=1000, eps=40.0, delta=1e-6, T=1, G=1.0, zeta=0.1, rounds=1)
     assert cal.feasible and not cal.extras["sigma_c_paper_private"]
     assert cal.extras["sigma_c_paper_exact_delta"] == pytest.approx(hand, rel=1e-3)
@@ -470,6 +512,10 @@ def test_pidp_contribution_noise_same_in_calibration_lab_and_simulation():
     con = mech.extras["contribution"]
     assert con["released_sigma_c"] == cal.extras["sigma_c"] == cal.extras["sigma_c_private"]
     assert con["paper_sigma_c"] == cal.extras["sigma_c_paper"]
+    # the lab states the corrected sensitivity 4G/(n zeta) = 4/(40 * 0.1) = 1 and what dpviz cannot certify
+    assert con["sensitivity"] == pytest.approx(1.0)
+    assert any("4G/(nζ)" in note for note in mech.notes)
+    assert any("What dpviz cannot certify for PIDP-SGD" in note for note in mech.notes)
     assert con["sigma_c_for_eps2"] == pytest.approx(cal.extras["sigma_c_private"], rel=1e-6)
     rng = np.random.default_rng(0)
     X = rng.normal(size=(40, 3))
@@ -482,3 +528,47 @@ def test_pidp_contribution_noise_same_in_calibration_lab_and_simulation():
                       {**sim_params, "eta": 0.1, "zeta": 0.1, "sigma_rule": "printed"})[9][0]
     assert printed["pidp"]["sigma_c"] == pytest.approx(catalog.calibrate("pidp-sgd", **params, zeta=0.1)
                                                        .extras["sigma_c_paper"], rel=1e-12)
+
+
+def test_thm7_corrected_branch_with_the_stability_term_beside_the_printed_one():
+    # issue 19: n = 10^4, m = d = 10, eps = 1, k = 1, c = 1 (constants dropped as in Remark 4's template).
+    # Template branches (Theorem 6's e = km/(n^3 eps^2) = 1e-11):
+    #   tau = 1:      km/(n^3 eps^2) + 1/n = 1e-11 + 1e-4 = 1.0000001e-4
+    #   tau = sqrt(n) = 100: km/(n^2.5 eps^2) + 1/n^1.5 = 10/1e10 + 1e-6 = 1.001e-6
+    #   tau = n eps/sqrt(km) = 10^4/sqrt(10) = 3162.28: (km)^1.5/(n^4 eps^3) + sqrt(km)/(n^2 eps)
+    #                 = 31.6228/1e16 + 3.16228/1e8 = 3.16228e-8   (printed: (km)^1.5/(n^2 eps^3) + eps/sqrt(kmn)
+    #                 = 31.6228/1e8 + 1/sqrt(1e5) = 3.16228e-7 + 3.16228e-3 = 3.16259e-3)
+    # Theorem 3's stability term (tau + L) 16G^2/(n^2 mu^2), constants dropped: (tau + 1)/n^2 adds
+    #   2e-8, 1.01e-6, 3.16328e-5: branches 1.0002001e-4, 2.011e-6, 3.16644e-5 -> minimum branch 2 at 2.011e-6.
+    res = catalog.bound("kang-pidp-thm7", n=10_000, d=10, eps=1.0, k=1)
+    ex = res.extras
+    assert ex["branch"] == 3 and res.total == pytest.approx(3.16228e-8, rel=1e-5)
+    assert ex["printed_branch3"] == pytest.approx(3.16259e-3, rel=1e-5)
+    vals = ex["corrected_branch_values"]
+    assert vals[0] == pytest.approx(1.0002001e-4, rel=1e-7)
+    assert vals[1] == pytest.approx(2.011e-6, rel=1e-6)
+    assert vals[2] == pytest.approx(3.16644e-5, rel=1e-5)
+    assert ex["corrected_branch"] == 2 and ex["corrected_total"] == pytest.approx(2.011e-6, rel=1e-6)
+    text = " ".join(res.notes)
+    assert "printed (km)^1.5/(n^2 eps^3)" in text and "minimum is then branch 2 at 2.01e-06" in text
+    # Remark 4 (DP-SGD): n = 10^4, m = 10, eps = 1: tau = 1: 10/1e8 + 1e-4 = 1.001e-4 (+ 2e-8);
+    #   tau = sqrt(n) eps/sqrt(m) = 31.6228: sqrt(10)/1e6 + 31.6228/1e10 = 3.16544e-6 (+ 32.6228/1e8 = 3.26228e-7)
+    r4 = catalog.bound("kang-pidp-remark4", n=10_000, d=10, eps=1.0)
+    assert r4.extras["corrected_branch_values"][1] == pytest.approx(3.16544e-6 + 3.26228e-7, rel=1e-5)
+    assert r4.extras["corrected_branch"] == 2
+
+
+def test_thm1_and_thm6_schedule_notes():
+    # Theorem 1, n = 1000, L = 1, mu = 0.1: T = ceil(ln 1000/-ln 0.9) = ceil(6.907755/0.1053605) = ceil(65.56) = 66;
+    # (1 - mu/L)^T = 0.9^66 = exp(-6.95379) = 9.55e-4 <= 1/n: optimisation term ~ Delta0/n, above n^-2;
+    # (1 - mu/L)^T <= 1/n^2 needs T = ceil(13.815511/0.1053605) = ceil(131.13) = 132.
+    res = catalog.bound("kang-pidp-thm1", n=1000, d=10, eps=1.0, delta=1e-5, L=1.0, mu=0.1)
+    assert res.T == 66
+    note = next(n_ for n_ in res.notes if n_.startswith("Schedule"))
+    assert "= 0.000955 <= 1/n = 0.001" in note and "T = 132" in note and "n^-2" in note
+    assert "Delta0/n above the claimed n^-2 rate" in catalog.get_theorem("kang-pidp-thm1").discrepancy
+    # Theorem 6 at k = n: eps1 = 0.75, T = ceil(ln(1000^3 * 0.5625/(1000 * 10))) = ceil(ln 56250) = ceil(10.9375) = 11,
+    # not Theorem 1's 66 at L = 1, mu = 0.1
+    r6 = catalog.bound("kang-pidp-thm6", n=1000, d=10, eps=1.0, delta=1e-5)
+    assert r6.T == 11 and any("ignores mu/L" in n_ and "= 11" in n_ for n_ in r6.notes)
+    assert "inconsistent" in catalog.get_theorem("kang-pidp-thm6").discrepancy

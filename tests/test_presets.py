@@ -57,6 +57,26 @@ def test_hand_computed_sigma_of_the_papers_settings():
         assert (f.fixed["n"], f.fixed["T"], f.fixed["eta"]) == (5000, 1000, 0.01)
 
 
+@pytest.mark.parametrize("exp_id", ["wang-lownoise-fig1", "wang-lownoise-fig2"])
+def test_paper_rule_presets_are_labelled_not_private_and_are_not(exp_id):
+    # the preset text, the experiment's title and the Simulate page's curve label call the paper's noise rule "not
+    # private here"; check it at every eps of the grid with dp_accounting's PLD accountant called directly
+    # (Poisson sampling q = 1/n, add/remove, sensitivity G: the most favourable convention), delta = 1/n^2
+    import dp_accounting
+    from dp_accounting.pld import pld_privacy_accountant
+
+    e = experiments.get(exp_id)
+    assert "not private here" in e.what and "not (ε, δ)-DP" in e.preset_text()
+    f = e.fixed
+    n, T = f["n"], f["T"]
+    for eps in e.grid["eps"]:
+        sigma, _ = reproduce.wang_sigma(n=n, eps=eps, delta=1 / n**2, T=T, G=f["G"])
+        acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-2)
+        acc.compose(dp_accounting.SelfComposedDpEvent(
+            dp_accounting.PoissonSampledDpEvent(1 / n, dp_accounting.GaussianDpEvent(sigma / f["G"])), T))
+        assert acc.get_epsilon(1 / n**2) > eps  # the target eps is not met
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("exp_id, hand", [("wang-lownoise-fig1", (0.5, 0.590284)),
                                           ("wang-lownoise-fig2", (1.5, 0.133032))])
@@ -81,7 +101,7 @@ def test_preset_on_the_simulate_page_uses_the_sigma_eta_T_of_reproduce(exp_id, h
 
     out = reproduce.reproduce(exp_id, reps=1, seed=int(view["seed"]), out_dir=tmp_path)
     cli = out["summary"]
-    cli = cli[cli.method == "dp"].set_index(["kappa", "eps"])
+    cli = cli[cli.method == "dp-paper-rule"].set_index(["kappa", "eps"])
     setup = reproduce._SETUPS[exp_id]
     assert sorted(dp.index) == sorted(cli.index)  # same grid of eps and kappa
     for key, row in dp.iterrows():
@@ -95,6 +115,10 @@ def test_preset_on_the_simulate_page_uses_the_sigma_eta_T_of_reproduce(exp_id, h
     if setup["R"] is not None:
         assert view["R"] == setup["R"]
     assert view["seed"] == 0 and not view["sim_G_auto"] and view["G"] == setup["G"]
+    # the page names the DP-SGD curves as reproduce does: the paper's noise rule, not private here
+    labels = {reproduce.noise_rule_label(r) for _k, r in at.session_state["_sim"]["results"]
+              if r.algorithm == "dpsgd-rdp"}
+    assert labels == {", paper's noise rule (not private here)"}
 
 
 def test_lemma13_preset_on_the_calibrate_page_is_the_experiments_setting():

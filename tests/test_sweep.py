@@ -9,6 +9,8 @@ import pytest
 
 from dpviz import cli, simulate as sim, sweep
 
+from _bounds import bounded, run_cli
+
 SPEC = """
 algorithms = ["dpsgd-rdp", "sgd"]
 dataset = "wang-least-squares"
@@ -210,3 +212,167 @@ def test_cli_runs_a_sweep_on_a_local_process_cluster_and_resumes(tmp_path, capsy
     assert cli.main(["sweep", str(spec), "--out", str(out), "--workers", "1", "--json", "--no-progress"]) == 0
     assert json.loads(capsys.readouterr().out)["ran"] == 0
     assert len(sweep.load_sweep(out)) == 2 * 4
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# hostile inputs (issue 22, items 6-8; issue 20: the folder is a Parquet dataset).  Each is bounded in time and in
+# memory: generous bounds that a run of hours or gigabytes cannot meet (tests/_bounds.py).
+
+
+def _cli_refusal(capsys, tmp_path, text, *extra, name="spec.toml"):
+    """The CLI as a user runs it (a child process): exit 2, one line, within 60 s and 500 MB, nothing written."""
+    spec = tmp_path / name
+    spec.write_text(text)
+    out = tmp_path / "out"
+    code, _, err, _, _ = run_cli(["sweep", spec, "--out", out, "--no-progress", *extra], seconds=60, mb=500)
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith("error: "), err
+    assert not out.exists()  # refused before anything is written or started
+    return err
+
+
+@pytest.mark.parametrize("change, words", [
+    (("reps = 4", "reps = 1000000000"), ["--max-cell-gb 4", "1000000000 repetitions", "GB of memory"]),
+    (("n = [100, 150]", "n = [1000000000]"), ["--max-cell-gb 4", "n = 1000000000", "memory"]),
+    (("n_test = 200", "n_test = 10000000000"), ["--max-cell-gb 4", "TB of memory"]),
+    (("T = 30", "T = 1000000000000"), ["--max-hours 24", "h of compute", "largest cell sgd at n ="]),
+])
+def test_costly_specs_are_refused_before_starting(tmp_path, capsys, change, words):
+    err = _cli_refusal(capsys, tmp_path, SPEC.replace(*change))
+    for w in words:
+        assert w in err, err
+
+
+def test_a_huge_grid_is_refused_from_a_sample_and_the_limits_can_be_raised(tmp_path, capsys):
+    # 10^5 cells with reps 10^4 and T 10^5 (the issue's spec): refused from an evenly spread sample of cells
+    big = (SPEC.replace("reps = 4", "reps = 10000").replace("T = 30", "T = 100000")
+           .replace("n = [100, 150]", "n = [" + ", ".join(str(100 + i) for i in range(500)) + "]")
+           .replace("eps = [4.0]", "eps = [" + ", ".join(str(1 + i / 10) for i in range(100)) + "]"))
+    err = _cli_refusal(capsys, tmp_path, big)
+    assert "extrapolated from 200 of its 100000 cells" in err and "--max-hours 24" in err
+    # the limit is the user's: a small one refuses the small spec, with the figures
+    err = _cli_refusal(capsys, tmp_path, SPEC.replace("T = 30", "T = 300000"), "--max-hours", "0.00001")
+    assert "above --max-hours 1e-05" in err
+    err = _cli_refusal(capsys, tmp_path, SPEC, "--max-cell-gb", "0.001")
+    assert "above --max-cell-gb 0.001" in err and "MB of memory" in err
+    # and raising it admits the spec (costed, not run here)
+    est = sweep.estimate_sweep(sweep.load_spec(SPEC.replace("reps = 4", "reps = 1000000000")), max_cell_gb=1e4,
+                               max_hours=1e9)
+    assert est["largest_bytes"] > 4e9 and est["cells"] == 4
+    (tmp_path / "spec.toml").write_text(SPEC)
+    for bad in ("0", "-1", "inf", "nan", "x"):
+        code = cli.main(["sweep", str(tmp_path / "spec.toml"), "--out", str(tmp_path / "o"), "--max-hours", bad])
+        assert code == 2 and capsys.readouterr().err.count("\n") == 1
+
+
+def test_estimate_matches_the_engine_estimate_of_each_cell():
+    spec = sweep.load_spec(SPEC)
+    est = sweep.estimate_sweep(spec)
+    total = 0.0
+    for c in spec.cells():
+        data, lossobj, params = sweep._cell_inputs(c)  # the built data set: its cost is not counted again
+        e = sim.estimate_cost(c.algorithm, data, lossobj, reps=spec.reps, params=params, eval_rows=spec.eval_rows)
+        total += e["engine_seconds"]
+    assert est["seconds"] >= total  # plus data generation
+    assert est["seconds"] < total + 4 * 2.0  # four small data sets take well under 2 s each
+
+
+def test_spec_path_with_equals_sign_nested_toml_and_real_data_beyond_its_size(tmp_path, capsys):
+    # a file name containing '=' is a file, not TOML text
+    named = tmp_path / "eps=1.toml"
+    named.write_text(SPEC)
+    assert sweep.load_spec(str(named)) == sweep.load_spec(SPEC)
+    assert cli.main(["sweep", str(named), "--out", str(tmp_path / "o"), "--max-cell-gb", "0.000001"]) == 2
+    assert "not valid TOML" not in capsys.readouterr().err
+    # 5000-deep nested arrays: one line, no RecursionError
+    err = _cli_refusal(capsys, tmp_path, "a = " + "[" * 5000 + "]" * 5000 + "\n", name="deep.toml")
+    assert "nested too deeply" in err
+    with pytest.raises(ValueError, match="nested too deeply"):
+        sweep.load_spec("x = " + "{a = " * 3000 + "1" + "}" * 3000)
+    # a huge spec file is refused before it is parsed
+    err = _cli_refusal(capsys, tmp_path, SPEC + "# " + "x" * 2_000_000 + "\n", name="huge.toml")
+    assert "at most 1,000,000" in err
+    # a real data set (309 training rows) with n beyond its size: one line, before any worker starts
+    real = SPEC.replace('"wang-least-squares"', '"diabetes"').replace("n = [100, 150]", "n = [100, 10000000]")
+    err = _cli_refusal(capsys, tmp_path, real, name="real.toml")
+    assert "n = 10000000 exceeds the 309 training examples of the data set 'diabetes'" in err
+    assert "Traceback" not in err
+
+
+def test_a_cell_failing_on_a_worker_is_one_line_without_a_worker_traceback(tmp_path, clients, monkeypatch, capfd):
+    spec = sweep.load_spec(SPEC)
+
+    def boom(cell):
+        raise ValueError("a bad setting found only while running")
+
+    monkeypatch.setattr(sweep, "run_cell", boom)
+    with pytest.raises(ValueError, match="cell .* failed: a bad setting found only while running"):
+        sweep.run_sweep(spec, tmp_path / "o", client=clients[1], progress=False, log=lambda m: None)
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def _damage(files):
+    """Truncate, empty and garble three cell files (as the issue did)."""
+    blob = files[0].read_bytes()
+    files[0].write_bytes(blob[: len(blob) // 2])
+    files[1].write_bytes(b"")
+    raw = bytearray(files[2].read_bytes())
+    raw[100:120] = b"garbage-garbage-garb"
+    files[2].write_bytes(bytes(raw))
+
+
+def test_resume_verifies_cells_and_reruns_the_damaged_ones(tmp_path, clients):
+    spec = sweep.load_spec(SPEC)
+    out = tmp_path / "run"
+    sweep.run_sweep(spec, out, client=clients[2], progress=False, log=lambda m: None)
+    good = _numbers(sweep.load_sweep(out))
+    files = sorted(out.glob("cell-*.parquet"))
+    _damage(files)
+    # load_sweep names every damaged file instead of raising pyarrow's error
+    with pytest.raises(ValueError) as info:
+        bounded(lambda: sweep.load_sweep(out), seconds=30, mb=100)
+    msg = str(info.value)
+    assert msg.startswith("3 of the 4 cell files") and all(f.name in msg for f in files[:3])
+    assert "truncated" in msg and "empty" in msg and "python -m dpviz sweep" in msg
+    # a wrong number of rows, or another cell's rows under this name, is damage too
+    import pyarrow.parquet as pq
+
+    t = pq.read_table(files[3])
+    pq.write_table(t.slice(0, 2), files[3])
+    assert "expected one per repetition" in sweep.check_cell_file(files[3], reps=4)
+    assert sweep.check_cell_file(files[3], cell_id="0" * 16).startswith("its rows belong to another cell")
+    # resuming reruns exactly the four damaged cells and says so, with the same numbers as before
+    lines = []
+    res = bounded(lambda: sweep.run_sweep(spec, out, client=clients[1], progress=False, log=lines.append),
+                  seconds=120, mb=300)
+    assert (res["skipped"], res["ran"], res["rerun"]) == (0, 4, 4)
+    assert any(line.startswith("running again 4 cell(s) whose file is damaged") for line in lines)
+    pd.testing.assert_frame_equal(_numbers(sweep.load_sweep(out)), good)
+    again = sweep.run_sweep(spec, out, client=clients[1], progress=False, log=lambda m: None)
+    assert (again["skipped"], again["ran"], again["rerun"]) == (4, 0, 0)
+
+
+def test_output_folder_is_a_parquet_dataset_and_old_folders_still_load(tmp_path, clients):
+    import pyarrow.dataset as ds
+
+    spec = sweep.load_spec(SPEC)
+    out = tmp_path / "run"
+    sweep.run_sweep(spec, out, client=clients[2], progress=False, log=lambda m: None)
+    assert {p.name for p in out.iterdir() if not p.name.startswith("cell-")} == {"_spec.toml", "_sweep.json"}
+    whole = pd.read_parquet(out)
+    assert len(whole) == 4 * 4 and set(whole["cell_id"]) == {c.cell_id for c in spec.cells()}
+    assert ds.dataset(out, format="parquet").count_rows() == 16
+    new = sweep.load_sweep(out)
+    # a folder of an earlier version (sweep.json and spec.toml beside the cells) loads the same ...
+    (out / "_sweep.json").rename(out / "sweep.json")
+    (out / "_spec.toml").rename(out / "spec.toml")
+    with pytest.raises(Exception):
+        pd.read_parquet(out)
+    pd.testing.assert_frame_equal(sweep.load_sweep(out), new)
+    pd.testing.assert_frame_equal(sweep.load_sweep(out, x="eps"), sweep.load_sweep(out, x="eps"))
+    # ... and resuming into it renames the metadata, which makes it a Parquet dataset
+    lines = []
+    sweep.run_sweep(spec, out, client=clients[2], progress=False, log=lines.append)
+    assert not (out / "sweep.json").exists() and (out / "_sweep.json").is_file()
+    assert any("renamed spec.toml and sweep.json" in line for line in lines)
+    assert len(pd.read_parquet(out)) == 16

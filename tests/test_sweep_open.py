@@ -192,3 +192,92 @@ def test_size_caps_are_read_from_the_metadata_and_links_out_of_the_folder_are_sk
     (mine / "s1" / "cell-zzzz.parquet").symlink_to(outside)
     data = so.open_sweep_dir(mine, "s1")
     assert "cell-zzzz.parquet" not in data.files and data.rows == 2 * 2 * 4
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# issue 22, item 2: a small Parquet upload that decodes to gigabytes is refused from its footer, before decoding
+
+
+def _hostile_parquet(rows: int, text: bool = False) -> bytes:
+    """A sweep-shaped Parquet file of ``rows`` identical rows (compresses to almost nothing, like the issue's 3.8 MB
+    file of 2 M rows); ``text=True`` adds a column of distinct strings (the issue's text-column variant)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols = {"algorithm": pa.array(["sgd"] * rows), "rep": pa.array(np.zeros(rows, dtype=np.int64)),
+            "pop_risk": pa.array(np.ones(rows)), "excess_risk": pa.array(np.ones(rows)),
+            "spec_hash": pa.array(["h"] * rows), "seed": pa.array(np.zeros(rows, dtype=np.int64)),
+            "dpviz_version": pa.array(["0"] * rows), "n": pa.array(np.full(rows, 100, dtype=np.int64)),
+            "eps": pa.array(np.ones(rows))}
+    for k in range(12):  # a sweep cell's other numeric columns
+        cols[f"extra{k}"] = pa.array(np.zeros(rows))
+    if text:
+        cols["note"] = pa.array([f"{i:040d}" for i in range(rows)])
+    buf = io.BytesIO()
+    pq.write_table(pa.table(cols), buf, compression="zstd")
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("text", [False, True])
+def test_decoded_size_is_bounded_before_decoding(text, monkeypatch):
+    import time
+    import tracemalloc
+
+    import pyarrow as pa
+
+    rows = 400_000  # the issue's 2 M rows scaled down 5x, against a limit scaled down 15x (10 MB)
+    blob = _hostile_parquet(rows, text)
+    assert len(blob) < 2_000_000  # a small upload
+    monkeypatch.setattr(so, "MAX_DECODED_BYTES", 10_000_000)
+    arrow0 = pa.total_allocated_bytes()
+    tracemalloc.start()
+    t0 = time.process_time()
+    with pytest.raises(ValueError, match=r"rows, about [\d,]+ MB once decoded: more than the dashboard opens") as err:
+        so.read_upload("hostile.parquet", blob)
+    cpu = time.process_time() - t0
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert "\n" not in str(err.value) and len(str(err.value)) < 300  # one short line
+    assert cpu < 1.0 and peak < 5_000_000  # the footer only: no column was decoded
+    assert pa.total_allocated_bytes() - arrow0 < 1_000_000
+
+
+@pytest.mark.parametrize("text", [False, True])
+def test_decoded_size_estimate_bounds_the_frame(text):
+    """The footer estimate is an upper bound of what the decoded frame holds (pandas' own deep count) and not more
+    than 4x it for a numeric sweep (text of distinct short strings: Python's 49-byte str header dominates)."""
+    blob = _hostile_parquet(20_000, text)
+    data = so.read_upload("ok.parquet", blob)
+    held = int(data.frame(None).memory_usage(deep=True, index=False).sum())
+    assert held <= data.decoded_bytes <= 4 * held
+
+
+def test_one_decoded_copy_for_every_x_axis(root):
+    base, _ = root
+    data = so.open_sweep_dir(base, "rate-study").warm()
+    a, b = data.frame("n"), data.frame("eps")
+    assert a["excess_risk"].to_numpy() is not None
+    # the columns other than grid_name / grid are shared, not copied, between the shaped frames
+    assert np.shares_memory(a["excess_risk"].to_numpy(), b["excess_risk"].to_numpy())
+    assert list(a["grid"]) != list(b["grid"])
+    # a pickled copy carries the files, not the decoded rows
+    assert pickle.loads(pickle.dumps(data))._base is None
+
+
+def test_upload_limit_is_the_servers():
+    """The uploader's stated limit is within the server's (.streamlit/config.toml, maxUploadSize in MiB), and the
+    page says that limit (issue 22, item 5: it said 50 MB while the server refused anything over 20 MB)."""
+    import tomllib
+
+    cfg = tomllib.loads((APP.parent / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    server = cfg["server"]["maxUploadSize"] * 2**20
+    from dpviz import data as D
+
+    assert so.MAX_UPLOAD_BYTES <= server and D.MAX_CSV_BYTES <= server
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params["sim_source"] = "sweep"
+    at.switch_page("pages/simulate.py")
+    at.run()
+    at.radio(key="w_sweep_how").set_value("upload").run()
+    labels = [u.proto.label for u in at.get("file_uploader")]
+    assert labels and f"at most {so.MAX_UPLOAD_BYTES // 1_000_000} MB" in labels[0] and "50 MB" not in labels[0]

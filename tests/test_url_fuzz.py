@@ -10,7 +10,7 @@ from streamlit.testing.v1 import AppTest
 from dpviz import urlstate
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGES = ["pages/calibrate.py", "pages/bounds.py", "pages/simulate.py"]
+PAGES = ["pages/calibrate.py", "pages/bounds.py", "pages/simulate.py", "pages/accounting.py", "pages/audit.py"]
 EVIL = ["[Fix here](http://evil.invalid/phish)", "![t](http://evil.invalid/pixel.png)", "<script>alert(1)</script>",
         "$\\href{http://evil.invalid}{x}$", "nan", "inf", "-1e309", "1e308", "0", "-0.0", "", "9" * 400, "1,2,,3",
         "true", "None", "__import__('os')"]

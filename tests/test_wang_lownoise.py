@@ -602,3 +602,77 @@ def test_explicit_holder_at_least_the_rate_where_the_proof_implies_it(tid):
                     assert ex.total >= rate.total
                 checked += 1
     assert checked >= 5
+
+
+def test_explicit_smooth_bounds_warn_when_eta_above_one_over_2L():
+    # issue 19: Theorem 3 (b) explicit at n = 5000, d = 1, eps = 1, delta = 1e-3, L = 2, R = 1, G = 1:
+    # eta = c eps/sqrt(d log(1/delta)) = 1/sqrt(ln 1000) = 1/sqrt(6.907755) = 1/2.628261 = 0.380480 > 1/(2L) = 0.25, while
+    # min{2/L, 1} = 1 (the condition the theorem states) holds: the Young step of eq. (8) / Theorem 16 (a) fails.
+    from dpviz import catalog as cat
+
+    p = dict(n=5000, d=1, eps=1.0, delta=1e-3, L=2.0, R=1.0, G=1.0)
+    res = cat.get_theorem("wang-lownoise-thm3b").explicit_bound(**p)
+    assert res.eta == pytest.approx(0.380480, rel=1e-5)
+    assert any("1/(2L) = 0.25" in note and "eta = 0.3805" in note and "eq. (8)" in note for note in res.notes)
+    assert res.extras["eta_above_1_over_2L"]
+    # L = 1: 1/(2L) = 0.5 >= 0.380480: no warning
+    ok = cat.get_theorem("wang-lownoise-thm3b").explicit_bound(**{**p, "L": 1.0})
+    assert not any("1/(2L)" in note for note in ok.notes)
+    # Theorem 6 (pairwise) explicit: same step size, eq. (11); Theorem 3 (a): eta = min{1/sqrt(5000), 0.380480}
+    # = 0.0141421 <= 0.25: no warning
+    six = cat.get_theorem("wang-lownoise-thm6b").explicit_bound(**p)
+    assert any("1/(2L) = 0.25" in note and "eq. (11)" in note and "Theorem 6" in note for note in six.notes)
+    a = cat.get_theorem("wang-lownoise-thm3a").explicit_bound(**p, Fstar=0.1)
+    assert a.eta == pytest.approx(1 / math.sqrt(5000)) and not any("1/(2L)" in note for note in a.notes)
+    # the rate forms warn too (same schedule eta = 0.380480) when L is given; the Hölder theorems do not
+    for tid in ("wang-lownoise-thm3b", "wang-lownoise-thm6b"):
+        rate = cat.bound(tid, n=5000, d=1, eps=1.0, delta=1e-3, L=2.0)
+        assert any("1/(2L) = 0.25" in note for note in rate.notes)
+        assert not any("1/(2L)" in note for note in cat.bound(tid, n=5000, d=1, eps=1.0, delta=1e-3, L=1.0).notes)
+    assert not any("1/(2L)" in note
+                   for note in cat.bound("wang-lownoise-thm4b", n=5000, d=1, eps=1.0, delta=1e-3, L=2.0,
+                                         alpha=0.5).notes)
+
+
+def test_largest_root_by_hand():
+    # p = 1/2: xi = a sqrt(xi) + B  =>  sqrt(xi) = (a + sqrt(a^2 + 4B))/2; a = 1, B = 2: sqrt(xi) = (1 + 3)/2 = 2,
+    # xi = 4; Young's form 2B + K a^(1/(1-p)) with K = 2(1 - p)(2p)^(p/(1-p)) = 2 * 0.5 * 1 = 1 gives 5 >= 4.
+    assert w.largest_root(1.0, 0.5, 2.0) == pytest.approx(4.0, rel=1e-12)
+    # B = 0: xi = a^(1/(1-p)) = 3^2 = 9; a = 0: xi = B
+    assert w.largest_root(3.0, 0.5, 0.0) == pytest.approx(9.0, rel=1e-12)
+    assert w.largest_root(0.0, 0.5, 2.5) == 2.5
+    # p = 1/3, a = 2, B = 0: xi = 2^(3/2) = 2.828427
+    assert w.largest_root(2.0, 1.0 / 3.0, 0.0) == pytest.approx(2.828427, rel=1e-6)
+
+
+def test_holder_explicit_tightest_form_beside_the_literal_one():
+    # alpha = 1/3: p = 2 alpha/(1 + alpha) = 1/2, K_alpha = 2 (1/2) (1)^1 = 1, (1 + alpha)/(1 - alpha) = 2.
+    # With kappa fixed, the proof's (Young) generalization part is gen = 2 Bbar + K a^2, a = M_{alpha,1}^2/(2 kappa),
+    # so Bbar = (gen - a^2)/2; the largest root of xi = a sqrt(xi) + Bbar is ((a + sqrt(a^2 + 4 Bbar))/2)^2.
+    p = dict(n=2000, d=5, eps=1.0, delta=1e-5, alpha=1.0 / 3.0, L=1.0, R=1.0, Fstar=0.1, G=1.0, kappa_gen=3.0)
+    for thm in ("wang-lownoise-thm4a", "wang-lownoise-thm7a"):
+        res = catalog.get_theorem(thm).explicit_bound(**p)
+        ex = res.extras
+        assert ex["K_alpha"] == pytest.approx(1.0)
+        a = ex["M_alpha_1"] ** 2 / (2 * 3.0)
+        gen = next(t.value for t in res.terms if t.name == "generalization")
+        Bbar = (gen - a**2) / 2
+        assert ex["generalization_root"] == pytest.approx(((a + math.sqrt(a**2 + 4 * Bbar)) / 2) ** 2, rel=1e-9)
+        assert ex["generalization_root"] < gen and ex["total_root"] < res.total
+        assert ex["total_root"] == pytest.approx(res.total - gen + ex["generalization_root"], rel=1e-12)
+        assert any(note.startswith("Tightest valid form") and "literal Young form" in note for note in res.notes)
+    # the issue's example (Theorem 7 (a), n = 5512, d = 20, eps = 2, delta = 1e-6, alpha = 0.139, M = 0.5,
+    # F* = 0.108, L = R = G = 1): total 0.847 (Young) vs 0.553 (largest root)
+    res = catalog.get_theorem("wang-lownoise-thm7a").explicit_bound(n=5512, d=20, eps=2.0, delta=1e-6, alpha=0.139,
+                                                                     M=0.5, Fstar=0.108, L=1.0, R=1.0, G=1.0)
+    assert res.total == pytest.approx(0.847, abs=5e-4) and res.extras["total_root"] == pytest.approx(0.553, abs=5e-4)
+
+
+def test_reading_of_M_is_recorded():
+    # M is printed before eq. (4) as sup_z f(0; z); Remark 2 (||df(w; z)|| <= M + L||w||) needs sup_z ||df(0; z)||
+    for tid in ("wang-lownoise-thm4a", "wang-lownoise-thm4b", "wang-lownoise-thm7a", "wang-lownoise-thm7b"):
+        disc = catalog.get_theorem(tid).discrepancy
+        assert "M = sup_z f(0; z)" in disc and "sup_z ||df(0; z)||" in disc and "Remark 2" in disc
+    # G = M + L R^alpha = 0.5 + 2 * 4^0.5 = 4.5
+    cal = w.calibrate_dpsgd_rdp(n=1000, eps=2.0, delta=1e-5, T=1000, M=0.5, L=2.0, R=4.0, alpha=0.5)
+    assert any("= 4.5" in note and "sup_z ||df(0; z)||" in note for note in cal.notes)

@@ -498,3 +498,15 @@ def test_table1_upper_and_lower_bounds():
     assert by[("strongly convex", "(eps, delta)-DP", "upper", "Huai et al.")] == pytest.approx(0.1)
     # convex, eps-DP: 1/sqrt(1000) + 10/1000 = 0.0316228 + 0.01 = 0.0416228
     assert by[("convex", "eps-DP", "upper", "This paper (Algorithm 3, Theorem 3)")] == pytest.approx(0.0416228, rel=1e-6)
+
+
+def test_table1_huai_yang_row_notes_the_mismatch_with_yang_corollary_2():
+    # n = 10^4, d = 100, eps = 0.25: the row as printed sqrt(d/(n eps)) = sqrt(100/2500) = 0.2;
+    # dpviz's Yang et al. Corollary 2 privacy term sqrt(kappa d)/(sqrt(n) eps) (kappa = 1) = 10/(100 * 0.25) = 0.4
+    rows = catalog.get_table("xue-pairwise-table1").evaluate(n=10_000, d=100, eps=0.25)
+    row = next(r for r in rows if r["method"] == "Huai et al.; Yang et al.")
+    assert row["rate value"] == pytest.approx(0.2)
+    assert "sqrt(d)/(sqrt(n) eps)" in row["note"] and "yang-pairwise-cor2" in row["note"]
+    cor2 = catalog.bound("yang-pairwise-cor2", n=10_000, d=100, eps=0.25)
+    assert next(t.value for t in cor2.terms if t.name == "privacy") == pytest.approx(0.4)
+    assert all("note" not in r or r is row for r in rows)

@@ -101,6 +101,40 @@ def test_calibration_by_hand():
     assert cal3.extras["gradient_complexity"] == 10_000 * 10_001 / 2
 
 
+def test_eq5_two_readings_labelled_issue_example():
+    # Yang, Lei, Lyu & Ying, eq. (5), at n = 100, T = 10^4, eta = 1e-3, G = 1, eps = 1, delta = 1e-4:
+    # ln(2/delta) = ln(2e4) = 9.903488, ln(eT) = 1 + ln(1e4) = 10.210340,
+    # T + 3 T^2 ln^2(eT) ln^2(2/delta)/n^2 = 1e4 + 3e8 * 104.25105 * 98.07907/1e4 = 3.0675537e8.
+    # As the proof requires (Delta_T^2 = 4e eta^2 G^2 (...)): Delta_T = sqrt(4e * 1e-6 * 3.0675537e8) = 57.75284,
+    #   sigma = sqrt(2 ln(2.5e4)) * Delta_T = 4.500362 * 57.75284 = 259.909.
+    # As printed (no e): sigma = 259.909/sqrt(e) = 157.643.
+    # Exact delta of the printed one against Delta_T at eps = 1: a = Delta/(2 sigma) = 0.183176, b = sigma/Delta
+    #   = 2.729608: Phi(-2.546431) - e Phi(-2.912784) = 5.4415e-3 - 2.718282 * 1.7911e-3 = 5.728e-4 > delta/2 = 5e-5
+    #   (the other delta/2 is the sensitivity bound's failure probability): not private.
+    # The proof's: a = 0.111102, b = 4.500362: Phi(-4.389260) - e Phi(-4.611465) = 5.687e-6 - 2.718282 * 1.999e-6
+    #   = 2.52e-7 <= 5e-5: private.
+    p = dict(n=100, T=10_000, eta=1e-3, G=1.0, eps=1.0, delta=1e-4)
+    cal = y.calibrate_pairwise_sgd_output(**p)
+    ex = cal.extras
+    assert ex["sigma_paper"] == pytest.approx(259.909, rel=1e-5)
+    assert ex["sigma_as_printed"] == pytest.approx(157.643, rel=1e-5)
+    assert ex["sigma_as_printed_exact_delta"] == pytest.approx(5.728e-4, rel=1e-3)
+    assert not ex["sigma_as_printed_private"] and ex["paper_sigma_private"]
+    labels = [r["label"] for r in ex["sigma_readings"]]
+    assert labels == ["as printed (not private)", "as the proof requires"]
+    assert [r["sigma"] for r in ex["sigma_readings"]] == [ex["sigma_as_printed"], ex["sigma_paper"]]
+    text = " ".join(cal.notes)
+    assert "as printed (not private): sigma = 157.6" in text and "as the proof requires: sigma = 259.9" in text
+    printed = y.calibrate_pairwise_sgd_output(**p, sigma_rule="printed")
+    assert not printed.feasible and printed.sigma == pytest.approx(157.643, rel=1e-5)
+    assert "not (eps, delta)-DP here" in printed.reason and "sigma_rule='private'" in printed.fix
+    proof = catalog.calibrate("pairwise-sgd-output", **p, sigma_rule="proof")
+    assert proof.feasible and proof.sigma == pytest.approx(259.909, rel=1e-5) and "proof requires" in proof.reason
+    assert cal.feasible and cal.sigma < 259.909
+    with pytest.raises(ValueError, match="proof"):
+        y.calibrate_pairwise_sgd_output(**p, sigma_rule="paper")
+
+
 def test_calibration_corrected():
     # Delta from test_corrected_sensitivity_by_hand (gamma = delta/2 = 5e-7): c = 186.163
     c = (2 + LN(1000)) * (1.001 + LN(2e6) + SQ(2 * 1.001 * LN(2e6)))
@@ -124,7 +158,10 @@ def test_calibration_flags_large_eps():
     cal = y.calibrate_pairwise_sgd_output(eps=10, **params)
     assert cal.extras["gaussian_exact_delta"] == pytest.approx(0.00158024, rel=1e-4)
     assert any("not (ε, δ)-DP here" in note for note in cal.notes) and cal.extras["paper_sigma_private"] is False
-    assert not any("not (ε, δ)-DP here" in note for note in y.calibrate_pairwise_sgd_output(eps=1, **params).notes)
+    # at eps = 1 the proof's sigma is private (s = sqrt(2 ln 2500) = 3.955767: Phi(0.126398 - 3.955767)
+    #   - e Phi(-0.126398 - 3.955767) ~= 6.42e-5 - 2.718282 * 2.23e-5 ~= 3.6e-6 <= 5e-4); only the printed one is flagged
+    notes1 = y.calibrate_pairwise_sgd_output(eps=1, **params).notes
+    assert not any("not (ε, δ)-DP here" in note for note in notes1 if "as the proof requires" in note)
 
 
 @pytest.mark.parametrize("bad", [dict(eps=0.0), dict(eps=-1.0), dict(delta=0.0), dict(delta=1.0), dict(T=0),

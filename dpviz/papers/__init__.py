@@ -1,1 +1,1 @@
-"""One module per paper of ../shared/seeds/; each defines PAPER, ALGORITHMS, THEOREMS and TABLES (see dpviz.catalog)."""
+"""One module per paper (references in docs/papers.md); each defines PAPER, ALGORITHMS, THEOREMS and TABLES (see dpviz.catalog)."""

@@ -17,7 +17,6 @@ _NONE = Paper(
     title="Projected stochastic / full-batch gradient descent",
     venue="",
     year=0,
-    seed_file="",
 )
 
 ALGORITHMS = [

@@ -19,7 +19,7 @@ What this module provides
   ``-thm6``, ``-thm7`` (PIDP-SGD), and Table 1 as ``kang-pidp-table1``.
 
 Privacy convention.  Adjacent data sets differ in one element and the paper counts *replacement* (Remark 6; the
-contribution's sensitivity 2G/(nζ) in the proof of Theorem 5).  A replaced example changes one gradient by up to
+coefficient 2 of line 9, c_t = 2c_t^(o) + b^(c)).  A replaced example changes one gradient by up to
 2G, so dpviz uses sensitivity 2G for the training noise by default (``neighbouring="replace-one"``) and G with
 ``neighbouring="add-remove"`` (the convention of the moments accountant of Abadi et al. that eq. (2) quotes).
 """
@@ -76,11 +76,23 @@ PAPER = Paper(
     title="Data Heterogeneity Differential Privacy: From Theory to Algorithm",
     venue="",
     year=2022,
-    seed_file="001_9fced7ebb2318939.txt",
 )
 
 #: c' of Theorem 5: the proof derives σ_(c) > 2 sqrt(2) sqrt(log(1.25R/δ2)) G R/(nζε2) and rounds 2√2 to 2.83.
 C_PRIME = 2.0 * math.sqrt(2.0)
+
+#: What dpviz cannot certify about PIDP-SGD (shown with every PIDP-SGD calibration and on the algorithm).
+PIDP_NOT_CERTIFIED = (
+    "What dpviz cannot certify for PIDP-SGD (Kang, Li, Liu & Wang, Algorithm 1 and proof of Theorem 5): (i) "
+    "b^(c) is drawn afresh at every step (line 8), so the contribution is released T = R x T_local times, "
+    "while the proof counts only R releases (one per round, the contribution being fixed within a round); "
+    "dpviz's sigma_c follows the proof's count R; (ii) the Hessian H (line 4) is the average over the whole "
+    "data set, so every contribution depends on all examples, not only on z_t, which the sensitivity 4G/(n zeta) "
+    "does not cover; (iii) the steps without noise (line 11) rest on the paper's per-coordinate argument (a "
+    "uniformly distributed model), not on an accountant. So (eps1 + eps2, delta1 + delta2)-DP is the paper's claim under its proof's counting, not a "
+    "guarantee dpviz certifies; dpviz certifies the Gaussian releases it counts: the training noise (all T steps "
+    "noisy) and R contribution releases."
+)
 
 _ASSUME = ("lipschitz", "smooth", "pl")
 _NEIGHBOURING = {"replace-one": 2.0, "add-remove": 1.0}
@@ -410,8 +422,11 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
               \sigma_{(c)} \ge c'\,\frac{G R\sqrt{\log(1.25R/\delta_2)}}{n\zeta\epsilon_2},\qquad T = T_{local}R,
 
     where R is the number of global rounds (``rounds`` here), ζ the Hessian lower bound, and c' = 2√2 ≈ 2.83 (the
-    proof: the contribution has sensitivity 2G/(nζ), each of the R rounds gets (ε₂/R, δ₂/R) of the Gaussian
-    mechanism of Lemma 3).  The training noise σ is calibrated like ``dpsgd-pl`` at (ε₁, δ₁) (accountant, or eq. (2)
+    proof: the contribution c_t^(o) has sensitivity 2G/(nζ), each of the R rounds gets (ε₂/R, δ₂/R) of the Gaussian
+    mechanism of Lemma 3).  Line 9 releases c_t = 2c_t^(o) + b^(c) (the factor 2 of Remark 6), whose data-dependent
+    part has sensitivity 4G/(nζ): the proof calibrates σ_c for half the sensitivity of what is released.  dpviz
+    calibrates and checks σ_c (also the printed one) against 4G/(nζ) and records the slip in the notes, with what
+    it cannot certify (:data:`PIDP_NOT_CERTIFIED`).  The training noise σ is calibrated like ``dpsgd-pl`` at (ε₁, δ₁) (accountant, or eq. (2)
     with ``c``).  Default split as in §7: ε₁ = 3ε/4, ε₂ = ε/4; §7 does not split δ, dpviz uses δ₁ = 3δ/4, δ₂ = δ/4.
 
     Parameters
@@ -439,7 +454,7 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
     sigma_rule : {"private", "printed"}
         Which contribution noise σ_c is released.  Theorem 5's σ_c is the classical Gaussian mechanism (Lemma 3,
         σ = Δ√(2 ln(1.25/δ))/ε, proved for ε < 1 only) at (ε₂/R, δ₂/R) per round.  ``"private"`` (default) releases
-        the smallest σ_c for which the R releases (sensitivity Δ_c = 2G/(nζ) each) are (ε₂, δ₂)-DP by the exact
+        the smallest σ_c for which the R releases (sensitivity Δ_c = 4G/(nζ) each) are (ε₂, δ₂)-DP by the exact
         check: R Gaussian releases compose exactly into one with sensitivity √R·Δ_c (Dong, Roth & Su 2019), whose
         exact δ(ε) is that of the analytic Gaussian mechanism (Balle & Wang 2018, Thm 8; :mod:`dpviz.gaussian`).
         ``"printed"`` releases the paper's σ_c; the calibration is then feasible only if it passes that check.
@@ -510,11 +525,13 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
         eta = v.check_positive("eta", eta)
     sigma, c_used, more, extras = _training_sigma(n, eps1, delta1, T, G, c, neighbouring, accountant)
     notes += more
-    sens_c = 2.0 * G / (n * zeta)
+    # line 9 releases c_t = 2 c_t^(o) + b^(c): the released data-dependent part 2 c_t^(o) has sensitivity
+    # 2 x 2G/(n zeta) = 4G/(n zeta) (the proof of Theorem 5 bounds c_t^(o)'s, 2G/(n zeta), and calibrates for that)
+    sens_c = 4.0 * G / (n * zeta)
     sigma_c_paper = c_prime * G * rounds * math.sqrt(math.log(1.25 * rounds / delta2)) / (n * zeta * eps2)
-    check_c = (f"exact composition of the R = {rounds} Gaussian releases of the contribution (sensitivity "
-               f"2G/(n zeta) = {sens_c:.4g} each) = one Gaussian mechanism with sensitivity sqrt(R) 2G/(n zeta) at "
-               f"(eps2, delta2) = ({eps2:.4g}, {delta2:.3g})")
+    check_c = (f"exact composition of the R = {rounds} Gaussian releases of c_t = 2 c_t^(o) + b^(c) (line 9; "
+               f"sensitivity 2 x 2G/(n zeta) = 4G/(n zeta) = {sens_c:.4g} each) = one Gaussian mechanism with "
+               f"sensitivity sqrt(R) 4G/(n zeta) at (eps2, delta2) = ({eps2:.4g}, {delta2:.3g})")
     cmp_c = _gauss.compare_with_paper(eps=eps2, delta=delta2, sensitivity=math.sqrt(rounds) * sens_c,
                                       sigma_paper=sigma_c_paper, check=check_c)
     pick_c = _gauss.choose_sigma(cmp_c, sigma_rule, eps=eps2, delta=delta2,
@@ -526,11 +543,18 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
     notes.append(
         f"Contribution noise as printed (Theorem 5): sigma_c = c' G R sqrt(log(1.25 R/delta2))/(n zeta eps2) = "
         f"{sigma_c_paper:.4g} with R = {rounds} rounds, c' = {c_prime:.4g}: each round releases the contribution "
-        f"(sensitivity 2G/(n zeta) = {sens_c:.4g}) once at (eps2/R, delta2/R) = ({eps2 / rounds:.4g}, "
-        f"{delta2 / rounds:.3g}). dpviz releases "
-        + (f"the private sigma_c = {cmp_c['sigma_private']:.4g} (exact check) by default."
+        f"once at (eps2/R, delta2/R) = ({eps2 / rounds:.4g}, {delta2 / rounds:.3g}). dpviz releases "
+        + (f"the private sigma_c = {cmp_c['sigma_private']:.4g} (exact check, sensitivity 4G/(n zeta)) by default."
            if sigma_rule == "private" else "the printed sigma_c (sigma_rule = 'printed').")
     )
+    notes.append(
+        f"Sensitivity of the released contribution (dpviz's correction): line 9 releases c_t = 2 c_t^(o) + b^(c) "
+        f"(the factor 2 of Remark 6), but the proof of Theorem 5 bounds the sensitivity of c_t^(o) alone, "
+        f"S <= 2G/(n zeta) = {2.0 * G / (n * zeta):.4g}, and calibrates sigma_c for that. The released 2 c_t^(o) "
+        f"has sensitivity 4G/(n zeta) = {sens_c:.4g}; dpviz calibrates and checks sigma_c (also the printed one) "
+        f"against 4G/(n zeta)."
+    )
+    notes.append(PIDP_NOT_CERTIFIED)
     if eps2 / rounds >= 1.0:
         notes.append(
             f"Lemma 3 (the classical Gaussian mechanism) is proved for a per-release eps < 1; here eps2/R = "
@@ -541,11 +565,6 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
         notes.append("E (Theorem 4) needs L; E = 0 is used.")
     else:
         notes.append(f"E = (2LG + C G^2/zeta)/(zeta^2 n^2) = {E:.4g} (Theorem 4, C = {C_hess:g}).")
-    notes.append(
-        "The guarantee for steps without noise rests on the paper's argument in the proof of Theorem 5 (per-"
-        "coordinate bound with a uniformly distributed model); the accountant certifies only the noisy steps, "
-        "counting all T of them."
-    )
     if r is None:
         notes.append("The radius r of the parameter space (line 9) is not set: give R to run the decision rule.")
     extras.update({
@@ -554,13 +573,18 @@ def calibrate_pidp_sgd(*, n, eps, delta, G, T=None, L=None, mu=None, eta=None, c
         "sigma_rule": sigma_rule, "sigma_c_private": cmp_c["sigma_private"], "sigma_c_paper": sigma_c_paper,
         "sigma_c_paper_exact_delta": cmp_c["paper_exact_delta"],
         "sigma_c_paper_private": cmp_c["paper_sigma_private"], "sigma_c_privacy_check": check_c,
+        "privacy_check": ("as Theorem 5 claims, under its proof's counting; dpviz certifies only the Gaussian "
+                          "releases it counts: the training noise over all T steps at (eps1, delta1) and R releases "
+                          "of the contribution at (eps2, delta2), not the per-step b^(c) nor the whole-data Hessian "
+                          "(see the notes)"),
     })
     formula_numbers = (
         rf"\sigma = {c_used:.4g}\cdot\frac{{{G:g}\sqrt{{{T}\log(1/{delta1:.3g})}}}}{{{n}\cdot{eps1:.4g}}} = {sigma:.4g},"
         rf"\quad \sigma_{{(c)}}^{{\rm printed}} = {c_prime:.4g}\cdot\frac{{{G:g}\cdot{rounds}\sqrt{{\log(1.25\cdot{rounds}/{delta2:.3g})}}}}"
         rf"{{{n}\cdot{zeta:g}\cdot{eps2:.4g}}} = {sigma_c_paper:.4g}"
     )
-    reason = (f"(eps1 + eps2, delta1 + delta2) = ({eps1 + eps2:.4g}, {delta1 + delta2:.3g})-DP (Theorem 5) with "
+    reason = (f"(eps1 + eps2, delta1 + delta2) = ({eps1 + eps2:.4g}, {delta1 + delta2:.3g})-DP as claimed by "
+              f"Theorem 5 (dpviz certifies only the Gaussian releases it counts, see the notes) with "
               f"{rounds} rounds of {T_local} local steps; contribution noise sigma_c = {sigma_c:.4g} "
               + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "as printed"))
     return _mark_too_small(Calibration(
@@ -620,10 +644,23 @@ def bound_thm1(*, n, d, eps, delta, G=1.0, L=None, mu=None, c=1.0, consistent_co
     c, extras = _consistent_c(c, consistent_constants, n, eps, delta, G, T)
     term = Term("privacy", _emp_rate(n, d, eps, delta, G, c), -2.0, -2.0,
                 r"\frac{mG^2\log(1/\delta)\log n}{n^2\epsilon^2}")
-    notes = ["Excess empirical risk; m is the model dimension d."]
+    notes = ["Excess empirical risk; m is the model dimension d.", _schedule_note_thm1(n, L, mu, T)]
     if extras:
         notes.append(_CONSISTENT_NOTE.format(c2=c, ci=extras["c_implied"]))
     return _result("kang-pidp-thm1", [term], eta=_eta_of(L), T=T, notes=notes, extras=extras)
+
+
+def _schedule_note_thm1(n, L, mu, T) -> str:
+    """What Theorem 1's schedule T (:func:`schedule_T`) leaves of the optimisation term (dpviz's reading)."""
+    if L is None or mu is None or mu >= L:
+        return ("Schedule (dpviz's reading): T = O(log n) is taken so that (1 - mu/L)^T <= 1/n, which leaves an "
+                "optimisation term Delta0/n above the claimed n^-2 rate; (1 - mu/L)^T <= 1/n^2 (twice the T, still "
+                "O(log n)) would be needed for the rate. Give L and mu for the numbers.")
+    q = 1.0 - mu / L
+    T2 = max(1, math.ceil(2.0 * math.log(n) / -math.log1p(-mu / L)))
+    return (f"Schedule (dpviz's reading): T = {T} makes (1 - mu/L)^T = {q**T:.3g} <= 1/n = {1.0 / n:.3g}, which leaves "
+            f"an optimisation term (1 - mu/L)^T Delta0 of order Delta0/n, above the claimed n^-2 rate; the rate needs "
+            f"(1 - mu/L)^T <= 1/n^2, i.e. T = {T2} (still O(log n)).")
 
 
 def explicit_bound_thm1(*, n, d, eps, delta, G, L, mu, T=None, Delta0=1.0, sigma=None, c=None,
@@ -748,6 +785,20 @@ def _branches(n, d, eps, k, c, which):
     ]
 
 
+def _with_stability(n, c, totals, taus):
+    """Branch values with Theorem 3's stability term (tau + L) 16 G^2/(n^2 mu^2), which Remark 4's template drops,
+    kept at the rate level (constants dropped as in the template: (tau + 1)/n^2).  Returns (values, index of min)."""
+    vals = [t + c * (tau + 1.0) / n**2 for t, tau in zip(totals, taus)]
+    return vals, min(range(len(vals)), key=vals.__getitem__)
+
+
+def _stability_note(which, i, totals, vals, j, taus):
+    shown = ", ".join(f"branch {b + 1} (tau = {taus[b]:.4g}): {vals[b]:.3g}" for b in range(len(vals)))
+    return (f"Keeping Theorem 3's stability term (tau + L) 16G^2/(n^2 mu^2), which {which} drops (dpviz's "
+            f"correction; constants dropped as in the template: (tau + 1)/n^2): {shown}. The minimum is then branch "
+            f"{j + 1} at {vals[j]:.3g}, beside the template's branch {i + 1} at {totals[i]:.3g}.")
+
+
 def bound_remark4(*, n, d, eps, c=1.0) -> BoundResult:
     r"""Excess population risk rate of DP-SGD (Kang, Li, Liu & Wang (kang-pidp), Remark 4), with E[L*] = O(1/n):
 
@@ -763,9 +814,12 @@ def bound_remark4(*, n, d, eps, c=1.0) -> BoundResult:
     totals = [sum(t.value for t in b) for b in branches]
     i = min(range(2), key=totals.__getitem__)
     taus = [1.0, math.sqrt(n) * eps / math.sqrt(d)]
+    vals, j = _with_stability(n, c, totals, taus)
     return _result("kang-pidp-remark4", branches[i], T=max(1, math.ceil(math.log(n))),
-                   notes=[f"branch {i + 1} (tau = {taus[i]:.4g}) is the smaller one; logs and constants dropped."],
-                   extras={"branch": i + 1, "branch_values": totals, "tau": taus[i]})
+                   notes=[f"branch {i + 1} (tau = {taus[i]:.4g}) is the smaller one; logs and constants dropped.",
+                          _stability_note("Remark 4's template", i, totals, vals, j, taus)],
+                   extras={"branch": i + 1, "branch_values": totals, "tau": taus[i],
+                           "corrected_branch_values": vals, "corrected_branch": j + 1, "corrected_total": vals[j]})
 
 
 def _k(k, n):
@@ -800,7 +854,10 @@ def bound_thm6(*, n, d, eps, delta, G=1.0, L=None, k=None, eps1=None, delta1=Non
     term = Term("privacy", val, -3.0 if k_in is not None else -2.0, -2.0,
                 r"\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}")
     notes = ["k = n (every instance significant) recovers Theorem 1." if k_in is None else
-             f"k = {k} of n = {n} instances get noise (probability k/n per step)."]
+             f"k = {k} of n = {n} instances get noise (probability k/n per step).",
+             f"Schedule (dpviz's reading): T = ceil(log(n^3 eps1^2/(k m G^2))) = {T} uses the proof's constant 1 and "
+             f"ignores mu/L, so (1 - mu/L)^T need not be small; at k = n it is not Theorem 1's T (dpviz: the "
+             f"smallest T with (1 - mu/L)^T <= 1/n)."]
     if cextras:
         notes.append(_CONSISTENT_NOTE.format(c2=c, ci=cextras["c_implied"]))
     return _result("kang-pidp-thm6", [term], eta=_eta_of(L), T=T, notes=notes,
@@ -825,10 +882,17 @@ def bound_thm7(*, n, d, eps, k=None, c=1.0) -> BoundResult:
     i = min(range(3), key=totals.__getitem__)
     taus = [1.0, math.sqrt(n), n * eps / math.sqrt(kk * d)]
     printed3 = c * ((kk * d) ** 1.5 / (n**2 * eps**3) + eps / math.sqrt(kk * d * n))
-    return _result("kang-pidp-thm7", branches[i], T=max(1, math.ceil(math.log(n))),
-                   notes=[f"branch {i + 1} (tau = {taus[i]:.4g}) is the smallest; logs and constants dropped."],
+    vals, j = _with_stability(n, c, totals, taus)
+    notes = [f"branch {i + 1} (tau = {taus[i]:.4g}) is the smallest; logs and constants dropped.",
+             f"Third branch: printed (km)^1.5/(n^2 eps^3) + eps/sqrt(kmn) = {printed3:.3g}; derived from its tau "
+             f"(dpviz's correction) (km)^1.5/(n^4 eps^3) + sqrt(km)/(n^2 eps) (constant 2 dropped) = {totals[2]:.3g}; "
+             f"with the "
+             f"stability term {vals[2]:.3g}.",
+             _stability_note("Remark 4's template (used by Theorem 7)", i, totals, vals, j, taus)]
+    return _result("kang-pidp-thm7", branches[i], T=max(1, math.ceil(math.log(n))), notes=notes,
                    extras={"branch": i + 1, "branch_values": totals, "tau": taus[i], "k": kk,
-                           "printed_branch3": printed3})
+                           "printed_branch3": printed3, "corrected_branch_values": vals,
+                           "corrected_branch": j + 1, "corrected_total": vals[j]})
 
 
 def bound_thm2(*, n, L, mu, G=1.0, excess_empirical=None, Lstar=None, tau=None, d=None, eps=None, delta=None,
@@ -964,7 +1028,9 @@ ALGORITHMS = [
         description=(
             "DP-SGD that adds gradient noise only for examples whose (noised) influence-function contribution "
             "H^{-1} grad / n is large: R rounds of T_local steps; each round inverts the Hessian at the round's model; "
-            "the contribution gets its own Gaussian noise sigma_c (Theorem 5)."
+            "the contribution gets its own Gaussian noise sigma_c (Theorem 5), calibrated by dpviz for the sensitivity "
+            "4G/(n zeta) of the released 2 c_t^(o) (the proof uses 2G/(n zeta)); see the notes for what dpviz "
+            "cannot certify."
         ),
         noise="gaussian",
         formula=_PIDP_FORMULA,
@@ -982,19 +1048,26 @@ _DISCREPANCY_THM1 = (
     "The proof of Theorem 1 replaces the second moment E||grad l(theta_t, z_t)||^2 of the sampled gradient by the "
     "squared full gradient ||grad L(theta_t)||^2 (eq. (4) onward), so the bound has no SGD variance floor: it is "
     "exact for full-batch noisy GD, and for one-example SGD it omits a term of order eta E||grad l - grad L||^2/mu. "
-    "The explicit bound (1 - mu/L)^T Delta0 + m sigma^2/(2 mu) follows the proof as printed and inherits this."
+    "The explicit bound (1 - mu/L)^T Delta0 + m sigma^2/(2 mu) follows the proof as printed and inherits this. "
+    "Schedule: dpviz's T = O(log n) makes (1 - mu/L)^T <= 1/n, which leaves an optimisation term Delta0/n above the "
+    "claimed n^-2 rate (the rate needs (1 - mu/L)^T <= 1/n^2, twice the T)."
 )
 
 _DISCREPANCY_THM6 = (
     "The statement of Theorem 6 takes T = O(log n); its proof takes T = O(log(n^3 eps1^2/(k m G^2))). dpviz uses the "
-    "proof's T = max(1, ceil(log(n^3 eps1^2/(k m G^2)))) (both are logarithmic in n)."
+    "proof's T = max(1, ceil(log(n^3 eps1^2/(k m G^2)))) (both are logarithmic in n). This T takes the proof's "
+    "constant as 1 and ignores mu/L, so it does not make (1 - mu/L)^T small, and at k = n it is not Theorem 1's T "
+    "(the smallest T with (1 - mu/L)^T <= 1/n): the two schedules are inconsistent where Theorem 6 should recover "
+    "Theorem 1."
 )
 
 _DISCREPANCY_THM7 = (
     "The third branch is printed as (km)^1.5/(n^2 eps^3) + eps/sqrt(kmn) 'from tau = O(n eps/sqrt(km))', but "
     "substituting that tau into Remark 4's template e/tau + tau e + 1/(tau n) with e = km/(n^3 eps^2) (Theorem 6) "
     "gives (km)^1.5/(n^4 eps^3) + 2 sqrt(km)/(n^2 eps). dpviz follows the derivation (constants dropped); the printed "
-    "value is in extras['printed_branch3']. With k = n this branch coincides with Remark 4's second branch."
+    "value is in extras['printed_branch3']. With k = n this branch coincides with Remark 4's second branch. Like "
+    "Remark 4, the template drops Theorem 3's stability term (tau + L) 16G^2/(n^2 mu^2), which dominates at small k; "
+    "the notes give the branches with it (extras['corrected_branch_values'])."
 )
 
 
@@ -1036,10 +1109,10 @@ THEOREMS = [
         assumptions=_ASSUME,
         bound=bound_thm2,
         statement=(
-            r"\inf_{	au>0}\Big\{rac{8(	au+L)}{\mu}\mathbb E[L(	heta_{priv};D)-L^*]+rac{16G^2(	au+L)}{n^2\mu^2}"
-            r"+rac{L\,\mathbb E[L(	heta_{priv};D)]}{	au}\Big\}"
+            r"\inf_{\tau>0}\Big\{\frac{8(\tau+L)}{\mu}\mathbb E[L(\theta_{priv};D)-L^*]+\frac{16G^2(\tau+L)}{n^2\mu^2}"
+            r"+\frac{L\,\mathbb E[L(\theta_{priv};D)]}{\tau}\Big\}"
         ),
-        schedule=r"	au>0\ 	ext{free (inf)}",
+        schedule=r"\tau>0\ \text{free (inf)}",
         risk=Risk("generalization gap", "expectation", "E[L_P(θ_priv) − L(θ_priv; D)], not an excess risk"),
         form="explicit",
     ),
@@ -1050,7 +1123,7 @@ THEOREMS = [
         algorithm="pidp-sgd",
         assumptions=_ASSUME,
         bound=bound_thm4,
-        statement=r"\|(	heta^*_{-z}-	heta^*)-c_z\|_2\lerac{1}{\zeta^2n^2}\Big(2LG+rac{CG^2}{\zeta}\Big)",
+        statement=r"\|(\theta^*_{-z}-\theta^*)-c_z\|_2\le\frac{1}{\zeta^2n^2}\Big(2LG+\frac{CG^2}{\zeta}\Big)",
         risk=Risk("influence-function approximation error", "deterministic", "||(θ*_{-z} − θ*) − c_z||, not a risk"),
         form="explicit",
     ),
@@ -1061,7 +1134,7 @@ THEOREMS = [
         algorithm="dpsgd-pl",
         assumptions=_ASSUME,
         bound=bound_remark3,
-        statement=r"O\Big(rac{mG^2\log(1/\delta)\log^2n}{n^2\epsilon^2}\Big)\ 	ext{(reference [43]; Theorem 1 removes one }\log n)",
+        statement=r"O\Big(\frac{mG^2\log(1/\delta)\log^2n}{n^2\epsilon^2}\Big)\ \text{(reference [43]; Theorem 1 removes one }\log n)",
         risk=Risk("excess empirical risk (optimality gap)", "expectation",
                   "E[L(θ_priv; D) − L*]; earlier bound, reference [43]"),
     ),

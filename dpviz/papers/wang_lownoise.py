@@ -79,6 +79,7 @@ __all__ = [
     "explicit_bound_thm6b",
     "m_bar_alpha_3",
     "young_constant",
+    "largest_root",
     "explicit_holder_risk",
     "explicit_bound_thm4a",
     "explicit_bound_thm4b",
@@ -113,7 +114,6 @@ PAPER = Paper(
     title="Differentially private stochastic gradient descent with low-noise",
     venue="Neurocomputing",
     year=2024,
-    seed_file="000_e4c77d256cde89f2.txt",
 )
 
 #: σ²/G² >= this (Lemma 8's σ² >= 0.67 Δ² with Δ = 2G).
@@ -628,6 +628,14 @@ def _explicit_thm3(thm_id, *, n, d, eps, delta, L, R, Fstar, G=None, sigma=None,
     sigma = v.check_nonnegative("sigma", sigma)
     if eta > min(2.0 / L, 1.0):
         notes.append(f"eta = {eta:.4g} > min{{2/L, 1}} = {min(2.0 / L, 1.0):.4g}: the proof assumes eta <= min{{2/L, 1}}.")
+    if eta > 1.0 / (2.0 * L):
+        notes.append(
+            f"Reading of the proof (dpviz): eta = {eta:.4g} > 1/(2L) = {1.0 / (2.0 * L):.4g}. The Young step behind "
+            f"eq. ({'11' if pairwise else '8'}) and Theorem 16 (a) at alpha = 1 needs eta <= 1/(2L), which "
+            f"Theorem {'6' if pairwise else '3'} does not state (it states eta <= min{{2/L, 1}}): this explicit bound "
+            "is not backed by its proof here; lower c (or eta) to eta <= 1/(2L)."
+        )
+        extras["eta_above_1_over_2L"] = True
     if T < n:
         notes.append(f"T = {T} < n = {n}: the proof assumes T >= n.")
     out = explicit_smooth_risk(n=n, T=T, eta=eta, d=d, sigma=sigma, L=L, R=R, Fstar=Fstar, kappa=kappa,
@@ -795,11 +803,50 @@ def explicit_holder_risk(*, n, T, eta, d, sigma, L, R, Fstar, alpha, M=None, kap
         except OverflowError:  # far from the minimiser (tiny kappa, large r): the part is huge there
             return math.inf
 
+    kappa_given = kappa is not None
     if kappa is None:
         k0 = math.sqrt(A / B) if A > 0 and B > 0 else 1.0
         kappa = k0 if C == 0.0 else _golden_min_log(gen, math.log(k0))
-    return {"parts": {"optimisation": opt, "privacy": priv, "generalization": gen(kappa)}, "kappa": kappa,
-            "P": P, "Q": Q, "M_alpha_1": m1, "M_alpha_2": m2, "M_alpha_3": m3, "K_alpha": K}
+    out = {"parts": {"optimisation": opt, "privacy": priv, "generalization": gen(kappa)}, "kappa": kappa,
+           "P": P, "Q": Q, "M_alpha_1": m1, "M_alpha_2": m2, "M_alpha_3": m3, "K_alpha": K}
+    if alpha > 0.0:
+        # the tightest valid form: the largest root of the same inequality xi <= a xi^p + Bbar, a = M1^2/(2 kappa),
+        # Bbar = (A/kappa + B kappa)/2 (the average over t of the B_t that Young's step doubles)
+        def gen_root(k: float) -> float:
+            try:
+                return largest_root(M1sq_half / k, p, (A / k + B * k) / 2.0)
+            except OverflowError:
+                return math.inf
+
+        M1sq_half = m1**2 / 2.0
+        k_root = kappa if kappa_given else _golden_min_log(gen_root, math.log(kappa))
+        out.update({"generalization_root": gen_root(k_root), "kappa_root": k_root})
+    return out
+
+
+def largest_root(a: float, p: float, B: float) -> float:
+    r"""The largest ξ >= 0 with ξ <= aξ^p + B (a >= 0, p ∈ (0, 1), B >= 0): the unique root ξ* of
+    ξ = aξ^p + B on ξ > 0 (g(ξ) = ξ − aξ^p − B is convex with g(0) = −B <= 0, so {g <= 0} = [0, ξ*]).
+
+    This is the tightest bound the inequality of the proof of Theorem 4 of Wang, Lei, Ying & Zhou (wang-lownoise)
+    gives; the proof's Young step gives ξ <= 2B + K_α a^{1/(1−p)} (:func:`young_constant`), always >= ξ*.  ξ* is
+    concave and increasing in B (the inverse of the convex increasing ξ − aξ^p on [ξ*(0), ∞)), so a bound on the
+    average of the B_t over t bounds the average of the ξ_t (Jensen).
+    """
+    if a <= 0.0:
+        return B
+    if B <= 0.0:
+        return a ** (1.0 / (1.0 - p))
+    lo, hi = B, 2.0 * B + 2.0 * (1 - p) * (2.0 * p) ** (p / (1.0 - p)) * a ** (1.0 / (1.0 - p))
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid - a * mid**p - B > 0.0:
+            hi = mid
+        else:
+            lo = mid
+        if hi - lo <= 1e-15 * hi:
+            break
+    return hi
 
 
 def _explicit_holder(thm_id, *, n, d, eps, delta, alpha, L, R, Fstar, G=None, M=None, sigma=None, T=None, eta=None,
@@ -862,8 +909,18 @@ def _explicit_holder(thm_id, *, n, d, eps, delta, alpha, L, R, Fstar, G=None, M=
     src = ("Lemmas 17 (b), 19 (b), 20 (proof of Theorem 7, 'similar to Theorem 4')" if pairwise
            else "eq. (14), Lemmas 13 (b), 14 (b), Theorem 16 (b)")
     notes.append(f"Explicit constants of the proof ({src}) with the fixed point of the proof of Theorem 4 solved "
-                 f"explicitly (K_alpha = {out['K_alpha']:.4g}); kappa = {out['kappa']:.4g} minimises the "
-                 "generalization part; ||w*|| <= R.")
+                 f"explicitly by Young's inequality, the proof's literal form (K_alpha = {out['K_alpha']:.4g}); "
+                 f"kappa = {out['kappa']:.4g} minimises the generalization part; ||w*|| <= R.")
+    if "generalization_root" in out:
+        total_root = p["optimisation"] + p["privacy"] + out["generalization_root"]
+        extras.update({"generalization_root": out["generalization_root"], "kappa_root": out["kappa_root"],
+                       "total_root": total_root})
+        notes.append(
+            f"Tightest valid form (dpviz's reading, beside the proof's literal Young form above): the largest root of "
+            f"the same inequality xi = a xi^p + B (p = 2alpha/(1+alpha)) bounds the generalization part by "
+            f"{out['generalization_root']:.4g} (kappa = {out['kappa_root']:.4g}) instead of "
+            f"{p['generalization']:.4g}: total {total_root:.4g} instead of {sum(p.values()):.4g}."
+        )
     return BoundResult.of(thm_id, terms, eta=eta, T=T, notes=notes, extras=extras, explicit=True)
 
 
@@ -929,19 +986,20 @@ ACCOUNTANT_MECHANISM = "sampling without replacement, replace-one neighbours (se
 
 @functools.lru_cache(maxsize=4096)
 def _acc_z(q: float, T: int, eps: float, delta: float) -> float:
-    """Smallest noise multiplier (relative precision 1e-4) of T Gaussian steps on a sample drawn without replacement
-    at rate q, replace-one neighbours, for (ε, δ) by RDP."""
+    """Smallest noise multiplier (relative precision 1e-6) of T Gaussian steps on a sample drawn without replacement
+    at rate q, replace-one neighbours, for (ε, δ) by RDP.  The same call and precision as the matched RDP row of
+    :func:`dpviz.privacy_lab.sigma_for`, so Calibrate and Accounting show one number for the same setting."""
     from dpviz.accounting import noise_multiplier_general
 
     return noise_multiplier_general(eps=eps, delta=delta, steps=T, sampling_prob=q, sampling="without-replacement",
-                                    neighbouring="replace-one", rtol=1e-4)
+                                    neighbouring="replace-one", rtol=1e-6)
 
 
 def accountant_sigma(*, n, eps, delta, T, G, pairwise=False) -> float:
     r"""σ from a tight numerical RDP accountant for the mechanism of Algorithm 1 / 2 (Wang, Lei, Ying & Zhou (wang-lownoise),
     Algorithm 1 and Theorem 2's proof: one example per step, gradient sensitivity 2G under replace-one adjacency).
 
-    Returns :math:`2G\,z`, with z the smallest noise multiplier (relative precision about 1e-4, rounded up) for which
+    Returns :math:`2G\,z`, with z the smallest noise multiplier (relative precision about 1e-6, rounded up) for which
     T Gaussian mechanisms on a sample of one example (a pair: rate 2/n) drawn without replacement are (ε, δ)-DP under
     replace-one neighbours by :class:`dp_accounting.rdp.RdpAccountant` (``SampledWithoutReplacementDpEvent``); see
     :data:`ACCOUNTANT_NOTE`.
@@ -991,7 +1049,8 @@ def _resolve_G(G, M, L, R, alpha):
     R = v.check_positive("R", R)
     alpha = v.check_unit("alpha (the Hölder exponent)", alpha)
     G = M + L * R**alpha
-    return G, f"G = M + L R^alpha = {M:g} + {L:g} * {R:g}^{alpha:g} = {G:.4g} (gradient bound on the ball of radius R)."
+    return G, (f"G = M + L R^alpha = {M:g} + {L:g} * {R:g}^{alpha:g} = {G:.4g} (gradient bound on the ball of radius "
+               "R; M read as sup_z ||df(0; z)||, as in Remark 2).")
 
 
 def _fmt_up(x: float) -> str:
@@ -1264,11 +1323,15 @@ def _holder_alpha(alpha) -> float:
     return alpha
 
 
-def _eta_notes(eta: float, L) -> list[str]:
+def _eta_notes(eta: float, L, smooth: bool = False) -> list[str]:
     lim = 1.0 if L is None else min(2.0 / L, 1.0)
     if eta > lim:
         what = "min{2/L, 1}" if L is not None else "1"
         return [f"The schedule's eta = {eta:.4g} exceeds {what} = {lim:g}, which the theorem requires: lower c."]
+    if smooth and L is not None and eta > 1.0 / (2.0 * L):
+        return [f"Reading of the proof (dpviz): the schedule's eta = {eta:.4g} > 1/(2L) = {1.0 / (2.0 * L):.4g}; the "
+                "Young step behind eq. (8)/(11) and Theorem 16 (a) at alpha = 1 needs eta <= 1/(2L), which the "
+                "theorem does not state (it states eta <= min{2/L, 1}): lower c."]
     return []
 
 
@@ -1288,7 +1351,7 @@ def _smooth_general(thm_id, *, n, d, eps, delta, c, L) -> BoundResult:
     T = n
     eta = c * min(1.0 / math.sqrt(n), eps / math.sqrt(d * math.log(1.0 / delta)))
     terms = [Term("statistical", 1.0 / math.sqrt(n), -0.5, 0.0, r"\frac{1}{\sqrt n}"), _privacy_term(n, d, eps, delta)]
-    notes = _eta_notes(eta, L) + ["T ≍ n is taken as T = n; the O(·) constant is 1."]
+    notes = _eta_notes(eta, L, smooth=True) + ["T ≍ n is taken as T = n; the O(·) constant is 1."]
     return _result(thm_id, terms, eta=eta, T=T, notes=notes)
 
 
@@ -1296,7 +1359,7 @@ def _smooth_lownoise(thm_id, *, n, d, eps, delta, c, L) -> BoundResult:
     n, d, eps, delta, c, L = _utility_inputs(n, d, eps, delta, c, L)
     T = n
     eta = c * eps / math.sqrt(d * math.log(1.0 / delta))
-    notes = _eta_notes(eta, L) + [
+    notes = _eta_notes(eta, L, smooth=True) + [
         "Low-noise case F(w*) = 0: the 1/sqrt(n) term disappears. T ≍ n is taken as T = n; the O(·) constant is 1."
     ]
     return _result(thm_id, [_privacy_term(n, d, eps, delta)], eta=eta, T=T, notes=notes)
@@ -1507,10 +1570,18 @@ _DISC_HOLDER_EXPLICIT = (
     "population E[F^(2alpha/(1+alpha))] and solves the resulting xi <= a xi^p + B (p = 2alpha/(1+alpha), "
     "a = M_{alpha,1}^2/(2kappa)) only up to O(.); dpviz follows the proof and solves it explicitly by Young's "
     "inequality, xi <= 2B + K_alpha a^((1+alpha)/(1-alpha)) with K_alpha = 2(1-alpha)/(1+alpha) "
-    "(4alpha/(1+alpha))^(2alpha/(1-alpha)) (this also dominates the F_S reading). Eq. (15) prints kappa T n^-2 "
+    "(4alpha/(1+alpha))^(2alpha/(1-alpha)) (this also dominates the F_S reading); beside this literal form dpviz "
+    "shows the tightest valid one, the largest root of the same inequality (1.5-1.75x smaller on the "
+    "generalization part; extras['total_root']). Eq. (15) prints kappa T n^-2 "
     "sum_t eta_t (E F_S(w_t))^p where eq. (16) uses sum_t eta^2 (E F_S(w_t))^p (dpviz: eta^2); the display after "
     "(15) prints the exponent of eta in the M_{alpha,2} term as (3-alpha)/(1+alpha), Theorem 16 (b) as "
     "(3-alpha)/(1-alpha) (dpviz: Theorem 16 (b)). At alpha = 0, F^0 = 1 and no fixed point is needed."
+)
+
+_DISC_M = (
+    "M is defined before eq. (4) as M = sup_z f(0; z) (a bound on the loss at 0), but it enters M_{0,1} = M + L "
+    "(eq. (4)) and the gradient bound ||df(w; z)|| <= M + L||w|| of Remark 2 (G = M + L R^alpha), which need a bound "
+    "on the gradient at 0; dpviz reads M as sup_z ||df(0; z)|| (as Remark 2 writes it)."
 )
 
 _DISC_THM7_EXPLICIT = (
@@ -1559,10 +1630,11 @@ THEOREMS = [
     _thm("wang-lownoise-thm3b", "Theorem 3 (b)", "dpsgd-rdp", _SMOOTH + ("low-noise",), bound_thm3b, _R_LOW, _S_LOW,
          notes=_LOWNOTE + (_DISC_REMARK1,), explicit_bound=explicit_bound_thm3b),
     _thm("wang-lownoise-thm4a", "Theorem 4 (a)", "dpsgd-rdp", _HOLDER, bound_thm4a, _R_OPT, _H_GEN,
-         discrepancy=_DISC_REMARK5 + " " + _DISC_HOLDER_EXPLICIT, notes=(_DISC_REMARK1,),
+         discrepancy=_DISC_REMARK5 + " " + _DISC_HOLDER_EXPLICIT + " " + _DISC_M, notes=(_DISC_REMARK1,),
          explicit_bound=explicit_bound_thm4a),
     _thm("wang-lownoise-thm4b", "Theorem 4 (b)", "dpsgd-rdp", _HOLDER + ("low-noise",), bound_thm4b, _R_HLOW, _H_LOW,
-         discrepancy=_DISC_THM4B + " " + _DISC_HOLDER_EXPLICIT, notes=_LOWNOTE + (_DISC_REMARK1,),
+         discrepancy=_DISC_THM4B + " " + _DISC_HOLDER_EXPLICIT + " " + _DISC_M,
+         notes=_LOWNOTE + (_DISC_REMARK1,),
          explicit_bound=explicit_bound_thm4b),
     _thm("wang-lownoise-thm6a", "Theorem 6 (a)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise",), bound_thm6a, _R_OPT,
          _S_GEN, discrepancy=_DISC_THM6A, risk=_PAIR_RISK,
@@ -1571,12 +1643,12 @@ THEOREMS = [
          bound_thm6b, _R_LOW, _S_LOW, notes=_LOWNOTE, risk=_PAIR_RISK,
          explicit_bound=explicit_bound_thm6b),
     _thm("wang-lownoise-thm7a", "Theorem 7 (a)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise",), bound_thm7a, _R_OPT,
-         _H_GEN, discrepancy=_DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT,
+         _H_GEN, discrepancy=_DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT + " " + _DISC_M,
          risk=_PAIR_RISK, explicit_bound=explicit_bound_thm7a),
     _thm("wang-lownoise-thm7b", "Theorem 7 (b)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise", "low-noise"),
          bound_thm7b, _R_HLOW, _H_LOW,
          discrepancy=(_DISC_THM4B.replace("The statement", "As in Theorem 4 (b), the statement") + " "
-                      + _DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT),
+                      + _DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT + " " + _DISC_M),
          notes=_LOWNOTE, risk=_PAIR_RISK, explicit_bound=explicit_bound_thm7b),
 ]
 

@@ -71,7 +71,6 @@ PAPER = Paper(
     title="Differentially Private SGD with Non-Smooth Losses",
     venue="Applied and Computational Harmonic Analysis",
     year=2022,
-    seed_file="003_ae9d1ed971b16d33.txt",
 )
 
 #: Thm 9's switch point of T: (√73 − 7)/4 ≈ 0.386 (wang-nonsmooth, Theorem 9).

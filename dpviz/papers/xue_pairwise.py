@@ -62,7 +62,6 @@ PAPER = Paper(
     title="Differentially Private Pairwise Learning Revisited",
     venue="IJCAI",
     year=2021,
-    seed_file="004_f0930831cb554e22.txt",
 )
 
 _WHO = "Xue, Yang, Huai & Wang"
@@ -978,9 +977,20 @@ def bound_thm4(*, n, d, eps, delta, G, R, T, eta, L=None, c=1.0):
 # Table 1: upper and lower bounds on the population error (constants and log factors omitted)
 
 
-def _t1(rate_tex, rate, method, reference, assumptions, privacy, kind):
+def _t1(rate_tex, rate, method, reference, assumptions, privacy, kind, note=None):
+    extra = {"privacy": privacy, "bound": kind}
+    if note:
+        extra["note"] = note
     return ComparisonRow(method=method, reference=reference, assumptions=assumptions, rate_latex=rate_tex, rate=rate,
-                         extra={"privacy": privacy, "bound": kind})
+                         extra=extra)
+
+
+#: The "Huai et al.; Yang et al." row of Table 1 against dpviz's own reading of Yang, Lei, Lyu & Ying.
+_T1_YANG_NOTE = (
+    "Evaluated as printed, sqrt(d)/sqrt(n eps). dpviz's Yang, Lei, Lyu & Ying Corollary 2 (yang-pairwise-cor2) gives "
+    "sqrt(d)/(sqrt(n) eps) at the same point (Theorem 5's privacy term is proportional to sigma, which eq. (5) makes "
+    "proportional to 1/eps): the two differ by a factor sqrt(eps) (mismatch between this row and dpviz's Yang et al.)."
+)
 
 
 def _table1_rows() -> tuple[ComparisonRow, ...]:
@@ -1000,7 +1010,7 @@ def _table1_rows() -> tuple[ComparisonRow, ...]:
         _t1(r"\Omega\Big(\frac1n+\frac{d^2}{n^2\epsilon^2}\Big)", lambda *, n, d, eps: 1 / n + d**2 / (n * eps) ** 2,
             "Lower bound", bassily, sc, e0, "lower"),
         _t1(r"O\Big(\frac{\sqrt d}{\sqrt{n\epsilon}}\Big)", lambda *, n, d, eps: math.sqrt(d / (n * eps)),
-            "Huai et al.; Yang et al.", huai + "; Yang, Lei, Lyu & Ying (2021)", cv, ed, "upper"),
+            "Huai et al.; Yang et al.", huai + "; Yang, Lei, Lyu & Ying (2021)", cv, ed, "upper", _T1_YANG_NOTE),
         _t1(r"O\Big(\frac1{\sqrt n}+\frac{\sqrt d}{n\epsilon}\Big)", lambda *, n, d, eps: 1 / math.sqrt(n) + math.sqrt(d) / (n * eps),
             "This paper (Algorithm 3, Theorem 3)", "Xue, Yang, Huai & Wang (2021)", cv, ed, "upper"),
         _t1(r"\Omega\Big(\frac1{\sqrt n}+\frac{\sqrt d}{n\epsilon}\Big)", lambda *, n, d, eps: 1 / math.sqrt(n) + math.sqrt(d) / (n * eps),
@@ -1172,10 +1182,10 @@ THEOREMS = [
         assumptions=_CVX,
         bound=bound_thm4,
         statement=(
-            r"O\Big(rac{\|w_0-w^*\|_2^2}{\eta T}+rac{\eta G^2T^2d\log(1/\delta)}{n^2\epsilon^2}"
-            r"+rac{G^2\eta T}{n}\Big)\ (\delta>0;\ d^2\ 	ext{for}\ \delta=0)"
+            r"O\Big(\frac{\|w_0-w^*\|_2^2}{\eta T}+\frac{\eta G^2T^2d\log(1/\delta)}{n^2\epsilon^2}"
+            r"+\frac{G^2\eta T}{n}\Big)\ (\delta>0;\ d^2\ \text{for}\ \delta=0)"
         ),
-        schedule=r"\eta\le 2/L,\ T\ 	ext{free (no schedule given)}",
+        schedule=r"\eta\le 2/L,\ T\ \text{free (no schedule given)}",
         discrepancy=(
             "The statement says 'Algorithm 1'; the proof is about Algorithm 4 (Lemma 7), which dpviz follows. "
             "Algorithm 4 line 6 (delta = 0) omits '+ zeta'; dpviz adds the Laplace noise."

@@ -72,7 +72,6 @@ PAPER = Paper(
     title="Stability and Differential Privacy of Stochastic Gradient Descent for Pairwise Learning with Non-Smooth Loss",
     venue="AISTATS",
     year=2021,
-    seed_file="002_529032789875e3ba.txt",
 )
 
 _ASSUME = ("convex", "lipschitz", "nonnegative", "pairwise")
@@ -210,10 +209,17 @@ _OUTPUT_FORMULA_CORRECTED = (
     r"c=\ln(e^2T)\Big(\frac{T+1}{n}+\ln\frac2\delta+\sqrt{\frac{2(T+1)\ln(2/\delta)}{n}}\Big)"
 )
 
+#: The σ rules of :func:`calibrate_pairwise_sgd_output`: dpviz's private σ, eq. (5) as its proof requires (with the
+#: factor e) and eq. (5) as printed (without it).
+SIGMA_RULES = ("private", "proof", "printed")
+SIGMA_PRINTED_LABEL = "as printed"
+SIGMA_PROOF_LABEL = "as the proof requires"
+
 _E_FACTOR_NOTE = (
     "Eq. (5) is printed as sigma^2 = 8 eta^2 G^2 ln(2.5/delta)/eps^2 (T + ...), but its proof sets "
     "sigma = sqrt(2 ln(2.5/delta)) Delta_T/eps with Delta_T^2 = 4e eta^2 G^2 (T + ...), i.e. a factor e larger; "
-    "dpviz follows the proof (extras['sigma_as_printed'] holds the printed value)."
+    "dpviz labels both readings: 'as printed' (not private) and 'as the proof requires' (sigma_rule = 'printed' / "
+    "'proof'); by default it releases the smallest private sigma."
 )
 
 
@@ -240,6 +246,12 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, 
     G : float
         Lipschitz constant of the pairwise loss.
     corrected : bool, default False
+    sigma_rule : {"private", "proof", "printed"}, default "private"
+        Which σ is released: the smallest σ passing the exact Gaussian check at δ/2 (``"private"``); eq. (5) as the
+        proof of Theorem 4 requires, σ = √(2 ln(2.5/δ))·Δ_T/ε with the factor e in Δ_T² (``"proof"``, kept in
+        ``extras['sigma_paper']``); or eq. (5) as printed, without the factor e (``"printed"``, kept in
+        ``extras['sigma_as_printed']``; not private: at n = 100, T = 10⁴, η = 10⁻³, ε = 1, δ = 10⁻⁴ its exact δ is
+        about 5.7·10⁻⁴ + δ/2).  Both paper readings are labelled in ``extras['sigma_readings']``.
 
     Returns
     -------
@@ -253,7 +265,12 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, 
     eta = v.check_positive("eta", eta)
     G = v.check_positive("G", G)
     corrected = _check_bool("corrected", corrected)
-    sigma_rule = _gauss.check_sigma_rule(sigma_rule)
+    if sigma_rule not in SIGMA_RULES:
+        raise ValueError(
+            "sigma_rule must be 'private' (the smallest sigma that is (eps, delta)-DP by the exact Gaussian check), "
+            "'proof' (eq. (5) as the proof of Theorem 4 requires, with the factor e) or 'printed' (eq. (5) as "
+            f"printed, without the factor e: not private), got {sigma_rule!r}."
+        )
     a = math.log(2.0 / delta)
     formula = _OUTPUT_FORMULA_CORRECTED if corrected else _OUTPUT_FORMULA
     if not corrected and T < n:
@@ -284,9 +301,36 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, 
     cmp = _gauss.compare_with_paper(eps=eps, delta=delta / 2.0, sensitivity=Delta, sigma_paper=sigma_paper,
                                     check="exact Gaussian mechanism at delta/2 (the other delta/2 is the failure "
                                           "probability of the sensitivity bound)")
-    pick = _gauss.choose_sigma(cmp, sigma_rule, eps=eps, delta=delta / 2.0, what="Output perturbation (Lemma 2)")
-    notes += pick["notes"]
+    cmp_printed = _gauss.compare_with_paper(eps=eps, delta=delta / 2.0, sensitivity=Delta, sigma_paper=sigma_printed,
+                                            check=cmp["privacy_check"])
+    if sigma_rule == "printed":
+        pick = _gauss.choose_sigma(cmp_printed, "printed", eps=eps, delta=delta / 2.0,
+                                   what="Output perturbation, eq. (5) as printed")
+    else:
+        pick = _gauss.choose_sigma(cmp, "private" if sigma_rule == "private" else "printed", eps=eps,
+                                   delta=delta / 2.0, what="Output perturbation (Lemma 2)")
     sigma = pick["sigma"]
+    readings = [
+        {"label": SIGMA_PRINTED_LABEL + ("" if cmp_printed["paper_sigma_private"] else " (not private)"),
+         "sigma": sigma_printed, "exact_delta": cmp_printed["paper_exact_delta"],
+         "private": cmp_printed["paper_sigma_private"]},
+        {"label": SIGMA_PROOF_LABEL + ("" if cmp["paper_sigma_private"] else " (not private here)"),
+         "sigma": sigma_paper, "exact_delta": cmp["paper_exact_delta"], "private": cmp["paper_sigma_private"]},
+    ]
+    for r, c_ in zip(readings, (cmp_printed, cmp)):
+        verdict = ("private" if c_["paper_sigma_private"] else "not (ε, δ)-DP here")
+        notes.append(
+            f"Eq. (5) {r['label']}: sigma = {r['sigma']:.4g}; its exact delta (Balle & Wang 2018, Thm 8; "
+            f"{cmp['privacy_check']}) is {r['exact_delta']:.3g} " + ("<=" if c_["paper_sigma_private"] else ">")
+            + f" delta/2 = {delta / 2.0:.3g} at eps = {eps:g}: {verdict}."
+        )
+    notes.append(
+        "dpviz releases "
+        + {"private": f"the smallest private sigma = {cmp['sigma_private']:.4g} (sigma_rule='private'; the exact "
+                      f"Gaussian mechanism at delta/2)",
+           "proof": "sigma as the proof requires (sigma_rule='proof')",
+           "printed": "sigma as printed (sigma_rule='printed')"}[sigma_rule] + "."
+    )
     if not corrected and eq9 < eq3:
         notes.append(
             f"Here eq. (9) ({math.sqrt(eq9):.4g}) is smaller than Theorem 1's eq. (3) at t = T ({math.sqrt(eq3):.4g}): "
@@ -311,7 +355,9 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, 
         reason=pick["reason"] or (
             f"Gaussian mechanism on the averaged pairwise-SGD iterate with high-probability sensitivity "
             f"Delta_T = {Delta:.4g} (probability 1 - delta/2); sigma "
-            + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "from Lemma 2 as printed")
+            + {"private": "from the exact (analytic) Gaussian mechanism",
+               "proof": "from eq. (5) as the proof requires (Lemma 2 with the factor e)",
+               "printed": "from eq. (5) as printed"}[sigma_rule]
         ),
         fix=pick["fix"],
         formula=formula,
@@ -322,6 +368,9 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, 
             "Delta_eq9": math.sqrt(eq9),
             "Delta_eq3": math.sqrt(eq3),
             "sigma_as_printed": sigma_printed,
+            "sigma_as_printed_exact_delta": cmp_printed["paper_exact_delta"],
+            "sigma_as_printed_private": cmp_printed["paper_sigma_private"],
+            "sigma_readings": readings,
             "gaussian_exact_delta": exact,
             **cmp,
             "sigma_rule": sigma_rule,

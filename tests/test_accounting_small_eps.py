@@ -1,0 +1,70 @@
+"""Issue 21, item 1: the noise solvers at small ε and large n, against dp_accounting's accountants called directly.
+
+For each (n, T, ε) the solver's z must be private by dp_accounting itself (ε_dp(z) <= ε) and minimal (ε_dp just
+below z exceeds ε).  ε(z) is a step function of z for sampling without replacement (each Rényi order's bound of Wang,
+Balle & Kasiviswanathan 2019, Theorem 27, jumps as z crosses a threshold) and reads exactly 0 once T·RDP < δ²
+(dp_accounting's KL shortcut): the old solver stopped there (σ = 395.6 where 4.88 suffices)."""
+
+import dp_accounting
+import pytest
+from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
+
+from dpviz import accounting, privacy_lab as pl
+
+NR = dp_accounting.NeighboringRelation
+
+
+def _dp_wor(n, z, steps, delta, m=1):
+    a = RdpAccountant(neighboring_relation=NR.REPLACE_ONE)
+    a.compose(dp_accounting.SelfComposedDpEvent(
+        dp_accounting.SampledWithoutReplacementDpEvent(n, m, dp_accounting.GaussianDpEvent(z)), steps))
+    return a.get_epsilon(delta)
+
+
+def _dp_poisson(q, z, steps, delta):
+    a = RdpAccountant()
+    a.compose(dp_accounting.SelfComposedDpEvent(
+        dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)), steps))
+    return a.get_epsilon(delta)
+
+
+CASES = [(n, T, eps) for n in (10_000, 45_222, 100_000) for T in (1000, 2000, 20_000)
+         for eps in (0.01, 0.05, 0.1, 1.0)]
+
+
+@pytest.mark.parametrize("n, T, eps", CASES)
+def test_wor_noise_is_private_and_minimal_by_dp_accounting(n, T, eps):
+    delta = 1e-5
+    z = accounting.noise_multiplier_general(eps=eps, delta=delta, steps=T, sampling_prob=1 / n,
+                                            sampling="without-replacement", neighbouring="replace-one", rtol=1e-6)
+    assert _dp_wor(n, z, T, delta) <= eps
+    assert _dp_wor(n, z * (1 - 1e-5), T, delta) > eps
+
+
+@pytest.mark.parametrize("n, T, eps", [(n, T, eps) for n in (10_000, 100_000) for T in (1000, 20_000)
+                                       for eps in (0.05, 0.1, 1.0)])
+def test_poisson_noise_is_private_and_minimal_by_dp_accounting(n, T, eps):
+    delta = 1e-5
+    z = accounting.noise_multiplier_general(eps=eps, delta=delta, steps=T, sampling_prob=1 / n, rtol=1e-6)
+    assert _dp_poisson(1 / n, z, T, delta) <= eps
+    assert _dp_poisson(1 / n, z * (1 - 1e-5), T, delta) > eps
+
+
+def test_issue_point_account_and_calibrate():
+    # the issue's command: account --algorithm dpsgd-rdp --n 45222 --T 2000 --eps 0.1 --delta 1e-5 --G 1
+    res = pl.evaluate("dpsgd-rdp", names=("rdp",), n=45222, T=2000, eps=0.1, delta=1e-5, G=1.0)
+    sigma = res["accountants"][0]["sigma_for_eps"]
+    assert 4.0 < sigma < 5.0  # 395.6 before the fix
+    assert _dp_wor(45222, sigma / 2.0, 2000, 1e-5) <= 0.1  # z = σ/(2G), replace-one
+    res = pl.evaluate("dpsgd-rdp", names=("rdp",), n=45222, T=2000, eps=0.01, delta=1e-5, G=1.0)
+    sigma = res["accountants"][0]["sigma_for_eps"]
+    assert _dp_wor(45222, sigma / 2.0, 2000, 1e-5) <= 0.01
+    assert _dp_wor(45222, sigma / 2.0 * (1 - 1e-5), 2000, 1e-5) > 0.01
+
+
+def test_pairwise_pair_of_two_at_small_eps():
+    n, T, eps, delta = 20_000, 2000, 0.05, 1e-5
+    z = accounting.noise_multiplier_general(eps=eps, delta=delta, steps=T, sampling_prob=2 / n,
+                                            sampling="without-replacement", neighbouring="replace-one")
+    assert _dp_wor(n, z, T, delta, m=2) <= eps
+    assert _dp_wor(n, z * (1 - 1e-5), T, delta, m=2) > eps
