@@ -9,8 +9,17 @@ import dpviz_ui as ui
 from dpviz import catalog, urlstate
 
 st.set_page_config(page_title="dpviz", layout="wide")
-# Long formulas scroll sideways instead of being cut off (a constant style sheet: nothing from the user goes in).
-st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:6px}"
+# A constant style sheet (nothing from the user goes in): long formulas scroll sideways with a scrollbar that is
+# always drawn (not an overlay that appears on hover), so a cut formula shows that it goes on; metric labels and
+# values wrap and shrink with the window instead of ending in "…" (at 1024 × 768 five metrics share ~560 px).
+st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:4px}"
+        ".katex-display::-webkit-scrollbar{height:10px}"
+        ".katex-display::-webkit-scrollbar-thumb{background:#b8b8b8;border-radius:5px}"
+        ".katex-display::-webkit-scrollbar-track{background:#f0f0f0;border-radius:5px}"
+        "[data-testid='stMetricLabel'],[data-testid='stMetricLabel'] *,[data-testid='stMetricValue'],"
+        "[data-testid='stMetricValue'] *{white-space:normal!important;overflow:visible!important;"
+        "text-overflow:clip!important;overflow-wrap:anywhere}"
+        "[data-testid='stMetricValue']{font-size:clamp(1.1rem,2.3vw,2.25rem)}"
         ".stButton button p{white-space:normal;text-align:left}</style>")
 PRESETS = Path(__file__).parent / "assets" / "presets"
 

@@ -196,7 +196,11 @@ def body() -> None:
         if "error" in rows:
             st.error(ui.plain(rows["error"]))
             continue
-        st.dataframe(rows["ok"], width="stretch", hide_index=True)
+        # the rate and its value first, the long assumptions last: at 1024 × 768 the rate is on screen at once
+        first = ["method", "rate", "rate value", "gradient complexity", "complexity value"]
+        cols = list(rows["ok"][0]) if rows["ok"] else []
+        st.dataframe(rows["ok"], width="stretch", hide_index=True,
+                     column_order=[c for c in first if c in cols] + [c for c in cols if c not in first])
         ui.download_table(rows["ok"], tab.id, params)
 
 

@@ -40,7 +40,11 @@ def slow_server():
         yield url
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        try:
+            proc.wait(timeout=30)  # a busy server (worker pool, a curve being computed) may take a while
+        except __import__("subprocess").TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout=10)
 
 
 def _chart(page, title_part: str) -> dict:
@@ -310,4 +314,75 @@ def test_audit_display_says_what_it_shows(slow_server):
         err = page.locator("[data-testid='stAlertContentError']").first.inner_text()
         assert "β" in err and "beta" not in err and "sigma^2" not in err, err
         assert err.startswith(f"{rdp.name} — {rdp.paper.short} cannot run at these settings")
+        browser.close()
+
+
+# --- nothing clipped at 1024 × 768 and 1280 × 800 -------------------------------------------------------------------
+CLIPPED = r"""() => {
+  const out = [];
+  const cut = (c) => c.clientWidth > 0 && c.scrollWidth > c.clientWidth + 1;
+  // metrics and static table cells: no part of the text may be hidden (no "…", no overflow hidden)
+  const boxes = "[data-testid='stMetricLabel'], [data-testid='stMetricValue'], [data-testid='stTable'] td, "
+              + "[data-testid='stTable'] th, [data-testid='stMarkdownContainer'] td, [data-testid='stMarkdownContainer'] th";
+  for (const e of document.querySelectorAll(boxes)) {
+    for (const c of [e, ...e.querySelectorAll('*')]) {
+      if (c.closest('.katex-mathml')) continue;  // KaTeX's hidden copy for screen readers
+      const ox = getComputedStyle(c).overflowX;
+      if (cut(c) && !['visible', 'auto', 'scroll'].includes(ox)) { out.push(['cut', e.innerText.slice(0, 40)]); break; }
+    }
+    const r = e.getBoundingClientRect();
+    if (r.right > window.innerWidth + 1) out.push(['off-screen', e.innerText.slice(0, 40)]);
+  }
+  // formulas and data frames wider than their box: they scroll, with a scrollbar that takes room (is drawn)
+  const scrollers = [...document.querySelectorAll('.katex-display'),
+                     ...document.querySelectorAll("[data-testid='stDataFrame'] .dvn-scroller")];
+  for (const s of scrollers) {
+    if (!cut(s)) continue;
+    const ox = getComputedStyle(s).overflowX;
+    if (!['auto', 'scroll'].includes(ox) || s.offsetHeight - s.clientHeight < 6)
+      out.push(['no visible scroll', (s.innerText || s.className).slice(0, 40)]);
+  }
+  return out;
+}"""
+
+
+def test_nothing_is_clipped_at_1024_and_1280(slow_server):
+    from playwright.sync_api import sync_playwright
+
+    import dpviz_ui as ui
+    from dpviz import catalog
+
+    OUT.mkdir(exist_ok=True)
+    pages = [("/calibrate?algorithm=dpsgd-rdp&n=20000&eps=3.0", ".katex-display"),
+             ("/calibrate?algorithm=dpsgd-pl", "[data-testid='stMetric']"),
+             ("/bounds", "[data-testid='stDataFrame']"),
+             ("/accounting", "[data-testid='stDataFrame']"),
+             ("/audit?aud_trials=400", "[data-testid='stMetric']")]
+    with sync_playwright() as pw:
+        # Playwright hides scrollbars by default; a user's Chromium draws them, and so does this one
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, ignore_default_args=["--hide-scrollbars"])
+        for w, h in ((1024, 768), (1280, 800)):
+            page = browser.new_page(viewport={"width": w, "height": h})
+            for path, ready in pages:
+                page.goto(slow_server + path)
+                page.wait_for_selector(ready, state="attached", timeout=WAIT)
+                page.wait_for_timeout(2500)  # the held-back formulas and charts of a first run
+                settle(page, WAIT)
+                assert page.evaluate(CLIPPED) == [], (w, path)
+            # several changes in a row on Calibrate: every σ and β shown whole after each
+            page.goto(f"{slow_server}/calibrate?algorithm=dpsgd-rdp")
+            page.wait_for_selector("[data-testid='stMetric']", timeout=WAIT)
+            for eps in (2.0, 3.0, 12.0):
+                box = page.locator(".st-key-w_eps input")
+                box.fill(str(eps))
+                box.press("Enter")
+                wait_query(page, "eps", str(eps))
+                settle(page, WAIT)
+                cal = catalog.calibrate("dpsgd-rdp", n=1000, eps=eps, delta=1e-6, T=1000, G=1.0,
+                                        accountant_extra=False)
+                values = page.locator("[data-testid='stMetricValue']").all_inner_texts()
+                assert ui.fmt(cal.sigma) in [v.strip() for v in values] and float(box.input_value()) == eps
+                assert page.evaluate(CLIPPED) == [], (w, eps)
+            page.screenshot(path=str(OUT / f"calibrate_{w}x{h}.png"))
+            page.close()
         browser.close()
