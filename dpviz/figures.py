@@ -134,6 +134,19 @@ def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *
         fig.add_vline(x=current_x, line=dict(color="black", dash="dot", width=1))
         fig.add_trace(go.Scatter(x=[current_x], y=[None], mode="lines", line=dict(color="black", dash="dot"),
                                  name=current_label, showlegend=True))
+    missing = _shade_not_computed(fig, x, not_computed)
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
+                      legend=dict(orientation="h", y=-0.25), margin=dict(t=70 if missing else 50, b=10))
+    if log_x:
+        fig.update_xaxes(type="log")
+    if log_y:
+        fig.update_yaxes(type="log")
+    return readable_log_axes(fig)
+
+
+def _shade_not_computed(fig: go.Figure, x: Sequence[float], not_computed: dict | None) -> dict:
+    """Shade the x values at which a curve was not computed (a time budget ran out) grey, with a legend entry and a
+    note naming how many points of how many curves; returns the non-empty entries of ``not_computed``."""
     missing = {name: sorted(float(v) for v in xs) for name, xs in (not_computed or {}).items() if xs}
     if missing:
         xs_all = [float(v) for v in x]
@@ -146,13 +159,7 @@ def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *
                            font=dict(size=11, color="#555"),
                            text=f"grey: not computed within the time budget ({sum(map(len, missing.values()))} "
                                 f"points of {len(missing)} curve{'s' if len(missing) != 1 else ''})")
-    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
-                      legend=dict(orientation="h", y=-0.25), margin=dict(t=70 if missing else 50, b=10))
-    if log_x:
-        fig.update_xaxes(type="log")
-    if log_y:
-        fig.update_yaxes(type="log")
-    return readable_log_axes(fig)
+    return missing
 
 
 def _runs(grid: list[float], xs: list[float]) -> list[tuple[float, float]]:
@@ -174,9 +181,10 @@ def _runs(grid: list[float], xs: list[float]) -> list[tuple[float, float]]:
 
 
 def stacked_terms_figure(x: Sequence[float], terms: dict[str, Sequence[float]], *, title: str,
-                         x_title: str, y_title: str = "bound") -> go.Figure:
+                         x_title: str, y_title: str = "bound", not_computed: Sequence[float] | None = None) -> go.Figure:
     """Named bound terms and their sum as lines on log-log axes (no stacked areas: on a log axis the height of a
-    stacked band does not show the term); the legend carries each term's log-log slope."""
+    stacked band does not show the term); the legend carries each term's log-log slope.  ``not_computed``: x values
+    a time budget skipped, shaded "not computed (time budget)" (see :func:`line_figure`)."""
     if not terms:
         raise ValueError("nothing to plot: the bound has no terms")
     fig = go.Figure()
@@ -194,8 +202,9 @@ def stacked_terms_figure(x: Sequence[float], terms: dict[str, Sequence[float]], 
         s = loglog_slope(x, total)
         fig.add_trace(go.Scatter(x=list(x), y=total, mode="lines", name="sum of the terms"
                                  + (f" (slope {s:+.2f})" if s is not None else ""), line=dict(color="black", width=3)))
+    missing = _shade_not_computed(fig, x, {"bound": list(not_computed or [])})
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
-                      legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=10))
+                      legend=dict(orientation="h", y=-0.25), margin=dict(t=70 if missing else 50, b=10))
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
     return readable_log_axes(fig)

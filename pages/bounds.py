@@ -97,6 +97,9 @@ def body() -> None:
     grid = GRIDS[sweep]
     other = "eps" if sweep == "n" else "n"
     totals, totals_other, risks, outputs = {}, {}, {}, {}
+    missing_one, missing_two = {}, {}  # grid values a curve's time budget skipped (computed by the next runs)
+    pending = False
+    deferred = []  # (theorem id, theorem, parameters, bound, slot of its terms chart)
     at = {}  # each theorem's parameters (also the CLI command of Download this view)
     # Each theorem's block in its own container, all of them in one: a theorem added or removed, or a block that
     # grows (an explicit bound that becomes available), leaves the elements after it in place, so the browser
@@ -150,22 +153,31 @@ def body() -> None:
                         st.caption(f"Explicit-constant version not available here: {ui.plain(ex['error'])}")
                 for note in ok["notes"]:
                     st.caption(ui.pretty(note))
-            series = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]))
-            terms = {name: series["terms"].get(name, [None] * len(grid)) for name, _ in ok["terms"]}
-            fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {'n' if sweep == 'n' else 'ε'}"
-                                               f" ({'rate' if bound_kind(thm) == 'rate' else 'explicit constants'})",
-                                               x_title="n" if sweep == "n" else "ε")
+            deferred.append((tid, thm, p, ok, st.empty()))  # its terms chart, drawn once every block has its numbers
+    # every theorem's numbers are on screen before any curve is computed (a curve can take seconds: a numerical
+    # accountant per point); each curve is budgeted, and points it skips are computed by the page's next runs
+    ui.flush()
+    for tid, thm, p, ok, chart_slot in deferred:
+        series = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]))
+        pending |= bool(series["missing"])
+        terms = {name: series["terms"].get(name, [None] * len(grid)) for name, _ in ok["terms"]}
+        fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {'n' if sweep == 'n' else 'ε'}"
+                                           f" ({'rate' if bound_kind(thm) == 'rate' else 'explicit constants'})",
+                                           x_title="n" if sweep == "n" else "ε", not_computed=series["missing"])
+        with chart_slot.container():
             ui.show_figure(fig, f"terms_{tid}_{sweep}", params)
-            flag = _plot_fn(thm, kind)
-            if flag is None:
-                continue
-            risk = catalog.Risk.parse(thm.risk)
-            name = f"{labels[tid]} [{risk.quantity}, {catalog.GUARANTEES_SHORT[risk.guarantee]}]"
-            risks[name] = risk
-            totals[name] = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]),
-                                                  explicit=flag)["total"]
-            totals_other[name] = ui.cached_bound_series(tid, ui.items(p), other, tuple(GRIDS[other]),
-                                                        bool(v["delta_auto"]), explicit=flag)["total"]
+        flag = _plot_fn(thm, kind)
+        if flag is None:
+            continue
+        risk = catalog.Risk.parse(thm.risk)
+        name = f"{labels[tid]} [{risk.quantity}, {catalog.GUARANTEES_SHORT[risk.guarantee]}]"
+        risks[name] = risk
+        one = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]), explicit=flag)
+        two = ui.cached_bound_series(tid, ui.items(p), other, tuple(GRIDS[other]), bool(v["delta_auto"]),
+                                     explicit=flag)
+        totals[name], totals_other[name] = one["total"], two["total"]
+        missing_one[name], missing_two[name] = one["missing"], two["missing"]
+        pending |= bool(one["missing"] or two["missing"])
     with st.container():
         st.header(f"Totals compared: {KINDS[kind]}")
         left_out = [labels[t] for t in chosen if _plot_fn(catalog.get_theorem(t), kind) is None]
@@ -177,13 +189,15 @@ def body() -> None:
             what = "rate" if kind == "rate" else "explicit bound"
             fig = figures.line_figure(grid, totals, title=f"{what.capitalize()}s vs {'n' if sweep == 'n' else 'ε'}",
                                       x_title="n" if sweep == "n" else "ε", y_title=what, slope_labels=True,
-                                      current_x=float(params[sweep]), current_label=f"current {sweep}")
+                                      current_x=float(params[sweep]), current_label=f"current {sweep}",
+                                      not_computed=missing_one)
             ui.show_figure(fig, f"bounds_{kind}_{sweep}", params)
             fig = figures.line_figure(GRIDS[other], totals_other, title=f"{what.capitalize()}s vs "
                                       f"{'n' if other == 'n' else 'ε'}", x_title="n" if other == "n" else "ε",
                                       y_title=what, slope_labels=True, current_x=float(params[other]),
-                                      current_label=f"current {other}")
+                                      current_label=f"current {other}", not_computed=missing_two)
             ui.show_figure(fig, f"bounds_{kind}_{other}", params)
+    rerun = ui.continue_curves((tuple(chosen), kind, sweep, ui.items(params)), pending)
     ui.download_view("bounds", inputs={"theorems": list(chosen), "loss": loss_id or "custom", "compare": kind,
                                        **params}, outputs=outputs,
                      command=" ; ".join(_commands(t, at[t], outputs) for t in chosen))
@@ -202,6 +216,8 @@ def body() -> None:
         st.dataframe(rows["ok"], width="stretch", hide_index=True,
                      column_order=[c for c in first if c in cols] + [c for c in cols if c not in first])
         ui.download_table(rows["ok"], tab.id, params)
+    if rerun:  # some curve points were skipped by their time budget: the next run computes them (never cached)
+        st.rerun()
 
 
 ui.guarded(body)
