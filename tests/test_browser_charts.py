@@ -72,6 +72,15 @@ def _wait_chart(page, title_part):
         arg=title_part, timeout=WAIT)
 
 
+def _quiet(page) -> None:
+    """Wait until the page's own rounds of curve computation have stopped (a click then lands on a still page)."""
+    for _ in range(3):
+        settle(page, WAIT)
+        page.wait_for_function("() => !document.querySelector('[data-testid=\"stMain\"]').innerText.includes("
+                               "'Computing the remaining points')", timeout=WAIT)
+        page.wait_for_timeout(700)
+
+
 def _complete(page, pressed: int = 0) -> int:
     """Wait until both noise charts have every point; press the page's "compute the rest" button when it offers it
     (once the page's own rounds have stopped). Returns how often it was pressed in all."""
@@ -385,4 +394,76 @@ def test_nothing_is_clipped_at_1024_and_1280(slow_server):
                 assert page.evaluate(CLIPPED) == [], (w, eps)
             page.screenshot(path=str(OUT / f"calibrate_{w}x{h}.png"))
             page.close()
+        browser.close()
+
+
+# --- Bounds: explicit constants with three theorems: every bound at once, the curves progressively --------------------
+def test_bounds_explicit_three_theorems_numbers_first_curves_progressively(slow_server):
+    import time
+
+    from playwright.sync_api import sync_playwright
+
+    import dpviz_ui as ui
+    from conftest import add_choice
+    from dpviz import catalog
+
+    labels = {t.id: f"{t.paper.short} — {t.number}" for t in catalog.theorems()}
+    base = {"n": 60000, "d": 10, "eps": 1.0, "delta": 1e-5, "G": 1.0, "L": 1.0, "M": 1.0, "R": 1.0, "alpha": 0.5,
+            "mu": 0.1, "c": 1.0, "Fstar": 0.1}
+
+    def explicit_total(tid):
+        thm = catalog.get_theorem(tid)
+        keys = set(catalog.parameters_of(thm.bound)) | set(catalog.parameters_of(thm.explicit_bound))
+        return catalog.bound(tid, explicit=True, **{k: v for k, v in base.items() if k in keys}).total
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 2400})
+        picked = ["wang-lownoise-thm3a", "kang-pidp-thm1"]
+        t0 = time.perf_counter()
+        page.goto(f"{slow_server}/bounds?n=60000&eps=1.0&delta_auto=False&log10_delta=-5&bound_kind=explicit"
+                  f"&theorems={','.join(picked)}")
+        page.wait_for_function("() => Array.from(document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]'))"
+                               ".filter(e => e.innerText.startsWith('With the paper\\'s explicit constants')).length"
+                               " >= 2", timeout=WAIT)
+        print(f"explicit bounds of two theorems on screen after {time.perf_counter() - t0:.1f} s (driver clock)")
+        for tid in ("wang-lownoise-thm6a", "wang-lownoise-thm4a"):  # a third theorem, then another in its place
+            _quiet(page)
+            if len(picked) == 3:
+                tag = page.locator(".st-key-w_theorems [data-tag]").filter(has_text=labels[picked[-1]])
+                tag.locator("[role=presentation], svg").last.click()
+                picked.pop()
+                wait_query(page, "theorems", ",".join(picked))
+                _quiet(page)
+            add_choice(page, "w_theorems", labels[tid])
+            picked.append(tid)
+            t0 = time.perf_counter()
+            wait_query(page, "theorems", ",".join(picked))
+            page.wait_for_function(
+                "n => Array.from(document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]'))"
+                ".filter(e => e.innerText.startsWith('Bound at the current parameters')).length === n",
+                arg=len(picked), timeout=WAIT)
+            print(f"{tid} added: its bound on screen after {time.perf_counter() - t0:.1f} s (driver clock)")
+            settle(page, WAIT)
+        # the explicit totals are completed by the page's next runs (or the button) and equal the catalogue's
+        button = page.get_by_role("button", name="Compute the points not computed yet")
+        chart = None
+        for _ in range(40):
+            settle(page, WAIT)
+            page.wait_for_timeout(1000)
+            if page.get_by_text("Computing the remaining points").count():
+                continue
+            chart = _chart(page, "Explicit bounds vs n")
+            if "not computed (time budget)" not in chart["traces"] and button.count() == 0:
+                break
+            if button.count():
+                button.click()
+                page.wait_for_timeout(1500)
+        assert chart is not None and "not computed (time budget)" not in chart["traces"]
+        lines = [x for x in page.locator("[data-testid='stMarkdownContainer']").all_inner_texts()
+                 if x.startswith("With the paper's explicit constants")]
+        for tid, line in zip(picked, lines):
+            assert line.startswith(f"With the paper's explicit constants: {ui.fmt(explicit_total(tid))}"), (tid, line)
+        assert query_of(page)["bound_kind"] == "explicit"
+        page.screenshot(path=str(OUT / "bounds_explicit_three.png"))
         browser.close()
