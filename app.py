@@ -119,6 +119,7 @@ nav = st.navigation([
     st.Page("pages/simulate.py", title="Simulate"),
     st.Page("pages/accounting.py", title="Accounting"),
     st.Page("pages/audit.py", title="Audit"),
+    st.Page("pages/lessons.py", title="Lessons"),
 ])
 try:
     nav.run()

@@ -1,7 +1,7 @@
 """Hostile inputs of issue 22: CPU seconds and peak memory of each, before and after the fix.
 
 Each case is a real command (``python -m dpviz …``, spec files written to a temporary folder) run in a child process
-whose CPU time (user + system) and peak resident memory are read from ``os.wait4``.  With ``--before DIR`` the same
+whose CPU time (user + system, ``os.wait4``) and peak resident memory (its own VmHWM) are measured.  With ``--before DIR`` the same
 commands also run against another checkout (e.g. the main branch before the fix) under a 60 s wall-time limit and a
 3 GB address-space limit, so an unfixed case ends as "killed at 60 s" or "MemoryError at the 3 GB limit" instead of
 taking hours or the machine's memory.
@@ -9,10 +9,11 @@ taking hours or the machine's memory.
 Targets (issue 22): no single spec or command costs more than 5 s of CPU or 1 GB of memory before it is refused, and
 every refusal is one line naming the input and the limit.
 
-Run: .venv/bin/python benchmarks/bench_hostile.py [--before /path/to/old/checkout] [--only cli|sweep]
+Run: .venv/bin/python benchmarks/bench_hostile.py [--before /path/to/old/checkout] [--only cli|sweep|dashboard]
 
-The dashboard's cases (uploads, links) are in their own functions (``dashboard_cases``) when present; this file's
-CLI and sweep cases are ``cli_cases`` and ``sweep_cases``.
+The dashboard's cases (uploads, links: items 1-5) are Python snippets of what the server does for them, in their
+own functions (``dashboard_cases``, ``run_dashboard``, ``measure_snippet``); the CLI and sweep cases are
+``cli_cases`` and ``sweep_cases``.
 """
 
 from __future__ import annotations
@@ -54,12 +55,31 @@ def _limit_memory(gb: float):
     return set_limit
 
 
+#: ``python -m dpviz`` writing its peak resident memory (VmHWM, kB, its own memory image only: ``ru_maxrss`` would
+#: also count the parent's image at fork time) to DPVIZ_HWM_FILE at exit.
+_CHILD = """
+import atexit, os, runpy, sys
+
+def _write():
+    with open('/proc/self/status') as fh:
+        hwm = next((line.split()[1] for line in fh if line.startswith('VmHWM:')), '')
+    with open(os.environ['DPVIZ_HWM_FILE'], 'w') as fh:
+        fh.write(hwm)
+
+atexit.register(_write)
+sys.argv = ['python -m dpviz', *sys.argv[1:]]
+runpy.run_module('dpviz', run_name='__main__', alter_sys=True)
+"""
+
+
 def measure(argv, *, code_dir: Path, timeout: float = 60.0, mem_gb: float | None = None) -> dict:
-    """CPU seconds, wall seconds, peak RSS (MB), exit code and the last stderr line of ``python -m dpviz argv``."""
-    with tempfile.TemporaryFile() as err:
+    """CPU seconds, wall seconds, peak RSS (MB; None when killed), exit code and the last stderr line of
+    ``python -m dpviz argv``."""
+    with tempfile.TemporaryFile() as err, tempfile.NamedTemporaryFile(suffix=".hwm") as hwm:
         t0 = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, "-m", "dpviz", *map(str, argv)], stdout=subprocess.DEVNULL,
-                                stderr=err, cwd=str(code_dir), env={**os.environ, "PYTHONPATH": str(code_dir)},
+        proc = subprocess.Popen([sys.executable, "-c", _CHILD, *map(str, argv)], stdout=subprocess.DEVNULL,
+                                stderr=err, cwd=str(code_dir),
+                                env={**os.environ, "PYTHONPATH": str(code_dir), "DPVIZ_HWM_FILE": hwm.name},
                                 preexec_fn=_limit_memory(mem_gb) if mem_gb else None)
         killed = False
         while True:
@@ -75,6 +95,7 @@ def measure(argv, *, code_dir: Path, timeout: float = 60.0, mem_gb: float | None
         wall = time.perf_counter() - t0
         err.seek(0)
         text = err.read().decode(errors="replace").strip().splitlines()
+        peak = Path(hwm.name).read_text().strip()
     code = os.waitstatus_to_exitcode(status)
     last = text[-1] if text else ""
     if killed:
@@ -85,7 +106,7 @@ def measure(argv, *, code_dir: Path, timeout: float = 60.0, mem_gb: float | None
         outcome = f"traceback: {last[:80]}"
     else:
         outcome = f"exit {code}, {len(text)} stderr line(s): {last[:110]}"
-    return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall, "rss_mb": usage.ru_maxrss / 1024,
+    return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall, "rss_mb": int(peak) / 1024 if peak else None,
             "outcome": outcome}
 
 
@@ -148,27 +169,240 @@ def cli_cases(tmp: Path) -> list[tuple[str, list]]:
     ]
 
 
+# ---------------------------------------------------------------------------------------------------------------
+# The dashboard's cases (issue 22, items 1-5): what the server does for one hostile upload or link, as a Python
+# snippet run in a child process (CPU seconds and peak RSS from os.wait4, as for the commands above).  The same
+# snippet runs against --before DIR: there the old page code ran the same library calls on page load.
+
+_DASH_ROWS = 2_000_000  # the issue's Parquet upload: 2 M rows in about 4 MB
+
+
+def measure_snippet(code: str, *, code_dir: Path, timeout: float = 60.0, mem_gb: float | None = None) -> dict:
+    """CPU seconds, wall seconds, peak RSS (MB) and the last output line of ``python -c code`` run in ``code_dir``
+    (the snippet prints its own one-line outcome)."""
+    with tempfile.TemporaryFile() as out:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen([sys.executable, "-c", _HWM_AT_EXIT + code], stdout=out, stderr=subprocess.STDOUT, cwd=str(code_dir),
+                                env={**os.environ, "PYTHONPATH": str(code_dir), "OPENBLAS_NUM_THREADS": "1",
+                                     "OMP_NUM_THREADS": "1", "DPVIZ_WORKERS": "0"},
+                                preexec_fn=_limit_memory(mem_gb) if mem_gb else None)
+        killed, hwm = False, 0
+        while True:
+            hwm = max(hwm, _vm_hwm(proc.pid))
+            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - t0 > timeout:
+                proc.kill()
+                _, status, usage = os.wait4(proc.pid, 0)
+                killed = True
+                break
+            time.sleep(0.02)
+        wall = time.perf_counter() - t0
+        out.seek(0)
+        lines = []
+        for ln in out.read().decode(errors="replace").splitlines():
+            if ln.startswith("__hwm__ "):
+                hwm = max(hwm, int(ln.split()[1]))
+            elif ln.strip() and "WARNING streamlit" not in ln and "No runtime found" not in ln:
+                lines.append(ln)
+    last = lines[-1] if lines else ""
+    if killed:
+        outcome = f"killed at {timeout:g} s"
+    elif "MemoryError" in " ".join(lines):
+        outcome = "MemoryError" + (f" at the {mem_gb:g} GB limit" if mem_gb else "")
+    else:
+        outcome = last[:150]
+    # peak resident memory of the snippet's own process (VmHWM: ru_maxrss would include this parent's memory at the
+    # fork, which holds the generated files)
+    return {"cpu": usage.ru_utime + usage.ru_stime, "wall": wall, "rss_mb": hwm / 1024, "outcome": outcome}
+
+
+_HWM_AT_EXIT = """
+import atexit
+def _hwm():
+    for ln in open("/proc/self/status"):
+        if ln.startswith("VmHWM:"):
+            print("__hwm__", ln.split()[1], flush=True)
+atexit.register(_hwm)
+"""
+
+
+def _vm_hwm(pid: int) -> int:
+    """Peak resident memory (kB) of a running process so far (/proc/PID/status VmHWM); 0 once it is gone."""
+    try:
+        with open(f"/proc/{pid}/status") as fh:
+            for ln in fh:
+                if ln.startswith("VmHWM:"):
+                    return int(ln.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+def _hostile_parquet(path: Path, rows: int, text: bool) -> None:
+    """A sweep-shaped Parquet file of ``rows`` identical rows (a few MB for millions of rows); ``text=True`` adds
+    a column of distinct 40-character strings (the issue's text-column variant)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols = {"algorithm": pa.array(["sgd"] * rows), "rep": pa.array(np.arange(rows) % 100),
+            "pop_risk": pa.array(np.ones(rows)), "excess_risk": pa.array(np.ones(rows)),
+            "spec_hash": pa.array(["h"] * rows), "seed": pa.array(np.zeros(rows, dtype=np.int64)),
+            "dpviz_version": pa.array(["0"] * rows), "n": pa.array(100 + np.arange(rows) % 2),
+            "eps": pa.array(np.ones(rows))}
+    for k in range(16):
+        cols[f"extra{k}"] = pa.array(np.zeros(rows))
+    if text:
+        cols["note"] = pa.array([f"{i:040d}" for i in range(rows)])
+    pq.write_table(pa.table(cols), path, compression="zstd")
+
+
+_CSV = """
+import time
+from dpviz import data
+blob = open({path!r}, "rb").read()
+t0 = time.process_time()
+try:
+    data.from_csv(blob, "x")
+    print("accepted")
+except ValueError as exc:
+    print(f"refused in {{time.process_time() - t0:.2f}} s CPU, message {{len(str(exc)):,}} chars: {{str(exc)[:60]}}")
+"""
+
+_PARQUET = """
+import pickle, time
+from dpviz import sweep_open as so
+blob = open({path!r}, "rb").read()
+try:
+    d = so.read_upload("upload.parquet", blob).warm()
+except ValueError as exc:
+    print("refused before decoding:", str(exc)[:110])
+else:
+    cached = pickle.loads(pickle.dumps(d))  # the page's st.cache_data: a pickled copy, unpickled on every run
+    shown = cached.results(cached.x_choices()[0]) if cached.x_choices() else []
+    print(f"opened: {{d.rows:,}} rows, {{len(shown)}} curves")
+"""
+
+_AUDIT_LOAD = """
+import time
+from dpviz import audit_page as ap
+state = dict(ap.DEFAULTS, **{state!r})
+if hasattr(ap, "estimate"):  # the page now: the estimate only, the run waits for a click above ap.HEAVY_SECONDS
+    e = ap.estimate(state)
+    print(f"page load: estimate {{e['seconds']:.0f}} s > {{ap.HEAVY_SECONDS:g}} s: waits for a click (nothing ran)"
+          if e["seconds"] > ap.HEAVY_SECONDS else f"page load: estimate {{e['seconds']:.1f}} s: runs at once")
+else:  # before: the page ran the job as soon as the link was opened
+    t0 = time.process_time()
+    ap.compute(state)
+    print(f"page load ran the job: {{time.process_time() - t0:.0f}} s CPU")
+"""
+
+_AUDIT_CHECK = """
+import time
+from dpviz import audit_page as ap
+state = dict(ap.DEFAULTS, **{state!r})
+e = ap.estimate(state)["seconds"]
+t0 = time.process_time()
+ap.compute(state)
+m = time.process_time() - t0
+print(f"estimate {{e:.1f}} s, measured {{m:.1f}} s CPU: measured / estimate = {{m / e:.2f}}")
+"""
+
+_NOTICE = """
+import re
+from streamlit.testing.v1 import AppTest
+at = AppTest.from_file("app.py", default_timeout=120)
+q = {{"aud_mode": "[Session expired: log in](https://ev.il/x)", "aud_alg": "![t](http://127.0.0.1:9/track.png)",
+      "algorithm": "[x](https://ev.il/y)"}}
+for i in range({unknown}):
+    q[f"{prefix}x{{i}}"] = "1"
+for k, v in q.items():
+    at.query_params[k] = v
+at.switch_page({page!r})
+at.run()
+texts = [w.value for w in at.warning]
+raw = sum(1 for t in texts if re.search(r"(?<!\\\\)\\]\\((?!\\\\)|https?://", t))
+print(f"{{len(texts)}} warning box(es), {{sum(map(len, texts)):,}} chars, {{raw}} with a live link")
+"""
+
+_UPLOAD_LIMIT = """
+import tomllib
+from dpviz import sweep_open as so
+server = tomllib.load(open(".streamlit/config.toml", "rb"))["server"]["maxUploadSize"]
+print(f"uploader says at most {so.MAX_UPLOAD_BYTES // 1_000_000} MB; the server accepts {server} MB")
+"""
+
+
+def dashboard_cases(tmp: Path) -> list[tuple[str, str, float]]:
+    """Issue 22 items 1-5 as (label, Python snippet, the 'after' run's time limit in s)."""
+    cases = []
+    for cols in (10_000, 40_000, 80_000):  # the issue: 2.1 / 19.8 / 77 s of pandas' renaming before
+        path = tmp / f"header{cols}.csv"
+        path.write_text(",".join(["x"] * cols) + "\n" + ",".join(["1"] * cols) + "\n")
+        cases.append((f"CSV header {cols:,} x 'x' ({path.stat().st_size / 1e3:.0f} KB)",
+                      _CSV.format(path=str(path)), 60.0))
+    for text in (False, True):
+        path = tmp / f"sweep{int(text)}.parquet"
+        _hostile_parquet(path, _DASH_ROWS, text)
+        cases.append((f"Parquet {_DASH_ROWS / 1e6:g} M rows{' + text' if text else ''} "
+                      f"({path.stat().st_size / 1e6:.1f} MB)", _PARQUET.format(path=str(path)), 120.0))
+    ok = tmp / "sweep-ok.parquet"
+    _hostile_parquet(ok, 150_000, False)  # within the limit: the peak of an accepted upload
+    cases.append(("Parquet 150 000 rows (accepted)", _PARQUET.format(path=str(ok)), 120.0))
+    links = {"/audit?aud_trials=200000&aud_T=2000": {"aud_trials": 200000, "aud_T": 2000},
+             "/audit stability over eta, aud_reps=100000, T=2000": {"aud_mode": "stability", "aud_over": "eta",
+                                                                    "aud_reps": 100000, "aud_T": 2000}}
+    for label, state in links.items():
+        cases.append((f"link {label}", _AUDIT_LOAD.format(state=state), 60.0))
+    # the estimate beside the measured CPU time (after only: the old code had no estimate)
+    for state in ({"aud_trials": 20000, "aud_T": 2000}, {"aud_alg": "pairwise-sgd", "aud_trials": 2000, "aud_T": 400},
+                  {"aud_mode": "stability", "aud_over": "eta", "aud_reps": 20000, "aud_T": 500}):
+        cases.append((f"estimate check {state}", _AUDIT_CHECK.format(state=state), 600.0))
+    for page, prefix in (("pages/audit.py", "aud_"), ("pages/calibrate.py", "")):
+        cases.append((f"link payloads + 990 {prefix}x{{i}} on {page[6:-3]}",
+                      _NOTICE.format(unknown=990, page=page, prefix=prefix), 120.0))
+    cases.append(("sweep uploader's stated limit", _UPLOAD_LIMIT, 60.0))
+    return cases
+
+
+def run_dashboard(tmp: Path, before: Path | None, timeout: float) -> None:
+    print(f"{'dashboard case':<42} {'when':<6} {'CPU s':>7} {'peak MB':>8}  outcome")
+    for label, code, after_timeout in dashboard_cases(tmp):
+        runs = [("after", ROOT, dict(timeout=after_timeout))]
+        if before is not None and not label.startswith("estimate check"):
+            runs.insert(0, ("before", before.resolve(), dict(timeout=timeout, mem_gb=3.0)))
+        for when, code_dir, kw in runs:
+            r = measure_snippet(code, code_dir=code_dir, **kw)
+            print(f"{label[:42]:<42} {when:<6} {r['cpu']:7.2f} {r['rss_mb']:8.0f}  {r['outcome']}", flush=True)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", type=Path, default=None, help="a checkout without the fix, measured too (limited)")
-    ap.add_argument("--only", choices=("cli", "sweep"), default=None)
+    ap.add_argument("--only", choices=("cli", "sweep", "dashboard"), default=None)
     ap.add_argument("--timeout", type=float, default=60.0, help="wall-time limit of a 'before' run (s)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="dpviz-hostile-") as tmp:
         tmp = Path(tmp)
+        if args.only in (None, "dashboard"):
+            run_dashboard(tmp, args.before, args.timeout)
         cases = []
         if args.only in (None, "sweep"):
             cases += sweep_cases(tmp)
         if args.only in (None, "cli"):
             cases += cli_cases(tmp)
-        print(f"{'case':<42} {'when':<6} {'CPU s':>7} {'peak MB':>8}  outcome")
+        if cases:
+            print(f"{'case':<42} {'when':<6} {'CPU s':>7} {'peak MB':>8}  outcome")
         for label, argv in cases:
             runs = [("after", ROOT, dict(timeout=600.0))]
             if args.before is not None:
                 runs.insert(0, ("before", args.before.resolve(), dict(timeout=args.timeout, mem_gb=3.0)))
             for when, code_dir, kw in runs:
                 r = measure(argv, code_dir=code_dir, **kw)
-                print(f"{label[:42]:<42} {when:<6} {r['cpu']:7.2f} {r['rss_mb']:8.0f}  {r['outcome']}", flush=True)
+                rss = "killed" if r["rss_mb"] is None else f"{r['rss_mb']:.0f}"
+                print(f"{label[:42]:<42} {when:<6} {r['cpu']:7.2f} {rss:>8}  {r['outcome']}", flush=True)
 
 
 if __name__ == "__main__":

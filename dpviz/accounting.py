@@ -18,8 +18,12 @@ Two accountants are available:
     milliseconds whatever ``steps`` is.  The conversion RDP → (ε, δ) is the one of ``dp_accounting``
     (Canonne, Kamath & Steinke 2020), slightly tighter than the classical ε = ρ(λ) + log(1/δ)/(λ − 1).
 ``"pld"``
-    privacy-loss distributions (:class:`dp_accounting.pld.PLDAccountant`), tighter but slower (self-composition
-    by FFT: about 0.1–1 s per evaluation for large ``steps``); use it for checks, not in loops.
+    privacy-loss distributions (dp_accounting's PLD, self-composition by FFT), tighter but slower.  The grid is
+    refined until ε changes by < 1 % within a work budget counted in grid points, and the answer carries its error
+    bar: pessimistic PLD (upper bound), optimistic PLD or the PRV accountant of Gopi, Lee & Wutschitz 2021 (lower
+    bound) — :func:`pld_bracket`, :func:`pld_epsilon_bracket`, :func:`pld_sigma_bracket`.  The size of the grid is
+    measured on a small probe before any work; where it would not fit, :class:`PldTooLarge` (a ``ValueError``) says
+    how large it would be.
 
 The neighbouring relation is add/remove-one (the relation of the moments accountant).  For a replace-one analysis
 pass the replace-one sensitivity (2G for gradients bounded by G) when converting σ to z = σ / sensitivity; see
@@ -30,11 +34,13 @@ from __future__ import annotations
 
 import functools
 import math
+from dataclasses import dataclass
 from typing import Callable
 
 from dpviz import _validate as v
 
-__all__ = ["ACCOUNTANTS", "epsilon_for", "noise_multiplier_for", "rdp_epsilon_gaussian"]
+__all__ = ["ACCOUNTANTS", "PldTooLarge", "epsilon_for", "noise_multiplier_for", "pld_bracket", "pld_epsilon_bracket",
+           "pld_sigma_bracket", "rdp_epsilon_gaussian"]
 
 #: Supported accountants.
 ACCOUNTANTS = ("rdp", "pld")
@@ -42,7 +48,6 @@ ACCOUNTANTS = ("rdp", "pld")
 _Z_MIN = 1e-3  # below this the subsampled Gaussian gives essentially no privacy
 _Z_MAX = 1e7
 _MAX_BRACKET = 64  # cap on the bracket widenings of _root (log_4(_Z_MAX / _Z_MIN) = 17 suffice)
-_PLD_DISCRETIZATION = 1e-3
 
 
 def _check_common(delta, steps, sampling_prob, accountant):
@@ -175,15 +180,8 @@ def _rdp_eps(z: float, delta: float, steps: int, q: float) -> float:
 
 
 def _pld_eps(z: float, delta: float, steps: int, q: float) -> float:
-    import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
-
-    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=_PLD_DISCRETIZATION)
-    event = dp_accounting.GaussianDpEvent(z)
-    if q < 1.0:
-        event = dp_accounting.PoissonSampledDpEvent(q, event)
-    acc.compose(dp_accounting.SelfComposedDpEvent(event, steps))
-    return float(acc.get_epsilon(delta))
+    """Upper bound on ε by PLD, on a grid refined until it changes by < 1 % (:func:`pld_bracket`)."""
+    return _pld_bracket_cached(z, delta, steps, q, False).eps_upper
 
 
 @functools.lru_cache(maxsize=4096)
@@ -295,7 +293,7 @@ def _solve(eps: float, delta: float, steps: int, q: float, accountant: str, rtol
     # starting point: the moments-accountant scaling z ~ q sqrt(T log(1/δ))/ε (at least 0.5)
     guess = max(q * math.sqrt(steps * math.log(1.0 / delta)) / eps, 0.5)
     if accountant == "pld":
-        return _root(lambda z: _eps(z, delta, steps, q, "pld") - eps, guess, rtol, what)
+        return _solve_pld_fast(eps, delta, steps, q, max(rtol, 1e-4))
     orders = _orders()
     full = _all_idx()
     # the RDP bound as the noise grows without limit (at z = 1e4 the per-step divergence is already negligible, while
@@ -495,88 +493,150 @@ def _wor_eps(z: float, delta: float, steps: int, q: float) -> float:
     return _wor_eps_opt(z, delta, steps, q, math.inf)[0]
 
 
-def _pld_eps_at(z: float, delta: float, steps: int, q: float, interval: float) -> float:
-    import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
-
-    acc = pld_privacy_accountant.PLDAccountant(value_discretization_interval=interval)
-    event = dp_accounting.GaussianDpEvent(z)
-    if q < 1.0:
-        event = dp_accounting.PoissonSampledDpEvent(q, event)
-    acc.compose(dp_accounting.SelfComposedDpEvent(event, steps))
-    eps = float(acc.get_epsilon(delta))
-    return eps if math.isfinite(eps) else math.inf
+def _solve_pld_fast(eps: float, delta: float, steps: int, q: float, rtol: float, replace: bool = False) -> float:
+    """Smallest z (relative precision ``rtol``) with pessimistic PLD ε(z) <= eps (an upper bound on the σ needed);
+    see :func:`pld_sigma_bracket`."""
+    return _pld_sigma(eps, delta, steps, q, replace, max(rtol, 1e-4))["z_upper"]
 
 
-def _pld_interval(eps: float) -> float:
-    """The fine PLD discretisation used at a target ε: 1e-3 (dpviz's default), finer for small ε (at most 1 % of ε).
+def _pld_secant(eps: float, delta: float, steps: int, q: float, replace: bool, interval: float, pessimistic: bool,
+                z0: float, z1: float, tol: float) -> float:
+    """Smallest z with the PLD ε at grid ``interval`` (pessimistic or optimistic) <= eps: bracketing on log z from
+    (z0, z1), then regula falsi (Illinois).  Returns a z that satisfies the condition."""
 
-    A coarser grid only over-estimates ε (pessimistic rounding), so every answer stays an upper bound."""
-    return min(_PLD_DISCRETIZATION, max(eps, 1e-6) / 100.0)
+    def g(z):
+        e = _pld_eval(z, delta, steps, q, replace, interval, pessimistic)[0]
+        if e <= 0.0:
+            return -math.inf
+        return math.log(e) - math.log(eps) if math.isfinite(e) else math.inf
 
-
-@functools.lru_cache(maxsize=1024)
-def _pld_eps_cached(z: float, delta: float, steps: int, q: float, interval: float) -> float:
-    return _pld_eps_at(z, delta, steps, q, interval)
-
-
-@functools.lru_cache(maxsize=1024)
-def _solve_pld_fast(eps: float, delta: float, steps: int, q: float, rtol: float) -> float:
-    """Smallest z (relative precision ``rtol``) with PLD ε(z) <= eps at the fine discretisation.
-
-    Warm start from the RDP answer (an upper bound on the z PLD needs, up to discretisation), then a secant search
-    on log z with a coarse discretisation (10× the fine one: cheap, pessimistic), then a few secant steps at the fine
-    discretisation from the coarse answer; the final z is checked at the fine discretisation."""
-    fine = _pld_interval(eps)
-    coarse = fine * 10.0
-    try:
-        z_rdp = _solve(eps, delta, steps, q, "rdp", 1e-6)
-    except ValueError:
-        z_rdp = max(q * math.sqrt(steps * math.log(1.0 / delta)) / eps, 0.5)
-
-    def secant(interval, z0, z1, tol):
-        def g(z):
-            return math.log(_pld_eps_cached(z, delta, steps, q, interval)) - math.log(eps)
-
-        # bracket: a z with g <= 0 (private) and one with g > 0
-        hi, lo = z1, z0
+    hi, lo = max(z0, z1), min(z0, z1)
+    g_hi = g(hi)
+    while g_hi > 0:
+        lo, hi = hi, hi * 1.5
+        if hi > _Z_MAX:
+            raise ValueError(f"no noise multiplier up to {_Z_MAX:g} reaches eps = {eps:g} by PLD.")
         g_hi = g(hi)
-        while g_hi > 0:
-            lo, hi = hi, hi * 1.5
-            g_hi = g(hi)
-            if hi > _Z_MAX:
-                raise ValueError(f"no noise multiplier up to {_Z_MAX:g} reaches eps = {eps:g} by PLD.")
+    g_lo = g(lo)
+    while g_lo <= 0:
+        hi, g_hi = lo, g_lo
+        lo = lo / 1.5
+        if lo < _Z_MIN:
+            return hi
         g_lo = g(lo)
-        while g_lo <= 0:
-            hi, g_hi = lo, g_lo
-            lo = lo / 1.5
-            if lo < _Z_MIN:
-                return hi
-            g_lo = g(lo)
-        # regula falsi (Illinois) on log z between lo (not private) and hi (private)
-        a, fa, b, fb = math.log(lo), g_lo, math.log(hi), g_hi
-        side = 0
-        for _ in range(60):
-            if b - a <= tol:
-                break
-            c = b - fb * (b - a) / (fb - fa) if fb != fa else 0.5 * (a + b)
-            if not a < c < b:
-                c = 0.5 * (a + b)
-            fc = g(math.exp(c))
-            if fc > 0:
-                a, fa = c, fc
-                if side == -1:
-                    fb /= 2.0
-                side = -1
-            else:
-                b, fb = c, fc
-                if side == 1:
-                    fa /= 2.0
-                side = 1
-        return math.exp(b)
+    a, fa, b, fb = math.log(lo), g_lo, math.log(hi), g_hi
+    side = 0
+    for _ in range(60):
+        if b - a <= tol:
+            break
+        if math.isfinite(fa) and math.isfinite(fb) and fb != fa:
+            c = b - fb * (b - a) / (fb - fa)
+        else:
+            c = 0.5 * (a + b)
+        if not a < c < b:
+            c = 0.5 * (a + b)
+        fc = g(math.exp(c))
+        if fc > 0:
+            a, fa = c, fc
+            if side == -1:
+                fb /= 2.0
+            side = -1
+        else:
+            b, fb = c, fc
+            if side == 1:
+                fa /= 2.0
+            side = 1
+    return math.exp(b)
 
-    z_c = secant(coarse, z_rdp * 0.8, z_rdp, max(rtol, 1e-3))
-    return secant(fine, z_c * 0.97, z_c, rtol)
+
+def _rdp_slope(z: float, delta: float, steps: int, q: float) -> float:
+    """d log ε / d log z of the Poisson RDP accountant at z (negative; about −1 for DP-SGD), for Newton steps."""
+    e1, e2 = _rdp_eps(z, delta, steps, q), _rdp_eps(z * 1.05, delta, steps, q)
+    if not (0 < e2 < e1 < math.inf):
+        return -1.0
+    return min(max(math.log(e2 / e1) / math.log(1.05), -4.0), -0.25)
+
+
+@functools.lru_cache(maxsize=1024)
+def _pld_sigma(eps: float, delta: float, steps: int, q: float, replace: bool, rtol: float) -> dict:
+    """ε → z by PLD with an error bar, in a bounded number of PLD evaluations.
+
+    1. the grid: :func:`pld_bracket` at the RDP answer z0 refines until ε changes by < 1 % (within its work budget);
+    2. secant steps on (log z, log ε) at that grid, the first with the slope of the RDP curve, kept inside the
+       bracket of z's seen on either side of the target, each started only if it fits the work budget (grid points);
+       the smallest z whose pessimistic ε is <= the target is ``z_upper`` (certainly enough noise: an upper bound on
+       the σ needed);
+    3. ``z_lower``: where the optimistic PLD's ε (same grid) would meet the target, by one step with the same
+       slope — an estimate of the bracket's other end, not a certified bound.
+    Raises :class:`PldTooLarge` when the PLD does not fit."""
+    import time
+
+    t0 = time.perf_counter()
+    try:
+        z0 = _solve(eps, delta, steps, q, "rdp", 1e-6)
+        if replace:
+            z0 *= 2.0  # a replace-one step moves the mean by 2: at most the add/remove noise of twice the sensitivity
+    except ValueError:
+        z0 = max(q * math.sqrt(steps * math.log(1.0 / delta)) / eps, 0.5)
+    slope = _rdp_slope(z0 / 2.0 if replace else z0, delta, steps, q)
+    br = pld_bracket(z0, delta, steps, q, replace=replace, lower=False, budget=PLD_BUDGET / 2)
+    grid = br.grid
+    # the search runs on a grid 4x coarser (a quarter of the points; pessimistic, so its z is at least the fine
+    # grid's), then at most two secant steps at the fine grid refine it
+    coarse = min(4.0 * grid, max(_PLD_START, grid))
+    # each of the (at most about 12) coarse evaluations gets at most a tenth of the work budget
+    coarse = max(coarse, _pld_support(z0, steps, q, replace)[1] * 10.0 / PLD_BUDGET)
+    z_c = z0
+    for _ in range(8):  # a smaller z has a wider privacy loss: coarsen if it no longer fits
+        try:
+            z_c = _pld_secant(eps, delta, steps, q, replace, coarse, True, 0.8 * z0, z0, max(rtol, 1e-3))
+            break
+        except PldTooLarge:
+            coarse *= 2.0
+            grid = max(grid, coarse / 4.0)
+            if coarse > _PLD_COARSEST:
+                raise
+    e_c2 = _pld_eval(z_c * 0.98, delta, steps, q, replace, coarse, True)[0]
+    e_c1 = _pld_eval(z_c, delta, steps, q, replace, coarse, True)[0]
+    slope = math.log(e_c2 / e_c1) / math.log(0.98) if 0 < e_c1 < e_c2 < math.inf else slope
+    slope = min(max(slope, -20.0), -0.05)
+    best = None
+    z, work = z_c, 0
+    target = math.log(eps) + math.log1p(-0.3 * rtol)  # aim just below the target
+    for _ in range(3):
+        try:
+            e, _dt, pts = _pld_eval(z, delta, steps, q, replace, grid, True)
+        except PldTooLarge:
+            break
+        work += pts
+        if e <= eps and (best is None or z < best[0]):
+            best = (z, e)
+        if not (0 < e < math.inf) or (e <= eps and e >= eps * (1.0 - rtol)) or work + pts > PLD_BUDGET:
+            break
+        z = z * math.exp((math.log(e) - target) / -slope)
+    if best is None:  # the fine grid disagrees with the coarse one at z_c (rare): z_c is certified at the coarse grid
+        best = (z_c, e_c1)
+        grid = coarse
+    z_up, e_up = best
+    z_low = None
+    try:
+        if work <= PLD_BUDGET:
+            e_lo = _pld_eval(z_up, delta, steps, q, replace, grid, False)[0]
+            if 0 < e_lo <= eps:
+                z_low = z_up * math.exp(math.log(e_lo / eps) / -slope)
+    except PldTooLarge:
+        pass
+    return {"z_upper": z_up, "z_lower": z_low, "eps_at_z_upper": e_up, "grid": grid, "converged": br.converged,
+            "seconds": time.perf_counter() - t0}
+
+
+def pld_sigma_bracket(*, eps, delta, steps, sampling_prob=1.0, neighbouring="add-remove", rtol=1e-4) -> dict:
+    """The noise multiplier PLD needs for (ε, δ), with its bracket: ``{"z_upper", "z_lower", "grid", "converged",
+    "seconds"}`` (Poisson sampling or full batch).  Raises ``ValueError`` (:class:`PldTooLarge`) when the PLD of this
+    mechanism does not fit in memory."""
+    eps = v.check_eps(eps)
+    delta, steps, q = _check_general(delta, steps, sampling_prob, "poisson", neighbouring, "pld")
+    return dict(_pld_sigma(eps, delta, steps, q, neighbouring == "replace-one" and q < 1.0, max(rtol, 1e-4)))
 
 
 def _check_general(delta, steps, sampling_prob, sampling, neighbouring, accountant):
@@ -620,42 +680,11 @@ def epsilon_general(*, noise_multiplier, delta, steps, sampling_prob=1.0, sampli
     """
     z = v.check_positive("noise_multiplier (sigma / sensitivity)", noise_multiplier)
     delta, steps, q = _check_general(delta, steps, sampling_prob, sampling, neighbouring, accountant)
+    if accountant == "pld":
+        return _pld_bracket_cached(z, delta, steps, q, neighbouring == "replace-one" and q < 1.0).eps_upper
     if q >= 1.0 or sampling == "poisson" and neighbouring == "add-remove":
-        if accountant == "rdp":
-            return _eps(z, delta, steps, q, accountant)
-        _pld_guard(z)
-        return _pld_eps_cached(z, delta, steps, q, _PLD_DISCRETIZATION)
-    if sampling == "without-replacement":
-        return _wor_eps(z, delta, steps, q)
-    _pld_guard(z)
-    return _pld_replace_eps(z, delta, steps, q)
-
-
-#: Smallest noise multiplier given to the PLD accountant: its grid grows like 1/z^2 (z = 1e-3 took 12 GB and
-#: minutes, z = 1e-6 asked numpy for 3.5 PiB); ε is very large there anyway, and the RDP accountant gives it.
-PLD_MIN_NOISE = 0.1
-
-
-def _pld_guard(z: float) -> None:
-    if z < PLD_MIN_NOISE:
-        raise ValueError(f"the PLD accountant is not run below a noise multiplier of {PLD_MIN_NOISE:g} (got "
-                         f"{v.shown(z)}): its grid would need gigabytes; ε is very large there anyway (see RDP).")
-
-
-@functools.lru_cache(maxsize=1024)
-def _pld_replace_eps(z: float, delta: float, steps: int, q: float) -> float:
-    import dp_accounting
-    from dp_accounting.pld import pld_privacy_accountant
-
-    acc = pld_privacy_accountant.PLDAccountant(
-        neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE,
-        value_discretization_interval=_PLD_DISCRETIZATION)
-    # dp_accounting's replace-one pair shifts the replaced example's contribution by ±(its sensitivity); a
-    # replace-one sensitivity Δ = 2G is a shift of ±G, i.e. noise multiplier 2z for the shift
-    acc.compose(dp_accounting.SelfComposedDpEvent(
-        dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(2.0 * z)), steps))
-    eps = float(acc.get_epsilon(delta))
-    return eps if math.isfinite(eps) else math.inf
+        return _eps(z, delta, steps, q, accountant)
+    return _wor_eps(z, delta, steps, q)
 
 
 def _smallest_private(ok: Callable[[float], bool], guess: float, rtol: float, what: str) -> float:
@@ -714,18 +743,330 @@ def noise_multiplier_general(*, eps, delta, steps, sampling_prob=1.0, sampling="
     """The smallest noise multiplier z = σ/Δ with :func:`epsilon_general` (z) <= ``eps`` (Δ: the sensitivity under
     ``neighbouring``).  RDP: Brent's method on the monotone map z ↦ ε(z) (without replacement: warm-started from the
     Poisson answer).  PLD: warm start from the RDP answer, a coarse (10×) discretisation first, then the fine one
-    (:func:`_pld_interval`), cached by inputs."""
+    (:func:`pld_bracket` chooses it), cached by inputs."""
     eps = v.check_eps(eps)
     delta, steps, q = _check_general(delta, steps, sampling_prob, sampling, neighbouring, accountant)
     rtol = v.check_positive("rtol", rtol)
     if rtol >= 0.1:
         raise ValueError(f"rtol must be a small relative tolerance (< 0.1), got {rtol:g}.")
+    if accountant == "pld":
+        return _solve_pld_fast(eps, delta, steps, q, max(rtol, 1e-4), neighbouring == "replace-one" and q < 1.0)
     if q >= 1.0 or sampling == "poisson" and neighbouring == "add-remove":
-        if accountant == "rdp":
-            return _solve(eps, delta, steps, q, "rdp", rtol)
-        return _solve_pld_fast(eps, delta, steps, q, max(rtol, 1e-4))
-    if sampling == "without-replacement":
-        return _solve_wor(eps, delta, steps, q, rtol)
-    what = f"eps = {eps:g} at delta = {delta:g} over {steps} steps (Poisson, replace-one, PLD)"
-    guess = _solve(eps, delta, steps, q, "rdp", 1e-4) / 2.0
-    return _root(lambda z: _pld_replace_eps(z, delta, steps, q) - eps, guess, max(rtol, 1e-4), what, spread=1.5)
+        return _solve(eps, delta, steps, q, "rdp", rtol)
+    return _solve_wor(eps, delta, steps, q, rtol)
+
+
+# --------------------------------------------------------------------------------------------------------------
+# PLD with a bounded amount of work and an error bar (issue 21, items 2 and 3).
+#
+# dp_accounting's PLD rounds every privacy loss to a grid of step Δ.  The pessimistic (connect-the-dots) PLD gives an
+# ε that is an upper bound at every Δ and converges to the exact ε as Δ → 0 (the error falls about like Δ²); the
+# optimistic (privacy-buckets, rounding down) PLD gives a lower bound, but its error is about T·Δ/2, so it is loose for
+# long compositions.  :func:`pld_bracket` refines Δ until the pessimistic ε changes by less than ``rel_tol`` between
+# two grids, within a time and a memory budget that are checked *before* any work is done, and reports both bounds.
+
+#: Largest PLD grid (number of points of one array) dpviz builds: about 8 MB of float64 per array, about a second of work.
+PLD_MAX_POINTS = 2**20
+#: Work budget of one PLD ε, in grid points summed over the grids evaluated (about 2 µs each on one core, so about
+#: half a second); a refinement is started only if its predicted size (the last grid's points × the refinement factor)
+#: fits.  Counting points, not seconds, keeps every answer reproducible whatever the machine's load.
+PLD_BUDGET = 250_000
+#: Coarsest grid step tried first (then 4× finer: dp_accounting's former fixed grid 1e-3 is the second one).
+_PLD_START = 4e-3
+
+
+class PldTooLarge(ValueError):
+    """The PLD of this mechanism needs more grid points than :data:`PLD_MAX_POINTS` even at a coarse grid (tiny
+    noise, or a huge number of compositions); the message carries the estimate.  Callers fall back to RDP."""
+
+
+def _pld_std(z: float, q: float, steps: int, replace: bool) -> float:
+    """Standard deviation of the (single, un-composed) Gaussian PLD that dp_accounting builds: for q = 1 it composes
+    the T Gaussians analytically into one with std z/√T; a replace-one Poisson step is a shift of ±1 at std 2z."""
+    if q >= 1.0:
+        return z / math.sqrt(steps)
+    return 2.0 * z if replace else z
+
+
+def _pld_single_points(z: float, q: float, steps: int, replace: bool, interval: float) -> float:
+    """An upper estimate of the grid points of one step's PLD at step ``interval``: the Gaussian noise is truncated at
+    mass e^-50 (about ±10 standard deviations s), where the privacy loss (2x − 1)/(2s²) spans (1 + 20s)/s²
+    (sub-sampling only narrows it)."""
+    s = _pld_std(z, q, steps, replace)
+    return (1.0 + 20.0 * s) / (s * s) / interval + 2.0
+
+
+def _pld_single(z: float, q: float, steps: int, replace: bool, interval: float, pessimistic: bool):
+    """(pmf_remove, pmf_add or None) of one step, as dense dp_accounting PMFs."""
+    import dp_accounting
+    from dp_accounting.pld import privacy_loss_distribution as pld_mod
+
+    rel = dp_accounting.NeighboringRelation
+    kw = dict(pessimistic_estimate=pessimistic, value_discretization_interval=interval,
+              use_connect_dots=pessimistic)
+    if q >= 1.0:
+        pld = pld_mod.from_gaussian_mechanism(z / math.sqrt(steps), **kw)
+    else:
+        pld = pld_mod.from_gaussian_mechanism(2.0 * z if replace else z, sampling_prob=q,
+                                              neighboring_relation=rel.REPLACE_ONE if replace
+                                              else rel.ADD_OR_REMOVE_ONE, **kw)
+    remove = pld._pmf_remove.to_dense_pmf()
+    add = None if pld._symmetric else pld._pmf_add.to_dense_pmf()
+    return remove, add
+
+
+def _composed_points(pmfs, steps: int, q: float) -> int:
+    """Length of the longest array the T-fold self-composition will allocate (dp_accounting's own Chernoff bounds on
+    the truncated support, computed before the FFT), or the single PMF's length when nothing is composed."""
+    from dp_accounting.pld import common
+
+    out = 0
+    for pmf in pmfs:
+        if pmf is None:
+            continue
+        n = len(pmf._probs)
+        if q < 1.0 and steps > 1:
+            lo, hi = common.compute_self_convolve_bounds(pmf._probs, steps, 1e-15)
+            n = max(n, hi - lo + 1)
+        out = max(out, n)
+    return out
+
+
+def _pld_eps_from(pmfs, steps: int, q: float, delta: float) -> float:
+    from dp_accounting.pld import privacy_loss_distribution as pld_mod
+
+    remove, add = pmfs
+    if q < 1.0 and steps > 1:
+        # dense before composing: dp_accounting's sparse path computes size**steps as an exact integer first
+        # (95 s for 30**10**7)
+        remove = remove.self_compose(steps, 1e-15)
+        add = None if add is None else add.self_compose(steps, 1e-15)
+    pld = pld_mod.PrivacyLossDistribution(remove, add)
+    eps = float(pld.get_epsilon_for_delta(delta))
+    return eps if math.isfinite(eps) else math.inf
+
+
+@functools.lru_cache(maxsize=1024)
+def _pld_eval(z: float, delta: float, steps: int, q: float, replace: bool, interval: float,
+              pessimistic: bool) -> tuple[float, float, int]:
+    """(ε, seconds, points) of the PLD at grid step ``interval``; raises :class:`PldTooLarge` before allocating more
+    than :data:`PLD_MAX_POINTS` points."""
+    import time
+
+    t0 = time.perf_counter()
+    single = _pld_support(z, steps, q, replace)[0] / interval
+    if single > PLD_MAX_POINTS:
+        raise PldTooLarge(f"the PLD of one step would need about {single:.3g} grid points at step {interval:g} "
+                          f"(at most {PLD_MAX_POINTS:.3g})")
+    pmfs = _pld_single(z, q, steps, replace, interval, pessimistic)
+    points = _composed_points(pmfs, steps, q)
+    if points > PLD_MAX_POINTS:
+        raise PldTooLarge(f"composing {steps} steps would need about {points:.3g} grid points at step {interval:g} "
+                          f"(at most {PLD_MAX_POINTS:.3g})")
+    eps = _pld_eps_from(pmfs, steps, q, delta)
+    return eps, time.perf_counter() - t0, points
+
+
+@dataclass
+class PldBracket:
+    """ε of one PLD computation with its error bar.
+
+    ``eps_upper`` — pessimistic (connect-the-dots) PLD at the finest grid reached: an upper bound, safe to claim;
+    ``eps_lower`` — optimistic (privacy-buckets) PLD at that grid: a lower bound on the exact ε (None if not computed
+    within the budget); ``eps_estimate`` — the pessimistic values extrapolated to Δ → 0 (error ∝ Δ²), never below
+    ``eps_lower`` nor above ``eps_upper``: an estimate, not a bound; ``change`` — relative change of the upper bound
+    between the last two grids; ``converged`` — ``change`` < ``rel_tol``; ``grid`` — the final grid step Δ."""
+
+    eps_upper: float
+    eps_lower: float | None
+    eps_estimate: float
+    grid: float
+    change: float | None
+    converged: bool
+    seconds: float
+    points: int
+    note: str = ""
+    lower_from: str | None = None  # "pld-optimistic" or "prv"
+
+    def as_dict(self) -> dict:
+        return {k: getattr(self, k) for k in ("eps_upper", "eps_lower", "eps_estimate", "grid", "change",
+                                              "converged", "seconds", "points", "note", "lower_from")}
+
+
+#: Grid points of the probe PLD that measures the support before any real work.
+_PLD_PROBE_POINTS = 20_000
+#: Coarsest grid step dpviz accepts for a PLD answer (coarser grids give ε far above the truth).
+_PLD_COARSEST = 0.05
+
+
+@functools.lru_cache(maxsize=1024)
+def _pld_support(z: float, steps: int, q: float, replace: bool) -> tuple[float, float]:
+    """(width of one step's privacy-loss support, width of the T-fold composition's support after dp_accounting's
+    tail truncation), in loss units, measured on a probe PLD of about :data:`_PLD_PROBE_POINTS` points (milliseconds).
+    Raises :class:`PldTooLarge` when even the probe cannot be built (noise so small that one step's loss spans more
+    than 10⁶)."""
+    from dp_accounting.pld import common
+
+    analytic = _pld_single_points(z, q, steps, replace, 1.0)  # an upper estimate of one step's loss range
+    probe = max(analytic / _PLD_PROBE_POINTS, 1e-4)
+    if probe > 50.0:
+        raise PldTooLarge(f"one step's privacy loss spans about {analytic:.3g} (noise std {_pld_std(z, q, steps, replace):.3g}), "
+                          f"so a PLD at grid step 1e-3 would need about {analytic / 1e-3:.3g} points")
+    pmfs = _pld_single(z, q, steps, replace, probe, True)
+    single = max(len(p._probs) for p in pmfs if p is not None) * probe
+    composed = single
+    if q < 1.0 and steps > 1:
+        for pmf in pmfs:
+            if pmf is not None:
+                lo, hi = common.compute_self_convolve_bounds(pmf._probs, steps, 1e-15)
+                composed = max(composed, (hi - lo + 1) * probe)
+    return single, composed
+
+
+def pld_bracket(z: float, delta: float, steps: int, q: float, *, replace: bool = False, rel_tol: float = 0.01,
+                budget: float = PLD_BUDGET, start: float = _PLD_START, lower: bool = True) -> PldBracket:
+    """The PLD ε of T steps of the (Poisson-sub-sampled) Gaussian mechanism with noise multiplier ``z``, refined on
+    finer grids until the pessimistic ε changes by less than ``rel_tol`` (relative), or until the next grid would not
+    fit in the work ``budget`` (grid points summed over the grids; the next grid's size is predicted from the last
+    one's) or in :data:`PLD_MAX_POINTS`.  Where the PLD bracket stays wider than ``rel_tol``, the PRV accountant
+    (Gopi, Lee & Wutschitz 2021) adds its certified bounds when its grid fits the budget (Poisson add/remove only).
+
+    The work is bounded before it starts: a probe PLD of about 20 000 points measures the width W of the composed
+    privacy-loss support (:func:`_pld_support`), and a grid of step Δ costs about W/Δ points.  Raises
+    :class:`PldTooLarge` (a ``ValueError``, with the estimate) when even a grid of step 0.05 would not fit: tiny noise
+    makes one step's privacy loss span about 1/s² (s the noise's std)."""
+    import time
+
+    import dp_accounting  # noqa: F401  (import time is not the PLD's)
+
+    t0 = time.perf_counter()
+    single, width = _pld_support(z, steps, q, replace)
+    cap = PLD_MAX_POINTS / 4  # the first grid: a quarter of the memory limit
+    interval = max(start, width / cap)
+    if interval > _PLD_COARSEST:
+        raise PldTooLarge(
+            f"PLD not computed: the composed privacy loss spans about {width:.3g}, so a grid of step 1e-3 would need "
+            f"about {width / 1e-3:.3g} points (this machine allows {PLD_MAX_POINTS:.3g}); the noise is too small (or "
+            "the composition too long) for a PLD here — RDP's ε is the upper bound to use.")
+    history: list[tuple[float, float]] = []
+    points, note, change, work = 0, "", None, 0
+    while True:
+        try:
+            eps, _dt, points = _pld_eval(z, delta, steps, q, replace, interval, True)
+            work += points
+        except PldTooLarge as exc:
+            if not history:
+                raise PldTooLarge(f"PLD not computed: {exc}; RDP's ε is the upper bound to use.") from None
+            note = f"refinement stopped: {exc}"
+            break
+        history.append((interval, eps))
+        if not math.isfinite(eps):
+            break
+        if len(history) >= 2:
+            (d1, e1), (d2, e2) = history[-2], history[-1]
+            change = abs(e1 - e2) / e2 if e2 > 0 else (0.0 if e1 == 0 else math.inf)
+            if change < rel_tol:
+                break
+            # error ∝ Δ²: aim the next change at rel_tol / 2, at least a factor 2 and at most 8 finer
+            factor = min(max(math.sqrt(change / (rel_tol / 2.0)), 2.0), 8.0) if math.isfinite(change) else 8.0
+        else:
+            factor = 4.0
+        left = budget - work
+        if points * factor > left:
+            factor = 2.0  # a smaller step may still fit
+            if points * factor > left:
+                note = f"refinement stopped by the work budget ({budget:.3g} grid points)"
+                break
+        nxt = interval / factor
+        if max(single, width) / nxt > PLD_MAX_POINTS:
+            note = f"refinement stopped by the memory limit ({PLD_MAX_POINTS:.3g} grid points)"
+            break
+        interval = nxt
+    grid, upper = history[-1]
+    estimate = upper
+    if len(history) >= 2:
+        (d1, e1), (d2, e2) = history[-2], history[-1]
+        r2 = (d2 / d1) ** 2
+        if math.isfinite(e1) and math.isfinite(e2):
+            estimate = e2 - (e1 - e2) * r2 / (1.0 - r2)
+    lo = None
+    lower_from = None
+    if lower and math.isfinite(upper):
+        if work + points <= 1.5 * budget:
+            lo = min(_pld_eval(z, delta, steps, q, replace, grid, False)[0], upper)
+            lower_from = "pld-optimistic"
+            work += points
+        else:
+            note = (note + "; " if note else "") + "no work budget left for the optimistic (lower) PLD"
+        if not replace and (lo is None or upper - lo > rel_tol * upper):
+            prv = _prv_within(z, delta, steps, q, max(upper * rel_tol / 2.0, 1e-6), budget / 2)
+            if prv is not None:
+                if math.isfinite(prv[0]) and (lo is None or prv[0] > lo):
+                    lo, lower_from = min(max(prv[0], 0.0), upper), "prv"
+                if math.isfinite(prv[2]) and prv[2] < upper:
+                    upper = prv[2]
+                    note = (note + "; " if note else "") + "upper bound from the PRV accountant"
+    estimate = min(max(estimate, lo if lo is not None else 0.0, 0.0), upper)
+    converged = change is not None and change < rel_tol
+    return PldBracket(upper, lo, estimate, grid, change, converged, time.perf_counter() - t0, points, note,
+                      lower_from)
+
+
+@functools.lru_cache(maxsize=1024)
+def _prv(z: float, delta: float, steps: int, q: float, eps_error: float) -> tuple[float, float, float] | None:
+    """(ε lower, ε estimate, ε upper) of the PRV accountant of Gopi, Lee & Wutschitz (2021), ``prv-accountant``
+    package: certified bounds ε(δ) ∈ [lower, upper] (its discretisation error eps_error and δ error δ/1000 are
+    accounted for).  Poisson add/remove (or full batch, q = 1) only.  None if it fails."""
+    from prv_accountant import PRVAccountant
+    from prv_accountant.privacy_random_variables import GaussianMechanism, PoissonSubsampledGaussianMechanism
+
+    prv = (GaussianMechanism(noise_multiplier=z) if q >= 1.0
+           else PoissonSubsampledGaussianMechanism(noise_multiplier=z, sampling_probability=q))
+    try:
+        acc = PRVAccountant(prvs=prv, max_self_compositions=steps, eps_error=eps_error, delta_error=delta / 1000)
+        lo, est, hi = acc.compute_epsilon(delta=delta, num_self_compositions=steps)
+    except (ValueError, RuntimeError, FloatingPointError, MemoryError, OverflowError):
+        return None
+    return float(lo), float(est), float(hi)
+
+
+def _prv_points(z: float, delta: float, steps: int, q: float, eps_error: float) -> float:
+    """Grid points the PRV accountant will use (its own domain-size rule: an RDP bound on the support over its mesh
+    eps_error/√(T/2·log(12/δ_err))), computed before any work."""
+    import numpy as np
+    from prv_accountant.accountant import compute_safe_domain_size
+    from prv_accountant.privacy_random_variables import GaussianMechanism, PoissonSubsampledGaussianMechanism
+
+    prv = (GaussianMechanism(noise_multiplier=z) if q >= 1.0
+           else PoissonSubsampledGaussianMechanism(noise_multiplier=z, sampling_probability=q))
+    d_err = delta / 1000
+    L = compute_safe_domain_size([prv], [steps], eps_error=eps_error, delta_error=d_err)
+    mesh = eps_error / np.sqrt(steps / 2 * np.log(12 / d_err))
+    return float(2.0 * L / mesh)
+
+
+def _prv_within(z: float, delta: float, steps: int, q: float, eps_error: float, budget: float):
+    """:func:`_prv` at the finest eps_error (from ``eps_error`` up, doubling) whose grid (predicted before any work)
+    fits in ``budget`` points and :data:`PLD_MAX_POINTS`; None if none does by eps_error = 0.1."""
+    try:
+        while eps_error <= 0.1:
+            pts = _prv_points(z, delta, steps, q, eps_error)
+            if pts <= min(PLD_MAX_POINTS, budget):
+                return _prv(z, delta, steps, q, eps_error)
+            eps_error *= 2.0
+    except (ValueError, RuntimeError, FloatingPointError, OverflowError, ImportError):
+        return None
+    return None
+
+
+@functools.lru_cache(maxsize=1024)
+def _pld_bracket_cached(z: float, delta: float, steps: int, q: float, replace: bool) -> PldBracket:
+    return pld_bracket(z, delta, steps, q, replace=replace)
+
+
+def pld_epsilon_bracket(*, noise_multiplier, delta, steps, sampling_prob=1.0, neighbouring="add-remove") -> dict:
+    """:func:`pld_bracket` with validated inputs (Poisson sampling or full batch), as a dict: ``eps_upper``,
+    ``eps_lower``, ``eps_estimate``, ``grid``, ``change``, ``converged``, ``seconds``, ``points``, ``note``."""
+    z = v.check_positive("noise_multiplier (sigma / sensitivity)", noise_multiplier)
+    delta, steps, q = _check_general(delta, steps, sampling_prob, "poisson", neighbouring, "pld")
+    return _pld_bracket_cached(z, delta, steps, q, neighbouring == "replace-one" and q < 1.0).as_dict()

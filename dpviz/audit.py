@@ -395,7 +395,8 @@ def default_setting(algorithm_id: str, params=None, *, dataset: str | None = Non
 
     Pointwise algorithms: Wang, Lei, Ying & Zhou's synthetic least squares (wang-lownoise, Section 5.1; d = 10,
     label noise kappa = 0.1) with the least-squares loss; pairwise ones: two Gaussian classes with the AUC hinge loss.
-    Defaults: n = 100, T = n, eta = 0.1, R = 1, eps = 1 (private algorithms).  Xue, Yang, Huai & Wang's
+    Defaults: n = 100, T = n, eta = 0.1, R = 1, eps = 1 (private algorithms; eps = 4 for DP-SGD of Wang, Lei, Ying &
+    Zhou, whose Theorem 2 / 5 conditions have no feasible beta at n = 100, eps = 1).  Xue, Yang, Huai & Wang's
     full-batch algorithms (xue-pairwise: dpgd-sc, dpgd-c, dpgdc, dp-epoch-gd) use the smooth AUC square loss
     (L2-regularised with lambda = 1e-3 for DPGDSC, as in their Section 5) and, unless eta is given, the largest
     step their sensitivity lemmas allow (2/(L + mu) for Lemma 1, 2/L for Lemma 7).  ``n_data`` (>= n) generates more
@@ -418,7 +419,9 @@ def default_setting(algorithm_id: str, params=None, *, dataset: str | None = Non
     p.setdefault("eta", 0.1)
     p.setdefault("R", 1.0)
     if sim.SPECS[algorithm_id].noise != "none":
-        p.setdefault("eps", 1.0)
+        # Wang, Lei, Ying & Zhou's Theorem 2 / 5 conditions fail at n = 100, eps = 1 (no feasible beta); eps = 4 is
+        # the smallest whole eps where they hold at n = 100, T = n, delta = 1/n^2 (issue 21)
+        p.setdefault("eps", 4.0 if algorithm_id in ("dpsgd-rdp", "dpsgd-rdp-pairwise") else 1.0)
     dataset = dataset or ("two-class" if pairs else "wang-least-squares")
     xue = algorithm_id in _XUE
     if matrix:

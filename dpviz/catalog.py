@@ -228,12 +228,18 @@ class Calibration:
 
     ``sigma_rule``
         ``"private"`` (default: ``sigma`` is the smallest σ passing the exact check) or ``"printed"`` (``sigma`` is
-        the paper's formula; the calibration is then feasible only if that σ passes the check);
+        the paper's formula; the calibration is then feasible only if that σ passes the check); Yang, Lei, Lyu &
+        Ying's eq. (5) also takes ``"proof"`` (σ as its proof requires, with the factor e; ``"printed"`` is eq. (5)
+        literally, without it);
+    ``sigma_readings``
+        where a paper's σ has two readings (Yang et al.'s eq. (5)): a list of ``{label, sigma, exact_delta,
+        private}``, labelled "as printed" / "as the proof requires" (the calibrate page lists them);
     ``sigma_private``
         the smallest private σ by the exact (analytic) Gaussian mechanism of Balle & Wang (2018), see
         :mod:`dpviz.gaussian`;
     ``sigma_paper``
-        the σ the paper prints;
+        the σ the paper prints (for Yang et al.'s eq. (5): the σ its proof requires; the literal one is
+        ``sigma_as_printed``);
     ``paper_exact_delta``
         the exact δ(ε) of the paper's σ;
     ``paper_sigma_private``

@@ -42,6 +42,7 @@ PARAMS = {
     "dpsgd-output": ["T", "eta", "L", "M", "alpha", "R"],
     "dpgd-sc": ["G", "mu"],
     "dpgd-c": ["T", "G"],
+    "dpgdc": ["T", "eta", "G"],
     "dp-epoch-gd": ["eta", "G"],
 }
 LABEL = {"T": "T (steps)", "G": "G (gradient bound)", "eta": "η (step size)", "mu": "μ (strong convexity / PL)",
@@ -151,6 +152,18 @@ def calc(items: tuple) -> dict:
     return privacy_lab.calculator(**dict(items))
 
 
+def _range(r: dict, up_key: str, lo_key: str) -> str:
+    """How far the accountant's number can be trusted: exact, an upper bound only, or a [lower, upper] bracket."""
+    up, lo = r.get(up_key), r.get(lo_key)
+    if up is None:
+        return "—"
+    if r["name"] == "analytic-gaussian":
+        return "exact"
+    if r["name"] == "rdp":
+        return "upper bound"
+    return f"[{ui.fmt(lo)}, {ui.fmt(up)}]" if lo is not None else "upper bound (no lower bound in time)"
+
+
 def _table(res: dict, user_sigma) -> list[dict]:
     # the numbers come right after the accountant's name and the long descriptions last, so that at 1024 × 768 the
     # "σ for ε" column is on screen without scrolling the table
@@ -159,6 +172,7 @@ def _table(res: dict, user_sigma) -> list[dict]:
         "σ for ε": ui.fmt(res["paper_sigma"]),
         "σ / paper σ": ui.fmt(1.0) if res["paper_sigma"] else "—",
         "ε of paper σ": ui.fmt(res["eps_mechanism"]) if res["paper_sigma"] else "—",
+        "ε of paper σ: range": "the target" if res["paper_sigma"] else "—",
         **({"ε of your σ": ui.fmt(res["closed_form"].get("eps_of_sigma"))} if user_sigma else {}),
         "matches paper": True,
         "sampling / relation": "the paper's",
@@ -169,11 +183,32 @@ def _table(res: dict, user_sigma) -> list[dict]:
             "σ for ε": ui.fmt(r["sigma_for_eps"]),
             "σ / paper σ": ui.fmt(r["sigma_ratio_to_paper"]),
             "ε of paper σ": ui.fmt(r["eps_of_paper_sigma"]),
-            **({"ε of your σ": ui.fmt(r.get("eps_of_sigma"))} if user_sigma else {}),
+            "ε of paper σ: range": _range(r, "eps_of_paper_sigma", "eps_of_paper_sigma_lower"),
+            **({"ε of your σ": ui.fmt(r.get("eps_of_sigma")),
+                "ε of your σ: range": _range(r, "eps_of_sigma", "eps_of_sigma_lower")} if user_sigma else {}),
+            "σ for ε: range": ("exact" if r["name"] == "analytic-gaussian" else "upper bound"
+                               if r["name"] == "rdp" or r.get("sigma_for_eps_lower") is None
+                               else f"[{ui.fmt(r['sigma_for_eps_lower'])}, {ui.fmt(r['sigma_for_eps'])}]"),
             "matches paper": r["matches_paper"],
             "sampling / relation": f"{r['sampling']}, {r['neighbouring']}",
         })
     return rows
+
+
+def _looser_pld(accountants: list[dict]) -> list[str]:
+    """Where PLD on its grid gives a larger ε than RDP for the same mechanism (sampling and relation)."""
+    out = []
+    for p in accountants:
+        if p["name"] != "pld":
+            continue
+        for r in accountants:
+            if (r["name"] == "rdp" and r["sampling"] == p["sampling"] and r["neighbouring"] == p["neighbouring"]):
+                for key, what in (("eps_of_paper_sigma", "the paper's σ"), ("eps_of_sigma", "your σ")):
+                    if p.get(key) is not None and r.get(key) is not None and p[key] > r[key]:
+                        out.append(f"For {what}, PLD on its grid (ε ≤ {ui.fmt(p[key])}) is looser than RDP "
+                                   f"(ε ≤ {ui.fmt(r[key])}) for the {p['sampling']} mechanism: the grid could not be "
+                                   "refined enough within the work budget. Claim the smaller upper bound.")
+    return out
 
 
 def body() -> None:
@@ -183,7 +218,6 @@ def body() -> None:
              "relation), and beside the Poisson add/remove accountants that Opacus and TF Privacy use. Both "
              "directions: the σ each accountant needs for your (ε, δ), and the ε a given σ buys.")
     ui.init_state()  # the app's navigation even on a first visit through a shared link
-    ui.show_link_notice()
     got = inputs()
     with st.container():  # its number of elements varies (an error, or the results): what follows stays in place
         if got is not None:
@@ -243,6 +277,13 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
     for r in pld["accountants"]:
         if r.get("error"):
             st.caption(f"{r['label']}: {r['error']}")
+    st.caption("Which numbers are safe to claim: RDP and the pessimistic PLD give upper bounds on ε (and σ that "
+               "certainly suffices); the analytic Gaussian mechanism is exact. PLD's range [lower, upper] brackets "
+               "the exact ε: the upper end is the pessimistic PLD on a grid refined until it changes by < 1 %, the "
+               "lower end the optimistic PLD or the PRV accountant's certified lower bound (Gopi, Lee & Wutschitz "
+               "2021). For σ the low end is an estimate (where the optimistic PLD would meet ε).")
+    for w in _looser_pld(merged["accountants"]):
+        st.warning(w)
 
     center = res["paper_sigma"] or next((r["sigma_for_eps"] for r in res["accountants"] if r["sigma_for_eps"]), None)
     if center:
@@ -292,14 +333,34 @@ def calculator_section() -> None:
             "delta": 10.0 ** float(v["acc_calc_log10_delta"]), "sampling": v["acc_calc_sampling"],
             "neighbouring": v["acc_calc_neighbouring"]}
     slot = st.empty()  # the calculator's downloads: gone at once when it recomputes
+    if args["sampling"] == "without-replacement" and args["neighbouring"] == "add-remove" and (
+            args["batch_size"] < args["n"]):
+        st.error("neighbouring: sampling without replacement (a fixed-size batch) is analysed under replace-one "
+                 "neighbours (the data set size n is public); choose replace-one, or Poisson sampling for add/remove.")
+        return
     out = calc(ui.items(args))
     st.write(f"{out['steps']} steps at sampling rate q = {out['sampling_prob']:.4g}.")
-    st.dataframe([{"accountant": r["accountant"].upper(), "ε": ui.fmt(r["eps"]), "note": r["note"]}
+    st.dataframe([{"accountant": r["accountant"].upper(), "ε (upper bound)": ui.fmt(r["eps"]),
+                   "lower bound": ui.fmt(r["eps_lower"]) if r["accountant"] == "pld" else "—",
+                   "grid": ui.fmt(r["grid"]) if r["grid"] else "—", "note": r["note"]}
                   for r in out["rows"]], hide_index=True)
-    st.caption("RDP converts a Rényi-divergence curve to (ε, δ) and is a little loose; PLD composes the privacy-loss "
-               "distribution numerically and is tight up to its grid. dp_accounting has no PLD for sampling without "
-               "replacement and no RDP for Poisson sampling under replace-one.")
-    rows = [{"accountant": r["accountant"], "eps": r["eps"], "note": r["note"]} for r in out["rows"]]
+    for r in out["rows"]:
+        name = r["accountant"].upper()
+        if r["eps"] is not None and r["accountant"] == "pld" and r["eps_lower"] is not None:
+            st.caption(f"{name}: ε ∈ [{ui.fmt(r['eps_lower'])}, {ui.fmt(r['eps'])}] (lower, upper bound; grid "
+                       f"{ui.fmt(r['grid'])})" + (f" — {r['note']}" if r["note"] else ""))
+        elif r["eps"] is not None:
+            st.caption(f"{name}: ε ≤ {ui.fmt(r['eps'])} (upper bound)" + (f" — {r['note']}" if r["note"] else ""))
+        elif r["note"]:
+            st.caption(f"{name}: {r['note']}")
+    st.caption("RDP converts a Rényi-divergence curve to (ε, δ): an upper bound, a little loose, no lower bound. PLD "
+               "composes the privacy-loss distribution numerically: pessimistic rounding gives the upper bound (safe "
+               "to claim), optimistic rounding or the PRV accountant the lower bound; the grid is refined until the "
+               "upper bound changes by < 1 %. dp_accounting has no PLD for sampling without replacement and no RDP "
+               "for Poisson sampling under replace-one.")
+    rows = [{"accountant": r["accountant"], "eps": r["eps"], "eps_upper": r["eps_upper"], "eps_lower": r["eps_lower"],
+             "method": r["method"], "grid": r["grid"], "seconds": r["seconds"], "note": r["note"]}
+            for r in out["rows"]]
     with slot.container():
         ui.download_table(rows, "privacy_calculator", {**args, "steps": out["steps"],
                                                        "sampling_prob": out["sampling_prob"]})

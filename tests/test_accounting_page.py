@@ -76,8 +76,12 @@ def test_accounting_page_changes_inputs_several_times():
 
 
 def test_accounting_page_url_values_validated():
-    at = _page(query={"algorithm": "dpgd-sc", "mu": "0.5", "n": "100000000000", "eps": "abc",
-                      "acc_calc_sampling": "rm -rf", "acc_bogus": "1"})
+    at = AppTest.from_file(str(APP), default_timeout=60)  # a link that opens this page (its first run)
+    for k, val in {"algorithm": "dpgd-sc", "mu": "0.5", "n": "100000000000", "eps": "abc",
+                   "acc_calc_sampling": "rm -rf", "acc_bogus": "1"}.items():
+        at.query_params[k] = val
+    at.switch_page("pages/accounting.py").run()
+    assert not at.exception
     assert at.text_input(key="w_n").value == "1000"  # out of every page's range: ignored, default
     assert at.text_input(key="w_eps").value == "1"  # bad value ignored: default
     assert at.selectbox(key="w_acc_calc_sampling").value == "poisson"
@@ -148,9 +152,32 @@ def test_accounting_page_calculator():
     at = _page(query={"algorithm": "dpgd-sc", "mu": "0.5"})
     calc = at.dataframe[1].value
     assert list(calc["accountant"]) == ["RDP", "PLD"]
+    # PLD carries its bracket: lower <= upper, and a grid; RDP is an upper bound only
+    assert float(calc["lower bound"].iloc[1]) <= float(calc["ε (upper bound)"].iloc[1])
+    assert calc["lower bound"].iloc[0] == "—" and calc["grid"].iloc[1] != "—"
+    # without replacement under add/remove is not a mechanism dp_accounting analyses: one message, no table
     at.selectbox(key="w_acc_calc_sampling").set_value("without-replacement").run()
+    assert not at.exception and len(at.dataframe) == 1
+    assert any("replace-one" in e.value for e in at.error)
     at.selectbox(key="w_acc_calc_neighbouring").set_value("replace-one").run()
     assert not at.exception
     calc = at.dataframe[1].value
-    assert calc["ε"].iloc[1] == "—" and "no PLD" in calc["note"].iloc[1]
-    assert math.isfinite(float(calc["ε"].iloc[0]))
+    assert calc["ε (upper bound)"].iloc[1] == "—" and "no PLD" in calc["note"].iloc[1]
+    assert math.isfinite(float(calc["ε (upper bound)"].iloc[0]))
+
+
+def test_accounting_page_shows_which_numbers_are_bounds():
+    # DP-SGD of Wang et al. at the defaults (n = T = 1000, eps = 1, delta = 1e-6): the paper's sigma under Poisson
+    # add/remove; PLD gives a [lower, upper] bracket, RDP an upper bound, the matched accountant an upper bound
+    at = _page(query={"algorithm": "dpsgd-rdp"})
+    pld = _row(at, "Poisson q = 1/n, add/remove (Δ = G), PLD")
+    lo, up = (float(x.replace("·10⁻", "e-").translate(str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789")))
+              for x in pld["ε of paper σ: range"].strip("[]").split(", "))
+    assert 0 < lo <= up and up == pytest.approx(float(pld["ε of paper σ"].replace("·10⁻", "e-").translate(
+        str.maketrans("⁰¹²³⁴⁵⁶⁷⁸⁹", "0123456789"))), rel=1e-3)
+    assert _row(at, "matched: RDP")["ε of paper σ: range"] == "upper bound"
+    assert any("safe to claim" in c.value for c in at.caption)
+    # the same page for a full-batch algorithm: the analytic Gaussian row is exact
+    at.selectbox(key="w_algorithm").set_value("dpgd-c").run()
+    assert not at.exception
+    assert _row(at, "matched, exact")["ε of paper σ: range"] == "exact"

@@ -67,7 +67,7 @@ def test_non_private_sgd_audits_far_above_zero_and_same_seed_same_numbers():
 
 def test_private_dpsgd_audit_stays_below_claim():
     # the paper's experimental noise rule at n = 100, eps = 1: the audit must not certify more than eps = 1
-    ds, loss, p = _setting("dpsgd-rdp", noise_rule="experiment")
+    ds, loss, p = _setting("dpsgd-rdp", eps=1.0, noise_rule="experiment")
     r = A.audit("dpsgd-rdp", ds, loss, params=p, trials=4000, seed=1)
     assert r.eps_claimed == 1.0 and r.eps_lower <= 1.0
     assert r.eps_accountant is not None and r.eps_accountant > 0
@@ -142,6 +142,6 @@ def test_cli_contracts(capsys):
 
 
 def test_run_chains_refuses_a_setting_that_does_not_run():
-    ds, loss, p = _setting("dpsgd-rdp")
+    ds, loss, p = _setting("dpsgd-rdp", eps=1.0)
     with pytest.raises(ValueError, match="does not run"):
         S.run_chains("dpsgd-rdp", ds, loss, datasets=[(ds.X, ds.y)], reps=2, params=p)

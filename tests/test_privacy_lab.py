@@ -27,8 +27,8 @@ def _dp_wor(n, m, z, steps, delta):
     return a.get_epsilon(delta)
 
 
-def _dp_poisson(q, z, steps, delta, pld=False):
-    a = pld_privacy_accountant.PLDAccountant(value_discretization_interval=1e-3) if pld else RdpAccountant()
+def _dp_poisson(q, z, steps, delta, pld=False, grid=1e-3):
+    a = pld_privacy_accountant.PLDAccountant(value_discretization_interval=grid) if pld else RdpAccountant()
     a.compose(dp_accounting.SelfComposedDpEvent(
         dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)), steps))
     return a.get_epsilon(delta)
@@ -59,8 +59,15 @@ def test_wor_epsilon_equals_dp_accounting_accountant(n, m, z, T, delta):
 def test_poisson_rdp_and_pld_equal_dp_accounting(q, z, T, delta):
     kw = dict(noise_multiplier=z, delta=delta, steps=T, sampling_prob=q)
     assert accounting.epsilon_general(**kw) == pytest.approx(_dp_poisson(q, z, T, delta), rel=1e-9)
-    assert accounting.epsilon_general(accountant="pld", **kw) == pytest.approx(_dp_poisson(q, z, T, delta, True),
-                                                                               rel=1e-9)
+    # PLD: dpviz refines the grid (issue 21); its upper bound is dp_accounting's PLDAccountant at the grid it reports
+    # (unless the PRV accountant's certified upper bound is smaller), and never above the old fixed 1e-3 grid's
+    br = accounting.pld_epsilon_bracket(**kw)
+    up = accounting.epsilon_general(accountant="pld", **kw)
+    assert up == br["eps_upper"]
+    at_grid = _dp_poisson(q, z, T, delta, True, grid=br["grid"])
+    assert up == pytest.approx(at_grid, rel=1e-9) or "PRV" in br["note"] and up < at_grid
+    assert up <= _dp_poisson(q, z, T, delta, True) * (1 + 1e-9)
+    assert br["eps_lower"] is None or br["eps_lower"] <= up
 
 
 def test_analytic_gaussian_epsilon_by_hand():
@@ -134,9 +141,14 @@ def test_round_trip_and_monotone(alg):
 
 
 def test_pld_inversion_round_trip():
+    # the PLD sigma is certified by dp_accounting's PLDAccountant at the grid dpviz reports, and minimal there (to 1 %)
     z = accounting.noise_multiplier_general(eps=1.0, delta=1e-6, steps=1000, sampling_prob=1e-3, accountant="pld")
-    assert _dp_poisson(1e-3, z, 1000, 1e-6, pld=True) <= 1.0 + 1e-9
-    assert _dp_poisson(1e-3, z * (1 - 1e-3), 1000, 1e-6, pld=True) > 1.0
+    br = accounting.pld_sigma_bracket(eps=1.0, delta=1e-6, steps=1000, sampling_prob=1e-3)
+    assert z == br["z_upper"]
+    assert br["grid"] <= 1e-3
+    assert _dp_poisson(1e-3, z, 1000, 1e-6, pld=True, grid=br["grid"]) <= 1.0 + 1e-9
+    assert _dp_poisson(1e-3, z * (1 - 1e-2), 1000, 1e-6, pld=True, grid=br["grid"]) > 1.0
+    assert br["z_lower"] is None or br["z_lower"] <= z
     # PLD is tighter than RDP for the same Poisson mechanism
     assert z < accounting.noise_multiplier_general(eps=1.0, delta=1e-6, steps=1000, sampling_prob=1e-3)
 

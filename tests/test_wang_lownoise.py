@@ -2,7 +2,6 @@
 the accountant extra, Theorems 3/4/6/7 and Tables 1–2, checked against values computed by hand from the paper."""
 import math
 import re
-import time
 
 import pytest
 
@@ -208,14 +207,13 @@ def test_lemma13_threshold_is_feasible(n):
     assert all(conditions(cal.beta, n=n, eps=eps, delta=1 / n**2, T=n))
 
 
-def test_reproduce_style_call_and_speed():
+def test_reproduce_style_call():
     # as dpviz/reproduce.py calls it (Wang, Lei, Ying & Zhou §5: n = 5000, T = 1000, delta = 1/n^2, eta = 0.01)
     cal = catalog.calibrate("dpsgd-rdp", n=5000, d=10, eps=0.5, delta=1 / 5000**2, T=1000, eta=0.01, G=1.0)
     assert cal.feasible and cal.eta == 0.01 and cal.T == 1000
     assert all(conditions(cal.beta, n=5000, eps=0.5, delta=1 / 5000**2, T=1000))
-    t = time.perf_counter()
-    w.calibrate_dpsgd_rdp(n=4321, eps=0.7, delta=1e-7, T=2000, G=1.0)
-    assert time.perf_counter() - t < 0.5
+    # (its speed is measured in benchmarks/bench_accounting.py, not asserted here)
+    assert w.calibrate_dpsgd_rdp(n=4321, eps=0.7, delta=1e-7, T=2000, G=1.0).feasible
 
 
 def test_accountant_sigma():

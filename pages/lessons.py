@@ -1,0 +1,331 @@
+"""Lessons: guided, live, self-checking walks through the papers (the lessons are data in dpviz/lessons.py).
+
+Link state (validated by :func:`dpviz.lessons.state_from_query`, never evaluated): ``les_id``, ``les_step``,
+``les_present`` (presenter mode), ``les_lock`` (inputs fixed to the link's values) and the values of changed inputs
+under their ordinary view names (``eps=0.5``).
+"""
+
+import hashlib
+import inspect
+import json
+
+import plotly.graph_objects as go
+import streamlit as st
+
+import dpviz_ui as ui
+from dpviz import lessons as L
+
+# Presenter mode: a constant style sheet (nothing from the user goes in): no sidebar, larger type.
+PRESENTER_CSS = (
+    "<style>section[data-testid='stSidebar'],[data-testid='stSidebarCollapsedControl'],"
+    "header[data-testid='stHeader']{display:none!important}"
+    ".stMainBlockContainer,.block-container{max-width:100%!important;padding:1rem 2.5rem!important}"
+    ".stMarkdown p,.stMarkdown li{font-size:1.55rem!important;line-height:1.5}"
+    "h1{font-size:2.4rem!important}h2,h3{font-size:2rem!important}"
+    "[data-testid='stMetricValue']{font-size:2.6rem!important}"
+    "[data-testid='stMetricLabel'] p{font-size:1.25rem!important}.katex{font-size:1.45em!important}</style>")
+
+INPUT_LABELS = {"n": "n", "d": "d", "eps": "ε", "log10_delta": "log10 δ", "T": "T", "eta": "η", "G": "G (Δ)",
+                "L": "L", "mu": "μ", "alpha": "α", "reps": "repetitions", "aud_trials": "trials",
+                "aud_reps": "repetitions", "aud_n": "n", "aud_eps": "ε claimed"}
+#: keyboard arrows for Back / Next where the installed Streamlit has button shortcuts
+_KEYS = "shortcut" in inspect.signature(st.button).parameters
+PAGE_TITLES = {"calibrate": "Calibrate", "bounds": "Bounds", "simulate": "Simulate", "accounting": "Accounting",
+               "audit": "Audit"}
+
+
+def _init() -> None:
+    """Load the lesson, step, presenter flag, locks and changed inputs from the link, once per session."""
+    if "_les" in st.session_state:
+        return
+    query = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    state, locks, problems = L.state_from_query(query)
+    over = {}
+    for name in L.LESSON_INPUTS:
+        if name in query and name not in locks:
+            try:
+                over[name] = L._validate_entry(name, query[name])
+            except ValueError as exc:
+                problems.append(f"ignored link parameter: {exc}")
+    st.session_state["_les"] = state
+    st.session_state["_les_locks"] = locks
+    st.session_state["_les_over"] = over
+    st.session_state["_les_invalid"] = {}
+    st.session_state["_les_problems"] = problems
+
+
+def _sync() -> None:
+    """The URL of exactly what is on screen: lesson, step, flags, locked and changed inputs."""
+    les = st.session_state["_les"]
+    values = dict(st.session_state["_les_over"])
+    values.update(st.session_state["_les_locks"])
+    enc = L.encode_state(les, values)
+    if dict(st.query_params) != enc:
+        st.query_params.from_dict(enc)
+
+
+def _go(lesson_id: str, step: int) -> None:
+    """Callback: open ``lesson_id`` at ``step`` (1-based): the step's own settings, locks kept."""
+    les = st.session_state["_les"]
+    les["les_id"], les["les_step"] = lesson_id, step
+    st.session_state["_les_over"] = {}
+    st.session_state["_les_invalid"] = {}
+    st.session_state["_les_problems"] = []
+    for key in [k for k in st.session_state if str(k).startswith("les_q_") and str(k).endswith("_revealed")]:
+        del st.session_state[key]  # a step opens with its question unanswered
+
+
+def _toggle_present() -> None:
+    les = st.session_state["_les"]
+    les["les_present"] = not les["les_present"]
+
+
+def _commit(name: str, key: str) -> None:
+    raw = st.session_state.get(key)
+    st.session_state["_les_problems"] = []
+    try:
+        st.session_state["_les_over"][name] = L._validate_entry(name, raw)
+        st.session_state["_les_invalid"].pop(name, None)
+    except ValueError as exc:
+        st.session_state["_les_invalid"][name] = str(exc)
+
+
+def lesson_list() -> None:
+    st.title("Lessons")
+    st.write("Guided walks through the five papers: each step sets the live calculators (every number is computed "
+             "by dpviz at that step), asks you to predict before it reveals, and has its own link. Use ← / → or "
+             "Back / Next to move; a lecturer can present a lesson full-screen and lock parameters in a link.")
+    for lesson in L.LESSONS:
+        with st.container(border=True):
+            c1, c2 = st.columns([4, 1])
+            c1.subheader(lesson.title)
+            c1.markdown("**After it you can:** " + "; ".join(lesson.objectives) + ".")
+            n_q = sum(1 for s in lesson.steps if s.question)
+            c1.caption(f"{len(lesson.steps)} steps, {n_q} questions, about {lesson.minutes} minutes.")
+            c2.button("Start", key=f"start_{lesson.id}", on_click=_go, args=(lesson.id, 1), type="primary")
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def _cached_live(kind: str, state_json: str) -> dict:
+    """The step's numbers (a curve view's chart comes separately, after them)."""
+    try:
+        return {"ok": L.live(kind, json.loads(state_json), figure=False)}
+    except ValueError as exc:
+        return {"error": str(exc)}
+
+
+@st.cache_data(show_spinner=False, max_entries=300)
+def _cached_chart(kind: str, state_json: str, animate: str | None) -> dict:
+    try:
+        return {"ok": L.chart(kind, json.loads(state_json), animate=animate)}
+    except ValueError as exc:
+        return {"error": str(exc)}
+
+
+def _compute(step, state: dict) -> dict:
+    """The step's live view: cached for the quick kinds, in the worker pool (kept for this session) for the
+    simulation kinds."""
+    state_json = json.dumps(state, sort_keys=True, default=str)
+    if step.view not in L.HEAVY:
+        return _cached_live(step.view, state_json)
+    key = hashlib.sha256(f"{step.view}|{state_json}".encode()).hexdigest()
+    store = st.session_state.setdefault("_les_heavy", {})
+    if key not in store:
+        res = ui.run_job(L.live, step.view, state, label="running this step's computation")
+        store.clear()  # keep only the latest run of the session
+        store[key] = {"ok": res}
+    return store[key]
+
+
+def _inputs(step, state: dict, lesson_id: str, k: int) -> None:
+    locks = st.session_state["_les_locks"]
+    invalid = st.session_state["_les_invalid"]
+    if not step.inputs:
+        return
+    cols = st.columns(len(step.inputs) + 1)
+    for col, name in zip(cols, step.inputs):
+        key = f"les_in_{lesson_id}_{k}_{name}"
+        kind = L.urlstate.SCHEMA[name][0] if name in L.urlstate.SCHEMA else (
+            "int" if isinstance(state[name], int) else "float")
+        if key not in st.session_state or name not in invalid:
+            st.session_state[key] = state[name]
+        locked = name in locks
+        col.number_input(INPUT_LABELS.get(name, name) + (" 🔒" if locked else ""), key=key,
+                         step=1 if kind == "int" else None, format=None if kind == "int" else "%g",
+                         disabled=locked, on_change=_commit, args=(name, key),
+                         help="Locked by the lesson link." if locked else "Try another value: every number below "
+                                                                          "is recomputed.")
+    if any(name in st.session_state["_les_over"] for name in step.inputs if name not in locks):
+        cols[-1].button("Reset to the lesson's values", key=f"les_reset_{lesson_id}_{k}", on_click=_go,
+                        args=(lesson_id, k))
+
+
+def _question(step, state: dict, values: dict, lesson_id: str, k: int) -> None:
+    q = step.question
+    base = f"les_q_{lesson_id}_{k}"
+    st.markdown(f"**Predict, then reveal.** {q.prompt}")
+    c1, c2 = st.columns([2, 1])
+    if q.kind == "choice":
+        pred = c1.radio("Your prediction", q.options, index=None, key=f"{base}_pred", horizontal=True)
+    else:
+        pred = c1.number_input("Your prediction", value=None, key=f"{base}_pred", format="%g")
+    revealed_key = f"{base}_revealed"
+    # a callback (runs before the script) so that a reveal is never lost to a rerun that interrupts this one
+    c2.button("Reveal", key=f"{base}_reveal", type="primary",
+              on_click=lambda: st.session_state.__setitem__(revealed_key, True))
+    if not st.session_state.get(revealed_key):
+        return
+    try:
+        rev = L.answer(step, state, values)
+    except ValueError as exc:
+        st.error(ui.plain(str(exc)))
+        return
+    ans = rev["answer"]
+    shown = ans if isinstance(ans, str) else ui.fmt(float(ans))
+    if pred is None:
+        st.info(f"Answer: **{shown}** (you made no prediction).")
+    elif L.check_prediction(q, pred, ans):
+        st.success(f"Right — the answer is **{shown}**"
+                   + ("." if q.kind == "choice" else f" (within {100 * q.rtol:g} % counts)."))
+    else:
+        st.warning(f"Not quite: the answer is **{shown}**, you predicted {ui.plain(pred if q.kind == 'choice' else ui.fmt(float(pred)))}.")
+    st.markdown(ui.pretty(rev["text"]))
+    if rev["tex"]:
+        ui.latex(rev["tex"])
+
+
+def step_view(lesson_id: str) -> None:
+    lesson = L.get_lesson(lesson_id)
+    les = st.session_state["_les"]
+    present = les["les_present"]
+    n_steps = len(lesson.steps)
+    k = min(max(1, int(les["les_step"])), n_steps)
+    les["les_step"] = k
+    step = lesson.steps[k - 1]
+    if present:
+        st.html(PRESENTER_CSS)
+    st.markdown(f"### {lesson.title}")
+    top = st.columns([1.2, 1.2, 1.8, 4])
+    top[0].button("◀ Back", key="les_back", on_click=_go, args=(lesson_id, k - 1), disabled=k <= 1,
+                  width="stretch", **({"shortcut": "Left"} if _KEYS else {}))
+    top[1].button("Next ▶", key="les_next", on_click=_go, args=(lesson_id, k + 1), disabled=k >= n_steps,
+                  width="stretch", type="primary", **({"shortcut": "Right"} if _KEYS else {}))
+    top[2].button("Exit presenter mode" if present else "Presenter mode", key="les_present_btn",
+                  on_click=_toggle_present, width="stretch")
+    top[3].progress(k / n_steps, text=f"Step {k} of {n_steps}")
+    st.header(f"{k}. {step.title}")
+    st.markdown(step.text)
+
+    locks = st.session_state["_les_locks"]
+    over = {name: val for name, val in st.session_state["_les_over"].items() if name in step.inputs}
+    over.update({name: val for name, val in locks.items() if name in step.inputs})
+    state = L.step_state(step, over)
+    with st.container():
+        _inputs(step, state, lesson_id, k)
+    _sync()
+    invalid = {n: m for n, m in st.session_state["_les_invalid"].items() if n in step.inputs}
+    if invalid:
+        st.error("Fix the input to see results: " + "; ".join(ui.plain(m) for m in invalid.values())
+                 + ". No numbers are shown until then.")
+        return
+    with st.container():
+        res = _compute(step, state)
+        if "error" in res:
+            st.error(ui.plain(res["error"]))
+            return
+        out = res["ok"]
+        nums = out["numbers"]
+        cols = st.columns(min(len(nums), 5)) if nums else []
+        for i, (label, value) in enumerate(nums[:5]):
+            cols[i].metric(label, ui.fmt(value) if not isinstance(value, str) else value)
+        if len(nums) > 5:
+            st.caption(" · ".join(f"{label}: {ui.fmt(value)}" for label, value in nums[5:]))
+    ui.flush()
+    with st.container():
+        if out.get("status"):
+            level, msg = out["status"]
+            (st.success if level == "success" else st.error)(ui.pretty(msg))
+    with st.container():
+        if out.get("tex"):
+            ui.latex(ui.tex_sci(out["tex"]))
+    chart_box = st.container()  # filled after the question: the chart is the slowest part of a step
+    with st.container():
+        for note in out.get("notes") or []:
+            st.caption(ui.pretty(note))
+    with st.container():
+        if step.question:
+            _question(step, state, out["values"], lesson_id, k)
+    with chart_box:
+        fig = out.get("figure")
+        if out.get("curve") is not None:
+            got = _cached_chart(step.view, json.dumps(state, sort_keys=True, default=str), step.animate)
+            if "error" in got:
+                st.error(ui.plain(got["error"]))
+            fig = got.get("ok")
+        if fig is not None:
+            if step.animate:
+                st.caption(f"Press ▶ Play (or drag the slider) to play {INPUT_LABELS.get(step.animate, step.animate)}"
+                           " through its values.")
+            ui.show_figure(go.Figure(fig), f"lesson_{lesson_id}_{k}", params=L.params_of(state))
+    with st.container():
+        link = L.page_link(step, state)
+        if link and not present:
+            page = L.VIEWS[step.view]
+            st.link_button(f"Open in {PAGE_TITLES[page]} with these settings", link)
+    with st.container():
+        if not present:
+            lecturer_tools(lesson, k, step, state)
+
+
+def lecturer_tools(lesson, k: int, step, state: dict) -> None:
+    with st.expander("For the lecturer: links, lock, handouts"):
+        les = st.session_state["_les"]
+        values = {n: state[n] for n in step.inputs}
+        st.markdown(f"[Link to this step](lessons?{_q(L.encode_state({**les, 'les_present': False}, {}))}) · "
+                    f"[Presenter link](lessons?{_q(L.encode_state({**les, 'les_present': True}, {}))})")
+        lock = st.multiselect("Lock these inputs at their current values in a link", list(step.inputs),
+                              key=f"les_lockpick_{lesson.id}_{k}",
+                              format_func=lambda n: INPUT_LABELS.get(n, n))
+        if lock:
+            url = "lessons?" + _q(L.encode_state({**les, "les_lock": list(lock)},
+                                                 {n: values[n] for n in lock}))
+            st.markdown(f"[Link with {', '.join(INPUT_LABELS.get(n, n) for n in lock)} locked]({url})")
+        c1, c2 = st.columns(2)
+        c1.download_button("Notebook — exercises (.ipynb)", lambda: L.dumps_notebook(
+            L.lesson_notebook(lesson.id, solutions=False)), file_name=f"dpviz_lesson_{lesson.id}.ipynb",
+            mime="application/x-ipynb+json", key=f"les_nb_ex_{lesson.id}", on_click="ignore")
+        c2.download_button("Notebook — solutions (.ipynb)", lambda: L.dumps_notebook(
+            L.lesson_notebook(lesson.id, solutions=True)), file_name=f"dpviz_lesson_{lesson.id}_solutions.ipynb",
+            mime="application/x-ipynb+json", key=f"les_nb_sol_{lesson.id}", on_click="ignore")
+        hkey = f"_les_html_{lesson.id}"
+        if st.button("Prepare the offline HTML handout (computes every step)", key=f"les_html_btn_{lesson.id}"):
+            st.session_state[hkey] = ui.run_job(L.html_job, lesson.id, label="writing the handout")
+        if st.session_state.get(hkey):
+            st.download_button("Download the HTML handout (works offline)", st.session_state[hkey],
+                               file_name=f"dpviz_lesson_{lesson.id}.html", mime="text/html",
+                               key=f"les_html_dl_{lesson.id}", on_click="ignore")
+
+
+def _q(params: dict) -> str:
+    from urllib.parse import urlencode
+
+    return urlencode(params)
+
+
+def body() -> None:
+    _init()
+    ui.show_link_notice(extra=st.session_state.get("_les_problems") or [])  # one escaped, capped notice
+    problems = L.validate_all()
+    if problems:
+        st.warning("Some lessons have problems: " + "; ".join(ui.plain(p) for p in problems))
+    les = st.session_state["_les"]
+    if not les["les_id"]:
+        _sync()
+        lesson_list()
+        return
+    if not les["les_present"]:
+        st.button("← All lessons", key="les_all", on_click=_go, args=("", 1))
+    step_view(les["les_id"])
+
+
+ui.guarded(body)

@@ -1,0 +1,161 @@
+"""Trade-off curves, GDP-based and one-run audits, and the planner (dpviz.auditing, issue 21).
+
+Independent references: the normal distribution of Python's ``statistics`` module (hand formulas of Dong, Roth & Su
+2022), dp_accounting's PLD of the Gaussian mechanism, and Monte-Carlo coverage over many seeds on mechanisms whose ε
+is known exactly (the Gaussian mechanism: μ-GDP; randomised response: pure ε-DP).
+"""
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+import pytest
+
+from dpviz import audit, auditing as A
+
+N = NormalDist()
+
+
+def test_gdp_curve_matches_hand_formula():
+    for mu in (0.3, 1.0, 2.5):
+        for a in (1e-4, 0.01, 0.2, 0.5, 0.9):
+            hand = N.cdf(N.inv_cdf(1 - a) - mu)  # beta = Phi(Phi^-1(1 - alpha) - mu)
+            assert A.tradeoff_gdp(a, mu) == pytest.approx(hand, rel=1e-9, abs=1e-15)
+    assert A.tradeoff_gdp(0.0, 1.0) == pytest.approx(1.0)
+    assert A.tradeoff_gdp(1.0, 1.0) == pytest.approx(0.0)
+
+
+def test_eps_delta_line_hand_values():
+    eps, delta = 1.0, 0.01
+    for a in (0.0, 0.05, 0.2, 0.5, 0.99):
+        hand = max(0.0, 1 - delta - math.e * a, math.exp(-1) * (1 - delta - a))
+        assert A.tradeoff_eps_delta(a, eps, delta) == pytest.approx(hand, abs=1e-15)
+    with pytest.raises(ValueError, match="alpha"):
+        A.tradeoff_eps_delta(1.5, 1.0, 0.0)
+
+
+def test_gdp_epsilon_equals_dp_accounting_gaussian():
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    for sigma in (0.5, 1.0, 3.0):
+        ref = pld.from_gaussian_mechanism(sigma, value_discretization_interval=1e-4).get_epsilon_for_delta(1e-5)
+        assert A.gdp_epsilon(1 / sigma, 1e-5) == pytest.approx(ref, rel=2e-3)
+    # composition: T releases at sigma compose to mu = sqrt(T)/sigma
+    assert A.gdp_mu_of_gaussians([2.0] * 16) == pytest.approx(2.0)
+    assert A.gdp_mu_for(A.gdp_epsilon(1.3, 1e-6), 1e-6) == pytest.approx(1.3, rel=1e-8)
+
+
+def test_tradeoff_from_pld_is_the_gaussian_curve():
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    mu = 1.0
+    p = pld.from_gaussian_mechanism(1 / mu, value_discretization_interval=1e-3)
+    a = np.array([1e-3, 0.01, 0.05, 0.2, 0.5, 0.8])
+    curve = A.tradeoff_pld(a, p, points=2000)
+    hand = np.array([N.cdf(N.inv_cdf(1 - x) - mu) for x in a])
+    assert np.all(curve <= hand + 1e-9)  # a valid (pessimistic) guarantee never claims more than the truth
+    assert np.max(hand - curve) < 5e-3  # and is tight
+
+
+def _gauss(rng, m, mu):
+    return rng.normal(size=m), rng.normal(size=m) + mu
+
+
+def test_gdp_certifies_clearly_more_than_clopper_pearson():
+    """Issue 21: idealised Gaussian scores, 1000 trials per side, true eps 4.38 (mu = 1, delta = 1e-5)."""
+    mu, delta = 1.0, 1e-5
+    true = A.gdp_epsilon(mu, delta)
+    assert true == pytest.approx(4.38, abs=0.01)
+    cp, gdp = [], []
+    for seed in range(10):
+        neg, pos = _gauss(np.random.default_rng(seed), 1000, mu)
+        cp.append(audit.distinguish(neg, pos, delta=delta)["eps_lower"])
+        gdp.append(A.gdp_audit(neg, pos, delta=delta).eps_lower)
+    assert 0.6 < np.median(cp) < 1.6
+    assert 2.5 < np.median(gdp) < true
+    assert np.median(gdp) > 2 * np.median(cp)
+
+
+def test_coverage_gaussian_all_methods():
+    """The lower bound exceeds the true eps in at most 5 % of seeds (+ binomial slack) for every method."""
+    mu, delta, reps = 1.0, 1e-5, 150
+    true = A.gdp_epsilon(mu, delta)
+    bad = {"cp": 0, "gdp": 0, "one-run": 0}
+    for seed in range(reps):
+        rng = np.random.default_rng(1000 + seed)
+        neg, pos = _gauss(rng, 200, mu)
+        bad["cp"] += audit.distinguish(neg, pos, delta=delta)["eps_lower"] > true
+        g = A.gdp_audit(neg, pos, delta=delta)
+        bad["gdp"] += g.eps_lower > true
+        s, inc = A.one_run_scores(400, mu, seed)
+        bad["one-run"] += A.one_run_audit(s, inc, delta=delta).eps_lower > true
+    limit = 0.05 * reps + 3 * math.sqrt(0.05 * 0.95 * reps)
+    assert all(b <= limit for b in bad.values()), bad
+
+
+def _rr(rng, bits, eps):
+    """Randomised response: report the bit with probability e^eps/(1 + e^eps), else flip it (pure eps-DP)."""
+    keep = rng.random(bits.shape) < math.exp(eps) / (1 + math.exp(eps))
+    return np.where(keep, bits, 1 - bits).astype(float)
+
+
+def test_coverage_randomised_response():
+    eps, reps = 1.0, 150
+    bad_cp = bad_one = 0
+    for seed in range(reps):
+        rng = np.random.default_rng(seed)
+        neg, pos = _rr(rng, np.zeros(200), eps), _rr(rng, np.ones(200), eps)
+        bad_cp += audit.distinguish(neg, pos, delta=0.0)["eps_lower"] > eps
+        inc = rng.integers(0, 2, size=400)
+        bad_one += A.one_run_audit(_rr(rng, inc, eps), inc, delta=0.0).eps_lower > eps
+    limit = 0.05 * reps + 3 * math.sqrt(0.05 * 0.95 * reps)
+    assert bad_cp <= limit and bad_one <= limit, (bad_cp, bad_one)
+    # and with many canaries the one-run audit gets close to the truth
+    rng = np.random.default_rng(7)
+    inc = rng.integers(0, 2, size=20000)
+    r = A.one_run_audit(_rr(rng, inc, eps), inc, delta=0.0)
+    assert 0.7 < r.eps_lower <= eps
+
+
+def test_gdp_assumption_matters_on_randomised_response():
+    """Randomised response's curve is not Gaussian: the GDP audit's eps overshoots the truth (its stated
+    assumption), which is why the method says so."""
+    rng = np.random.default_rng(3)
+    neg, pos = _rr(rng, np.zeros(20000), 1.0), _rr(rng, np.ones(20000), 1.0)
+    assert A.gdp_audit(neg, pos, delta=1e-5).eps_lower > 1.0
+    assert "randomised response" in A.ASSUMPTIONS["gdp"]
+
+
+def test_one_run_pure_dp_p_value_is_a_binomial_tail():
+    from scipy.stats import binom
+
+    p = math.e / (1 + math.e)
+    assert A.one_run_p_value(1.0, 0.0, 100, 50, 40) == pytest.approx(binom.sf(39, 50, p))
+    assert A.one_run_p_value(1.0, 1e-3, 100, 50, 40) > binom.sf(39, 50, p)
+
+
+def test_planner():
+    kw = dict(target=2.0, eps_true=4.38, delta=1e-5, seconds_per_trial=0.01, seconds_per_run=3.0)
+    cp, gdp = A.plan_audit(method="clopper-pearson", **kw), A.plan_audit(method="gdp", **kw)
+    assert gdp.trials < cp.trials / 10
+    assert cp.seconds == pytest.approx(0.01 * cp.trials) and cp.certified >= 2.0
+    one = A.plan_audit(method="one-run", **kw)
+    assert one.runs == 1 and one.seconds == 3.0 and one.trials > 0
+    # the plan's size is enough for the real audit on Gaussian scores (median over seeds)
+    got = [A.gdp_audit(*_gauss(np.random.default_rng(s), gdp.trials // 2, 1.0005568), delta=1e-5).eps_lower
+           for s in range(9)]
+    assert np.median(got) >= 1.6
+    no = A.plan_audit(method="gdp", target=5.0, eps_true=4.38, delta=1e-5)
+    assert no.trials is None and "not below" in no.reason
+    with pytest.raises(ValueError, match="method"):
+        A.plan_audit(method="bogus", target=1, eps_true=2, delta=1e-5)
+    with pytest.raises(ValueError, match="target"):
+        A.plan_audit(method="gdp", target=-1, eps_true=2, delta=1e-5)
+
+
+def test_frozen_validated_dataclasses():
+    r = A.gdp_audit(*_gauss(np.random.default_rng(0), 100, 1.0), delta=1e-5)
+    with pytest.raises(Exception):
+        r.eps_lower = 9.0
+    with pytest.raises(ValueError):
+        A.OneRunAudit(eps_lower=1.0, m=5, guesses=10, correct=1, k_plus=5, k_minus=5, delta=0.0, level=0.95)

@@ -1,0 +1,262 @@
+"""Real-browser tests of the Lessons page (streamlit run + Debian Chromium via Playwright): a lesson walked end to end
+(each step's numbers against dpviz, predictions and reveals, Back / Next by button and arrow key, inputs changed
+several times in a row, step links, the animation, presenter mode and locks), then every lesson walked step by step.
+Screenshots go to test-artifacts/."""
+
+import os
+import re
+import time
+from pathlib import Path
+
+import pytest
+
+from conftest import ARGS, CHROMIUM, ROOT, query_of, settle  # the shared `server` fixture starts the dashboard
+
+if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
+    pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
+
+import dpviz_ui as ui  # noqa: E402  (the page's own number format)
+from dpviz import lessons as L  # noqa: E402
+
+OUT = ROOT / "test-artifacts"
+
+
+def _wait(page, cond, what: str, timeout: float = 60.0):
+    """Poll ``cond`` until true; waits through Playwright so that its events (URL changes) are processed."""
+    deadline = time.time() + timeout
+    last = None
+    while time.time() < deadline:
+        try:
+            last = cond()
+            if last:
+                return last
+        except Exception as exc:  # noqa: BLE001 - elements re-rendering
+            last = exc
+        page.wait_for_timeout(250)
+    raise AssertionError(f"timed out waiting for {what} (last: {last!r})")
+
+
+def _at_step(page, lesson, k):
+    """Wait until step ``k`` (1-based) of ``lesson`` is on screen and in the URL, and its run has finished."""
+    title = f"{k}. {lesson.steps[k - 1].title}"
+    try:
+        _wait(page, lambda: any(title in h for h in page.locator("h2").all_inner_texts()), f"header {title!r}")
+        _wait(page, lambda: query_of(page).get("les_step") == str(k) and query_of(page).get("les_id") == lesson.id,
+              f"URL at step {k} (URL: {page.url})")
+    except AssertionError:
+        OUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUT / f"lessons_failed_{lesson.id}_{k}.png"))
+        raise
+    settle(page)
+
+
+def _metric(page, label: str) -> str:
+    box = page.locator("[data-testid='stMetric']").filter(
+        has=page.locator("[data-testid='stMetricLabel']", has_text=re.compile("^" + re.escape(label) + "$")))
+    return box.first.locator("[data-testid='stMetricValue']").inner_text().strip()
+
+
+def _expect_numbers(page, step, state):
+    """The step's first metrics show dpviz's numbers at ``state``."""
+    out = L.live(step.view, state, figure=False)
+    for label, value in out["numbers"][:3]:
+        want = ui.fmt(value) if not isinstance(value, str) else value
+        _wait(page, lambda: _metric(page, label) == want, f"metric {label} = {want}")
+    return out["values"]
+
+
+def _reveal(page, lesson_id, k, step, state, values, prediction=None):
+    """Predict (optionally) and reveal on step ``k``; the widgets are found by their keys, so a click never lands
+    on the previous step's question while the page is being replaced."""
+    q = step.question
+    base = f".st-key-les_q_{lesson_id}_{k}"
+    if prediction is not None:
+        if q.kind == "choice":
+            page.locator(f"{base}_pred").get_by_text(prediction, exact=True).click()
+        else:
+            box = page.locator(f"{base}_pred input")
+            box.fill(str(prediction))
+            box.press("Enter")
+        settle(page)
+    page.locator(f"{base}_reveal button").click()
+    rev = L.answer(step, state, values)
+    shown = rev["answer"] if isinstance(rev["answer"], str) else ui.fmt(float(rev["answer"]))
+    alert = page.locator("[data-testid='stAlert']").filter(has_text="answer")
+    try:
+        _wait(page, lambda: f"{shown}" in alert.first.inner_text(timeout=2000), f"revealed answer {shown}")
+    except AssertionError:
+        OUT.mkdir(exist_ok=True)
+        page.screenshot(path=str(OUT / "lessons_failed_reveal.png"))
+        raise
+    return alert.first.inner_text(), rev
+
+
+def _box(page, lesson_id, k, name):
+    """The number input of ``name`` on step ``k`` (its widget key)."""
+    return page.locator(f".st-key-les_in_{lesson_id}_{k}_{name} input")
+
+
+def _set_input(page, lesson_id, k, name, value):
+    box = _box(page, lesson_id, k, name)
+    box.fill(str(value))
+    box.press("Enter")
+
+
+@pytest.mark.slow
+def test_lesson_walk_questions_links_presenter_and_lock(server):
+    from playwright.sync_api import sync_playwright
+
+    OUT.mkdir(exist_ok=True)
+    lesson = L.get_lesson("gaussian")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 2000})
+        page.goto(f"{server}/lessons")
+        page.wait_for_selector("text=What (ε, δ) buys", timeout=60000)
+        settle(page)
+        page.screenshot(path=str(OUT / "lessons_list.png"))
+        assert page.get_by_role("button", name="Start").count() == len(L.LESSONS)
+        page.get_by_role("button", name="Start").first.click()
+
+        # walk the lesson forward, checking every step's numbers; answer each question (right, then wrong)
+        for k, step in enumerate(lesson.steps, 1):
+            _at_step(page, lesson, k)
+            state = L.step_state(step)
+            values = _expect_numbers(page, step, state)
+            if step.question:
+                rev = L.answer(step, state, values)
+                right = rev["answer"] if k % 2 else (
+                    next(o for o in step.question.options if o != rev["answer"]) if step.question.kind == "choice"
+                    else float(rev["answer"]) * 3 + 1)
+                text, _ = _reveal(page, "gaussian", k, step, state, values, prediction=right)
+                assert ("Right" in text) == bool(k % 2), text
+                page.screenshot(path=str(OUT / f"lessons_gaussian_step{k}_reveal.png"))
+            if k < len(lesson.steps):
+                page.get_by_role("button", name="Next").click()
+        # Back twice by button, then the arrow keys (not inside an input)
+        for k in (6, 5):
+            page.get_by_role("button", name="Back").click()
+            _at_step(page, lesson, k)
+        for key, k in (("ArrowRight", 6), ("ArrowLeft", 5), ("ArrowLeft", 4), ("ArrowRight", 5)):
+            page.locator("h2").first.click()  # the page has the focus, not an input
+            page.keyboard.press(key)
+            _at_step(page, lesson, k)
+
+        # step 2: change ε four times in a row: widget, URL and numbers follow each time
+        page.goto(f"{server}/lessons?les_id=gaussian&les_step=2")
+        _at_step(page, lesson, 2)
+        step = lesson.steps[1]
+        for eps in (0.5, 0.25, 2.0, 0.7):
+            _set_input(page, "gaussian", 2, "eps", eps)
+            try:
+                _wait(page, lambda: query_of(page).get("eps") == repr(eps), f"eps={eps} in the URL")
+            except AssertionError:
+                page.screenshot(path=str(OUT / "lessons_failed_eps.png"))
+                raise
+            state = L.step_state(step, {"eps": eps})
+            _expect_numbers(page, step, state)
+            assert float(_box(page, "gaussian", 2, "eps").input_value()) == eps
+        # an invalid input: one error, no numbers; fixing it brings them back
+        _set_input(page, "gaussian", 2, "eps", -1)
+        _wait(page, lambda: "Fix the input" in page.locator("[data-testid='stAlert']").first.inner_text(), "error")
+        assert page.locator("[data-testid='stMetric']").count() == 0
+        _set_input(page, "gaussian", 2, "eps", 0.7)
+        _expect_numbers(page, step, L.step_state(step, {"eps": 0.7}))
+        # the reveal follows the changed input (halving ε still doubles σ)
+        _reveal(page, "gaussian", 2, step, L.step_state(step, {"eps": 0.7}), {})
+
+        # a step link opens that step with its changed input
+        link = page.url
+        other = browser.new_page(viewport={"width": 1280, "height": 1600})
+        other.goto(link)
+        _at_step(other, lesson, 2)
+        _expect_numbers(other, step, L.step_state(step, {"eps": 0.7}))
+        other.close()
+
+        # the animation: ▶ Play moves the slider through the frames of ε
+        page.goto(f"{server}/lessons?les_id=gaussian&les_step=5")
+        _at_step(page, lesson, 5)
+        page.wait_for_selector(".js-plotly-plot .updatemenu-button", timeout=60000)
+        label = page.locator(".js-plotly-plot .slider-group .slider-label")
+        first = label.first.text_content()
+        page.locator(".js-plotly-plot .updatemenu-button").first.click()
+        _wait(page, lambda: label.first.text_content() != first, "the animation to advance", timeout=20)
+        page.screenshot(path=str(OUT / "lessons_animation.png"))
+        # the "Open in …" link carries the step's settings
+        page.goto(f"{server}/lessons?les_id=gaussian&les_step=7")
+        _at_step(page, lesson, 7)
+        href = page.get_by_role("link", name=re.compile("Open in Calibrate")).get_attribute("href")
+        assert "algorithm=dpgd-sc" in href and "mu=0.5" in href
+        browser.close()
+
+
+@pytest.mark.slow
+def test_presenter_mode_and_lock(server):
+    from playwright.sync_api import sync_playwright
+
+    lesson = L.get_lesson("gaussian")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        # presenter mode from a link: no sidebar, large type, one step per screen
+        page.goto(f"{server}/lessons?les_id=gaussian&les_step=3&les_present=1")
+        _at_step(page, lesson, 3)
+        page.wait_for_timeout(2000)
+        assert not page.locator("[data-testid='stSidebar']").is_visible()
+        size = page.evaluate("() => Math.max(...Array.from(document.querySelectorAll('.stMarkdown p'))"
+                             ".filter(p => p.textContent.startsWith('δ is the probability'))"
+                             ".map(p => parseFloat(getComputedStyle(p).fontSize)))")
+        assert size >= 24, size  # the step's text, readable from the back of a room
+        assert page.get_by_role("button", name="Next").is_visible()
+        page.screenshot(path=str(OUT / "lessons_presenter_1280x720.png"))
+        for k in (4, 5, 6):
+            page.get_by_role("button", name="Next").click()
+            _at_step(page, lesson, k)
+            assert query_of(page).get("les_present") == "1"
+            assert not page.locator("[data-testid='stSidebar']").is_visible()
+        page.get_by_role("button", name="Exit presenter mode").click()
+        _wait(page, lambda: "les_present" not in query_of(page), "presenter flag gone")
+        _wait(page, lambda: page.locator("[data-testid='stSidebar']").is_visible(), "sidebar back")
+
+        # lock: ε fixed at 0.5 by the link on every step that offers ε; other inputs stay live
+        page = browser.new_page(viewport={"width": 1280, "height": 1600})
+        page.goto(f"{server}/lessons?les_id=gaussian&les_step=2&les_lock=eps&eps=0.5")
+        _at_step(page, lesson, 2)
+        eps_box = _box(page, "gaussian", 2, "eps")
+        assert eps_box.is_disabled() and float(eps_box.input_value()) == 0.5
+        _expect_numbers(page, lesson.steps[1], L.step_state(lesson.steps[1], {"eps": 0.5}))
+        page.get_by_role("button", name="Next").click()  # step 3 offers log10 δ only: still editable
+        _at_step(page, lesson, 3)
+        assert query_of(page).get("les_lock") == "eps" and query_of(page).get("eps") == "0.5"
+        for ld in (-8, -12):
+            _set_input(page, "gaussian", 3, "log10_delta", ld)
+            _wait(page, lambda: query_of(page).get("log10_delta") == repr(float(ld)), "log10_delta in the URL")
+            _expect_numbers(page, lesson.steps[2], L.step_state(lesson.steps[2], {"log10_delta": ld}))
+        page.get_by_role("button", name="Next").click()  # step 4 offers ε: locked again
+        _at_step(page, lesson, 4)
+        eps_box = _box(page, "gaussian", 4, "eps")
+        assert eps_box.is_disabled() and float(eps_box.input_value()) == 0.5
+        _expect_numbers(page, lesson.steps[3], L.step_state(lesson.steps[3], {"eps": 0.5}))
+        page.screenshot(path=str(OUT / "lessons_locked.png"))
+        browser.close()
+
+
+@pytest.mark.slow
+def test_every_lesson_walked_end_to_end(server):
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 2000})
+        for lesson in L.LESSONS:
+            page.goto(f"{server}/lessons?les_id={lesson.id}")
+            for k, step in enumerate(lesson.steps, 1):
+                _at_step(page, lesson, k)
+                state = L.step_state(step)
+                values = _expect_numbers(page, step, state)
+                if step.question:
+                    _reveal(page, lesson.id, k, step, state, values)
+                if k < len(lesson.steps):
+                    page.get_by_role("button", name="Next").click()
+            page.screenshot(path=str(OUT / f"lessons_{lesson.id}_last.png"))
+        browser.close()
