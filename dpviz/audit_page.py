@@ -32,8 +32,7 @@ SCHEMA: dict[str, tuple[str, Any, Any]] = {
     "aud_n": ("int", 100, (10, 5000)),
     "aud_T": ("int", 100, (1, 100_000)),
     "aud_eta": ("float", 0.1, (1e-6, 10.0)),
-    # ε = 4 at n = T = 100: the default where the theorem's calibrated σ exists (its smallest ε there is 2.25)
-    "aud_eps": ("float", 4.0, (1e-3, 100.0)),
+    "aud_eps": ("float", 1.0, (1e-3, 100.0)),
     "aud_trials": ("int", 2000, (8, 200_000)),
     "aud_reps": ("int", 200, (2, 100_000)),
     "aud_seed": ("int", 0, (0, 2**31 - 1)),

@@ -30,7 +30,7 @@ def test_audit_page_link_widgets_and_output():
     # out-of-range link value ignored, with a message (escaped: shown as text, never as Markdown)
     assert any("aud\\_eta" in w.value for w in at.warning)
     m = _metrics(at)
-    assert "ε lower bound (95 %)" in m and m["ε claimed"] == "4"
+    assert "ε lower bound (95 %)" in m and m["ε claimed"] == "1"
     assert any("1000 trials" in md.value for md in at.markdown)
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     assert figs and len(figs[0]["data"]) == 2  # statistic on D and on D'

@@ -268,6 +268,7 @@ def test_audit_display_says_what_it_shows(slow_server):
 
     from playwright.sync_api import sync_playwright
 
+    import dpviz_ui as ui
     from dpviz import catalog
 
     OUT.mkdir(exist_ok=True)
@@ -292,13 +293,13 @@ def test_audit_display_says_what_it_shows(slow_server):
             page.wait_for_function(done, timeout=WAIT)
             settle(page, WAIT)
             text = page.locator("[data-testid='stMain']").inner_text()
-            # the defaults (n = T = 100, ε = 4) work with the theorem's calibrated σ: results, no error
+            # the defaults (the shared n = 1000 and ε = 1, T = 100) work with the theorem's calibrated σ: no error
             assert page.locator("[data-testid='stAlertContentError']").count() == 0, text
             sigma = re.search(r"σ = ([0-9.]+),", text).group(1)
-            if choice == "calibrated":  # Wang, Lei, Ying & Zhou, Theorem 2 at n = T = 100, δ = 1/n², ε = 4
-                cal = catalog.calibrate("dpsgd-rdp", n=100, T=100, eps=4.0, delta=1e-4, G=1.0,
+            if choice == "calibrated":  # Wang, Lei, Ying & Zhou, Theorem 2 at n = 1000, T = 100, δ = 1/n², ε = 1
+                cal = catalog.calibrate("dpsgd-rdp", n=1000, T=100, eps=1.0, delta=1e-6, G=1.0,
                                         accountant_extra=False)
-                assert cal.feasible
+                assert cal.feasible and abs(float(sigma) - float(ui.fmt(cal.sigma))) <= 1e-9
             lower = re.search(r"ε lower bound \(95 %\)\s*\n\s*([0-9.·⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text).group(1)
             if lower == "0":  # explained, with the most these trials can certify
                 assert "found no evidence of privacy loss beyond ε = 0" in text and "at most ε =" in text
@@ -314,11 +315,11 @@ def test_audit_display_says_what_it_shows(slow_server):
         assert fig["names"] == ["trained on D", "trained on D′ = D + canary"]
         assert fig["colours"][0] != fig["colours"][1]
         page.screenshot(path=str(OUT / "audit_calibrated.png"), full_page=True)
-        # ε claimed = 1 at n = 100 has no calibrated σ: one error, in the papers' notation (β, σ², not ASCII)
+        # ε claimed = 0.3 at n = 1000, T = 100 has no calibrated σ: one error, in the papers' notation (β, σ²)
         box = page.get_by_label("ε (claimed)", exact=True).and_(page.locator("input"))
-        box.fill("1")
+        box.fill("0.3")
         box.press("Enter")
-        page.wait_for_url(re.compile(r"aud_eps=1"), timeout=WAIT)
+        page.wait_for_url(re.compile(r"eps=0\.3"), timeout=WAIT)
         page.wait_for_selector("[data-testid='stAlertContentError']", timeout=WAIT)
         err = page.locator("[data-testid='stAlertContentError']").first.inner_text()
         assert "β" in err and "beta" not in err and "sigma^2" not in err, err
