@@ -231,9 +231,9 @@ def test_simulate_widgets_four_times(server, browser_page):
     # select: four data sets in a row; the loss choices follow the data set's task
     from dpviz import data as D
 
-    for name in ["wang-logistic", "two-class", "wang-least-squares", "wang-logistic"]:
+    for name in ["wang-least-squares", "two-class", "wang-logistic", "wang-least-squares"]:  # default: logistic
         choose(page, "w_dataset", D.DATASETS[name])
-        if name != "wang-least-squares":
+        if name != "wang-logistic":
             _wait_query(page, "dataset", name)
         else:
             page.wait_for_function("() => !new URLSearchParams(window.location.search).has('dataset')",
