@@ -296,8 +296,9 @@ def test_audit_display_says_what_it_shows(slow_server):
             # the defaults (the shared n = 1000 and ε = 1, T = 100) work with the theorem's calibrated σ: no error
             assert page.locator("[data-testid='stAlertContentError']").count() == 0, text
             sigma = re.search(r"σ = ([0-9.]+),", text).group(1)
-            if choice == "calibrated":  # Wang, Lei, Ying & Zhou, Theorem 2 at n = 1000, T = 100, δ = 1/n², ε = 1
-                cal = catalog.calibrate("dpsgd-rdp", n=1000, T=100, eps=1.0, delta=1e-6, G=1.0,
+            if choice == "calibrated":  # Wang, Lei, Ying & Zhou, Theorem 2 at n = 1000, T = 100, δ = 1/n², ε = 1,
+                # with the G of the audit's least-squares loss: |y| ≤ 1, ||x|| ≤ 1, R = 1 -> G = 1·(1·1 + 1) = 2
+                cal = catalog.calibrate("dpsgd-rdp", n=1000, T=100, eps=1.0, delta=1e-6, G=2.0,
                                         accountant_extra=False)
                 assert cal.feasible and abs(float(sigma) - float(ui.fmt(cal.sigma))) <= 1e-9
             lower = re.search(r"ε lower bound \(95 %\)\s*\n\s*([0-9.·⁻⁰¹²³⁴⁵⁶⁷⁸⁹]+)", text).group(1)
