@@ -354,11 +354,13 @@ def stop_if_invalid(names=None) -> None:
         st.stop()
 
 
-def report_invalid(names=None) -> bool:
-    """:func:`stop_if_invalid` without stopping: the one error (if any input of ``names`` is invalid) and whether
-    there was one, for a page with independent sections (the section then shows no numbers)."""
+def report_invalid(names=None, page_keys=()) -> bool:
+    """:func:`stop_if_invalid` without stopping: the one error (if any input of ``names``, or any
+    :func:`page_number` box of ``page_keys``, is invalid) and whether there was one, for a page with independent
+    sections (the section then shows no numbers)."""
     bad = {k: val for k, val in invalid_inputs().items() if names is None or k in names}
-    if not bad:
+    extra = _page_invalid_parts(page_keys)
+    if not bad and not extra:
         return False
     limits = {n: lim for n, (where, lim) in st.session_state.get("_limits", {}).items() if where == _page_id()}
     parts = []
@@ -385,6 +387,7 @@ def report_invalid(names=None) -> bool:
                 typed += ", " + plain(msg.split(": ", 1)[-1] if "comma" in msg else
                                       "not a whole number" if "whole" in msg else "not a number")
         parts.append(f"**{label}** must be {range_text(name, limits.get(name))} (you entered {typed})")
+    parts += extra
     st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
              + ". No numbers are shown until then.")
     return True
@@ -420,6 +423,11 @@ def page_number(key: str, label: str, kind: str, lo: float, hi: float, *, contai
 
 def report_page_invalid(keys) -> bool:
     """One error naming every invalid :func:`page_number` box of ``keys`` and its range; whether there was one."""
+    return report_invalid([], page_keys=keys)
+
+
+def _page_invalid_parts(keys) -> list:
+    """The error's phrases for the invalid :func:`page_number` boxes of ``keys``."""
     invalid = st.session_state.get("_page_invalid", {})
     boxes = st.session_state.get("_page_boxes", {})
     parts = []
@@ -437,11 +445,7 @@ def report_page_invalid(keys) -> bool:
                                       "not a whole number" if "whole" in msg else "not a number")
         parts.append(f"**{label}** must be a {'whole number' if kind == 'int' else 'number'} from {fmt(lo)} to "
                      f"{fmt(hi)} (you entered {typed})")
-    if not parts:
-        return False
-    st.error("Fix the input" + ("s" if len(parts) > 1 else "") + " to see results: " + "; ".join(parts)
-             + ". No numbers are shown until then.")
-    return True
+    return parts
 
 
 def parse_number_list(text: str, kind: str, lo: float, hi: float, what: str, most: int = 12) -> list:
@@ -454,9 +458,10 @@ def parse_number_list(text: str, kind: str, lo: float, hi: float, what: str, mos
     out = []
     for p in parts:
         try:
-            x = float(p)
+            x = urlstate.parse_number(p)  # 6e4, 1.5e5, −0.5 (commas and spaces separate the values here)
         except ValueError:
-            raise ValueError(f"{what}: {p[:20]!r} is not a number") from None
+            raise ValueError(f"{what}: {p.strip()[:20]!r} is not a number (values are separated by commas or "
+                             "spaces: write 60000 or 6e4, not 60,000)") from None
         if not (lo <= x <= hi):
             raise ValueError(f"{what}: every value must be between {lo:g} and {hi:g} (got {x:g})")
         if kind == "int":

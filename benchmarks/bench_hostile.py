@@ -393,7 +393,8 @@ def main() -> None:
             cases += sweep_cases(tmp)
         if args.only in (None, "cli"):
             cases += cli_cases(tmp)
-        print(f"{'case':<42} {'when':<6} {'CPU s':>7} {'peak MB':>8}  outcome")
+        if cases:
+            print(f"{'case':<42} {'when':<6} {'CPU s':>7} {'peak MB':>8}  outcome")
         for label, argv in cases:
             runs = [("after", ROOT, dict(timeout=600.0))]
             if args.before is not None:

@@ -239,3 +239,10 @@ def check_param(name: str, value):
 def check_params(params: dict) -> dict:
     """:func:`check_param` applied to every entry (``None`` values are kept as None)."""
     return {k: (None if val is None else check_param(k, val)) for k, val in params.items()}
+
+
+class TimeLimit(ValueError):
+    """A job ran out of its CPU-time limit (:class:`dpviz.workers.cpu_time_limit`); the message names the limit.
+
+    Defined here, below every layer, so that :mod:`dpviz.data` recognises it without importing the worker pool;
+    :mod:`dpviz.workers` raises it (``dpviz.workers.TimeLimit`` is this class)."""

@@ -584,6 +584,8 @@ def _pld_sigma(eps: float, delta: float, steps: int, q: float, replace: bool, rt
     # the search runs on a grid 4x coarser (a quarter of the points; pessimistic, so its z is at least the fine
     # grid's), then at most two secant steps at the fine grid refine it
     coarse = min(4.0 * grid, max(_PLD_START, grid))
+    # each of the (at most about 12) coarse evaluations gets at most a tenth of the work budget
+    coarse = max(coarse, _pld_support(z0, steps, q, replace)[1] * 10.0 / PLD_BUDGET)
     z_c = z0
     for _ in range(8):  # a smaller z has a wider privacy loss: coarsen if it no longer fits
         try:

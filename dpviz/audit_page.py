@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from dpviz.urlstate import parse_number
+
 __all__ = ["PAGE_ALGORITHMS", "STABILITY_ALGORITHMS", "SCHEMA", "DEFAULTS", "state_from_query", "encode",
            "params_of", "statistic_figure", "distance_figure", "trace_figure", "parse_values", "sweep_figure",
            "VALUES_KEY", "OVER_LABELS", "estimate", "HEAVY_SECONDS"]
@@ -89,9 +91,10 @@ def parse_values(name: str, raw) -> list:
     out = []
     for t in parts:
         try:
-            x = float(t)
+            x = float(parse_number(t))  # 6e4, 1.5e5, −0.5 (commas and spaces separate the values here)
         except ValueError:
-            raise ValueError(f"{what}: {t.strip()[:20]!r} is not a number") from None
+            raise ValueError(f"{what}: {t.strip()[:20]!r} is not a number (values are separated by commas or "
+                             "spaces: write 1000 or 1e3, not 1,000)") from None
         if not math.isfinite(x) or not lo <= x <= hi:
             raise ValueError(f"{what}: every value must lie in [{lo:g}, {hi:g}], got {t.strip()[:20]!r}")
         if kind == "int":
@@ -134,6 +137,8 @@ def encode(state: dict[str, Any]) -> dict[str, str]:
 def params_of(state: dict[str, Any]) -> dict[str, Any]:
     """Engine parameters (``dpviz.simulate`` / ``dpviz.audit.default_setting``) of a page state."""
     p: dict[str, Any] = {"n": state["aud_n"], "T": state["aud_T"], "eta": state["aud_eta"], "eps": state["aud_eps"]}
+    if state.get("delta") is not None:  # δ given by the dashboard's shared view (else the engine's 1/n²)
+        p["delta"] = state["delta"]
     if state["aud_noise"] == "experiment":
         p["noise_rule"] = "experiment"
     elif state["aud_noise"] == "custom":

@@ -2,7 +2,9 @@
 
 ``python -m dpviz account --algorithm ID [the calibrate options] [--sigma S] --json`` →
 ``{"algorithm", "eps", "delta", "paper_sigma", "accountants": [{"name", "sampling", "neighbouring", "matches_paper",
-"sigma_for_eps", "eps_of_paper_sigma", "eps_of_sigma" (with --sigma), "seconds", ...}], ...}``
+"sigma_for_eps", "eps_of_paper_sigma", "eps_of_sigma" (with --sigma), "eps_upper", "eps_lower", "method", "grid",
+"seconds", ...}], ...}`` — ``eps_upper`` / ``eps_lower`` bracket the row's main ε (of --sigma if given, else of the
+paper's σ): RDP gives an upper bound only, PLD both ends, the analytic Gaussian mechanism the exact value
 (see :func:`dpviz.privacy_lab.evaluate`).
 
 ``python -m dpviz privacy --n N (--batch-size B | --sampling-rate Q) (--epochs E | --steps T) --noise-multiplier Z
@@ -65,6 +67,17 @@ def _f(x) -> str:
     return "—" if x is None else f"{x:.5g}"
 
 
+def _what(r: dict, up: str, lo: str, who: str) -> str:
+    """'eps(paper) exact' / 'eps(paper) <= x (upper bound)' / 'eps(paper) in [lo, up]'."""
+    if r.get(up) is None:
+        return f"eps({who}) —"
+    if r["name"] == "analytic-gaussian":
+        return f"eps({who}) = {_f(r[up])} exact"
+    if r["name"] == "pld" and r.get(lo) is not None:
+        return f"eps({who}) in [{_f(r[lo])}, {_f(r[up])}] (PLD lower/upper bound)"
+    return f"eps({who}) <= {_f(r[up])} (upper bound)"
+
+
 def run(args) -> int | None:
     from dpviz import cli, privacy_lab
 
@@ -90,6 +103,10 @@ def run(args) -> int | None:
             if args.sigma:
                 line += f" {_f(r.get('eps_of_sigma')):>10}"
             print(line)
+            print(f"  {_what(r, 'eps_of_paper_sigma', 'eps_of_paper_sigma_lower', 'paper')}"
+                  + (f"; {_what(r, 'eps_of_sigma', 'eps_of_sigma_lower', 'sigma')}" if args.sigma else "")
+                  + (f"; sigma for eps in [{_f(r.get('sigma_for_eps_lower'))}, {_f(r['sigma_for_eps'])}]"
+                     if r.get("sigma_for_eps_lower") is not None and r["name"] == "pld" else ""))
             if r.get("error"):
                 print(f"  note: {r['error']}")
         if args.sigma and out["closed_form"].get("eps_of_sigma") is not None:
@@ -108,6 +125,10 @@ def run(args) -> int | None:
         print(f"{out['steps']} steps at sampling rate {out['sampling_prob']:.4g} ({out['sampling']}, "
               f"{out['neighbouring']}), noise multiplier {out['noise_multiplier']:g}, delta = {out['delta']:g}")
         for r in out["rows"]:
-            print(f"  {r['accountant'].upper():<4} eps = {_f(r['eps'])}" + (f"   ({r['note']})" if r["note"] else ""))
+            bracket = (f" in [{_f(r['eps_lower'])}, {_f(r['eps_upper'])}] (grid {r['grid']:.3g})"
+                       if r["accountant"] == "pld" and r["eps_lower"] is not None else
+                       " (upper bound)" if r["eps"] is not None else "")
+            print(f"  {r['accountant'].upper():<4} eps = {_f(r['eps'])}{bracket}"
+                  + (f"   ({r['note']})" if r["note"] else ""))
         return 0
     return None

@@ -344,9 +344,7 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
     try:
         df = pd.read_csv(io.BytesIO(content))
     except Exception as exc:  # pandas raises several parser error types
-        from dpviz.workers import TimeLimit
-
-        if isinstance(exc, TimeLimit):  # the pool job's CPU-time limit: its own message
+        if isinstance(exc, v.TimeLimit):  # the pool job's CPU-time limit: its own message
             raise
         raise ValueError(f"could not parse the file as CSV: {str(exc)[:160]}") from None
     if len(df) == 0:

@@ -1,4 +1,10 @@
-"""The papers' experiments, defined once as data, and the runners of the formula-based ones.
+"""The papers' experiments, defined once as data, and the one runner of every reproduction target.
+
+Following an experiment's name: its definition is the entry of :data:`EXPERIMENTS` here (settings, the paper's
+claim, the dashboard preset); :func:`run` runs it -- the formula-based kinds ("region", "bounds") here, a "study"
+through the ``runner`` it names (e.g. :mod:`dpviz.studies_kang`), a "simulation" figure through
+:func:`dpviz.reproduce.run_figure`, which reads every setting from the same definition.  ``python -m dpviz
+reproduce ID`` and :func:`dpviz.reproduce.reproduce` call :func:`run`.
 
 Public API
 ----------
@@ -7,8 +13,8 @@ Public API
 ``get(experiment_id) -> Experiment``
 ``listing() -> list[dict]``
     ``[{"id", "paper", "what", "seconds_estimate"}]`` (what ``reproduce --list --json`` prints).
-``run(experiment_id, *, out_dir, points=None, progress=None) -> dict``
-    run a formula-based target (``kind`` "region" or "bounds"): writes ``ID.csv``, ``ID.html`` (Plotly, plotly.js
+``run(experiment_id, *, out_dir, points=None, progress=None, reps=None, seed=0, cancel=None) -> dict``
+    run any target (a formula-based one, ``kind`` "region" or "bounds", a study or a simulation figure): writes ``ID.csv``, ``ID.html`` (Plotly, plotly.js
     embedded, works offline) and ``ID.md`` (the paper's claimed finding and whether the reproduction shows it, with
     numbers); returns ``{"csv", "html", "md", "summary", "figure", "shown", "finding"}``.
 
@@ -74,6 +80,8 @@ class Experiment:
     runner: str | None = None
     #: ``kind == "study"``: the repetitions ``python -m dpviz reproduce`` runs by default (``--reps`` overrides it)
     default_reps: int = 20
+    #: the heading of the reproduction's figure (``None``: ``what``)
+    title: str | None = None
 
     def preset_view(self) -> dict[str, Any]:
         """The dashboard view (entries of :data:`dpviz.urlstate.SCHEMA`, validated) of this experiment's preset.
@@ -188,7 +196,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         # seconds_estimate: 500 repetitions of the paper's rule, the private curve and SGD plus the PLD accounting,
         # 38 s measured on a loaded machine (2 cores shared by 8 processes; fig2: 71 s)
         fixed={"n": 5000, "T": 1000, "eta": 0.01, "R": 1.0, "G": 1.5, "noise_rule": "experiment"}, seconds_estimate=40.0,
-        preset={"title": "Wang et al. (low noise) Fig. 1", "reps": 50, "view": {"plot_value": "metric"}}),
+        preset={"title": "Wang et al. (low noise) Fig. 1", "reps": 50, "view": {"plot_value": "metric"}},
+        title="Wang, Lei, Ying & Zhou, Fig. 1: mean square error vs eps, least squares"),
     Experiment(
         id="wang-lownoise-fig2", paper="wang-lownoise", kind="simulation", place="Section 5.1, Figure 2",
         what=("Wang, Lei, Ying & Zhou, Fig. 2: misclassification rate vs eps, logistic loss, DP-SGD with the paper's "
@@ -199,7 +208,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         grid={"eps": (1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5, 6), "kappa": (0.0, 0.4, 0.6)},
         # no projection (the paper states no domain; ||w*|| = 5.8); the logistic gradient has norm <= ||x|| = 1 = G
         fixed={"n": 5000, "T": 1000, "eta": 0.01, "G": 1.0, "noise_rule": "experiment"}, seconds_estimate=75.0,
-        preset={"title": "Wang et al. (low noise) Fig. 2", "reps": 50, "view": {"plot_value": "metric"}}),
+        preset={"title": "Wang et al. (low noise) Fig. 2", "reps": 50, "view": {"plot_value": "metric"}},
+        title="Wang, Lei, Ying & Zhou, Fig. 2: misclassification rate vs eps, logistic loss"),
     Experiment(
         id="wang-nonsmooth-fig1", paper="wang-nonsmooth", kind="region", place="Lemma 13, Figure 1",
         what="Wang, Lei, Ying & Zhang, Fig. 1: the (n, eps) region where Lemma 13 guarantees a beta for Theorem 11",
@@ -304,6 +314,28 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         grid={"eps": (0.2, 0.5, 0.8, 1.0, 1.5, 2.0)}, at={"n": 128}, quick_grid=(0.5, 1.0, 2.0),
         quick_fixed={"n": 32}, seconds_estimate=55.0, runner="studies_xue:run_metric", default_reps=10),
 ]}
+
+
+def _lipschitz(loss_id: str, G_paper: float) -> float:
+    """G for the loss as implemented: the paper-convention G of a definition (``fixed["G"]``) rescaled by the
+    implementation's gradient scale.
+
+    Reference conventions: least squares (<w,x> - y)^2 / 2 has gradient e1 at w = e1, x = e1, y = 0; logistic
+    log(1 + exp(-y<w,x>)) has gradient -e1/2 at w = 0, x = e1, y = 1.  A loss module using e.g. (<w,x> - y)^2 has
+    twice the gradient, hence twice the Lipschitz constant.
+    """
+    from dpviz import simulate as sim
+
+    loss, _ = sim._resolve_loss(loss_id)
+    e1 = np.zeros((1, 10))
+    e1[0, 0] = 1.0
+    if loss_id == "least-squares":
+        g = loss.grad(e1, e1, np.zeros(1))
+        ref = 1.0
+    else:
+        g = loss.grad(np.zeros((1, 10)), e1, np.ones(1))
+        ref = 0.5
+    return G_paper * float(np.linalg.norm(g)) / ref
 
 
 def get(experiment_id: str) -> Experiment:
@@ -538,16 +570,25 @@ def _figure(e: Experiment, df):
 
 
 def run(experiment_id: str, *, out_dir, points: int | None = None,
-        progress: Callable[[float], None] | None = None, reps: int | None = None, seed: int = 0) -> dict[str, Any]:
-    """Run a formula-based target or a study and write ``ID.csv``, ``ID.html`` and ``ID.md`` under ``out_dir``.
+        progress: Callable[[float], None] | None = None, reps: int | None = None, seed: int = 0,
+        cancel=None) -> dict[str, Any]:
+    """Run any reproduction target and write ``ID.csv``, ``ID.html`` and ``ID.md`` under ``out_dir``.
 
     ``points`` (>= 3) coarsens the grid (each axis gets about that many values) for quick checks; for a study any
-    ``points`` asks its runner for its quick (small) grid.  ``reps`` and ``seed`` are read by studies only
-    (``reps=None``: the experiment's ``default_reps``).
+    ``points`` asks its runner for its quick (small) grid.  ``reps`` and ``seed`` are read by studies and
+    simulation figures only (``reps=None``: the experiment's ``default_reps``; 500 for a figure); ``cancel`` by
+    simulation figures (:func:`dpviz.reproduce.run_figure`, whose grid ``points`` does not coarsen).
     """
     e = get(experiment_id)
+    if e.kind == "simulation":
+        if points is not None:
+            raise ValueError(f"{experiment_id!r} is a simulation figure: points does not apply to it (its grid is "
+                             "the paper's; use fewer reps for a quick run).")
+        from dpviz import reproduce
+
+        return reproduce.run_figure(e, reps=reps, seed=seed, out_dir=out_dir, progress=progress, cancel=cancel)
     if e.kind not in ("region", "bounds", "study"):
-        raise ValueError(f"{experiment_id!r} is a simulation; run it with dpviz.reproduce.reproduce.")
+        raise ValueError(f"{experiment_id!r} has the unknown kind {e.kind!r}.")
     if points is not None:
         points = v.check_int("points", points, minimum=3)
     if out_dir is None:

@@ -110,8 +110,8 @@ _ANIM = {
     "T": _nice_logspace(10, 100_000, 6, True),
     "aud_trials": tuple(2 * (m // 2) for m in _nice_logspace(100, 200_000, 6, True)),
 }
-#: milliseconds a frame of an animation is shown (10 frames a second)
-FRAME_MS = 100
+#: milliseconds a frame of an animation is shown at least (about 10 frames a second once drawing time is added)
+FRAME_MS = 75
 
 
 def animation_values(param: str) -> tuple:

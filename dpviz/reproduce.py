@@ -1,13 +1,17 @@
-"""Reproductions of the papers' simulation figures.
+"""The runner of the papers' engine-simulation figures (experiments of kind ``"simulation"``).
+
+Every experiment is defined once, in :data:`dpviz.experiments.EXPERIMENTS`, and run by one function,
+:func:`dpviz.experiments.run`; for the figures of kind ``"simulation"`` that runner calls :func:`run_figure` here,
+which reads every setting (data set, loss, kappa and eps grids, n, T, eta, the domain R, G) from the definition.
 
 ``reproduce(name, *, reps=None (500 for these figures; a study's default_reps), seed=0, out_dir, progress=None) -> dict``
-    runs the experiment, writes ``out_dir/NAME.csv`` (one row per (method, kappa, eps), columns below) and
-    ``out_dir/NAME.html`` (standalone Plotly figure), and returns ``{"csv": path, "html": path, "summary": DataFrame,
-    "figure": plotly Figure}``.
+    ``python -m dpviz reproduce NAME``: :func:`dpviz.experiments.run` of any target (all targets: ``python -m dpviz
+    reproduce --list``).  For a figure it writes ``out_dir/NAME.csv`` (one row per (method, kappa, eps), columns
+    below) and ``out_dir/NAME.html`` (standalone Plotly figure), and returns ``{"csv": path, "html": path,
+    "summary": DataFrame, "figure": plotly Figure}``.  Every target also writes ``out_dir/NAME.md``: the paper's
+    claimed finding and whether the reproduction shows it, with numbers.
 ``NAMES``
-    the simulation figures of Wang, Lei, Ying & Zhou run here; ``reproduce`` also runs every formula-based target of
-    :data:`dpviz.experiments.EXPERIMENTS` (all targets: ``python -m dpviz reproduce --list``).  Every target also
-    writes ``out_dir/NAME.md``: the paper's claimed finding and whether the reproduction shows it, with numbers.
+    id -> title of the simulation figures (Wang, Lei, Ying & Zhou), read from their definitions.
 ``figure(summary, name)``
     the Plotly figure of a summary (pure function).
 ``run_privacy(*, sigma, G, eps, n, T, delta) -> dict``
@@ -62,32 +66,16 @@ from typing import Callable
 import numpy as np
 
 from dpviz import _validate as v
-from dpviz import catalog, data as dpdata, simulate as sim
+from dpviz import catalog, data as dpdata, experiments, simulate as sim
 
-__all__ = ["NAMES", "reproduce", "figure", "wang_sigma", "run_privacy", "ACCOUNTANT", "noise_rule_label"]
+__all__ = ["NAMES", "reproduce", "run_figure", "figure", "wang_sigma", "run_privacy", "ACCOUNTANT",
+           "noise_rule_label"]
 
-NAMES: dict[str, str] = {
-    "wang-lownoise-fig1": "Wang, Lei, Ying & Zhou, Fig. 1: mean square error vs eps, least squares",
-    "wang-lownoise-fig2": "Wang, Lei, Ying & Zhou, Fig. 2: misclassification rate vs eps, logistic loss",
-}
-
+#: id -> title of the engine-simulation figures, from their definitions in :data:`dpviz.experiments.EXPERIMENTS`
+NAMES: dict[str, str] = {e.id: e.title or e.what for e in experiments.EXPERIMENTS.values() if e.kind == "simulation"}
 
 
-def _setup(name: str) -> dict:
-    """The settings of a simulation figure, read from its one definition in :data:`dpviz.experiments.EXPERIMENTS`
-    (the dashboard's preset of the figure reads the same entry, see ``Experiment.preset_view``)."""
-    from dpviz import experiments
 
-    e = experiments.get(name)
-    f = e.fixed
-    return dict(dataset=e.dataset, loss=e.loss, kappas=tuple(e.grid["kappa"]), eps=tuple(e.grid["eps"]),
-                R=f.get("R"), G=f["G"], n=int(f["n"]), T=int(f["T"]), eta=float(f["eta"]),
-                metric=e.y.replace(" on a fresh sample", ""))
-
-
-_SETUPS = {name: _setup(name) for name in NAMES}
-#: n, T and eta, the same for both figures (Section 5.1; tests/test_presets.py checks both definitions agree)
-_N, _T, _ETA = (_SETUPS["wang-lownoise-fig1"][k] for k in ("n", "T", "eta"))
 #: Largest number of repetitions a reproduction accepts (each repetition is 2 x 33 runs of T = 1000 steps).
 MAX_REPS = 10_000
 
@@ -111,7 +99,7 @@ def wang_sigma(*, n: int, eps: float, delta: float, T: int, G: float) -> tuple[f
     return float(math.sqrt(s2[k])), float(beta[k])
 
 
-def _sigma(eps, G):
+def _sigma(eps, G, *, n, T):
     """The noise of the paper's experiment: Algorithm 1's sigma at the beta in {0.0001, ..., 0.9999} that minimises it.
 
     Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1 picks beta for the smallest variance without checking the conditions of
@@ -120,13 +108,13 @@ def _sigma(eps, G):
     reproduction follows the experiment; the catalogue's feasible sigma is reported beside it (column
     ``sigma_feasible``).
     """
-    return wang_sigma(n=_N, eps=eps, delta=1.0 / _N**2, T=_T, G=G)
+    return wang_sigma(n=n, eps=eps, delta=1.0 / n**2, T=T, G=G)
 
 
-def _sigma_feasible(eps, G):
+def _sigma_feasible(eps, G, *, n, T, eta):
     """sigma of the catalogue's calibration (feasible beta, Theorem 2), or NaN if none is feasible."""
     try:
-        cal = catalog.calibrate("dpsgd-rdp", n=_N, d=10, eps=eps, delta=1.0 / _N**2, T=_T, eta=_ETA, G=G,
+        cal = catalog.calibrate("dpsgd-rdp", n=n, d=10, eps=eps, delta=1.0 / n**2, T=T, eta=eta, G=G,
                                 accountant_extra=False)
     except ValueError:
         return float("nan")
@@ -200,25 +188,6 @@ def noise_rule_label(result) -> str:
     return f", paper's noise rule ({verdict})"
 
 
-def _lipschitz(loss_id: str, G_paper: float) -> float:
-    """G for the loss as implemented: the paper-convention G rescaled by the implementation's gradient scale.
-
-    Reference conventions: least squares (<w,x> - y)^2 / 2 has gradient e1 at w = e1, x = e1, y = 0; logistic
-    log(1 + exp(-y<w,x>)) has gradient -e1/2 at w = 0, x = e1, y = 1.  A loss module using e.g. (<w,x> - y)^2 has
-    twice the gradient, hence twice the Lipschitz constant.
-    """
-    loss, _ = sim._resolve_loss(loss_id)
-    e1 = np.zeros((1, 10))
-    e1[0, 0] = 1.0
-    if loss_id == "least-squares":
-        g = loss.grad(e1, e1, np.zeros(1))
-        ref = 1.0
-    else:
-        g = loss.grad(np.zeros((1, 10)), e1, np.ones(1))
-        ref = 0.5
-    return G_paper * float(np.linalg.norm(g)) / ref
-
-
 #: method id -> (line dash, legend label without the privacy verdict) of the three curves of a figure
 _METHODS = {"dp-paper-rule": ("dash", "DP-SGD, paper's noise rule"),
             "dp-private": ("solid", "DP-SGD, private calibration (Theorem 2, feasible β)"),
@@ -242,7 +211,7 @@ def figure(summary, name: str):
     has (column ``eps_run``)."""
     import plotly.graph_objects as go
 
-    if name not in _SETUPS:
+    if name not in NAMES:
         raise ValueError(f"unknown reproduction {name!r}; choose one of: {', '.join(NAMES)}")
     colours = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd"]
     fig = go.Figure()
@@ -265,27 +234,38 @@ def figure(summary, name: str):
                   f"{lo['eps']:g} … {hi['eps_run']:.3g} at target ε = {hi['eps']:g} (tight PLD accountant, Poisson "
                   "q = 1/n, add/remove)</sup>")
     fig.update_layout(title=title, xaxis_title="target ε of the noise formula (δ = 1/n²)",
-                      yaxis_title=_SETUPS[name]["metric"], template="plotly_white", margin=dict(t=90))
+                      yaxis_title=_metric(experiments.get(name)), template="plotly_white", margin=dict(t=90))
     return fig
 
 
-def reproduce(name: str, *, reps: int | None = None, seed: int = 0, out_dir, progress: Callable[[float], None] | None = None,
-              cancel=None) -> dict:
-    """Run reproduction ``name`` and write ``out_dir/NAME.csv`` and ``out_dir/NAME.html``."""
-    import pandas as pd
+def _metric(e) -> str:
+    """The y-axis title of a figure: what its definition plots, without "on a fresh sample"."""
+    return e.y.replace(" on a fresh sample", "")
 
-    from dpviz import experiments
 
-    if name in experiments.EXPERIMENTS and name not in _SETUPS:
+def reproduce(name: str, *, reps: int | None = None, seed: int = 0, out_dir,
+              progress: Callable[[float], None] | None = None, cancel=None) -> dict:
+    """Run the reproduction target ``name`` (any id of :data:`dpviz.experiments.EXPERIMENTS`) through
+    :func:`dpviz.experiments.run` and write ``out_dir/NAME.csv``, ``NAME.html`` and ``NAME.md``."""
+    if name not in experiments.EXPERIMENTS:
+        raise ValueError(f"unknown reproduction {name!r}; choose one of: {', '.join(experiments.EXPERIMENTS)}")
+    if experiments.get(name).kind != "simulation":
         if reps is not None:
             v.check_int("reps", reps)
         if out_dir is None:
             raise ValueError("out_dir is required (the directory for the CSV and HTML files).")
-        if experiments.get(name).kind == "study":
-            return experiments.run(name, out_dir=out_dir, progress=progress, reps=reps, seed=seed)
-        return experiments.run(name, out_dir=out_dir, progress=progress)
-    if name not in _SETUPS:
-        raise ValueError(f"unknown reproduction {name!r}; choose one of: {', '.join(experiments.EXPERIMENTS)}")
+    return experiments.run(name, out_dir=out_dir, progress=progress, reps=reps, seed=seed, cancel=cancel)
+
+
+def run_figure(exp, *, reps: int | None = None, seed: int = 0, out_dir,
+               progress: Callable[[float], None] | None = None, cancel=None) -> dict:
+    """Run the engine-simulation figure ``exp`` (a :class:`dpviz.experiments.Experiment` of kind ``"simulation"``)
+    and write ``out_dir/ID.csv``, ``ID.html`` and ``ID.md`` (called by :func:`dpviz.experiments.run`)."""
+    import pandas as pd
+
+    name = exp.id
+    if name not in NAMES:
+        raise ValueError(f"unknown reproduction {name!r}; choose one of: {', '.join(NAMES)}")
     reps = 500 if reps is None else v.check_int("reps", reps)
     if reps > MAX_REPS:
         raise ValueError(f"reps must be at most {MAX_REPS} (the paper's figures use 500), got {reps}.")
@@ -301,12 +281,15 @@ def reproduce(name: str, *, reps: int | None = None, seed: int = 0, out_dir, pro
         raise ValueError(f"cannot create the output directory {str(out_dir)!r}: {exc.strerror or exc}") from None
     if not os.access(out, os.W_OK):
         raise ValueError(f"the output directory {str(out_dir)!r} is not writable.")
-    st = _SETUPS[name]
-    delta = 1.0 / _N**2
-    G = _lipschitz(st["loss"], st["G"])
-    sig = [_sigma(e, G) for e in st["eps"]]
-    sig_feasible = [_sigma_feasible(e, G) for e in st["eps"]]
-    acct = dict(G=G, n=_N, T=_T, delta=delta)
+    f = exp.fixed
+    st = dict(dataset=exp.dataset, loss=exp.loss, kappas=tuple(exp.grid["kappa"]), eps=tuple(exp.grid["eps"]),
+              R=f.get("R"), G=f["G"])
+    n, T, eta = int(f["n"]), int(f["T"]), float(f["eta"])
+    delta = 1.0 / n**2
+    G = experiments._lipschitz(st["loss"], st["G"])
+    sig = [_sigma(x, G, n=n, T=T) for x in st["eps"]]
+    sig_feasible = [_sigma_feasible(x, G, n=n, T=T, eta=eta) for x in st["eps"]]
+    acct = dict(G=G, n=n, T=T, delta=delta)
     priv_rule = [run_privacy(sigma=s, eps=e, **acct) for (s, _), e in zip(sig, st["eps"])]
     priv_cal = [run_privacy(sigma=sf, eps=e, **acct) if math.isfinite(sf) else None
                 for sf, e in zip(sig_feasible, st["eps"])]
@@ -314,13 +297,13 @@ def reproduce(name: str, *, reps: int | None = None, seed: int = 0, out_dir, pro
     rows = []
     nk = len(st["kappas"])
     for k, kappa in enumerate(st["kappas"]):
-        ds = dpdata.load_dataset(st["dataset"], n=_N, kappa=kappa, seed=seed)
+        ds = dpdata.load_dataset(st["dataset"], n=n, kappa=kappa, seed=seed)
 
         def prog(f, k=k, lo=0.0, width=0.45):
             if progress is not None:
                 progress((k + lo + width * f) / nk)
 
-        common = dict(T=_T, eta=_ETA, R=st["R"], delta=delta)
+        common = dict(T=T, eta=eta, R=st["R"], delta=delta)
         res = sim.simulate("dpsgd-rdp", ds, st["loss"], grid={"eps": list(st["eps"])}, reps=reps, seed=seed,
                            params={**common, "sigma": [s for s, _ in sig]}, evaluate=("metric",), progress=prog,
                            cancel=cancel, max_work=None)
@@ -366,17 +349,15 @@ def reproduce(name: str, *, reps: int | None = None, seed: int = 0, out_dir, pro
     fig.write_html(html, include_plotlyjs=True, full_html=True)
     shown, finding = _lownoise_finding(summary)
     md = out / f"{name}.md"
-    from dpviz import experiments
-
-    e = experiments.get(name)
+    e = exp
     md.write_text(
         f"# {name}\n\n{e.what}\n\nPaper: {catalog.get_paper(e.paper).cite()} ({e.paper}), {e.place}.\n\n"
         f"**Claimed finding.** {e.claim}.\n\n"
         f"**Reproduction** ({reps} repetitions, seed {seed}), with the paper's noise rule as the paper ran it. "
         f"{'Shows the finding' if shown else 'Does NOT show the finding'}: {finding}.\n\n"
-        f"**Privacy of the runs.** {_privacy_report(summary)}\n\n"
+        f"**Privacy of the runs.** {_privacy_report(summary, n)}\n\n"
         f"**With the private calibration.** {_private_curve_report(summary)}\n\n"
-        f"Data: the paper's synthetic design ({st['dataset']}, n = {_N}). Files: {csv.name}, {html.name}.\n",
+        f"Data: the paper's synthetic design ({st['dataset']}, n = {n}). Files: {csv.name}, {html.name}.\n",
         encoding="utf-8")
     if progress is not None:
         progress(1.0)
@@ -384,12 +365,12 @@ def reproduce(name: str, *, reps: int | None = None, seed: int = 0, out_dir, pro
             "finding": finding}
 
 
-def _privacy_report(summary) -> str:
+def _privacy_report(summary, n: int) -> str:
     """One paragraph on the eps each DP curve really has, generated from the columns ``eps_run``, ``delta_at_eps``,
-    ``private`` and ``sigma`` / ``sigma_feasible`` of ``summary``."""
+    ``private`` and ``sigma`` / ``sigma_feasible`` of ``summary`` (``n``: the training-set size, delta = 1/n^2)."""
     rule = summary[summary["method"] == "dp-paper-rule"].drop_duplicates("eps").sort_values("eps")
     cal = summary[summary["method"] == "dp-private"].drop_duplicates("eps").sort_values("eps")
-    delta = 1.0 / _N**2
+    delta = 1.0 / n**2
     n_bad = int((~rule["private"].astype(bool)).sum())
     pts = "; ".join(f"target ε = {r['eps']:g}: σ = {r['sigma']:.4g}, run's ε = {r['eps_run']:.4g}, δ at the target "
                     f"ε = {r['delta_at_eps']:.2g}" for _, r in rule.iterrows())

@@ -88,10 +88,12 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "acc_calc_neighbouring": ("str", "add-remove", None),
 }
 
-#: Link parameters of earlier versions of the Accounting page, now the shared entries (old links keep working).
+#: Link parameters of earlier versions of the Accounting and Audit pages, now the shared entries (old links keep
+#: working).
 ALIASES: dict[str, str] = {"acc_algorithm": "algorithm", "acc_n": "n", "acc_eps": "eps",
                            "acc_log10_delta": "log10_delta", "acc_T": "T", "acc_G": "G", "acc_eta": "eta",
-                           "acc_mu": "mu", "acc_L": "L", "acc_M": "M", "acc_alpha": "alpha", "acc_R": "R"}
+                           "acc_mu": "mu", "acc_L": "L", "acc_M": "M", "acc_alpha": "alpha", "acc_R": "R",
+                           "aud_n": "n", "aud_eps": "eps"}
 
 DEFAULTS: dict[str, Any] = {k: v[1] for k, v in SCHEMA.items()}
 

@@ -33,6 +33,8 @@ import threading
 import time
 from typing import Any, Callable
 
+from dpviz._validate import TimeLimit as _TimeLimit
+
 __all__ = ["Busy", "Cancelled", "TimeLimit", "Job", "WorkerPool", "shared_pool", "run_simulation", "load_csv",
            "cpu_time_limit"]
 
@@ -48,8 +50,9 @@ class Cancelled(RuntimeError):
     """The job was cancelled (by its owner, by a newer job of the same owner, or by :meth:`WorkerPool.shutdown`)."""
 
 
-class TimeLimit(ValueError):
-    """A job ran out of its CPU-time limit (:func:`cpu_time_limit`); the message names the limit."""
+#: A job ran out of its CPU-time limit (:func:`cpu_time_limit`); the message names the limit.  Defined in
+#: :mod:`dpviz._validate` so that :mod:`dpviz.data` (a lower layer) can recognise it.
+TimeLimit = _TimeLimit
 
 
 # ----------------------------------------------------------------------------------------------- worker side

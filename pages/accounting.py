@@ -216,7 +216,6 @@ def body() -> None:
              "relation), and beside the Poisson add/remove accountants that Opacus and TF Privacy use. Both "
              "directions: the σ each accountant needs for your (ε, δ), and the ε a given σ buys.")
     ui.init_state()  # the app's navigation even on a first visit through a shared link
-    ui.show_link_notice()
     got = inputs()
     with st.container():  # its number of elements varies (an error, or the results): what follows stays in place
         if got is not None:
@@ -343,6 +342,15 @@ def calculator_section() -> None:
                    "lower bound": ui.fmt(r["eps_lower"]) if r["accountant"] == "pld" else "—",
                    "grid": ui.fmt(r["grid"]) if r["grid"] else "—", "note": r["note"]}
                   for r in out["rows"]], hide_index=True)
+    for r in out["rows"]:
+        name = r["accountant"].upper()
+        if r["eps"] is not None and r["accountant"] == "pld" and r["eps_lower"] is not None:
+            st.caption(f"{name}: ε ∈ [{ui.fmt(r['eps_lower'])}, {ui.fmt(r['eps'])}] (lower, upper bound; grid "
+                       f"{ui.fmt(r['grid'])})" + (f" — {r['note']}" if r["note"] else ""))
+        elif r["eps"] is not None:
+            st.caption(f"{name}: ε ≤ {ui.fmt(r['eps'])} (upper bound)" + (f" — {r['note']}" if r["note"] else ""))
+        elif r["note"]:
+            st.caption(f"{name}: {r['note']}")
     st.caption("RDP converts a Rényi-divergence curve to (ε, δ): an upper bound, a little loose, no lower bound. PLD "
                "composes the privacy-loss distribution numerically: pessimistic rounding gives the upper bound (safe "
                "to claim), optimistic rounding or the PRV accountant the lower bound; the grid is refined until the "

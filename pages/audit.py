@@ -45,10 +45,12 @@ def _box(key: str, label: str, col, **kw):
     return ui.page_number(key, label, kind, lo, hi, container=col, **kw)
 
 
-_box("aud_n", "n", c[0])
+# n, ε and δ are the dashboard's shared view (a setting made on Calibrate or Accounting opens here), in this page's
+# ranges; the rest are the page's own aud_* entries
+ui.view_number("n", "n", container=c[0], limits=ap.SCHEMA["aud_n"][2])
 _box("aud_T", "T", c[1])
 _box("aud_eta", "η", c[2])
-_box("aud_eps", "ε (claimed)", c[3])
+ui.view_number("eps", "ε (claimed)", container=c[3], limits=ap.SCHEMA["aud_eps"][2])
 if mode == "audit":
     _box("aud_trials", "trials", c[4], help="trainings in all: half on D, half on D′")
 else:
@@ -62,8 +64,15 @@ if mode == "audit" and alg in ap.PAIRWISE:
                   "the statistic is u^T W u, the released metric along the canary direction u")
 if noise == "custom":
     _box("aud_sigma", "σ (noise standard deviation)", st)
+view = ui.view()
+d1, d2 = st.columns([1, 5])
+ui.view_checkbox("δ = 1/n²", "delta_auto", container=d1,
+                 help="The usual choice: δ much smaller than 1/n. Untick to enter log10 δ yourself.")
+if not view["delta_auto"]:
+    ui.view_number("log10_delta", "log10 δ", container=d2, limits=(-30.0, -1.0))
 #: the number boxes shown now: while one of them is invalid, nothing is computed
-BOXES = ["aud_n", "aud_T", "aud_eta", "aud_eps", "aud_trials" if mode == "audit" else "aud_reps", "aud_seed"] \
+SHARED = ["n", "eps"] + ([] if view["delta_auto"] else ["log10_delta"])
+BOXES = ["aud_T", "aud_eta", "aud_trials" if mode == "audit" else "aud_reps", "aud_seed"] \
     + (["aud_sigma"] if noise == "custom" else [])
 values_error = None
 if mode == "stability":
@@ -87,18 +96,22 @@ if mode == "stability":
             values_error = str(exc)
 
 state = {k: st.session_state[k] for k in ap.SCHEMA}
+state["aud_n"], state["aud_eps"] = view["n"], view["eps"]
+state["delta"] = None if view["delta_auto"] else ui.params_from_view(view)["delta"]
 # a grid being typed that is not valid yet keeps its last valid value in the link
+last_grid = st.session_state.setdefault("_aud_last_grid", {})
 kept = {}
 for k in ap.VALUES_KEY.values():
     try:
-        ap.validate(k, state[k])
+        last_grid[k] = ap.validate(k, state[k])
     except ValueError:
-        if k in st.query_params:
-            kept[k] = st.query_params[k]
+        if k in last_grid and last_grid[k] != ap.validate(k, ap.DEFAULTS[k]):
+            kept[k] = last_grid[k]
+ui.sync_url()  # the shared entries (n, ε, δ, ...); the page's own aud_* entries follow
 for k in list(st.query_params.keys()):
     if str(k).startswith("aud_"):
         del st.query_params[k]
-for k, val in {**ap.encode(state), **kept}.items():
+for k, val in {**ap.encode({k: val for k, val in state.items() if k not in ("aud_n", "aud_eps")}), **kept}.items():
     st.query_params[k] = val
 
 
@@ -171,6 +184,8 @@ def command(state) -> str:
     parts += ["--seed", str(state["aud_seed"])]
     for k in ("n", "T", "eta", "eps"):
         parts += [f"--{k}", repr(p[k]) if isinstance(p[k], float) else str(p[k])]
+    if "delta" in p:
+        parts += ["--delta", repr(float(p["delta"]))]
     if "sigma" in p:
         parts += ["--sigma", repr(float(p["sigma"]))]
     if p.get("noise_rule"):
@@ -186,7 +201,7 @@ def _outputs(res) -> dict:
 
 
 def body():
-    if ui.report_page_invalid(BOXES):
+    if ui.report_invalid(SHARED, page_keys=BOXES):
         return
     if values_error:
         st.error(values_error)

@@ -101,6 +101,8 @@ def body() -> None:
     # Each theorem's block in its own container, all of them in one: a theorem added or removed, or a block that
     # grows (an explicit bound that becomes available), leaves the elements after it in place, so the browser
     # updates them instead of rebuilding them (see pages/calibrate.py).
+    # Download this view sits above the theorems: while they recompute, the previous run's button is gone at once
+    view_slot = st.empty()
     theorem_blocks = st.container()
     for tid in chosen:
         with theorem_blocks, st.container():
@@ -181,8 +183,9 @@ def body() -> None:
                                       y_title=what, slope_labels=True, current_x=float(params[other]),
                                       current_label=f"current {other}")
             ui.show_figure(fig, f"bounds_{kind}_{other}", params)
-    ui.download_view("bounds", inputs={"theorems": list(chosen), "loss": loss_id or "custom", "compare": kind,
-                                       **params}, outputs=outputs,
+    ui.download_view("bounds", container=view_slot,
+                     inputs={"theorems": list(chosen), "loss": loss_id or "custom", "compare": kind, **params},
+                     outputs=outputs,
                      command=" ; ".join(_commands(t, at[t], outputs) for t in chosen))
 
     st.header("The papers' comparison tables")

@@ -90,6 +90,7 @@ def body() -> None:
     with st.container():
         acc_slot = main_numbers(alg, params, cal, complexity)
     ui.flush()  # send the main numbers now, before the curves below take the CPU
+    view_slot = st.empty()  # Download this view: reached before the accountant, so the previous run's is gone
     if lazy_acc:
         acc_slot.caption("A tight numerical accountant (dp-accounting): computing…")
         full = ui.cached_calibrate(alg_id, ui.items(cal_params))
@@ -98,8 +99,8 @@ def body() -> None:
             accountant_lines(acc_slot, cal.get("extras") or {})
         else:
             acc_slot.empty()
-    ui.download_view("calibrate", inputs={"algorithm": alg_id, "loss": loss_id or "custom", "schedule": src,
-                                          **params},
+    ui.download_view("calibrate", container=view_slot,
+                     inputs={"algorithm": alg_id, "loss": loss_id or "custom", "schedule": src, **params},
                      outputs=cal, command=ui.cli_command("calibrate", "algorithm", alg_id, cal_params))
 
     with st.container():
@@ -196,7 +197,8 @@ def accountant_lines(slot, extras: dict) -> None:
         return
     with slot.container():
         st.write(f"A tight numerical accountant (dp-accounting) needs σ = {ui.fmt(extras['accountant_sigma'])} "
-                 f"for the same (ε, δ), n and T.")
+                 f"for the same (ε, δ), n and T — an RDP upper bound: this σ certainly suffices; RDP gives no lower "
+                 f"bound (the Accounting page shows PLD brackets where they apply).")
         if extras.get("accountant_note"):
             st.caption(ui.pretty(extras["accountant_note"]))
 

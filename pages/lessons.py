@@ -314,8 +314,7 @@ def _q(params: dict) -> str:
 
 def body() -> None:
     _init()
-    for msg in st.session_state.get("_les_problems") or []:
-        st.warning(ui.plain(msg))
+    ui.show_link_notice(extra=st.session_state.get("_les_problems") or [])  # one escaped, capped notice
     problems = L.validate_all()
     if problems:
         st.warning("Some lessons have problems: " + "; ".join(ui.plain(p) for p in problems))

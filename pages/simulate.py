@@ -317,10 +317,11 @@ def body() -> None:
         return
     slot = downloads.container()
     show_results(stored["results"], params, sweep, quantity, downloads=slot)
-    ui.download_view("simulate", container=slot, inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
-                                         "loss": loss, "algorithms": list(alg_ids), "sweep": sweep, "grid": grid,
-                                         "reps": int(reps), **fixed,
-                                         "paper_experiment": experiment.id if experiment is not None else None},
+    ui.download_view("simulate", container=slot,
+                     inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
+                             "loss": loss, "algorithms": list(alg_ids), "sweep": sweep, "grid": grid,
+                             "reps": int(reps), **fixed,
+                             "paper_experiment": experiment.id if experiment is not None else None},
                      outputs={"rows": [r for _k, res in stored["results"] for r in res.frame.to_dict("records")],
                               "seconds": stored["seconds"], "estimated_seconds": stored["estimate"]},
                      command=_command(datasets, loss, float(lam or 0), alg_ids, sweep, grid, int(reps), int(seed),

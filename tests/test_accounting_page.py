@@ -76,8 +76,12 @@ def test_accounting_page_changes_inputs_several_times():
 
 
 def test_accounting_page_url_values_validated():
-    at = _page(query={"algorithm": "dpgd-sc", "mu": "0.5", "n": "100000000000", "eps": "abc",
-                      "acc_calc_sampling": "rm -rf", "acc_bogus": "1"})
+    at = AppTest.from_file(str(APP), default_timeout=60)  # a link that opens this page (its first run)
+    for k, val in {"algorithm": "dpgd-sc", "mu": "0.5", "n": "100000000000", "eps": "abc",
+                   "acc_calc_sampling": "rm -rf", "acc_bogus": "1"}.items():
+        at.query_params[k] = val
+    at.switch_page("pages/accounting.py").run()
+    assert not at.exception
     assert at.text_input(key="w_n").value == "1000"  # out of every page's range: ignored, default
     assert at.text_input(key="w_eps").value == "1"  # bad value ignored: default
     assert at.selectbox(key="w_acc_calc_sampling").value == "poisson"

@@ -26,7 +26,7 @@ def _metrics(at):
 def test_audit_page_link_widgets_and_output():
     at = _run({"aud_trials": "1000", "aud_n": "50", "aud_seed": "3", "aud_bogus": "1", "aud_eta": "-4"})
     assert not at.exception
-    assert at.text_input(key="w_aud_trials").value == "1000" and at.text_input(key="w_aud_n").value == "50"
+    assert at.text_input(key="w_aud_trials").value == "1000" and at.text_input(key="w_n").value == "50"
     # out-of-range link value ignored, with a message (escaped: shown as text, never as Markdown)
     assert any("aud\\_eta" in w.value for w in at.warning)
     m = _metrics(at)
@@ -71,9 +71,10 @@ def test_audit_page_stability_sweep_choice_and_link():
     assert not at.exception and "aud_over" not in at.query_params and "bound / measured" in _metrics(at)
 
 
-@pytest.mark.parametrize("box,typed,shown", [("w_aud_eps", "0", "0"), ("w_aud_n", "-5", "-5"),
-                                             ("w_aud_n", "6000", "6000"), ("w_aud_eps", "", "nothing"),
-                                             ("w_aud_trials", "2,5", "2,5"), ("w_aud_n", "2.5e1x", "2.5e1x"), ("w_aud_T", "1.5", "1.5")])
+@pytest.mark.parametrize("box,typed,shown", [("w_eps", "0", "0"), ("w_n", "-5", "-5"),
+                                             ("w_n", "6000", "6000"), ("w_eps", "", "nothing"),
+                                             ("w_aud_trials", "2,5", "2,5"), ("w_n", "2.5e1x", "2.5e1x"),
+                                             ("w_aud_T", "1.5", "1.5")])
 def test_audit_invalid_input_one_error_no_stale_results(box, typed, shown):
     # the contract of Calibrate: one error naming the box and its range, no results from other values, the box
     # keeps what was typed, the link keeps the last valid values, and a valid value brings the results back
@@ -83,12 +84,12 @@ def test_audit_invalid_input_one_error_no_stale_results(box, typed, shown):
     assert not at.exception
     assert len(at.error) == 1, [e.value for e in at.error]
     err = at.error[0].value.replace("\\", "")  # Markdown-escaped: 2\\.5 is shown as 2.5
-    label = {"w_aud_eps": "ε (claimed)", "w_aud_n": "n", "w_aud_trials": "trials", "w_aud_T": "T"}[box]
+    label = {"w_eps": "ε (claimed)", "w_n": "n", "w_aud_trials": "trials", "w_aud_T": "T"}[box]
     assert f"**{label}** must be" in err and shown in err and " from " in err
     assert not at.metric  # no stale numbers
     assert at.text_input(key=box).value == typed
-    assert at.query_params["aud_n"] in ("50", ["50"])
-    at.text_input(key=box).set_value({"w_aud_eps": "2", "w_aud_n": "4e1", "w_aud_trials": "1e2", "w_aud_T": "40"}[box]).run()
+    assert at.query_params["n"] in ("50", ["50"])  # an old link's aud_n is the shared n now
+    at.text_input(key=box).set_value({"w_eps": "2", "w_n": "4e1", "w_aud_trials": "1e2", "w_aud_T": "40"}[box]).run()
     assert not at.exception and not at.error and at.metric
 
 
@@ -96,9 +97,36 @@ def test_audit_numbers_in_scientific_notation_and_with_separators():
     at = _run({"aud_T": "50"})
     at.text_input(key="w_aud_trials").set_value("1,000").run()
     assert at.text_input(key="w_aud_trials").value == "1000" and at.query_params["aud_trials"] in ("1000", ["1000"])
-    at.text_input(key="w_aud_n").set_value("6e1").run()
-    assert at.text_input(key="w_aud_n").value == "60" and at.query_params["aud_n"] in ("60", ["60"])
+    at.text_input(key="w_n").set_value("6e1").run()
+    assert at.text_input(key="w_n").value == "60" and at.query_params["n"] in ("60", ["60"])
     assert any("1000 trials" in md.value for md in at.markdown)
+
+
+def test_audit_takes_n_eps_delta_from_the_shared_view():
+    # a setting made on Calibrate (n = 300, eps = 2, delta = 1e-7 typed as log10 delta = -7) opens on Audit, and the
+    # audit runs at it (its accountant and its command use the same delta)
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params["delta_auto"] = "False"
+    at.run()
+    at.switch_page("pages/calibrate.py").run()
+    at.text_input(key="w_n").set_value("3e2").run()
+    at.text_input(key="w_eps").set_value("2").run()
+    at.text_input(key="w_log10_delta").set_value("-7").run()
+    assert not at.exception and not [e for e in at.error if "Fix the input" in e.value]
+    at.query_params["aud_trials"] = "200"
+    at.query_params["aud_T"] = "30"
+    at.switch_page("pages/audit.py").run()
+    assert not at.exception and not at.error
+    assert at.text_input(key="w_n").value == "300" and at.text_input(key="w_eps").value == "2"
+    assert _metrics(at)["ε claimed"] == "2"
+    assert any("δ = 1e-07" in md.value for md in at.markdown)
+    doc = at.session_state["_view_docs"]["audit"]
+    assert "--n 300" in doc["command"] and "--eps 2.0" in doc["command"] and "--delta 1e-07" in doc["command"]
+    # above this page's n <= 5000: one error naming n and the page's range; back in range: results again
+    at.text_input(key="w_n").set_value("6,000").run()
+    assert len(at.error) == 1 and "from 10 to 5000 on this page" in at.error[0].value and not at.metric
+    at.text_input(key="w_n").set_value("400").run()
+    assert not at.error and at.metric
 
 
 # ---------------------------------------------------------------------------------------------------------------

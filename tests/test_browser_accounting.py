@@ -91,3 +91,49 @@ def test_accounting_page_four_changes(server):
         assert page.locator("[data-testid='stException']").count() == 0
         page.screenshot(path=str(out / "accounting.png"), full_page=True)
         browser.close()
+
+
+@pytest.mark.slow
+def test_accounting_calculator_brackets_and_refusals(server):
+    """Issue 21: the calculator's PLD row carries its bracket and grid; sampling without replacement under add/remove
+    is refused with one message; a tiny noise multiplier gets RDP and a PLD note (no traceback, no hang).  Four
+    changes in a row, each checked in the widget, the URL and the output."""
+    from playwright.sync_api import sync_playwright
+
+    from conftest import choose, chosen, settle, wait_query, wait_text
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 2400})
+        page.goto(f"{server}/accounting?algorithm=dpgd-sc&mu=0.5")
+        page.wait_for_selector("text=General calculator", timeout=60000)
+        settle(page)
+        wait_text(page, "[data-testid='stCaptionContainer']", "safe to claim")
+
+        # 1. sampling -> without replacement (add/remove still chosen): one message, no calculator table
+        choose(page, "w_acc_calc_sampling", "without-replacement")
+        wait_query(page, "acc_calc_sampling", "without-replacement")
+        wait_text(page, "[data-testid='stAlert']", "analysed under replace-one")
+        assert chosen(page, "w_acc_calc_sampling") == "without-replacement"
+
+        # 2. neighbouring -> replace-one: the table is back, RDP only (no PLD for sampling without replacement)
+        choose(page, "w_acc_calc_neighbouring", "replace-one")
+        wait_query(page, "acc_calc_neighbouring", "replace-one")
+        wait_text(page, "[data-testid='stCaptionContainer']", "PLD: dp_accounting has no PLD")
+        assert chosen(page, "w_acc_calc_neighbouring") == "replace-one"
+
+        # 3. sampling -> Poisson: the PLD row has a lower bound and a grid
+        choose(page, "w_acc_calc_sampling", "poisson")
+        wait_text(page, "[data-testid='stCaptionContainer']", "(lower, upper bound; grid", timeout=180000)
+        assert chosen(page, "w_acc_calc_sampling") == "poisson"
+        assert "acc_calc_sampling=without-replacement" not in page.url  # the default is left out of the URL
+
+        # 4. noise multiplier -> 0.01: RDP answers, the PLD row says how large its grid would be
+        box = page.get_by_label("noise multiplier σ/C", exact=True).and_(page.locator("input"))
+        box.fill("0.01")
+        box.press("Enter")
+        wait_query(page, "acc_calc_nm", "0.01")
+        wait_text(page, "[data-testid='stCaptionContainer']", "PLD: PLD not computed", timeout=180000)
+        assert box.input_value() == "0.01"
+        assert page.locator("[data-testid='stException']").count() == 0
+        browser.close()

@@ -45,10 +45,10 @@ def test_audit_page_four_changes(server):
         _wait_output(page, "1200 trials")
         assert box.input_value() == "1200"
         page.wait_for_url(re.compile(r"aud_trials=1200"))
-        assert "aud_n=50" in page.url
+        assert re.search(r"[?&]n=50(&|$)", page.url)  # an old link's aud_n is the shared n now
         # 2: n
         box = _number(page, "n", 40)
-        page.wait_for_url(re.compile(r"aud_n=40"))
+        page.wait_for_url(re.compile(r"[?&]n=40(&|$)"))
         _wait_output(page, "δ = 0.000625")  # delta = 1/n^2 = 1/1600
         assert box.input_value() == "40"
         assert "1200 trials" in page.locator("body").inner_text()

@@ -7,6 +7,7 @@ default), so that a clicked run stays short here.
 
 import os
 import re
+import subprocess
 import time
 import urllib.parse
 from pathlib import Path
@@ -38,7 +39,11 @@ def server():
         yield url
     finally:
         proc.terminate()
-        proc.wait(timeout=10)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:  # a loaded machine: stop it for good
+            proc.kill()
+            proc.wait(timeout=30)
 
 
 def _number(page, label, value):
@@ -140,8 +145,9 @@ def test_hostile_csv_and_link_payloads(server, tmp_path):
         # Markdown / image payloads in a link, on every page: shown as text, nothing fetched, one notice
         payload = ("aud_mode=[Session expired: log in](https://ev.il/x)&aud_alg=![t](http://127.0.0.1:9/track.png)"
                    "&acc_n=![t](http://127.0.0.1:9/track.png)&algorithm=[x](https://ev.il/y)"
+                   "&les_id=[x](https://ev.il/z)&les_lock=" + ",".join(f"[x{i}](https://ev.il/{i})" for i in range(50))
                    + "".join(f"&aud_x{i}=1" for i in range(300)))
-        for path in ("", "calibrate", "bounds", "simulate", "accounting", "audit"):
+        for path in ("", "calibrate", "bounds", "simulate", "accounting", "audit", "lessons"):
             page.goto(f"{server}/{path}?{payload}")
             wait_text(page, "[data-testid='stAlert']", "were ignored")
             settle(page)

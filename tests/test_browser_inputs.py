@@ -45,11 +45,22 @@ def _type(page, key, text) -> None:
     box.press("Enter")
 
 
-def _box(page, key) -> str:
+def _box(page, key, expect: str | None = None) -> str:
+    """The text in the box ``key``; with ``expect``, first wait (under load the rerun can start late) until it
+    shows that text."""
+    if expect is not None:
+        page.wait_for_function("([k, v]) => { const e = document.querySelector(`.st-key-${k} input`);"
+                               " return e && e.value === v; }", arg=[key, expect], timeout=WAIT)
     return page.locator(f".st-key-{key} input").input_value()
 
 
-def _metric(page, label) -> str:
+def _metric(page, label, expect: str | None = None) -> str:
+    """The value of the metric ``label``; with ``expect``, first wait until it shows that value."""
+    if expect is not None:
+        page.wait_for_function(
+            "([l, v]) => Array.from(document.querySelectorAll(\"[data-testid='stMetric']\"))"
+            ".some(m => m.innerText.includes(l) && m.querySelector(\"[data-testid='stMetricValue']\")"
+            ".innerText.trim() === v)", arg=[label, expect], timeout=WAIT)
     m = page.locator("[data-testid='stMetric']").filter(has_text=label).first
     return m.locator("[data-testid='stMetricValue']").inner_text().strip()
 
@@ -95,13 +106,14 @@ def test_calibrate_numbers_typed_every_way(server, page):
         _type(page, "w_n", typed)
         wait_query(page, "n", str(n))
         settle(page)
-        assert _box(page, "w_n") == str(n)  # the box shows the number it denotes
-        assert _metric(page, "σ (Gaussian noise)") == sigma(n)
+        assert _box(page, "w_n", str(n)) == str(n)  # the box shows the number it denotes
+        assert _metric(page, "σ (Gaussian noise)", sigma(n)) == sigma(n)
     # T as 2e3 (was truncated to 2)
     _type(page, "w_T", "2e3")
     wait_query(page, "T", "2000")
     settle(page)
-    assert _metric(page, "T") == "2000" and _metric(page, "σ (Gaussian noise)") == sigma(70000, 2000)
+    assert _metric(page, "T", "2000") == "2000"
+    assert _metric(page, "σ (Gaussian noise)", sigma(70000, 2000)) == sigma(70000, 2000)
     # not a whole number, a decimal comma, an empty box: one error naming n and its range, no numbers, URL kept
     for typed, shown in [("1.5", "you entered 1.5"), ("7,5", "a comma only separates thousands"),
                          ("", "you entered nothing"), ("1e12", "you entered 1e12")]:
@@ -117,7 +129,7 @@ def test_calibrate_numbers_typed_every_way(server, page):
     wait_query(page, "n", "80000")
     page.wait_for_selector("[data-testid='stMetric']", timeout=WAIT)
     settle(page)
-    assert _metric(page, "σ (Gaussian noise)") == sigma(80000, 2000)
+    assert _metric(page, "σ (Gaussian noise)", sigma(80000, 2000)) == sigma(80000, 2000)
     _no_exception(page)
 
 
@@ -141,7 +153,7 @@ def test_accounting_contract_and_shared_view(server, page):
     page.locator("[data-testid='stSidebarNav'] a").filter(has_text="Accounting").click()
     page.wait_for_selector("text=Summary:", timeout=WAIT)
     settle(page)
-    assert _box(page, "w_n") == "5000" and _box(page, "w_eps") == "2"
+    assert _box(page, "w_n", "5000") == "5000" and _box(page, "w_eps", "2") == "2"
     assert query_of(page)["n"] == "5000"
     summary = page.locator("[data-testid='stText']").filter(has_text="Summary:").first.inner_text()
     assert f"needs σ = {acc} for ε = 2" in summary, summary
@@ -169,7 +181,7 @@ def test_accounting_contract_and_shared_view(server, page):
         wait_query(page, "n", "60000")
         page.wait_for_selector("text=Summary:", timeout=WAIT)
         settle(page)
-        assert _box(page, "w_n") == "60000"
+        assert _box(page, "w_n", "60000") == "60000"
     cal = catalog.calibrate("dpsgd-rdp", n=60000, eps=2.0, delta=1 / 60000**2, T=1000, G=1.0)
     paper = cal.extras.get("sigma_paper", cal.sigma)  # DP-SGD: the paper's Rényi σ is the released one
     summary = page.locator("[data-testid='stText']").filter(has_text="Summary:").first.inner_text()
@@ -206,27 +218,27 @@ def test_audit_numbers_and_errors(server, page):
     page.goto(f"{server}/audit?aud_trials=200&aud_T=40")
     page.wait_for_selector("[data-testid='stMetric']", timeout=WAIT)
     settle(page)
-    for key, typed, value, query in [("w_aud_n", "6e1", "60", "aud_n"), ("w_aud_trials", "1,000", "1000", "aud_trials"),
-                                     ("w_aud_T", "5e1", "50", "aud_T"), ("w_aud_n", "80", "80", "aud_n")]:
+    for key, typed, value, query in [("w_n", "6e1", "60", "n"), ("w_aud_trials", "1,000", "1000", "aud_trials"),
+                                     ("w_aud_T", "5e1", "50", "aud_T"), ("w_n", "80", "80", "n")]:
         _type(page, key, typed)
         wait_query(page, query, value)
         page.wait_for_selector("[data-testid='stMetric']", timeout=WAIT)
         settle(page)
-        assert _box(page, key) == value
+        assert _box(page, key, value) == value
     page.wait_for_function("() => document.body.innerText.includes('1000 trials (500 on D')", timeout=WAIT)
     for typed, expect in [("0", "ε (claimed) must be a number from 0.001 to 100 (you entered 0)"),
                           ("", "you entered nothing"), ("1,5", "a comma only separates thousands")]:
-        _type(page, "w_aud_eps", typed)
+        _type(page, "w_eps", typed)
         text = _error_text(page, expect)
         settle(page)
         assert expect in text.replace("*", "").replace("\\", ""), text
         assert page.locator("[data-testid='stMetric']").count() == 0
-        assert query_of(page).get("aud_eps") is None  # still the default 1
-    _type(page, "w_aud_eps", "2")
-    wait_query(page, "aud_eps", "2.0")
+        assert query_of(page).get("eps") is None  # still the default 1
+    _type(page, "w_eps", "2")
+    wait_query(page, "eps", "2.0")
     page.wait_for_selector("[data-testid='stMetric']", timeout=WAIT)
     settle(page)
-    assert _metric(page, "ε claimed") == "2"
+    assert _metric(page, "ε claimed", "2") == "2"
     page.screenshot(path=str(SHOTS / "inputs_audit.png"), full_page=True)
     _no_exception(page)
 

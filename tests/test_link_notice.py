@@ -17,7 +17,8 @@ from streamlit.testing.v1 import AppTest
 import dpviz_ui as ui
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
-PAGES = [None, "pages/calibrate.py", "pages/bounds.py", "pages/simulate.py", "pages/accounting.py", "pages/audit.py"]
+PAGES = [None, "pages/calibrate.py", "pages/bounds.py", "pages/simulate.py", "pages/accounting.py", "pages/audit.py",
+         "pages/lessons.py"]
 LINK = "[Session expired: log in](https://ev.il/x)"
 IMAGE = "![t](http://127.0.0.1:9/track.png)"
 #: unknown parameters of each kind (aud_, acc_, none): 3 x 330 + the 8 above stay within Streamlit's limit of 1 000
@@ -27,7 +28,8 @@ UNKNOWN = 330
 
 def _payload() -> dict:
     q = {"aud_mode": LINK, "aud_alg": IMAGE, "acc_algorithm": LINK, "acc_n": IMAGE, "algorithm": LINK, "loss": IMAGE,
-         "page": "<img src=http://127.0.0.1:9/x.png>", LINK: "1"}
+         "page": "<img src=http://127.0.0.1:9/x.png>", LINK: "1", "les_id": LINK,
+         "les_lock": ",".join(f"[x{i}](https://ev.il/{i})" for i in range(300))}
     for i in range(UNKNOWN):
         q[f"aud_x{i}"] = q[f"acc_x{i}"] = q[f"x{i}"] = LINK
     return q

@@ -102,7 +102,7 @@ def test_preset_on_the_simulate_page_uses_the_sigma_eta_T_of_reproduce(exp_id, h
     out = reproduce.reproduce(exp_id, reps=1, seed=int(view["seed"]), out_dir=tmp_path)
     cli = out["summary"]
     cli = cli[cli.method == "dp-paper-rule"].set_index(["kappa", "eps"])
-    setup = reproduce._SETUPS[exp_id]
+    setup = {"R": None, **experiments.get(exp_id).fixed}  # the one definition reproduce runs
     assert sorted(dp.index) == sorted(cli.index)  # same grid of eps and kappa
     for key, row in dp.iterrows():
         assert row["sigma"] == pytest.approx(cli.loc[key, "sigma"], rel=1e-6)

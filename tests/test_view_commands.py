@@ -116,7 +116,7 @@ def test_bounds_command_runs_in_a_real_subprocess():
     assert _close(json.loads(proc.stdout)["total"], doc["outputs"]["wang-nonsmooth-thm9"]["total"])
 
 
-# --- Calibrate: every algorithm ----------------------------------------------------------------------------------------
+# --- Calibrate: every algorithm ---------------------------------------------------------------------------------
 
 CAL_ALGS = [a.id for a in catalog.algorithms() if a.calibrate is not None]
 
@@ -187,7 +187,7 @@ def test_simulate_command_reproduces_the_rows(query):
             assert _close(a.get(key), b.get(key), rel=1e-12), (key, a.get(key), b.get(key))
 
 
-# --- Audit -------------------------------------------------------------------------------------------------------------
+# --- Audit ------------------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("query", [
     {"aud_trials": "200", "aud_n": "50", "aud_T": "50"},

@@ -1,0 +1,101 @@
+"""Lessons page in Chromium: time from a click on Next to the new step's main numbers on screen, and the frame rate
+of the step animations once computed.
+
+    python benchmarks/bench_lessons.py [--lessons gaussian,dpsgd] [--passes 2]
+
+Pass 1 runs on a fresh server (cold caches: every step computed for the first time), pass 2 on warm caches (what
+the second student of a class sees).  Heavy steps (simulations, audits, studies in the worker pool) are reported
+separately: their numbers wait for the run.  Animation: frames painted per second while ▶ Play runs
+(``plotly_animatingframe`` events, timed in the page).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+import dpviz_ui as ui  # noqa: E402
+import serve  # noqa: E402
+from conftest import ARGS, CHROMIUM, settle  # noqa: E402
+from dpviz import lessons as L  # noqa: E402
+
+WAIT_JS = """([title, label, value]) => {
+  const h = Array.from(document.querySelectorAll('h2')).some(e => e.textContent.includes(title));
+  if (!h) return false;
+  return Array.from(document.querySelectorAll('[data-testid="stMetric"]')).some(m =>
+    m.querySelector('[data-testid="stMetricLabel"]')?.textContent.trim() === label &&
+    m.querySelector('[data-testid="stMetricValue"]')?.textContent.trim() === value);
+}"""
+
+FPS_JS = """() => new Promise(resolve => {
+  const gd = document.querySelector('.js-plotly-plot');
+  const times = [];
+  gd.on('plotly_animatingframe', () => times.push(performance.now()));
+  gd.on('plotly_animated', () => resolve(times));
+  const btn = gd.querySelector('.updatemenu-button');
+  btn.dispatchEvent(new MouseEvent('click', {bubbles: true}));
+  setTimeout(() => resolve(times), 15000);
+})"""
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lessons", default=",".join(lesson.id for lesson in L.LESSONS))
+    ap.add_argument("--passes", type=int, default=2)
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    proc, url = serve.launch(timeout=120)
+    light: dict[int, list[float]] = {}
+    heavy: dict[int, list[float]] = {}
+    fps: list[float] = []
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = browser.new_page(viewport={"width": 1280, "height": 2000})
+            for p in range(1, args.passes + 1):
+                for lid in args.lessons.split(","):
+                    lesson = L.get_lesson(lid)
+                    page.goto(f"{url}/lessons?les_id={lid}")
+                    page.wait_for_selector("h2", timeout=60000)
+                    settle(page)
+                    for k in range(2, len(lesson.steps) + 1):
+                        step = lesson.steps[k - 1]
+                        label, value = L.live(step.view, L.step_state(step), figure=False)["numbers"][0]
+                        shown = ui.fmt(value) if not isinstance(value, str) else value
+                        t0 = time.perf_counter()
+                        page.locator(".st-key-les_next button").click()
+                        page.wait_for_function(WAIT_JS, arg=[f"{k}. {step.title}", label, shown], timeout=120000,
+                                               polling="raf")
+                        dt = time.perf_counter() - t0
+                        (heavy if step.view in L.HEAVY else light).setdefault(p, []).append(dt)
+                        settle(page)
+                        if step.animate and p == args.passes:
+                            page.wait_for_selector(".js-plotly-plot .updatemenu-button", timeout=60000)
+                            times = page.evaluate(FPS_JS)
+                            if len(times) > 2:
+                                fps.append((len(times) - 1) / ((times[-1] - times[0]) / 1000.0))
+            browser.close()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    for p in sorted(light):
+        xs = sorted(light[p])
+        print(f"pass {p} ({'cold' if p == 1 else 'warm'}): Next -> main numbers, {len(xs)} quick steps: median "
+              f"{statistics.median(xs):.2f} s, 90 % {xs[int(0.9 * (len(xs) - 1))]:.2f} s, max {xs[-1]:.2f} s")
+        if heavy.get(p):
+            hs = sorted(heavy[p])
+            print(f"         {len(hs)} worker-pool steps: median {statistics.median(hs):.2f} s, max {hs[-1]:.2f} s")
+    if fps:
+        print(f"animations: {len(fps)}, frames per second min {min(fps):.1f}, median {statistics.median(fps):.1f}")
+
+
+if __name__ == "__main__":
+    main()

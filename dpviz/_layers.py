@@ -1,0 +1,56 @@
+"""The layers of dpviz, lowest first: a module may import from its own layer and the layers below, never above.
+
+``tests/test_layers.py`` walks every module's imports (with :mod:`ast`, lazy imports inside functions included) and
+fails when one imports from a higher layer or when a module is in no layer, so the plan cannot drift.  The layers,
+what each holds and how a request flows through them are described in ``docs/architecture.md``.
+
+Names are module paths relative to the repository root without ``.py`` (``dpviz.catalog``); a package
+(``dpviz.papers``, ``dpviz.simulate``, ``pages``) stands for all its modules, except the root ``dpviz``, which is
+its ``__init__`` only.  ``streamlit`` may be imported only by the
+``app`` layer and ``dpviz_ui``: nothing under ``dpviz/`` imports it (``tests/test_purity.py`` checks it at run time,
+``tests/test_layers.py`` in the source).
+"""
+
+from __future__ import annotations
+
+#: (layer name, what it holds, its modules), lowest layer first.
+LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
+    ("foundation", "input checks, statistics, Plotly builders and the dashboard's URL schema: pure helpers that "
+                   "import nothing above them",
+     ("dpviz", "dpviz._validate", "dpviz._layers", "dpviz.stats", "dpviz.figures", "dpviz.privacy_figures",
+      "dpviz.urlstate")),
+    ("theory", "the catalogue of papers, algorithms and theorems, one module per paper, the Gaussian mechanism, "
+               "the numerical privacy accountants",
+     ("dpviz.catalog", "dpviz.papers", "dpviz.gaussian", "dpviz.accounting")),
+    ("engine", "the batched simulation engine, the losses, the data sets, the projections onto W, the reference "
+               "risk",
+     ("dpviz.simulate", "dpviz.losses", "dpviz.data", "dpviz.projections", "dpviz.reference")),
+    ("labs", "the privacy audit, the stability experiments, the privacy-accounting lab",
+     ("dpviz.audit", "dpviz.stability", "dpviz.privacy_lab")),
+    ("studies", "the papers' experiments (one definition, one runner), the simulation figures, the studies of "
+                "Kang et al. Section 7 and Xue et al. Section 5, the Dask sweeps",
+     ("dpviz.experiments", "dpviz.reproduce", "dpviz.studies_kang", "dpviz.studies_xue", "dpviz.sweep")),
+    ("cli", "the command line, ``python -m dpviz``",
+     ("dpviz.cli", "dpviz.cli_account", "dpviz.cli_audit", "dpviz.cli_sweep", "dpviz.__main__")),
+    ("ui", "what exists only for the dashboard: the worker pool, the Audit page's and the sweep viewer's helpers, "
+           "the lessons, and the shared Streamlit helper module",
+     ("dpviz.workers", "dpviz.audit_page", "dpviz.sweep_open", "dpviz.lessons", "dpviz_ui")),
+    ("app", "the Streamlit entry point, its pages and the server launcher",
+     ("app", "pages", "serve")),
+)
+
+#: layers whose modules may import streamlit
+STREAMLIT_LAYERS = ("app",)
+#: modules outside those layers that may import streamlit
+STREAMLIT_MODULES = ("dpviz_ui",)
+
+
+def layer_of(module: str) -> int | None:
+    """Index in :data:`LAYERS` of ``module`` (a dotted path), by its longest declared prefix; None if undeclared."""
+    best, where = -1, None
+    for i, (_name, _what, mods) in enumerate(LAYERS):
+        for m in mods:
+            # the root package "dpviz" is its __init__ only; other entries also cover their submodules
+            if (module == m or (m != "dpviz" and module.startswith(m + "."))) and len(m) > best:
+                best, where = len(m), i
+    return where

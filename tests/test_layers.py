@@ -1,0 +1,118 @@
+"""The layering of dpviz (issue 24): no module imports from a higher layer of :data:`dpviz._layers.LAYERS`.
+
+Every import is read from the source with :mod:`ast` -- the lazy ones inside functions too -- so the check does not
+depend on what a test run happens to import.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from dpviz import _layers
+
+ROOT = Path(__file__).resolve().parent.parent
+#: top-level modules and packages of the repository that the layers cover
+_TOP = ("dpviz", "dpviz_ui", "app", "serve", "pages")
+
+
+def _module_files() -> dict[str, Path]:
+    files = {}
+    for path in sorted((ROOT / "dpviz").rglob("*.py")) + sorted((ROOT / "pages").glob("*.py")):
+        parts = list(path.relative_to(ROOT).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        files[".".join(parts)] = path
+    for name in ("dpviz_ui", "app", "serve"):
+        if (ROOT / f"{name}.py").exists():
+            files[name] = ROOT / f"{name}.py"
+    return files
+
+
+def _imports(source: str, module: str, is_package: bool, known: set[str]) -> list[tuple[int, str]]:
+    """(line, imported module of the repository) for every import statement in ``source``."""
+    package = module if is_package else module.rpartition(".")[0]
+    out = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base_mod = ".".join(base + ([node.module] if node.module else []))
+            else:
+                base_mod = node.module or ""
+            # "from dpviz import simulate": the module dpviz.simulate; "from dpviz import __version__": dpviz
+            names = [f"{base_mod}.{a.name}" if f"{base_mod}.{a.name}" in known else base_mod for a in node.names]
+        else:
+            continue
+        for name in names:
+            if name.split(".")[0] in _TOP or name.split(".")[0] == "streamlit":
+                out.append((node.lineno, name))
+    return out
+
+
+def _violations(files: dict[str, Path]) -> list[str]:
+    known = set(files)
+    bad = []
+    for module, path in files.items():
+        here = _layers.layer_of(module)
+        if here is None:
+            bad.append(f"{module}: in no layer of dpviz/_layers.py (add it where it belongs)")
+            continue
+        for line, target in _imports(path.read_text(encoding="utf-8"), module, path.name == "__init__.py", known):
+            if target.split(".")[0] == "streamlit":
+                name = _layers.LAYERS[here][0]
+                if name not in _layers.STREAMLIT_LAYERS and module not in _layers.STREAMLIT_MODULES:
+                    bad.append(f"{module}:{line} imports streamlit (layer {name!r})")
+                continue
+            there = _layers.layer_of(target)
+            if there is not None and there > here:
+                bad.append(f"{module}:{line} (layer {_layers.LAYERS[here][0]!r}) imports {target} "
+                           f"(higher layer {_layers.LAYERS[there][0]!r})")
+    return bad
+
+
+def test_no_module_imports_from_a_higher_layer():
+    files = _module_files()
+    assert len(files) > 40  # the walk found the library, the pages and the top-level modules
+    assert _violations(files) == []
+
+
+def test_every_layer_is_declared_once():
+    seen = {}
+    for name, what, mods in _layers.LAYERS:
+        assert what and mods
+        for m in mods:
+            assert m not in seen, f"{m} is in the layers {seen[m]!r} and {name!r}"
+            seen[m] = name
+    # the order of the issue: theory < engine < labs < studies < cli < ui helpers
+    order = [n for n, _w, _m in _layers.LAYERS]
+    assert order == ["foundation", "theory", "engine", "labs", "studies", "cli", "ui", "app"]
+    assert _layers.layer_of("dpviz.papers.wang_lownoise") == order.index("theory")
+    assert _layers.layer_of("dpviz.simulate.plan") == order.index("engine")
+    assert _layers.layer_of("dpviz.nonexistent") is None  # the root package covers its __init__ only
+
+
+@pytest.mark.parametrize("module, source, expected", [
+    ("dpviz.catalog", "def f():\n    from dpviz import simulate\n", "imports dpviz.simulate"),  # a lazy import
+    ("dpviz.simulate.plan", "from dpviz.experiments import EXPERIMENTS\n", "imports dpviz.experiments"),
+    ("dpviz.data", "import dpviz.workers\n", "imports dpviz.workers"),
+    ("dpviz.simulate.plan", "from .. import audit\n", "imports dpviz.audit"),  # relative
+    ("dpviz.audit", "import streamlit as st\n", "imports streamlit"),
+])
+def test_the_check_catches_an_upward_import(tmp_path, module, source, expected):
+    path = tmp_path / "mod.py"
+    path.write_text(source)
+    files = {**_module_files(), module: path}
+    bad = [b for b in _violations(files) if b.startswith(module + ":")]
+    assert len(bad) == 1 and expected in bad[0], bad
+
+
+def test_a_module_in_no_layer_is_reported(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text("x = 1\n")
+    bad = _violations({**_module_files(), "dpviz.newthing": path})
+    assert any(b.startswith("dpviz.newthing: in no layer") for b in bad)
