@@ -416,7 +416,8 @@ def _ideal_bound(method: str, trials: int, mu: float, delta: float, level: float
                 continue
             # guess "in" for the top k of m scores (half N(μ,1), half N(0,1)): the threshold t with
             # (m/2)(Q(t − μ) + Q(t)) = k; precision Q(t − μ)/(Q(t − μ) + Q(t)); "out" symmetric
-            t = optimize.brentq(lambda t: (m / 2) * (stats.norm.sf(t - mu) + stats.norm.sf(t)) - k, -50, 50)
+            t = optimize.brentq(lambda t: (m / 2) * (stats.norm.sf(t - mu) + stats.norm.sf(t)) - k, -50,
+                              mu + 50)
             prec = stats.norm.sf(t - mu) / (stats.norm.sf(t - mu) + stats.norm.sf(t))
             correct = int(math.floor(2 * k * prec))
             lev = 1.0 - (1.0 - level) / 6
