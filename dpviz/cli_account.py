@@ -110,7 +110,9 @@ def run(args) -> int | None:
             if r.get("error"):
                 print(f"  note: {r['error']}")
         if args.sigma and out["closed_form"].get("eps_of_sigma") is not None:
-            print(f"closed form: sigma = {args.sigma:g} corresponds to eps = {out['closed_form']['eps_of_sigma']:.5g}")
+            print(f"closed form: the smallest eps at which the paper's closed form (with its conditions) gives "
+                  f"sigma <= {args.sigma:g} is {out['closed_form']['eps_of_sigma']:.5g} (its conditions can bound "
+                  f"eps from below whatever sigma is; the accountants above give the eps this sigma buys)")
         for note in out["notes"]:
             print(f"note: {note}")
         return 0
