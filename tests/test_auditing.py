@@ -192,3 +192,21 @@ def test_cli_audit_methods_and_plan():
     assert code == 2 and "--trials is required" in err
     code, _, err = _cli(["audit", "--algorithm", "dpsgd-rdp", "--plan", "--target", "-1", "--json"])
     assert code == 2 and "--target" in err
+
+
+def test_tradeoff_figure_and_page_curves():
+    from dpviz import audit_page as ap, privacy_figures as pf
+
+    curves = ap.tradeoff_curves(1.0, 2.0, 1e-5)
+    assert len(curves) == 3 and any("claimed (1, 1e-05)" in k for k in curves)
+    a, b = curves[next(k for k in curves if k.startswith("μ-GDP"))]
+    mu = A.gdp_mu_for(2.0, 1e-5)
+    assert b[50] == pytest.approx(N.cdf(N.inv_cdf(1 - a[50]) - mu))
+    point = {"fpr": 0.1, "fnr": 0.5, "fpr_lo": 0.05, "fpr_hi": 0.15, "fnr_lo": 0.4, "fnr_hi": 0.6, "name": "m"}
+    fig = pf.tradeoff_figure(curves, [point], title="t")
+    box = next(t for t in fig.data if t.fill == "toself")
+    assert list(box.x) == [0.05, 0.15, 0.15, 0.05, 0.05] and list(box.y) == [0.4, 0.4, 0.6, 0.6, 0.4]
+    assert tuple(fig.layout.xaxis.range) == (-0.01, 1.01)
+    assert ap.tradeoff_curves(None, None, 1e-5) == {}
+    with pytest.raises(ValueError, match="nothing to plot"):
+        pf.tradeoff_figure({}, [], title="t")
