@@ -24,13 +24,25 @@ ui.show_link_notice(extra=st.session_state.get("_aud_problems") or [])
 for k, val in ap.DEFAULTS.items():
     st.session_state.setdefault(k, val)
 
-c1, c2, c3 = st.columns(3)
+c1, c3 = st.columns(2)
 mode = c1.radio("What to measure", ["audit", "stability"], key="aud_mode", horizontal=True,
                 format_func=lambda m: {"audit": "Privacy audit (ε lower bound)", "stability": "Stability"}[m])
 options = ap.PAGE_ALGORITHMS if mode == "audit" else ap.STABILITY_ALGORITHMS
 if st.session_state["aud_alg"] not in options:
     st.session_state["aud_alg"] = options[0]
-alg = c2.selectbox("Algorithm", options, key="aud_alg")
+from dpviz import catalog  # noqa: E402
+
+
+def _alg_label(alg_id: str) -> str:
+    """An algorithm by its name and paper (the id stays in the link), e.g. "DPGDC2 — Xue, Yang, Huai & Wang"."""
+    try:
+        a = catalog.get_algorithm(alg_id)
+    except ValueError:
+        return alg_id
+    return f"{a.name} — {a.paper.short}"
+
+
+alg = st.selectbox("Algorithm", options, key="aud_alg", format_func=_alg_label)  # full width: names are long
 noise = c3.radio("Noise", ap.NOISE, key="aud_noise", horizontal=True,
                  format_func=lambda x: {"calibrated": "calibrated σ", "experiment": "paper's experiment rule",
                                         "custom": "custom σ"}[x],
@@ -219,7 +231,11 @@ def body():
         st.error(values_error)
         return
     downloads = st.empty()  # above the slow run: while the page recomputes, the previous run's button is gone
-    res = _compute({k: val for k, val in state.items() if k not in ap.ANALYSIS_KEYS})
+    try:
+        res = _compute({k: val for k, val in state.items() if k not in ap.ANALYSIS_KEYS})
+    except ValueError as exc:  # an input the algorithm cannot run with: say so in the papers' notation
+        st.error(f"{_alg_label(state['aud_alg'])} cannot run at these settings: {ui.pretty(exc)}")
+        return
     if res is None:  # waits for a click on Run
         return
     with downloads.container():
@@ -239,6 +255,15 @@ def body():
                  f"(Clopper–Pearson upper bounds {res.fpr_upper:.4g}, {res.fnr_upper:.4g}).")
         if res.eps_claimed is not None and res.eps_lower > res.eps_claimed:
             st.error("The audit certifies more privacy loss than claimed: the claim (or the implementation) is wrong.")
+        elif res.eps_lower <= 0:
+            st.info(f"ε lower bound 0: these {res.trials} trials found no evidence of privacy loss beyond ε = 0 — "
+                    "the statistic's values on D and on D′ overlap too much for the test to tell them apart with "
+                    f"95 % confidence. This is not a proof of privacy: with this many trials the test could certify "
+                    f"at most ε = {ui.fmt(res.max_certifiable)} even for an algorithm with no privacy at all; more "
+                    "trials raise that ceiling.")
+        else:
+            st.caption(f"The audit certifies ε ≥ {ui.fmt(res.eps_lower)} with 95 % confidence; with {res.trials} "
+                       f"trials it could certify at most ε = {ui.fmt(res.max_certifiable)}.")
         if res.accountant_note:
             st.caption("Accountant: " + res.accountant_note)
         for note in res.notes:

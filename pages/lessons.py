@@ -46,7 +46,8 @@ def _init() -> None:
             try:
                 over[name] = L._validate_entry(name, query[name])
             except ValueError as exc:
-                problems.append(f"ignored link parameter: {exc}")
+                if name not in L.urlstate.SCHEMA:  # the dashboard's own link notice lists the others
+                    problems.append(f"ignored link parameter: {exc}")
     st.session_state["_les"] = state
     st.session_state["_les_locks"] = locks
     st.session_state["_les_over"] = over
