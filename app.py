@@ -9,8 +9,17 @@ import dpviz_ui as ui
 from dpviz import catalog, urlstate
 
 st.set_page_config(page_title="dpviz", layout="wide")
-# Long formulas scroll sideways instead of being cut off (a constant style sheet: nothing from the user goes in).
-st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:6px}"
+# A constant style sheet (nothing from the user goes in): long formulas scroll sideways with a scrollbar that is
+# always drawn (not an overlay that appears on hover), so a cut formula shows that it goes on; metric labels and
+# values wrap and shrink with the window instead of ending in "…" (at 1024 × 768 five metrics share ~560 px).
+st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:4px}"
+        ".katex-display::-webkit-scrollbar{height:10px}"
+        ".katex-display::-webkit-scrollbar-thumb{background:#b8b8b8;border-radius:5px}"
+        ".katex-display::-webkit-scrollbar-track{background:#f0f0f0;border-radius:5px}"
+        "[data-testid='stMetricLabel'],[data-testid='stMetricLabel'] *,[data-testid='stMetricValue'],"
+        "[data-testid='stMetricValue'] *{white-space:normal!important;overflow:visible!important;"
+        "text-overflow:clip!important;overflow-wrap:anywhere}"
+        "[data-testid='stMetricValue']{font-size:clamp(1.1rem,2.3vw,2.25rem)}"
         ".stButton button p{white-space:normal;text-align:left}</style>")
 PRESETS = Path(__file__).parent / "assets" / "presets"
 
@@ -64,14 +73,19 @@ def home() -> None:
              "calibrate the noise for a privacy budget, compare excess-risk bounds, and check them against "
              "simulations. Every number comes from a formula of one of the papers, shown with the numbers plugged in.")
     st.markdown(
-        "**How to start**\n"
+        "**How to start** — the five pages, in the order a first visit might take them:\n"
         "1. **Calibrate** — pick an algorithm and a loss, set n, d, ε and δ in the sidebar, and read off the noise "
-        "σ, the step size η, the number of iterations T, and whether the paper's privacy conditions hold (and if not, "
-        "what would fix them).\n"
+        "σ, the step size η, the number of iterations T, and whether the setting is *feasible* — that is, whether "
+        "the paper's privacy conditions hold there, so that the noise it prescribes makes the output (ε, δ)-"
+        "differentially private (and if not, what would fix it).\n"
         "2. **Bounds** — pick one or more theorems and see their excess-risk bounds as named terms (statistical, "
         "privacy, optimisation) against n and ε on log-log axes, with the papers' comparison tables.\n"
         "3. **Simulate** — run an algorithm many times on synthetic or real data and compare the empirical excess "
-        "risk (with a 95 % band) with the theory.\n\n"
+        "risk (with a 95 % band) with the theory.\n"
+        "4. **Accounting** — set each paper's σ beside tight numerical accountants of the same mechanism (the ε "
+        "they certify for that σ, the σ they need for that ε), and a DP-SGD calculator in the style of Opacus.\n"
+        "5. **Audit** — measure privacy and stability: an empirical lower bound on ε from trainings on two "
+        "neighbouring data sets, and the measured distance of coupled runs beside the papers' stability bounds.\n\n"
         "Privacy budget: **smaller ε means more privacy** and therefore more noise; δ is the small probability "
         "with which the guarantee may fail (by default δ = 1/n²). Every setting lives in the page's address: copy "
         "the link to share exactly what you see.")
@@ -86,7 +100,10 @@ def home() -> None:
         c1, c2 = st.columns([2, 3])
         if c1.button(pr["title"], key=f"preset_{pr['id']}", width="stretch"):
             fresh = {k: (list(val) if isinstance(val, list) else val) for k, val in urlstate.DEFAULTS.items()}
-            st.session_state["_view"] = {**fresh, **pr["state"]}  # a preset starts from the defaults
+            state = dict(pr["state"])
+            if pr["page"] == "simulate":  # a preset's T and η are its own (a paper's experiment), not a theorem's
+                state.setdefault("sim_schedule", "manual")
+            st.session_state["_view"] = {**fresh, **state}  # a preset starts from the defaults
             ui.sync_url()
             st.switch_page(f"pages/{pr['page']}.py")
         c2.caption(pr["text"])

@@ -720,6 +720,29 @@ def _noise_series(algorithm_id: str, items: tuple, name: str, grid: tuple, budge
     return noise_points(algorithm_id, [{**dict(items), name: x} for x in grid], budget)
 
 
+#: how many runs in a row a page reruns itself to complete curves whose points a time budget skipped (each run
+#: spends at most CURVE_BUDGET s per curve); after that a button continues
+CURVE_ROUNDS = 6
+
+
+def continue_curves(key, pending: bool) -> bool:
+    """Whether the page should rerun itself now to compute the points of its curves a time budget skipped
+    (``pending``): up to :data:`CURVE_ROUNDS` runs in a row for one ``key`` (the page's inputs), then a button
+    continues.  The caller reruns (``st.rerun()``) at the end of its run when this returns True."""
+    rounds = st.session_state.setdefault("_curve_rounds", {})
+    if not pending:
+        rounds.pop(key, None)
+        return False
+    rounds[key] = rounds.get(key, 0) + 1
+    if rounds[key] <= CURVE_ROUNDS:
+        st.caption("Computing the remaining points…")
+        return True
+    st.button("Compute the points not computed yet", key="more_points", on_click=lambda: rounds.pop(key, None),
+              help=f"The page computed its curves for {CURVE_ROUNDS} rounds of at most {CURVE_BUDGET:g} s per "
+                   "curve; press to continue. Points already computed are kept (for everyone).")
+    return False
+
+
 def series_complete(ys: list) -> tuple[list, int]:
     """(the curve with skipped points as None, how many points the time budget skipped)."""
     skipped = sum(1 for y in ys if y == "timeout")
@@ -778,35 +801,71 @@ def cached_bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, d
                          explicit)
 
 
-@st.cache_data(show_spinner=False, max_entries=500)
+#: computed bounds, one entry per (theorem, explicit, parameters) point, shared by every session; like
+#: :data:`_NOISE_POINTS`, a point a time budget skipped is never stored
+_BOUND_POINTS: "collections.OrderedDict[tuple, dict | None]" = collections.OrderedDict()
+
+
+def _bound_point(key: tuple) -> dict | None:
+    """{"total", "terms": {name: value}} of one bound (``key`` = (theorem id, explicit, items)); None if invalid."""
+    with _NOISE_LOCK:
+        if key in _BOUND_POINTS:
+            _BOUND_POINTS.move_to_end(key)
+            return _BOUND_POINTS[key]
+    theorem_id, explicit, its = key
+    try:
+        res = catalog.bound(theorem_id, explicit=explicit, **dict(its))
+        out = {"total": res.total, "terms": {t.name: t.value for t in res.terms}}
+    except ValueError:
+        out = None
+    with _NOISE_LOCK:
+        _BOUND_POINTS[key] = out
+        while len(_BOUND_POINTS) > _NOISE_MAX:
+            _BOUND_POINTS.popitem(last=False)
+    return out
+
+
 def _bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_follows_n: bool,
-                  explicit: bool = False) -> dict:
-    """A theorem's bound along ``grid`` values of ``name``: {"total": [...], "terms": {term: [...]}} (None = invalid).
+                  explicit: bool = False, budget: float = CURVE_BUDGET) -> dict:
+    """A theorem's bound along ``grid`` values of ``name``: {"total": [...], "terms": {term: [...]}, "missing":
+    [grid values not computed]} (None = invalid or not computed).
 
     With ``delta_follows_n`` (the "δ = 1/n²" box), δ = 1/n² at every point of an n sweep; ``explicit`` uses the
-    paper's explicit-constant bound.
+    paper's explicit-constant bound.  Each point is cached on its own; points not reached within ``budget`` seconds
+    are listed in "missing" (not cached), so a rerun draws the computed points at once and computes the rest.
     """
+    import time
+
     base = dict(items)
     total: list = []
     terms: dict[str, list] = {}
+    missing: list = []
+    start, computed = time.perf_counter(), 0
     for k, x in enumerate(grid):
         p = {**base, name: x}
         if name == "n" and delta_follows_n:
             p["delta"] = 1.0 / float(x) ** 2
-        try:
-            res = catalog.bound(theorem_id, explicit=explicit, **p)
-        except ValueError:
+        key = (theorem_id, bool(explicit), tuple(sorted((kk, v) for kk, v in p.items() if v is not None)))
+        with _NOISE_LOCK:
+            known = key in _BOUND_POINTS
+        res = None
+        if not known and computed and time.perf_counter() - start > budget:
+            missing.append(x)
+        else:
+            computed += 0 if known else 1
+            res = _bound_point(key)
+        if res is None:
             total.append(None)
             for vals in terms.values():
                 vals.append(None)
             continue
-        total.append(res.total)
-        for t in res.terms:
-            terms.setdefault(t.name, [None] * k).append(t.value)
+        total.append(res["total"])
+        for tname, value in res["terms"].items():
+            terms.setdefault(tname, [None] * k).append(value)
         for tname, vals in terms.items():  # a term missing at this point
             if len(vals) < k + 1:
                 vals.append(None)
-    return {"total": total, "terms": terms}
+    return {"total": total, "terms": terms, "missing": missing}
 
 
 @st.cache_data(show_spinner=False, max_entries=5000)

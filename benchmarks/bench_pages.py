@@ -197,6 +197,52 @@ def edits(url: str) -> list[tuple[str, float, float, float]]:
             rows.append(_timed(page, "Bounds ε edit",
                                f"() => {{ const s = {BOUND_LINE}; return s !== '' && s !== {json.dumps(before)}; }}",
                                lambda: _edit(page, "w_eps", eps)))
+        rows += _bounds_explicit(page, url)
+        browser.close()
+    return rows
+
+
+ALL_LINES = ("Array.from(document.querySelectorAll('[data-testid=\"stMarkdownContainer\"]'))"
+             ".map(e => e.innerText).filter(s => s.startsWith('Bound at the current parameters'))")
+
+
+def _bounds_explicit(page, url: str) -> list[tuple[str, float, float, float]]:
+    """Bounds with explicit constants and three theorems: ε edits and adding a theorem (rows as in :func:`edits`)."""
+    import json
+
+    rows = []
+    # Bounds with explicit constants and three theorems, one of them Kang et al.'s Theorem 1, whose explicit
+    # constants need a numerical accountant per point (issue 20): "main numbers" = every theorem's bound line
+    # shows its new value; the curves follow progressively (points past a curve's time budget are computed by
+    # the page's next runs), which "full page" includes
+    three = "wang-lownoise-thm3a,kang-pidp-thm1,wang-lownoise-thm4a"
+    _open(page, f"{url}/bounds?n=60000&delta_auto=False&log10_delta=-5&bound_kind=explicit&theorems={three}")
+    for eps in (0.733, 1.517, 3.071):
+        before = page.evaluate(f"() => {ALL_LINES}")
+        rows.append(_timed(page, "Bounds explicit, 3 theorems: ε edit",
+                           f"() => {{ const s = {ALL_LINES}; const b = {json.dumps(before)}; return s.length === "
+                           f"b.length && s.every((x, i) => x !== '' && x !== b[i]); }}",
+                           lambda: _edit(page, "w_eps", eps)))
+    for label in ("Wang, Lei, Ying & Zhou — Theorem 6 (a)", "Wang, Lei, Ying & Zhou — Theorem 7 (a)"):
+        count = len(page.evaluate(f"() => {ALL_LINES}"))
+        page.locator(".st-key-w_theorems input[role=combobox]").click()
+        page.keyboard.type(label)
+        option = page.get_by_role("option", name=label, exact=True)
+        option.wait_for()
+        rows.append(_timed(page, "Bounds explicit: add a theorem",
+                           f"() => {ALL_LINES}.length === {count + 1}", option.click))
+        page.keyboard.press("Escape")
+    return rows
+
+
+def bounds_explicit_only(url: str) -> list[tuple[str, float, float, float]]:
+    """Only the Bounds explicit-constants measurements (``--only bounds-explicit``)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = _context(browser, viewport={"width": 1400, "height": 1800}).new_page()
+        rows = _bounds_explicit(page, url)
         browser.close()
     return rows
 
@@ -264,16 +310,17 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=8, help="concurrent sessions for the load figure (0: skip)")
     ap.add_argument("--runs", type=int, default=1, help="repeat the edit measurements this many times")
+    ap.add_argument("--only", choices=["bounds-explicit"], help="run only these measurements (no load figure)")
     args = ap.parse_args()
     proc, url = start_server()
     try:
         rows = []
         for _ in range(args.runs):
-            rows += edits(url)
+            rows += bounds_explicit_only(url) if args.only else edits(url)
         print(f"{'what':<45} {'seen':>7} {'driver':>7} {'full page':>10}")
         for what, seen, driver, full in rows:
             print(f"{what:<45} {seen:>6.2f}s {driver:>6.2f}s {full:>9.2f}s")
-        if args.sessions:
+        if args.sessions and not args.only:
             t = load(url, args.sessions)
             print(f"{args.sessions} sessions opening Calibrate at once: median {statistics.median(t):.2f} s, "
                   f"max {max(t):.2f} s until σ is visible")

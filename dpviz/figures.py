@@ -134,6 +134,19 @@ def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *
         fig.add_vline(x=current_x, line=dict(color="black", dash="dot", width=1))
         fig.add_trace(go.Scatter(x=[current_x], y=[None], mode="lines", line=dict(color="black", dash="dot"),
                                  name=current_label, showlegend=True))
+    missing = _shade_not_computed(fig, x, not_computed)
+    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
+                      legend=dict(orientation="h", y=-0.25), margin=dict(t=70 if missing else 50, b=10))
+    if log_x:
+        fig.update_xaxes(type="log")
+    if log_y:
+        fig.update_yaxes(type="log")
+    return readable_log_axes(fig)
+
+
+def _shade_not_computed(fig: go.Figure, x: Sequence[float], not_computed: dict | None) -> dict:
+    """Shade the x values at which a curve was not computed (a time budget ran out) grey, with a legend entry and a
+    note naming how many points of how many curves; returns the non-empty entries of ``not_computed``."""
     missing = {name: sorted(float(v) for v in xs) for name, xs in (not_computed or {}).items() if xs}
     if missing:
         xs_all = [float(v) for v in x]
@@ -146,13 +159,7 @@ def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *
                            font=dict(size=11, color="#555"),
                            text=f"grey: not computed within the time budget ({sum(map(len, missing.values()))} "
                                 f"points of {len(missing)} curve{'s' if len(missing) != 1 else ''})")
-    fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
-                      legend=dict(orientation="h", y=-0.25), margin=dict(t=70 if missing else 50, b=10))
-    if log_x:
-        fig.update_xaxes(type="log")
-    if log_y:
-        fig.update_yaxes(type="log")
-    return readable_log_axes(fig)
+    return missing
 
 
 def _runs(grid: list[float], xs: list[float]) -> list[tuple[float, float]]:
@@ -174,9 +181,10 @@ def _runs(grid: list[float], xs: list[float]) -> list[tuple[float, float]]:
 
 
 def stacked_terms_figure(x: Sequence[float], terms: dict[str, Sequence[float]], *, title: str,
-                         x_title: str, y_title: str = "bound") -> go.Figure:
+                         x_title: str, y_title: str = "bound", not_computed: Sequence[float] | None = None) -> go.Figure:
     """Named bound terms and their sum as lines on log-log axes (no stacked areas: on a log axis the height of a
-    stacked band does not show the term); the legend carries each term's log-log slope."""
+    stacked band does not show the term); the legend carries each term's log-log slope.  ``not_computed``: x values
+    a time budget skipped, shaded "not computed (time budget)" (see :func:`line_figure`)."""
     if not terms:
         raise ValueError("nothing to plot: the bound has no terms")
     fig = go.Figure()
@@ -194,8 +202,9 @@ def stacked_terms_figure(x: Sequence[float], terms: dict[str, Sequence[float]], 
         s = loglog_slope(x, total)
         fig.add_trace(go.Scatter(x=list(x), y=total, mode="lines", name="sum of the terms"
                                  + (f" (slope {s:+.2f})" if s is not None else ""), line=dict(color="black", width=3)))
+    missing = _shade_not_computed(fig, x, {"bound": list(not_computed or [])})
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
-                      legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=10))
+                      legend=dict(orientation="h", y=-0.25), margin=dict(t=70 if missing else 50, b=10))
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
     return readable_log_axes(fig)
@@ -250,7 +259,7 @@ def sigma_beta_figure(betas: Sequence[float], sigmas: Sequence[float | None],
 
 
 def simulation_figure(curves: Sequence[dict], *, x_title: str, y_title: str = "excess risk",
-                      title: str = "Empirical vs theoretical excess risk") -> go.Figure:
+                      title: str = "Empirical vs theoretical excess risk", plot_height: int = 460) -> go.Figure:
     """Simulation results against theory on log-log axes.
 
     Each entry of ``curves`` is a dict with ``name`` and ``x`` and one of
@@ -259,31 +268,60 @@ def simulation_figure(curves: Sequence[dict], *, x_title: str, y_title: str = "e
     * ``y`` with ``kind`` = "fitted" (theory rate times a fitted constant: dashed) or "explicit" (bound with the
       paper's explicit constants: dotted).
 
+    Optional ``short`` is the legend's name (default ``name``) and ``detail`` a line of text shown on hover (the full
+    name is always in the hover).  The legend sits below the plot, one entry per line of the plot (a band is toggled
+    with its mean), and the figure grows with the legend so that the plotting area keeps ``plot_height`` pixels.
     Non-positive values are dropped (log axes), and the band's lower edge is clipped at a small positive value.
     """
+    import html
+
     if not curves:
         raise ValueError("nothing to plot: no simulation results")
     fig = go.Figure()
     palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
+    legend_names = []
     for i, c in enumerate(curves):
         colour = palette[c.get("colour", i) % len(palette)]
         x = [float(v) for v in c["x"]]
+        short = c.get("short") or c["name"]
+        hover = "<b>" + html.escape(c["name"]) + "</b>" + (
+            "<br>" + html.escape(c["detail"]) if c.get("detail") else "")
+        group = f"g{c.get('colour', i)}"
         if "mean" in c:
             mean = [float(v) for v in c["mean"]]
             hi = [float(v) for v in c["ci_high"]]
             pos = [m for m in mean if m > 0]
             floor = (min(pos) / 100.0) if pos else 1e-12
             lo = [max(float(v), floor) for v in c["ci_low"]]
-            fig.add_trace(go.Scatter(x=x + x[::-1], y=hi + lo[::-1], fill="toself", fillcolor=colour, opacity=0.2,
-                                     line=dict(width=0), name=f"{c['name']}: 95 % band", hoverinfo="skip"))
+            fig.add_trace(go.Scatter(x=x + x[::-1], y=hi + lo[::-1], mode="lines", fill="toself", fillcolor=colour,
+                                     opacity=0.2,
+                                     line=dict(width=0), name=f"{short}: 95 % band", hoverinfo="skip",
+                                     legendgroup=group, showlegend=False))
             fig.add_trace(go.Scatter(x=x, y=[m if m > 0 else None for m in mean], mode="lines+markers",
-                                     line=dict(color=colour), name=f"{c['name']}: empirical mean"))
+                                     line=dict(color=colour), name=short, legendgroup=group,
+                                     hovertemplate=f"{hover}<br>{x_title} = %{{x:.4g}}<br>mean = %{{y:.4g}}"
+                                                   "<extra>empirical mean ± 95 % band</extra>"))
+            legend_names.append(short)
         else:
-            dash = "dash" if c.get("kind", "fitted") == "fitted" else "dot"
+            kind = c.get("kind", "fitted")
+            dash = "dash" if kind == "fitted" else "dot"
             y = [None if (v is None or not math.isfinite(v) or v <= 0) else float(v) for v in c["y"]]
-            fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line=dict(color=colour, dash=dash), name=c["name"]))
+            fig.add_trace(go.Scatter(x=x, y=y, mode="lines", line=dict(color=colour, dash=dash), name=short,
+                                     legendgroup=group,
+                                     hovertemplate=f"{hover}<br>{x_title} = %{{x:.4g}}<br>%{{y:.4g}}<extra></extra>"))
+            legend_names.append(short)
+    # the legend below the plot: estimate its rows from the names' lengths (about 7 px a character at 12 px type,
+    # for a chart about 900 px wide) and make the figure that much taller
+    width = max(len(nm) for nm in legend_names) * 7 + 50
+    per_row = max(1, 900 // width)
+    rows = -(-len(legend_names) // per_row)
+    legend_px = 26 * rows + 10
+    top, bottom = 80, 60  # title (two lines with a subtitle) and the x-axis title
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
-                      legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=10))
+                      height=top + plot_height + bottom + legend_px,
+                      legend=dict(orientation="h", yanchor="top", y=-bottom / plot_height, x=0, xanchor="left",
+                                  entrywidth=width, font=dict(size=12), tracegroupgap=0),
+                      margin=dict(t=top, b=bottom + legend_px, l=60, r=20))
     fig.update_xaxes(type="log")
     fig.update_yaxes(type="log")
     return readable_log_axes(fig)

@@ -40,8 +40,8 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "override": ("bool", False, None),
     "delta_auto": ("bool", True, None),
     # Simulate
-    "dataset": ("str", "wang-least-squares", None),
-    "sim_loss": ("str", "least-squares", None),
+    "dataset": ("str", "wang-logistic", None),
+    "sim_loss": ("str", "logistic", None),
     "sim_algs": ("list", [], None),
     "sim_sweep": ("str", "eps", None),
     "reps": ("int", 20, (1, 500)),
@@ -74,6 +74,8 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "sim_G_auto": ("bool", True, None),
     "sim_project": ("bool", True, None),
     "sim_source": ("str", "run", None),
+    # Simulate: T and η from the theorem the run is compared with ("theorem") or the sidebar ("manual")
+    "sim_schedule": ("str", "theorem", None),
     "sweep_dir": ("str", "", None),
     "sweep_x": ("str", "", None),
     # Accounting (n, ε, δ, T, G, η, μ, L, M, α, R and the algorithm are the shared entries above): a σ of your own

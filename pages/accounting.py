@@ -165,21 +165,21 @@ def _range(r: dict, up_key: str, lo_key: str) -> str:
 
 
 def _table(res: dict, user_sigma) -> list[dict]:
+    # the numbers come right after the accountant's name and the long descriptions last, so that at 1024 × 768 the
+    # "σ for ε" column is on screen without scrolling the table
     rows = [{
         "accountant": "paper's closed form",
-        "sampling / relation": "the paper's",
-        "matches paper": True,
         "σ for ε": ui.fmt(res["paper_sigma"]),
         "σ / paper σ": ui.fmt(1.0) if res["paper_sigma"] else "—",
         "ε of paper σ": ui.fmt(res["eps_mechanism"]) if res["paper_sigma"] else "—",
         "ε of paper σ: range": "the target" if res["paper_sigma"] else "—",
         **({"ε of your σ": ui.fmt(res["closed_form"].get("eps_of_sigma"))} if user_sigma else {}),
+        "matches paper": True,
+        "sampling / relation": "the paper's",
     }]
     for r in res["accountants"]:
         rows.append({
             "accountant": r["label"],
-            "sampling / relation": f"{r['sampling']}, {r['neighbouring']}",
-            "matches paper": r["matches_paper"],
             "σ for ε": ui.fmt(r["sigma_for_eps"]),
             "σ / paper σ": ui.fmt(r["sigma_ratio_to_paper"]),
             "ε of paper σ": ui.fmt(r["eps_of_paper_sigma"]),
@@ -189,6 +189,8 @@ def _table(res: dict, user_sigma) -> list[dict]:
             "σ for ε: range": ("exact" if r["name"] == "analytic-gaussian" else "upper bound"
                                if r["name"] == "rdp" or r.get("sigma_for_eps_lower") is None
                                else f"[{ui.fmt(r['sigma_for_eps_lower'])}, {ui.fmt(r['sigma_for_eps'])}]"),
+            "matches paper": r["matches_paper"],
+            "sampling / relation": f"{r['sampling']}, {r['neighbouring']}",
         })
     return rows
 
@@ -363,6 +365,16 @@ def calculator_section() -> None:
         ui.download_table(rows, "privacy_calculator", {**args, "steps": out["steps"],
                                                        "sampling_prob": out["sampling_prob"]})
         st.caption(f"Command line: `{calc_command(args)}`")
+        try:
+            text = privacy_lab.statement(out, calc_command(args).removesuffix(" --json") + " --statement")
+        except ValueError as exc:
+            st.caption(f"No privacy statement: {exc}")
+        else:
+            st.download_button("Download the privacy statement", text, file_name="privacy_statement.txt",
+                               mime="text/plain", key="acc_calc_statement",
+                               help="plain text: what is protected, the neighbouring relation, sampling, "
+                                    "accountant, ε with its bracket, δ, what is not covered, and the command that "
+                                    "recomputes it")
 
 
 ui.guarded(body)

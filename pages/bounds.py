@@ -97,6 +97,9 @@ def body() -> None:
     grid = GRIDS[sweep]
     other = "eps" if sweep == "n" else "n"
     totals, totals_other, risks, outputs = {}, {}, {}, {}
+    missing_one, missing_two = {}, {}  # grid values a curve's time budget skipped (computed by the next runs)
+    pending = False
+    deferred = []  # (theorem id, theorem, parameters, bound, slot of its explicit bound, slot of its terms chart)
     at = {}  # each theorem's parameters (also the CLI command of Download this view)
     # Each theorem's block in its own container, all of them in one: a theorem added or removed, or a block that
     # grows (an explicit bound that becomes available), leaves the elements after it in place, so the browser
@@ -115,10 +118,6 @@ def body() -> None:
                        f"Main bound: {'explicit constants' if bound_kind(thm) == 'explicit' else 'a rate (constants dropped, set to c)'}.")
             if thm.statement:
                 ui.latex(ui.tex_sci(thm.statement))
-            if thm.discrepancy:
-                st.warning(f"Reading of the paper: {ui.pretty(thm.discrepancy)}")
-            for note in thm.notes:
-                st.caption(ui.pretty(note))
             p = ui.only_params(params, thm.bound, thm.explicit_bound)
             p = at[tid] = explicit_at_schedule(thm, p)
             here = ui.cached_bound(tid, ui.items(p))
@@ -131,40 +130,64 @@ def body() -> None:
             st.write(f"Bound at the current parameters: **{ui.fmt(ok['total'])}** — step size η = {ui.fmt(ok['eta'])}, "
                      f"iterations T = {ui.fmt(ok['T'])}, gradient complexity {ui.fmt(ok['gradient_complexity'])}")
             ui.flush()  # the bound line goes to the browser before the curves are computed
+            if thm.discrepancy or thm.notes:  # how dpviz reads the paper (misprints, proofs followed): after the bound
+                with st.expander("How dpviz reads this theorem (misprints in the paper, notes)"
+                                 if thm.discrepancy else "Notes on this theorem"):
+                    if thm.discrepancy:
+                        st.warning(f"Reading of the paper: {ui.pretty(thm.discrepancy)}")
+                    for note in thm.notes:
+                        st.caption(ui.pretty(note))
             st.dataframe([{"term": name, "value": ui.fmt(val), "rate exponent of n": ne, "rate exponent of ε": ee}
                           for (name, val), (_n, _l, ne, ee) in zip(ok["terms"], ok["terms_latex"])],
                          hide_index=True, width="content")
             with st.container():  # explicit bound and notes: their number varies, the chart below stays in place
+                ex_slot = st.empty()  # the explicit bound: filled once every theorem's rate bound is on screen
                 if thm.explicit_bound is not None:
-                    ex = ui.cached_bound(tid, ui.items(p), explicit=True)
-                    if "ok" in ex:
-                        outputs[tid]["explicit_total"] = ex["ok"]["total"]
-                        st.write(f"With the paper's explicit constants: **{ui.fmt(ex['ok']['total'])}**"
-                                 f" — η = {ui.fmt(ex['ok']['eta'])}, T = {ui.fmt(ex['ok']['T'])}")
-                        st.dataframe([{"explicit term": name, "value": ui.fmt(val)} for name, val in ex["ok"]["terms"]],
-                                     hide_index=True, width="content")
-                        for note in ex["ok"]["notes"]:
-                            st.caption(ui.pretty(note))
-                    else:
-                        st.caption(f"Explicit-constant version not available here: {ui.plain(ex['error'])}")
+                    ex_slot.caption("With the paper's explicit constants: computing…")
                 for note in ok["notes"]:
                     st.caption(ui.pretty(note))
-            series = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]))
-            terms = {name: series["terms"].get(name, [None] * len(grid)) for name, _ in ok["terms"]}
-            fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {'n' if sweep == 'n' else 'ε'}"
-                                               f" ({'rate' if bound_kind(thm) == 'rate' else 'explicit constants'})",
-                                               x_title="n" if sweep == "n" else "ε")
+            deferred.append((tid, thm, p, ok, ex_slot, st.empty()))  # and its terms chart, drawn after the numbers
+    ui.flush()
+    # the explicit bounds next (Kang, Li, Liu & Wang's Theorem 1 needs a numerical accountant: up to a second)
+    for tid, thm, p, ok, ex_slot, _chart_slot in deferred:
+        if thm.explicit_bound is None:
+            continue
+        ex = ui.cached_bound(tid, ui.items(p), explicit=True)
+        with ex_slot.container():
+            if "ok" in ex:
+                outputs[tid]["explicit_total"] = ex["ok"]["total"]
+                st.write(f"With the paper's explicit constants: **{ui.fmt(ex['ok']['total'])}**"
+                         f" — η = {ui.fmt(ex['ok']['eta'])}, T = {ui.fmt(ex['ok']['T'])}")
+                st.dataframe([{"explicit term": name, "value": ui.fmt(val)} for name, val in ex["ok"]["terms"]],
+                             hide_index=True, width="content")
+                for note in ex["ok"]["notes"]:
+                    st.caption(ui.pretty(note))
+            else:
+                st.caption(f"Explicit-constant version not available here: {ui.plain(ex['error'])}")
+    # every theorem's numbers are on screen before any curve is computed (a curve can take seconds: a numerical
+    # accountant per point); each curve is budgeted, and points it skips are computed by the page's next runs
+    ui.flush()
+    for tid, thm, p, ok, _ex_slot, chart_slot in deferred:
+        series = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]))
+        pending |= bool(series["missing"])
+        terms = {name: series["terms"].get(name, [None] * len(grid)) for name, _ in ok["terms"]}
+        fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {'n' if sweep == 'n' else 'ε'}"
+                                           f" ({'rate' if bound_kind(thm) == 'rate' else 'explicit constants'})",
+                                           x_title="n" if sweep == "n" else "ε", not_computed=series["missing"])
+        with chart_slot.container():
             ui.show_figure(fig, f"terms_{tid}_{sweep}", params)
-            flag = _plot_fn(thm, kind)
-            if flag is None:
-                continue
-            risk = catalog.Risk.parse(thm.risk)
-            name = f"{labels[tid]} [{risk.quantity}, {catalog.GUARANTEES_SHORT[risk.guarantee]}]"
-            risks[name] = risk
-            totals[name] = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]),
-                                                  explicit=flag)["total"]
-            totals_other[name] = ui.cached_bound_series(tid, ui.items(p), other, tuple(GRIDS[other]),
-                                                        bool(v["delta_auto"]), explicit=flag)["total"]
+        flag = _plot_fn(thm, kind)
+        if flag is None:
+            continue
+        risk = catalog.Risk.parse(thm.risk)
+        name = f"{labels[tid]} [{risk.quantity}, {catalog.GUARANTEES_SHORT[risk.guarantee]}]"
+        risks[name] = risk
+        one = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]), explicit=flag)
+        two = ui.cached_bound_series(tid, ui.items(p), other, tuple(GRIDS[other]), bool(v["delta_auto"]),
+                                     explicit=flag)
+        totals[name], totals_other[name] = one["total"], two["total"]
+        missing_one[name], missing_two[name] = one["missing"], two["missing"]
+        pending |= bool(one["missing"] or two["missing"])
     with st.container():
         st.header(f"Totals compared: {KINDS[kind]}")
         left_out = [labels[t] for t in chosen if _plot_fn(catalog.get_theorem(t), kind) is None]
@@ -176,13 +199,15 @@ def body() -> None:
             what = "rate" if kind == "rate" else "explicit bound"
             fig = figures.line_figure(grid, totals, title=f"{what.capitalize()}s vs {'n' if sweep == 'n' else 'ε'}",
                                       x_title="n" if sweep == "n" else "ε", y_title=what, slope_labels=True,
-                                      current_x=float(params[sweep]), current_label=f"current {sweep}")
+                                      current_x=float(params[sweep]), current_label=f"current {sweep}",
+                                      not_computed=missing_one)
             ui.show_figure(fig, f"bounds_{kind}_{sweep}", params)
             fig = figures.line_figure(GRIDS[other], totals_other, title=f"{what.capitalize()}s vs "
                                       f"{'n' if other == 'n' else 'ε'}", x_title="n" if other == "n" else "ε",
                                       y_title=what, slope_labels=True, current_x=float(params[other]),
-                                      current_label=f"current {other}")
+                                      current_label=f"current {other}", not_computed=missing_two)
             ui.show_figure(fig, f"bounds_{kind}_{other}", params)
+    rerun = ui.continue_curves((tuple(chosen), kind, sweep, ui.items(params)), pending)
     ui.download_view("bounds", container=view_slot,
                      inputs={"theorems": list(chosen), "loss": loss_id or "custom", "compare": kind, **params},
                      outputs=outputs,
@@ -196,8 +221,14 @@ def body() -> None:
         if "error" in rows:
             st.error(ui.plain(rows["error"]))
             continue
-        st.dataframe(rows["ok"], width="stretch", hide_index=True)
+        # the rate and its value first, the long assumptions last: at 1024 × 768 the rate is on screen at once
+        first = ["method", "rate", "rate value", "gradient complexity", "complexity value"]
+        cols = list(rows["ok"][0]) if rows["ok"] else []
+        st.dataframe(rows["ok"], width="stretch", hide_index=True,
+                     column_order=[c for c in first if c in cols] + [c for c in cols if c not in first])
         ui.download_table(rows["ok"], tab.id, params)
+    if rerun:  # some curve points were skipped by their time budget: the next run computes them (never cached)
+        st.rerun()
 
 
 ui.guarded(body)

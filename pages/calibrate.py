@@ -219,9 +219,6 @@ def beta_plot(alg, params, cal) -> None:
                    "sigma_beta", params, ["n", "eps", "delta", "T", "G"])
 
 
-#: how many runs in a row the page reruns itself to complete its noise curves (each spends at most
-#: ui.CURVE_BUDGET s per curve); after that the points still missing wait for the button (or any other rerun)
-CURVE_ROUNDS = 6
 EPS_GRID = [float(e) for e in np.logspace(-2, 1, 25)]
 N_GRID = [int(round(x)) for x in np.logspace(1.5, 6, 19)]
 
@@ -230,7 +227,7 @@ def sigma_vs_eps(alg, algs, params) -> bool:
     """σ (or the Laplace scale) vs ε and vs n of every algorithm of the same setting; each point cached on its own.
 
     A point not computed within its curve's time budget is shaded "not computed (time budget)" -- never drawn, said
-    or cached as "not private" -- and the page reruns itself to compute it (up to :data:`CURVE_ROUNDS` runs in a
+    or cached as "not private" -- and the page reruns itself to compute it (up to ui.CURVE_ROUNDS runs in a
     row; then a button continues).  Returns True when the caller should rerun the page for the missing points."""
     st.subheader("Noise level vs ε and vs n")
     if not ui.view_checkbox("Compare every algorithm of this setting (slower: some use a numerical accountant)",
@@ -249,20 +246,7 @@ def sigma_vs_eps(alg, algs, params) -> bool:
         with st.container():
             grid, at = curves[which]
             pending |= not _noise_chart(which, grid, at, same, params)
-    rounds = st.session_state.setdefault("_curve_rounds", {})
-    key = (tuple(a.id for a in same), ui.items(params))
-    if not pending:
-        rounds.pop(key, None)
-        return False
-    rounds[key] = rounds.get(key, 0) + 1
-    if rounds[key] <= CURVE_ROUNDS:
-        st.caption("Computing the remaining points…")
-        return True
-    st.button("Compute the points not computed yet", key="more_points",
-              on_click=lambda: rounds.pop(key, None),
-              help=f"The page computed these curves for {CURVE_ROUNDS} rounds of at most {ui.CURVE_BUDGET:g} s per "
-                   "curve; press to continue. Points already computed are kept (for everyone).")
-    return False
+    return ui.continue_curves((tuple(a.id for a in same), ui.items(params)), pending)
 
 
 def _noise_chart(which: str, grid: list, at, same, params) -> bool:

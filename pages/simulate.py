@@ -111,10 +111,75 @@ def _losses(ds) -> dict[str, str]:
     return out
 
 
-def _theory(res, params):
-    """The first theorem of the algorithm that bounds every grid point: (label, bounds DataFrame) or None."""
+def _theorem_schedule(alg_ids, params, sweep, grid, ds, loss, g_used):
+    """(theorem id, T, η) of the first theorem of the first private algorithm of the run whose schedule is defined and
+    the same at every grid point (the engine runs one T and η per sweep), or a sentence saying why there is none."""
+    from dpviz import losses
+
+    private = [a for a in alg_ids if catalog.get_algorithm(a).perturbation != "none"]
+    if not private:
+        return "No private algorithm is chosen, so no theorem sets the schedule."
+    consts = {}
+    try:
+        consts = losses.get_loss(loss).constants(kappa=max(ds.x_bound, 1e-12), R=float(params["R"]))
+    except (TypeError, ValueError, KeyError):
+        pass
+    base = {**params, **{k: val for k, val in consts.items() if k in ("L", "M", "alpha")}, "d": ds.d}
+    if g_used is not None:
+        base["G"] = g_used
+    alg = private[0]
+    for thm in (t for t in catalog.theorems() if t.algorithm == alg):
+        found = set()
+        for g in grid:
+            p = {**base, sweep: g}
+            if sweep == "n" and ui.view()["delta_auto"]:
+                p["delta"] = 1.0 / float(g) ** 2
+            b = ui.cached_bound(thm.id, ui.items(ui.only_params(p, thm.bound)))
+            if "error" in b or b["ok"]["T"] is None or b["ok"]["eta"] is None:
+                found = None
+                break
+            found.add((max(1, int(round(b["ok"]["T"]))), float(f"{b['ok']['eta']:.12g}")))
+        if found and len(found) == 1:
+            T, eta = found.pop()
+            return thm.id, T, eta
+    name = catalog.get_algorithm(alg).name
+    return (f"No theorem of {name} has one T and η for the whole {'n' if sweep == 'n' else 'ε'} grid"
+            + (" (their T grows with n)" if sweep == "n" else "") + ", and the engine runs one schedule per sweep.")
+
+
+def _trivial_excess(datasets, loss: str, l2: float, results) -> dict:
+    """Excess risk of always predicting with w = 0 (the trivial predictor), per curve label (κ or None): F(0) on the
+    engine's evaluation sample minus the reference the run's excess risk is measured against."""
+    from dpviz import losses
+
+    out = {}
+    by_label = {(d_.kappa if len(datasets) > 1 else None): d_ for d_ in datasets}
+    for label, res in results:
+        if label in out or label not in by_label or "excess_risk" not in res.frame or "pop_risk" not in res.frame:
+            continue
+        ok = res.frame[np.isfinite(res.frame["excess_risk"])]
+        if ok.empty:
+            continue
+        ds = by_label[label]
+        try:
+            lossobj = losses.get_loss(loss, l2=l2) if l2 else losses.get_loss(loss)
+            pairs = getattr(lossobj, "setting", "pointwise") == "pairwise"
+            Xp, yp, Xp2, yp2 = S._eval_sample(ds, pairs, "test", S._EVAL_ROWS)
+            shape = (ds.d, ds.d) if getattr(lossobj, "param", "vector") == "matrix" else (ds.d,)
+            f0 = float(np.ravel(S._mean_loss(lossobj, np.zeros((1,) + shape), Xp, yp, Xp2, yp2))[0])
+        except (ValueError, AttributeError, TypeError, KeyError, IndexError):
+            continue
+        out[label] = f0 - float((ok["pop_risk"] - ok["excess_risk"]).iloc[0])
+    return out
+
+
+def _theory(res, params, prefer: str | None = None):
+    """The theorem the run is compared with -- ``prefer`` (the theorem whose schedule the run used) if it bounds this
+    algorithm, else the first theorem of the algorithm that bounds every grid point: (label, bounds) or None."""
     extra = {k: params[k] for k in ("c", "mu") if k in params}
-    for thm in (t for t in catalog.theorems() if t.algorithm == res.algorithm):
+    thms = [t for t in catalog.theorems() if t.algorithm == res.algorithm]
+    thms.sort(key=lambda t: t.id != prefer)
+    for thm in thms:
         b = res.bounds(thm.id, **extra)
         if (b["error"] == "").all():
             return f"{thm.paper.short}, {thm.number}", b
@@ -136,9 +201,16 @@ def body() -> None:
         return
     v = ui.view()
     experiment = _experiment_note(v)
-    params = ui.param_widgets(["n", "eps", "log10_delta", "T", "eta", "R", "mu", "c"],
-                              required={"n", "eps", "T", "eta", "R"})
-    ui.stop_if_invalid(["n", "eps", "log10_delta", "T", "eta", "R", "mu", "c"])
+    sched_src = ui.view_choice("T and η from", "sim_schedule", ["theorem", "manual"], widget=st.radio,
+                               horizontal=True,
+                               format_func={"theorem": "the theorem the run is compared with",
+                                            "manual": "the sidebar (manual)"}.get,
+                               help="A theorem's bound holds for its own step size η and number of iterations T: "
+                                    "comparing a run with it means running at that schedule. 'manual' runs at the "
+                                    "sidebar's T and η (the theory curve is then only a reference).")
+    names = ["n", "eps", "log10_delta"] + (["T", "eta"] if sched_src == "manual" else []) + ["R", "mu", "c"]
+    params = ui.param_widgets(names, required={"n", "eps", "T", "eta", "R"} & set(names))
+    ui.stop_if_invalid(names)
     sweep = ui.view_choice("Sweep over", "sim_sweep", ["eps", "n"], widget=st.radio, horizontal=True,
                            format_func={"eps": "ε (smaller = more private)", "n": "sample size n"}.get,
                            help="The parameter on the x-axis; the other one stays at its sidebar value.")
@@ -246,6 +318,18 @@ def body() -> None:
     if not alg_ids:
         st.warning("Choose at least one algorithm.")
         return
+    schedule_thm = None
+    if sched_src == "theorem":
+        found = _theorem_schedule(alg_ids, params, sweep, grid, ds, loss, g_used)
+        if isinstance(found, str):
+            st.warning(f"{found} This run uses the sidebar's T = {ui.fmt(v['T'])} and η = {ui.fmt(v['eta'])} "
+                       "(choose 'the sidebar (manual)' above to change them).")
+        else:
+            schedule_thm, params["T"], params["eta"] = found
+            thm = catalog.get_theorem(schedule_thm)
+            st.caption(f"T = {ui.fmt(params['T'])} and η = {ui.fmt(params['eta'])}: the schedule of {thm.paper.short}, "
+                       f"{thm.number} at n = {ui.fmt(params['n'])} (the same at every grid point), the theorem the "
+                       "run is compared with. Every algorithm of the run (baselines included) uses it.")
     fixed = {"T": params["T"], "eta": params["eta"]}
     if project:
         fixed["R"] = params["R"]
@@ -316,7 +400,8 @@ def body() -> None:
         st.info("Press **Run simulation** to see the results.")
         return
     slot = downloads.container()
-    show_results(stored["results"], params, sweep, quantity, downloads=slot)
+    show_results(stored["results"], params, sweep, quantity, downloads=slot, schedule_thm=schedule_thm,
+                 trivial=_trivial_excess(datasets, loss, float(lam or 0), stored["results"]))
     ui.download_view("simulate", container=slot,
                      inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
                              "loss": loss, "algorithms": list(alg_ids), "sweep": sweep, "grid": grid,
@@ -359,6 +444,7 @@ def _experiment_note(v: dict):
         except ValueError:
             continue  # an experiment the Simulate page cannot show (its test in tests/test_presets.py says why)
         want.pop("page")
+        want.setdefault("sim_schedule", "manual")  # an experiment runs at its own T and η, not a theorem's
         if all(v.get(k) == val for k, val in want.items() if k not in ("reps", "seed", "plot_value")):
             st.info(f"This is the setting of {e.what} ({e.place}), as defined once in dpviz/experiments.py. "
                     f"`python -m dpviz reproduce {e.id}` runs the same σ, η, T, grid and seed with the paper's 500 "
@@ -457,26 +543,79 @@ def sweep_view() -> None:
                      command=None, seed=None)
 
 
-def _label(res, kappa) -> str:
+def _label(res, kappa, short: bool = False) -> str:
+    """The curve's name: the algorithm's name (``short``: up to its first parenthesis, e.g. "DP-SGD"), the papers'
+    noise rule if the run used it, and κ."""
     from dpviz.reproduce import noise_rule_label
 
-    name = catalog.get_algorithm(res.algorithm).name + noise_rule_label(res)
+    name = catalog.get_algorithm(res.algorithm).name
+    if short:
+        name = name.split(" (")[0]
+    name += noise_rule_label(res)
     if kappa is None:
         return name
     return f"{name} ({kappa})" if isinstance(kappa, str) else f"{name} (κ = {kappa:g})"
 
 
+def _trend(slope: float) -> str:
+    return "rises" if slope > 0 else "falls"
+
+
+def _lessons(name, row, summary, x, xlab, private, trivial, res, schedule_thm, with_theory) -> list[str]:
+    """Plain-words warnings for one curve: private runs no better than the trivial predictor w = 0, a fitted slope of
+    the opposite sign to the theory's, and a theory curve whose schedule the run did not use."""
+    out = []
+    useless = []
+    if private and trivial is not None and trivial > 0:
+        # not demonstrably better: the excess risk of w = 0 lies inside or below the runs' 95 % band
+        useless = [g for g, hi in zip(x, summary["ci_high"]) if hi >= trivial * (1 - 1e-9)]
+        if useless:
+            sig = [c.sigma for c, g in zip(res.calibrations, res.grid_values or [None]) if g in useless
+                   and c.sigma is not None]
+            every = len(useless) == len(x)
+            out.append(f"{name}: at {'every grid point' if every else xlab + ' = ' + ', '.join(ui.fmt(g) for g in useless)}"
+                       f" the private runs are no better than the trivial predictor w = 0 (its excess risk is "
+                       f"{ui.fmt(trivial)}, inside or below the runs' 95 % band): the noise the privacy guarantee "
+                       f"needs{' (σ = ' + ', '.join(ui.fmt(v) for v in sig[:4]) + ')' if sig else ''} drowns the "
+                       "gradient at this n. The curve then shows the noise, not the theorem's rate: increase n or ε "
+                       "to see the rate.")
+    slope, theory_slope = row.get("fitted slope"), row.get("theory slope")
+    if with_theory and slope is not None and theory_slope is not None and math.isfinite(slope) \
+            and abs(theory_slope) > 1e-9 and slope * theory_slope < 0:
+        lo, hi = row.get("95 % CI low"), row.get("95 % CI high")
+        within = lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi) and lo <= 0 <= hi
+        why = (" The runs are no better than w = 0 at some points (above), which explains it." if useless else
+               " Its 95 % interval contains 0: with more repetitions the sign may change." if within else "")
+        out.append(f"{name}: the simulated excess risk {_trend(slope)} with {xlab} (fitted slope {slope:+.2f}), "
+                   f"while {row['theorem']} says it {_trend(theory_slope)} (slope {theory_slope:+.2f} over this "
+                   f"grid): this run does not show the theory's trend.{why}")
+    if with_theory and private and row.get("theorem", "—") != "—" and schedule_thm is not None:
+        thm = catalog.get_theorem(schedule_thm)
+        if thm.algorithm != res.algorithm:
+            out.append(f"{name} ran at the schedule of {thm.paper.short}, {thm.number} (another algorithm's "
+                       "theorem), not at the schedule of the theorem it is compared with.")
+    elif with_theory and private and row.get("theorem", "—") != "—" and schedule_thm is None:
+        out.append(f"{name} ran at the sidebar's T and η, not at the step size and iterations {row['theorem']} "
+                   "prescribes: its curve is the theorem's rate, not a prediction for this run.")
+    return out
+
+
 def show_results(results, params, sweep, quantity="excess_risk", *, name="simulation", theory=True,
-                 subtitle="", downloads=None) -> None:
+                 subtitle="", downloads=None, schedule_thm: str | None = None, trivial: dict | None = None) -> None:
     """Plot, rates and table of ``results`` ((κ or label, result) pairs); ``theory=False`` for a sweep's rows (no
     calibrations stored, so no theorem curves); ``name`` names the downloads; ``subtitle`` (plain text, escaped here)
     goes under the figure's title (a sweep's provenance); ``downloads``: where the table's downloads go (a slot the
-    page reserved above its run, see :func:`dpviz_ui.download_view`)."""
+    page reserved above its run, see :func:`dpviz_ui.download_view`); ``schedule_thm``: the theorem whose T and η
+    the run used (compared first); ``trivial``: the excess risk of w = 0 per κ label, to say when private runs are
+    no better."""
     theory_on = theory
-    curves, rows, slopes, notes = [], [], [], []
+    curves, rows, slopes, notes, lessons = [], [], [], [], []
     qname = QUANTITIES[quantity]
+    xlab = XLABELS.get(sweep, sweep)
     for i, (kappa, res) in enumerate(results):
-        curve = _label(res, kappa)
+        label = _label(res, kappa)
+        short = _label(res, kappa, short=True)
+        name_ = label
         frame = res.frame
         ran = frame[np.isfinite(frame[quantity])] if quantity in frame else frame.iloc[0:0]
         if quantity == "metric" and len(ran):
@@ -485,38 +624,45 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
         if s is not None:
             s = s[np.isfinite(s["mean"])]
         if s is None or s.empty:
-            st.warning(f"{curve}: no grid point could run ({ui.pretty('; '.join(res.notes)) or 'not private'}).")
+            st.warning(f"{name_}: no grid point could run ({ui.pretty('; '.join(res.notes)) or 'not private'}).")
             continue
         x = [float(g) for g in s["grid"]]
-        curves.append({"name": curve, "x": x, "mean": list(s["mean"]), "ci_low": list(s["ci_low"]),
-                       "ci_high": list(s["ci_high"]), "colour": i})
+        curves.append({"name": name_, "short": short, "x": x, "mean": list(s["mean"]), "ci_low": list(s["ci_low"]),
+                       "ci_high": list(s["ci_high"]), "colour": i,
+                       "detail": f"empirical mean of {int(res.frame['rep'].nunique())} repetitions, 95 % band"})
         emp = {}
         try:
             emp = res.slope(quantity)
         except ValueError as exc:
-            st.caption(f"{curve}: no slope ({ui.pretty(exc)})")
-        row = {"algorithm": curve, "fitted slope": emp.get("slope"), "95 % CI low": emp.get("ci_low"),
+            st.caption(f"{name_}: no slope ({ui.pretty(exc)})")
+        row = {"algorithm": name_, "fitted slope": emp.get("slope"), "95 % CI low": emp.get("ci_low"),
                "95 % CI high": emp.get("ci_high"), "points": len(x), "theorem": "—", "theory slope": None,
                "dominant term exponent": None}
-        theory = _theory(res, params) if quantity == "excess_risk" and theory_on else None
+        theory = _theory(res, params, schedule_thm) if quantity == "excess_risk" and theory_on else None
         if theory is not None:
-            label, b = theory
+            thm_label, b = theory
             b = b[b["grid"].isin(x)]  # the grid points that ran
             tot = list(b["bound"])
             ok = [(m, r) for m, r in zip(s["mean"], tot) if m > 0 and r > 0 and math.isfinite(r)]
             if ok:
                 const = math.exp(float(np.mean([math.log(m / r) for m, r in ok])))
-                curves.append({"name": f"{curve}: {label} rate × fitted constant {const:.3g}", "x": x,
-                               "y": [const * r for r in tot], "kind": "fitted", "colour": i})
+                curves.append({"name": f"{name_}: {thm_label} rate × fitted constant {const:.3g}",
+                               "short": f"{short}: theory (fitted)", "x": x, "y": [const * r for r in tot],
+                               "kind": "fitted", "colour": i,
+                               "detail": f"{thm_label}: its rate × one constant ({const:.3g}) fitted to the means"})
             if b["explicit"].notna().any():
-                curves.append({"name": f"{curve}: {label} bound with the paper's constants", "x": x,
+                curves.append({"name": f"{name_}: {thm_label} bound with the paper's constants",
+                               "short": f"{short}: paper's bound", "x": x,
                                "y": [None if math.isnan(e) else e for e in b["explicit"]], "kind": "explicit",
-                               "colour": i})
+                               "colour": i, "detail": f"{thm_label} with the paper's explicit constants"})
             exp_col = "n_exp" if sweep == "n" else "eps_exp"
-            row.update({"theorem": label, "theory slope": figures.loglog_slope(x, tot),
+            row.update({"theorem": thm_label, "theory slope": figures.loglog_slope(x, tot),
                         "dominant term exponent": float(b[exp_col].iloc[-1])})
+        private = catalog.get_algorithm(res.algorithm).perturbation != "none"
+        lessons.extend(_lessons(name_, row, s, x, xlab, private, (trivial or {}).get(kappa), res, schedule_thm,
+                                quantity == "excess_risk" and theory_on))
         slopes.append(row)
-        notes.extend(f"{curve}: {ui.pretty(note)}" for note in res.notes)
+        notes.extend(f"{name_}: {ui.pretty(note)}" for note in res.notes)
         rows.extend(r for r in frame.to_dict("records")  # grid points that did not run are not rows
                     if isinstance(r.get("pop_risk"), float) and math.isfinite(r["pop_risk"]))
     if any("every step got noise" in n for n in notes):
@@ -526,9 +672,10 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
         with st.expander(f"Notes on this run ({len(notes)})", expanded=any("not run" in n for n in notes)):
             for note in notes:
                 st.caption(note)
+    for line in lessons:  # in plain words, above the chart: when the run does not show what the theory says
+        st.warning(line)
     if not curves:
         return
-    xlab = XLABELS.get(sweep, sweep)
     title = f"{qname.capitalize()} vs {xlab}"
     if subtitle:
         import html

@@ -123,14 +123,15 @@ def test_preset_loads():
 def test_simulate_page_runs_and_plots_engine_result():
     from dpviz import data as D, simulate as S
 
-    at = _run("pages/simulate.py", query={"T": "50", "n": "200"})
+    at = _run("pages/simulate.py", query={"T": "50", "n": "200", "dataset": "wang-least-squares",
+                                          "sim_loss": "least-squares", "sim_schedule": "manual"})
     assert not at.exception
     at.multiselect(key="w_sim_algs").set_value(["dpsgd-output"]).run()
     [b for b in at.button if b.label == "Run simulation"][0].click().run()
     assert not at.exception and not at.error
     figs = _figs(at)
     assert figs
-    mean_trace = [t for t in figs[0]["data"] if t["name"].endswith("empirical mean")][0]
+    mean_trace = [t for t in figs[0]["data"] if t.get("mode") == "lines+markers"][0]  # the empirical mean
     ds = D.load_dataset("wang-least-squares", n=200)
     res = S.simulate("dpsgd-output", ds, "least-squares", grid={"eps": [1.0, 2.0, 4.0, 8.0, 16.0]}, reps=20, seed=0,
                      params={"T": 50, "eta": 0.01, "R": 1.0, "mu": 0.1, "n": 200})  # δ = 1/n² by default

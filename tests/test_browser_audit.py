@@ -18,6 +18,14 @@ def _wait_output(page, text, timeout=60000):
         timeout=timeout)
 
 
+def _label(alg: str) -> str:
+    """The Algorithm box shows an algorithm by name and paper (the id stays in the link)."""
+    from dpviz import catalog
+
+    a = catalog.get_algorithm(alg)
+    return f"{a.name} — {a.paper.short}"
+
+
 def _number(page, label, value):
     box = page.get_by_label(label, exact=True).and_(page.locator("input"))
     box.fill(str(value))
@@ -54,11 +62,11 @@ def test_audit_page_four_changes(server):
         assert "1200 trials" in page.locator("body").inner_text()
         # 3: the algorithm: non-private SGD certifies a large epsilon, nothing is claimed
         page.get_by_label("Algorithm").click()
-        page.get_by_role("option", name="sgd", exact=True).click()
+        page.get_by_role("option", name=_label("sgd"), exact=True).click()
         page.wait_for_url(re.compile(r"aud_alg=sgd"))
         _wait_output(page, "σ = 0,")  # SGD adds no noise
         assert "ε lower bound" in page.locator("body").inner_text()
-        assert page.locator("input[aria-label='Algorithm']").input_value() == "sgd"
+        assert page.locator("input[aria-label='Algorithm']").input_value() == _label("sgd")
         # 4: switch to stability with an adversarial neighbour
         page.get_by_text("Stability", exact=True).click()
         page.wait_for_url(re.compile(r"aud_mode=stability"))
@@ -141,10 +149,10 @@ def test_audit_page_stability_of_xue_algorithms(server):
                           ("dp-epoch-gd", "the replaced example lies in block D_"),
                           ("dpgd-c", "full pairwise gradient sensitivity 4G/n")):
             page.get_by_label("Algorithm").click()
-            page.get_by_role("option", name=alg, exact=True).click()
+            page.get_by_role("option", name=_label(alg), exact=True).click()
             page.wait_for_url(re.compile(rf"aud_alg={alg}(&|$)"))
             _wait_output(page, text)
-            assert page.locator("input[aria-label='Algorithm']").input_value() == alg
+            assert page.locator("input[aria-label='Algorithm']").input_value() == _label(alg)
             assert page.locator("[data-testid='stException']").count() == 0
             assert "above the bound: 0.0%" in page.locator("body").inner_text()
             if alg == "dpgd-sc":
@@ -168,10 +176,10 @@ def test_audit_page_matrix_parameter_pidp_and_accountants(server):
 
         def algorithm(alg, text):
             page.get_by_label("Algorithm").click()
-            page.get_by_role("option", name=alg, exact=True).click()
+            page.get_by_role("option", name=_label(alg), exact=True).click()
             page.wait_for_url(re.compile(rf"aud_alg={alg}(&|$)"))
             _wait_output(page, text)
-            assert page.locator("input[aria-label='Algorithm']").input_value() == alg
+            assert page.locator("input[aria-label='Algorithm']").input_value() == _label(alg)
 
         def checked():
             return page.locator("[data-testid='stRadio'] input:checked").evaluate_all(
@@ -186,7 +194,7 @@ def test_audit_page_matrix_parameter_pidp_and_accountants(server):
         _wait_output(page, "the statistic is <W, u u^T> = u^T W u")
         assert "matrix W (metric learning)" in checked()
         page.wait_for_function("() => [...document.querySelectorAll('.gtitle')].some(e => "
-                               "e.textContent.includes('u^T W u'))", timeout=60000)
+                               "e.textContent.includes('uᵀWu'))", timeout=60000)
         page.screenshot(path=str(out / "audit_matrix.png"), full_page=True)
         # 3: back to a vector parameter
         page.get_by_text("vector w (AUC maximisation)", exact=True).click()

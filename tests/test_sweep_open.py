@@ -164,7 +164,7 @@ def test_simulate_page_opens_a_sweep_from_the_folder(root, monkeypatch):
         assert at.radio(key="w_sweep_x").value == x
         assert at.query_params.get("sweep_x") in (x, [x]) and at.query_params.get("plot_value") in (q, [q], None)
         fig = json.loads(at.get("plotly_chart")[0].proto.spec)
-        mean = [t for t in fig["data"] if t["name"].startswith("DP-SGD") and t["name"].endswith("empirical mean")][0]
+        mean = [t for t in fig["data"] if t["name"].startswith("DP-SGD") and t.get("mode") == "lines+markers"][0]
         res = dict((f"{r.algorithm} {lab}", r) for lab, r in data.results(x, q))
         other = "ε" if x == "n" else "n"
         first = [k for k in res if k.startswith("dpsgd-rdp")][0]

@@ -35,7 +35,7 @@ def test_sigma_vs_eps_curve_is_not_recomputed_when_eps_changes(monkeypatch):
 
 
 def test_bound_curves_ignore_the_swept_value_and_delta_tied_to_n(monkeypatch):
-    ui._bound_series.clear()
+    ui._BOUND_POINTS.clear()
     calls = _counting(monkeypatch, "bound")
     grid = (1000, 10000)
     p = {"d": 10, "eps": 1.0, "delta": 1e-6}
