@@ -25,8 +25,9 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("engine", "the batched simulation engine, the losses, the data sets, the projections onto W, the reference "
                "risk",
      ("dpviz.simulate", "dpviz.losses", "dpviz.data", "dpviz.projections", "dpviz.reference")),
-    ("labs", "the privacy audit, the stability experiments, the privacy-accounting lab",
-     ("dpviz.audit", "dpviz.stability", "dpviz.privacy_lab")),
+    ("labs", "the privacy audit and its trade-off-curve (f-DP) audits, the stability experiments, the "
+             "privacy-accounting lab",
+     ("dpviz.audit", "dpviz.auditing", "dpviz.stability", "dpviz.privacy_lab")),
     ("studies", "the papers' experiments (one definition, one runner), the simulation figures, the studies of "
                 "Kang et al. Section 7 and Xue et al. Section 5, the Dask sweeps",
      ("dpviz.experiments", "dpviz.reproduce", "dpviz.studies_kang", "dpviz.studies_xue", "dpviz.sweep")),

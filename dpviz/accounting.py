@@ -910,8 +910,10 @@ def _pld_support(z: float, steps: int, q: float, replace: bool) -> tuple[float, 
     analytic = _pld_single_points(z, q, steps, replace, 1.0)  # an upper estimate of one step's loss range
     probe = max(analytic / _PLD_PROBE_POINTS, 1e-4)
     if probe > 50.0:
-        raise PldTooLarge(f"one step's privacy loss spans about {analytic:.3g} (noise std {_pld_std(z, q, steps, replace):.3g}), "
-                          f"so a PLD at grid step 1e-3 would need about {analytic / 1e-3:.3g} points")
+        std = _pld_std(z, q, steps, replace)
+        raise PldTooLarge(f"one step's privacy loss spans about {analytic:.3g} (noise std {std:.3g}), "
+                          f"so a PLD at grid step 1e-3 would need about {analytic / 1e-3:.3g} points; the noise is too "
+                          "small for a PLD here — RDP's ε is the upper bound to use.")
     pmfs = _pld_single(z, q, steps, replace, probe, True)
     single = max(len(p._probs) for p in pmfs if p is not None) * probe
     composed = single

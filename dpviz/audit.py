@@ -55,7 +55,7 @@ DEFAULT_MAX_BYTES = 1.0e9
 #: float64 arrays of one chain's parameter size held at once (iterate, running sum, noise and gradient buffers,
 #: released output and its noiseless copy, last iterate and average): measured 4.7 for ``audit --algorithm sgd
 #: --trials 2000000 --T 1`` and ``stability --algorithm sgd --reps 1000000`` (745 MB above the interpreter for 2e6
-#: chains of d = 10, benchmarks/bench_hostile.py), rounded up.
+#: chains of d = 10; tests/test_cli_hostile.py checks the estimate against a measured run), rounded up.
 _ARRAYS_PER_CHAIN = 6
 
 

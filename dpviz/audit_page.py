@@ -12,7 +12,8 @@ from dpviz.urlstate import parse_number
 
 __all__ = ["PAGE_ALGORITHMS", "STABILITY_ALGORITHMS", "SCHEMA", "DEFAULTS", "state_from_query", "encode",
            "params_of", "statistic_figure", "distance_figure", "trace_figure", "parse_values", "sweep_figure",
-           "VALUES_KEY", "OVER_LABELS", "estimate", "HEAVY_SECONDS"]
+           "VALUES_KEY", "OVER_LABELS", "estimate", "HEAVY_SECONDS", "ANALYSIS_KEYS", "method_result",
+           "tradeoff_curves"]
 
 #: Algorithms the page offers (vector parameters; they run with the lab's default data and loss).
 PAGE_ALGORITHMS = ["dpsgd-rdp", "dpsgd-pl", "dpsgd-output", "dpsgd-rdp-pairwise", "pairwise-sgd-output", "sgd",
@@ -36,6 +37,10 @@ SCHEMA: dict[str, tuple[str, Any, Any]] = {
     "aud_trials": ("int", 2000, (8, 200_000)),
     "aud_reps": ("int", 200, (2, 100_000)),
     "aud_seed": ("int", 0, (0, 2**31 - 1)),
+    # how the audit's lower bound is certified, and the planner's target (dpviz.auditing; page-side only: changing
+    # them re-analyses the same trials, it never re-runs them)
+    "aud_method": ("choice", "clopper-pearson", ["clopper-pearson", "gdp", "one-run"]),
+    "aud_target": ("float", 0.5, (1e-3, 100.0)),
     "aud_nb": ("choice", "random", ["random", "adversarial"]),
     "aud_param": ("choice", "vector", ["vector", "matrix"]),
     # stability along t (the default) or over a grid of n, eta or the loss's Hölder exponent alpha
@@ -144,6 +149,37 @@ def params_of(state: dict[str, Any]) -> dict[str, Any]:
     elif state["aud_noise"] == "custom":
         p["sigma"] = state["aud_sigma"]
     return p
+
+
+#: page-side entries: not part of the computation's key (the same trials are re-analysed)
+ANALYSIS_KEYS = ("aud_method", "aud_target")
+
+
+def method_result(res, method: str, level: float = 0.95, seed: int = 0) -> dict[str, Any]:
+    """The audit result ``res`` (:class:`dpviz.audit.AuditResult`) certified by ``method`` on its chosen statistic:
+    ``{"eps_lower", "detail", "assumption", "citation", "point"}``; ``point`` is the evaluation half's (FPR, FNR) with
+    both rates' Clopper–Pearson intervals, for :func:`dpviz.privacy_figures.tradeoff_figure`."""
+    from dpviz import audit as aud, auditing as au
+
+    neg, pos = res.samples[res.statistic]
+    m = res.trials // 2 - (res.trials // 2) // 2  # the evaluation half of each side (dpviz.audit.distinguish)
+    fp, fn = round(res.fpr * m), round(res.fnr * m)
+    flo, fhi = aud.clopper_pearson(fp, m, level)
+    nlo, nhi = aud.clopper_pearson(fn, m, level)
+    point = {"fpr": res.fpr, "fnr": res.fnr, "fpr_lo": flo, "fpr_hi": fhi, "fnr_lo": nlo, "fnr_hi": nhi,
+             "name": f"measured (FPR, FNR), {m} evaluation trials per side"}
+    if method == "gdp":
+        g = au.gdp_audit(neg, pos, delta=res.delta, level=level)
+        eps, detail = g.eps_lower, (f"μ ≥ {g.mu_lower:.4g} (95 %) from FPR ≤ {g.fpr_upper:.4g}, FNR ≤ "
+                                     f"{g.fnr_upper:.4g}; fitted μ = {g.mu_fit:.3g} ({g.mu_fit_interval[0]:.3g} – "
+                                     f"{g.mu_fit_interval[1]:.3g})")
+    elif method == "one-run":
+        r = au.one_run_from_trials(neg, pos, delta=res.delta, level=level, seed=seed)
+        eps, detail = r.eps_lower, f"{r.m} canaries, {r.correct} of {r.guesses} guesses right"
+    else:
+        eps, detail = res.eps_lower, f"FPR ≤ {res.fpr_upper:.4g}, FNR ≤ {res.fnr_upper:.4g} (95 %)"
+    return {"eps_lower": float(eps), "detail": detail, "assumption": au.ASSUMPTIONS[method],
+            "citation": au.CITATIONS[method], "point": point}
 
 
 def statistic_figure(on_d, on_d2, threshold: float, name: str, matrix: bool = False):
@@ -320,3 +356,20 @@ def estimate(state: dict[str, Any]) -> dict[str, float]:
     if mode == "audit":
         seconds += _SECONDS_PER_TRIAL * 2 * reps
     return {"seconds": seconds, "bytes": float(bytes_), "units": float(units)}
+
+
+def tradeoff_curves(eps_claimed, eps_accountant, delta: float, points: int = 201) -> dict:
+    """The Audit page's trade-off curves (Dong, Roth & Su 2022): the claimed (ε, δ) line, the accountant's (ε, δ)
+    line and the μ-GDP curve with the accountant's (ε, δ) (exact for Gaussian releases), ``name -> (α, β)``."""
+    from dpviz import auditing as au
+
+    a = np.linspace(0.0, 1.0, points)
+    out = {}
+    if eps_claimed is not None:
+        out[f"claimed ({eps_claimed:.3g}, {delta:.2g})-DP line"] = (a, au.tradeoff_eps_delta(a, eps_claimed, delta))
+    if eps_accountant is not None and eps_accountant > 0:
+        out[f"accountant's ({eps_accountant:.3g}, {delta:.2g})-DP line"] = (
+            a, au.tradeoff_eps_delta(a, eps_accountant, delta))
+        mu = au.gdp_mu_for(eps_accountant, delta)
+        out[f"μ-GDP curve, μ = {mu:.3g} (same ε, δ; exact for Gaussian releases)"] = (a, au.tradeoff_gdp(a, mu))
+    return out

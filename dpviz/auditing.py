@@ -37,7 +37,8 @@ from dpviz import _validate as v
 
 __all__ = ["tradeoff_eps_delta", "tradeoff_gdp", "gdp_mu_of_gaussians", "gdp_delta", "gdp_epsilon", "gdp_mu_for",
            "tradeoff_from_profile", "tradeoff_pld", "mu_from_rates", "GdpAudit", "gdp_audit", "OneRunAudit",
-           "one_run_audit", "one_run_scores", "AuditPlan", "plan_audit", "METHODS", "ASSUMPTIONS", "CITATIONS"]
+           "one_run_audit", "one_run_from_trials", "one_run_scores", "mechanism_for_plan", "AuditPlan", "plan_audit",
+           "METHODS", "ASSUMPTIONS", "CITATIONS"]
 
 METHODS = ("clopper-pearson", "gdp", "one-run")
 #: what each method assumes, in one sentence each (the CLI's JSON and the page state it)
@@ -48,7 +49,8 @@ ASSUMPTIONS = {
            "compositions, approximately for subsampled ones by the central limit theorem of Dong, Roth & Su); "
            "for other curves (e.g. randomised response) its epsilon can exceed the truth.",
     "one-run": "canaries included independently with probability 1/2 and the mechanism (epsilon, delta)-DP in each "
-               "canary; a single training run with m canaries replaces m pairs of runs.",
+               "canary (then one training run carrying all m canaries suffices; dpviz's engine trains one canary "
+               "per run, so here each canary costs trainings).",
 }
 CITATIONS = {
     "clopper-pearson": "Jagielski, Ullman & Oprea 2020; Nasr, Song, Thakurta, Papernot & Carlini 2021",
@@ -286,10 +288,17 @@ def one_run_p_value(eps: float, delta: float, m: int, r: int, correct: int) -> f
     p = 1.0 / (1.0 + math.exp(-eps))
     fv = float(_tail(r, p, np.asarray(correct)))
     if delta > 0:
-        # i > correct: f(v − i) = 1, so (1 − f(v))/i is largest at i = correct; larger i add nothing
-        i = np.arange(1, max(1, min(m, correct)) + 1)
-        extra = float(np.max((_tail(r, p, correct - i) - fv) / i))
-        fv += 2 * m * delta * extra
+        # i > correct: f(v − i) = 1, so (1 − f(v))/i is largest at i = correct; larger i add nothing.  Every i up
+        # to 64 exactly; beyond, segments [a, b] of ratio 1.05 bounded above by (f(v − b) − f(v))/a (f(v − i) grows
+        # with i), so the term is an upper bound (at most 5 % above the exact maximum)
+        top = max(1, min(m, correct))
+        small = np.arange(1, min(top, 64) + 1)
+        terms = (_tail(r, p, correct - small) - fv) / small
+        if top > 64:
+            a = np.unique(np.round(np.geomspace(65, top, max(2, int(math.log(top / 65) / math.log(1.05)) + 2))))
+            b = np.minimum(np.append(a[1:] - 1, top), top)
+            terms = np.concatenate([terms, (_tail(r, p, correct - b) - fv) / a])
+        fv += 2 * m * delta * float(np.max(terms))
     return min(fv, 1.0)
 
 
@@ -368,6 +377,19 @@ def one_run_audit(scores, included, *, delta: float, level: float = 0.95, k_plus
                        level=level)
 
 
+def one_run_from_trials(neg, pos, *, delta: float, level: float = 0.95, seed: int = 0) -> OneRunAudit:
+    """One-run statistics on independent trials (dpviz's engine trains one canary per run): the direction "in =
+    higher" or "lower" is chosen on the first halves (means), then each pair i of the second halves is one canary
+    whose inclusion is a fair coin (seeded), scored by the D' trial if included, else by the D trial."""
+    neg, pos = _scores(neg, pos)
+    hn, hp = neg.size // 2, pos.size // 2
+    direction = 1.0 if np.mean(pos[:hp]) >= np.mean(neg[:hn]) else -1.0
+    en, ep = neg[hn:], pos[hp:]
+    m = min(en.size, ep.size)
+    inc = np.random.default_rng(v.check_int("seed", seed, minimum=0)).integers(0, 2, size=m)
+    return one_run_audit(direction * np.where(inc == 1, ep[:m], en[:m]), inc, delta=delta, level=level)
+
+
 def one_run_scores(m: int, mu: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
     """Idealised one-run canary scores: canary i included with probability 1/2, score N(μ·[included], 1) (each
     canary's score is then a μ-GDP release of its inclusion bit)."""
@@ -394,7 +416,8 @@ def _ideal_bound(method: str, trials: int, mu: float, delta: float, level: float
                 continue
             # guess "in" for the top k of m scores (half N(μ,1), half N(0,1)): the threshold t with
             # (m/2)(Q(t − μ) + Q(t)) = k; precision Q(t − μ)/(Q(t − μ) + Q(t)); "out" symmetric
-            t = optimize.brentq(lambda t: (m / 2) * (stats.norm.sf(t - mu) + stats.norm.sf(t)) - k, -50, 50)
+            t = optimize.brentq(lambda t: (m / 2) * (stats.norm.sf(t - mu) + stats.norm.sf(t)) - k, -50,
+                              mu + 50)
             prec = stats.norm.sf(t - mu) / (stats.norm.sf(t - mu) + stats.norm.sf(t))
             correct = int(math.floor(2 * k * prec))
             lev = 1.0 - (1.0 - level) / 6
@@ -415,9 +438,9 @@ def _ideal_bound(method: str, trials: int, mu: float, delta: float, level: float
 
 @dataclass(frozen=True)
 class AuditPlan:
-    """Outcome of :func:`plan_audit`: ``trials`` needed (all trainings; canaries of one run for ``one-run``) or
-    ``None`` when none up to ``max_trials`` suffice; ``certified`` at that size; ``seconds`` it takes here;
-    ``runs`` (trainings)."""
+    """Outcome of :func:`plan_audit`: ``trials`` needed (all trainings; canaries for ``one-run``) or ``None`` when
+    none up to ``max_trials`` suffice; ``certified`` at that size; ``runs``, the trainings dpviz's engine needs
+    (one-run: 4 per canary, :func:`one_run_from_trials`); ``seconds`` they take here."""
 
     method: str
     target: float
@@ -445,13 +468,11 @@ class AuditPlan:
 
 
 def plan_audit(*, target: float, eps_true: float, delta: float, method: str = "gdp", level: float = 0.95,
-               seconds_per_trial: float | None = None, seconds_per_run: float | None = None,
-               max_trials: int = 10**8) -> AuditPlan:
+               seconds_per_trial: float | None = None, max_trials: int = 10**8) -> AuditPlan:
     """Trials needed to certify ``target`` with ``method`` on a mechanism whose true guarantee is ``eps_true`` at
     ``delta``, taken to be μ-GDP with μ = :func:`gdp_mu_for` (eps_true, δ) (exact for Gaussian releases); the
-    idealised audit of :func:`_ideal_bound`, so a real attack needs at least this many.  Time: ``trials`` ×
-    ``seconds_per_trial`` (Clopper–Pearson, GDP: one training per trial), ``seconds_per_run`` for a one-run audit (one
-    training whatever m).  The search doubles the trials, then bisects (smallest even count)."""
+    idealised audit of :func:`_ideal_bound`, so a real attack needs at least this many.  Time: ``runs`` ×
+    ``seconds_per_trial``.  The search doubles the trials, then bisects to 1 %."""
     if method not in METHODS:
         raise ValueError(f"--method must be one of {', '.join(METHODS)}, got {method!r}.")
     target = v.check_positive("target (epsilon to certify)", target)
@@ -476,7 +497,9 @@ def plan_audit(*, target: float, eps_true: float, delta: float, method: str = "g
             break
         if n >= max_trials:
             return AuditPlan(trials=None, certified=b, seconds=None, runs=None, curve=curve, reason=(
-                f"more than {max_trials:.3g} trials: {method} certifies only {b:.3g} there."), **kw)
+                f"more than {max_trials:.3g} trials: {method} certifies only {b:.3g} there" + (
+                    " (with δ > 0 the one-run bound's term 2mδ grows with the canaries m, so it levels off)"
+                    if method == "one-run" else "") + "."), **kw)
         n = min(2 * n, max_trials)
     lo, hi = n // 2, n
     while hi - lo > max(2, hi // 100):  # to 1 %
@@ -486,7 +509,39 @@ def plan_audit(*, target: float, eps_true: float, delta: float, method: str = "g
             hi = mid
         else:
             lo = mid
-    runs = 1 if method == "one-run" else hi
-    per = seconds_per_run if method == "one-run" else seconds_per_trial
-    secs = None if per is None else float(per) * (1 if method == "one-run" else hi)
+    runs = 4 * hi if method == "one-run" else hi
+    secs = None if seconds_per_trial is None else float(seconds_per_trial) * runs
     return AuditPlan(trials=hi, certified=bound(hi), seconds=secs, runs=runs, curve=curve, **kw)
+
+
+def mechanism_for_plan(algorithm_id: str, data, loss, params) -> tuple[float, str, float, float | None]:
+    """(ε of the mechanism, where it comes from, δ, CPU seconds per audit trial here) for :func:`plan_audit`: the
+    matched accountant's ε of the noise the audit would use (:func:`dpviz.audit._accountant`), and the Audit page's
+    cost model (:func:`dpviz.audit_page.estimate`, at 1000 trials; ``None`` for algorithms the page does not run).
+    Raises ValueError where the setting does not run or no accountant gives an ε (Laplace noise, no noise)."""
+    from dpviz import audit as aud, audit_page, simulate as sim
+
+    params = dict(params)
+    *_, plans, _ = sim._plan(algorithm_id, data, loss, None, 1, params)
+    plan = plans[0]
+    if not plan["run"]:
+        raise ValueError(f"the calibration is infeasible, nothing to audit: {plan['cal'].reason}")
+    eps, note = aud._accountant(algorithm_id, plan, sim.SPECS[algorithm_id])
+    if eps is None or not eps > 0:
+        raise ValueError(f"no epsilon to plan against: {note}")
+    n = int(plan["n"])
+    delta = float(plan["delta"]) if plan["delta"] else 1.0 / n**2
+    per = None
+    if algorithm_id in audit_page.PAGE_ALGORITHMS:
+        state = dict(audit_page.DEFAULTS, aud_mode="audit", aud_alg=algorithm_id, aud_trials=1000, aud_n=n,
+                     aud_T=int(params.get("T", n)), aud_eta=float(params.get("eta", 0.1)),
+                     aud_eps=float(params.get("eps", 1.0)))
+        if params.get("sigma") is not None:
+            state.update(aud_noise="custom", aud_sigma=float(params["sigma"]))
+        elif params.get("noise_rule") != "experiment":
+            state["aud_noise"] = "calibrated"
+        try:
+            per = audit_page.estimate(state)["seconds"] / 1000.0
+        except (ValueError, KeyError):
+            per = None
+    return float(eps), note, delta, per

@@ -7,12 +7,16 @@ The sub-command names, the option names and the JSON keys are a contract (extern
 - ``python -m dpviz calibrate --algorithm ID --n N --eps E --delta D [--d --T --eta --G --L --M --R --alpha --mu] --json``
   → {id, sigma, laplace_scale, sigma_schedule, beta, beta_interval, feasible, reason, T, eta, …}
 - ``python -m dpviz bound --theorem ID … --json`` → {terms, total, exponents, eta, T, …}
-- ``python -m dpviz reproduce NAME [--reps R] [--seed S] --out DIR`` → {csv, html, md}
+- ``python -m dpviz reproduce NAME [--reps R] [--seed S] [--max-hours H] --out DIR`` → {csv, html, md} (a simulation
+  or study prints its time estimate first and is refused above ``--max-hours``, default 1; formula-based targets
+  refuse ``--reps`` / ``--seed``)
 - ``python -m dpviz reproduce --list --json`` → list of {id, paper, what, seconds_estimate}
 - ``python -m dpviz simulate --algorithm ID --dataset NAME --loss ID --over eps|n --values V1,V2 --reps R --seed S
   [--data-n N --label-noise K --l2 L] [the calibrate options, --param ...] --json`` → {runs: [{algorithm, kappa, rows}]}
   (the Simulate page's "Download this view" command)
-- ``python -m dpviz sweep SPEC.toml --out DIR [--workers K | --scheduler ADDRESS]`` (module ``cli_sweep``)
+- ``python -m dpviz sweep SPEC.toml --out DIR [--workers K | --scheduler ADDRESS] [--max-hours H] [--max-cell-gb G]``
+  (module ``cli_sweep``)
+- ``python -m dpviz tables --json`` → every table's rows with their formulas (values null unless parameters given)
 
 Invalid or missing parameters exit with code 2 and one line on stderr (no traceback).
 """

@@ -9,7 +9,8 @@ paper's σ): RDP gives an upper bound only, PLD both ends, the analytic Gaussian
 
 ``python -m dpviz privacy --n N (--batch-size B | --sampling-rate Q) (--epochs E | --steps T) --noise-multiplier Z
 --delta D [--sampling poisson|without-replacement] [--neighbouring add-remove|replace-one] --json`` → ε by RDP and
-PLD (see :func:`dpviz.privacy_lab.calculator`).
+PLD (see :func:`dpviz.privacy_lab.calculator`); ``--statement`` instead prints a plain-language privacy statement
+ending with the command that recomputes it (:func:`dpviz.privacy_lab.statement`).
 
 Bad input exits with code 2 and one line on stderr (``ValueError`` is turned into that by :func:`dpviz.cli.main`).
 """
@@ -60,11 +61,24 @@ def add_parser(sub, add_param_options, collect_params) -> None:
     p.add_argument("--delta", type=_positive, required=True, help="delta in (0, 1)")
     p.add_argument("--sampling", choices=("poisson", "without-replacement"), default="poisson")
     p.add_argument("--neighbouring", choices=("add-remove", "replace-one"), default="add-remove")
+    p.add_argument("--statement", action="store_true",
+                   help="print a plain-language privacy statement (with the command that recomputes it)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
 def _f(x) -> str:
     return "—" if x is None else f"{x:.5g}"
+
+
+def privacy_command(args) -> str:
+    """The ``python -m dpviz privacy …`` command of parsed ``args`` (what a privacy statement ends with)."""
+    parts = ["python -m dpviz privacy", f"--n {args.n}"]
+    parts.append(f"--batch-size {args.batch_size}" if args.batch_size is not None
+                 else f"--sampling-rate {args.sampling_rate:g}")
+    parts.append(f"--epochs {args.epochs:g}" if args.epochs is not None else f"--steps {args.steps}")
+    parts += [f"--noise-multiplier {args.noise_multiplier:g}", f"--delta {args.delta:g}",
+              f"--sampling {args.sampling}", f"--neighbouring {args.neighbouring}", "--statement"]
+    return " ".join(parts)
 
 
 def _what(r: dict, up: str, lo: str, who: str) -> str:
@@ -110,7 +124,9 @@ def run(args) -> int | None:
             if r.get("error"):
                 print(f"  note: {r['error']}")
         if args.sigma and out["closed_form"].get("eps_of_sigma") is not None:
-            print(f"closed form: sigma = {args.sigma:g} corresponds to eps = {out['closed_form']['eps_of_sigma']:.5g}")
+            print(f"closed form: the smallest eps at which the paper's closed form (with its conditions) gives "
+                  f"sigma <= {args.sigma:g} is {out['closed_form']['eps_of_sigma']:.5g} (its conditions can bound "
+                  f"eps from below whatever sigma is; the accountants above give the eps this sigma buys)")
         for note in out["notes"]:
             print(f"note: {note}")
         return 0
@@ -119,6 +135,9 @@ def run(args) -> int | None:
                                      batch_size=args.batch_size, sampling_rate=args.sampling_rate,
                                      epochs=args.epochs, steps=args.steps, sampling=args.sampling,
                                      neighbouring=args.neighbouring)
+        if args.statement:
+            print(privacy_lab.statement(out, privacy_command(args)), end="")
+            return 0
         if args.json:
             print(json.dumps(out, indent=2))
             return 0

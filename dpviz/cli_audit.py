@@ -1,7 +1,12 @@
 """``python -m dpviz audit`` and ``python -m dpviz stability`` (registered in ``dpviz.cli.EXTENSIONS``).
 
-audit --algorithm ID [calibrate options] [--sigma S] --trials N --seed S --json
+audit --algorithm ID [calibrate options] [--sigma S] --trials N --seed S [--method M] --json
     -> {"algorithm", "eps_claimed", "eps_lower", "trials", "statistic", "fpr", "fnr", "max_certifiable", "seconds"}
+       (with --method: also "method", "assumption", "eps_lower_clopper_pearson" and the method's details;
+       dpviz.auditing)
+audit --algorithm ID [options] --plan --target X [--method M] --json
+    -> {"algorithm", "method", "target", "eps_true", "eps_source", "delta", "mu", "trials", "runs", "seconds",
+        "certified", "assumption", "reason"}: the trials an idealised audit needs to certify X, and their time here
 stability --algorithm ID [options] --reps R --seed S --json
     -> {"algorithm", "theorem", "bound", "empirical": {"max", "q50", "q95", "q99"}, "neighbour", "seconds"}
 stability ... --over n|eta|alpha --values V1,V2,...
@@ -48,7 +53,13 @@ def add_parser(sub, add_param_options, collect_params) -> None:
     p = sub.add_parser("audit", help="empirical lower bound on epsilon by a distinguishing test with a canary")
     p.add_argument("--algorithm", required=True, help="algorithm id (see `algorithms`)")
     p.add_argument("--sigma", type=_number, default=None, help="noise standard deviation instead of the calibrated one")
-    p.add_argument("--trials", type=_whole, required=True, help="trainings in all (half on D, half on D'), even")
+    p.add_argument("--trials", type=_whole, default=None,
+                   help="trainings in all (half on D, half on D'), even (required unless --plan)")
+    p.add_argument("--method", choices=("clopper-pearson", "gdp", "one-run"), default=None,
+                   help="how the lower bound is certified (default clopper-pearson); see dpviz.auditing.ASSUMPTIONS")
+    p.add_argument("--plan", action="store_true",
+                   help="do not audit: say how many trials certify --target with --method, and how long they take")
+    p.add_argument("--target", type=_number, default=None, help="with --plan: the epsilon lower bound to certify")
     p.add_argument("--seed", type=_whole, default=0, help="random seed (default 0)")
     p.add_argument("--level", type=_number, default=0.95, help="Clopper-Pearson confidence level (default 0.95)")
     _common(p)
@@ -135,6 +146,12 @@ def run(args: argparse.Namespace) -> int | None:
     n_data = None
     if args.command == "audit":
         aud._level(args.level)
+        if args.plan:
+            return _plan(args, params, v)
+        if args.trials is None:
+            raise ValueError("--trials is required (an even whole number >= 8), unless --plan.")
+        if args.target is not None:
+            raise ValueError("--target goes with --plan (the audit itself certifies what its trials allow).")
         if args.trials < 8 or args.trials % 2:
             raise ValueError(f"--trials must be an even whole number >= 8 (half on D, half on D'), got "
                              f"{v.shown(args.trials)}.")
@@ -155,6 +172,8 @@ def run(args: argparse.Namespace) -> int | None:
             res = aud.audit(args.algorithm, ds, loss, params=params, trials=args.trials, seed=args.seed,
                             level=args.level, progress=bar, max_work=max_work, max_bytes=max_bytes)
         out = res.to_dict(contract_only=args.json)
+        if args.method is not None:
+            out.update(_method_result(args, res))
     else:
         from dpviz import stability as stab
 
@@ -175,6 +194,53 @@ def run(args: argparse.Namespace) -> int | None:
                                           reps=args.reps, seed=args.seed, neighbour=args.neighbour, gamma=args.gamma,
                                           progress=bar, max_work=max_work, max_bytes=max_bytes)
             out["sweep"] = sw.to_list()
+    if args.json:
+        print(json.dumps(out))
+    else:
+        for k, val in out.items():
+            print(f"{k}: {val}")
+    return 0
+
+
+def _method_result(args, res) -> dict:
+    """The ``--method`` fields: ``eps_lower`` by that method on the audit's chosen statistic, its assumption, and
+    the Clopper-Pearson bound of the same trials for comparison (dpviz.auditing)."""
+    from dpviz import audit as aud
+    from dpviz import auditing as au
+
+    neg, pos = res.samples[res.statistic]
+    out = {"method": args.method, "assumption": au.ASSUMPTIONS[args.method], "citation": au.CITATIONS[args.method],
+           "eps_lower_clopper_pearson": res.eps_lower}
+    if args.method == "gdp":
+        g = au.gdp_audit(neg, pos, delta=res.delta, level=args.level)
+        out.update(eps_lower=g.eps_lower, mu_lower=g.mu_lower, mu_fit=g.mu_fit, mu_fit_interval=list(g.mu_fit_interval),
+                   fpr=g.fpr, fnr=g.fnr, fpr_upper=g.fpr_upper, fnr_upper=g.fnr_upper)
+    elif args.method == "one-run":
+        r = au.one_run_from_trials(neg, pos, delta=res.delta, level=args.level, seed=args.seed)
+        out.update(eps_lower=r.eps_lower, canaries=r.m, guesses=r.guesses, correct=r.correct,
+                   note=("dpviz's engine trains one canary per run: each evaluation trial is one canary whose "
+                         "inclusion is a fair coin (Steinke, Nasr & Jagielski's analysis), so this spends the "
+                         "audit's trials; a training run carrying all canaries at once would need one run."))
+    return aud._finite(out)
+
+
+def _plan(args, params, v) -> int:
+    """``audit --plan``: the trials an idealised audit of the mechanism needs to certify ``--target``, and their time
+    here by the Audit page's cost model (dpviz.audit_page.estimate)."""
+    from dpviz import audit as aud
+    from dpviz import auditing as au
+
+    method = args.method or "clopper-pearson"
+    if args.target is None:
+        raise ValueError("--plan needs --target (the epsilon lower bound to certify, > 0).")
+    target = v.check_positive("--target", args.target)
+    ds, loss, params = aud.default_setting(args.algorithm, params, dataset=args.dataset, loss=args.loss)
+    eps_true, source, delta, per_trial = au.mechanism_for_plan(args.algorithm, ds, loss, params)
+    plan = au.plan_audit(target=target, eps_true=eps_true, delta=delta, method=method, level=args.level,
+                         seconds_per_trial=per_trial)
+    out = {"algorithm": args.algorithm, **plan.to_dict(), "eps_source": source}
+    out.pop("curve")
+    out = aud._finite(out)
     if args.json:
         print(json.dumps(out))
     else:

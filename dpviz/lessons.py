@@ -1039,7 +1039,11 @@ def answer(step: Step, state: dict, values: dict | None = None) -> dict:
     ``{"answer", "text", "tex"}``."""
     if step.question is None:
         raise ValueError("this step has no question")
-    return SOLVERS[step.question.solver](state, values)
+    try:
+        return SOLVERS[step.question.solver](state, values)
+    except (TypeError, ZeroDivisionError, StopIteration, KeyError) as exc:  # a number the question needs is missing
+        raise ValueError("this question has no answer at these settings (a quantity it compares is not defined "
+                         "here, e.g. the calibration is not private); try the lesson's own values") from exc
 
 
 def check_prediction(question: Question, prediction, correct) -> bool:

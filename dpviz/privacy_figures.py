@@ -10,7 +10,7 @@ from typing import Sequence
 
 import plotly.graph_objects as go
 
-__all__ = ["sigma_eps_figure", "eps_steps_figure"]
+__all__ = ["sigma_eps_figure", "eps_steps_figure", "tradeoff_figure"]
 
 _DASH = {"closed form": "dash"}
 
@@ -61,4 +61,35 @@ def eps_steps_figure(steps: Sequence[int], series: dict[str, Sequence[float]], *
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title="ε bought", template="plotly_white",
                       legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=10))
     _log_axes(fig)
+    return fig
+
+
+def tradeoff_figure(curves: dict[str, tuple[Sequence[float], Sequence[float]]],
+                    points: Sequence[dict] = (), *, title: str) -> go.Figure:
+    """Type II error β (y) against type I error α (x) on [0, 1]²: one line per trade-off curve ``name -> (alphas,
+    betas)`` (f-DP, Dong, Roth & Su 2022; a guarantee says every test lies on or above its curve) and, per measured
+    test in ``points`` (dicts with ``fpr``, ``fnr``, ``fpr_lo``, ``fpr_hi``, ``fnr_lo``, ``fnr_hi``, ``name``), the
+    point with its Clopper–Pearson box (the rectangle of both rates' confidence intervals)."""
+    if not curves and not points:
+        raise ValueError("nothing to plot: no trade-off curve and no measured point")
+    fig = go.Figure()
+    dash = {0: "solid", 1: "dash", 2: "dot", 3: "dashdot"}
+    for i, (name, (xs, ys)) in enumerate(curves.items()):
+        fig.add_trace(go.Scatter(x=list(map(float, xs)), y=list(map(float, ys)), mode="lines", name=name,
+                                 line=dict(dash=dash[i % 4])))
+    fig.add_trace(go.Scatter(x=[0, 1], y=[1, 0], mode="lines", name="no privacy test (random guess)",
+                             line=dict(color="lightgray", width=1), hoverinfo="skip"))
+    for pt in points:
+        x0, x1, y0, y1 = (float(pt[k]) for k in ("fpr_lo", "fpr_hi", "fnr_lo", "fnr_hi"))
+        fig.add_trace(go.Scatter(x=[x0, x1, x1, x0, x0], y=[y0, y0, y1, y1, y0], mode="lines", fill="toself",
+                                 opacity=0.35, name=f"{pt.get('name', 'measured')}: Clopper–Pearson box",
+                                 line=dict(color="firebrick")))
+        fig.add_trace(go.Scatter(x=[float(pt["fpr"])], y=[float(pt["fnr"])], mode="markers",
+                                 name=pt.get("name", "measured (FPR, FNR)"),
+                                 marker=dict(size=10, color="firebrick", symbol="x")))
+    fig.update_layout(title=title, xaxis_title="type I error α (FPR: D′ guessed on D)",
+                      yaxis_title="type II error β (FNR: D guessed on D′)", template="plotly_white",
+                      legend=dict(orientation="h", y=-0.25), margin=dict(t=50, b=10))
+    fig.update_xaxes(range=[-0.01, 1.01], constrain="domain")
+    fig.update_yaxes(range=[-0.01, 1.01], constrain="domain")
     return fig

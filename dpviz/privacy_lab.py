@@ -728,3 +728,48 @@ def calculator(*, n, noise_multiplier, delta, batch_size=None, sampling_rate=Non
     return {"n": n, "steps": T, "sampling_prob": q, "noise_multiplier": nm, "sensitivity_factor":
             1.0 if neighbouring == "add-remove" else 2.0, "delta": delta, "sampling": sampling,
             "neighbouring": neighbouring, "rows": rows}
+
+
+def statement(out: dict, command: str) -> str:
+    """A short plain-language privacy statement for a :func:`calculator` result ``out`` — what is protected, the
+    neighbouring relation, the sampling, the accountant, ε with its bracket, δ, what is not covered — ending with the
+    ``python -m dpviz …`` command that recomputes it.  The ε claimed is the smallest *upper bound* (safe to claim)."""
+    rows = {r["accountant"]: r for r in out["rows"]}
+    ups = [(r["eps_upper"], name) for name, r in rows.items() if r.get("eps_upper") is not None]
+    if not ups:
+        raise ValueError("no accountant certified a finite ε for these settings, so there is no statement to make.")
+    eps, by = min(ups)
+    rel = out["neighbouring"]
+    who = ("one example is added to or removed from the training data" if rel == "add-remove"
+           else "one example of the training data is replaced by another (the data set size n is public)")
+    sampling = (f"each example joins each step independently with probability q = {out['sampling_prob']:.4g} "
+                "(Poisson sampling)" if out["sampling"] == "poisson"
+                else f"each step uses a uniformly random batch of {round(out['sampling_prob'] * out['n'])} of the "
+                     f"{out['n']} examples (sampling without replacement)")
+    lines = [
+        "Privacy statement (DP-SGD, computed by dpviz)",
+        "",
+        f"Guarantee: the training run is (ε, δ)-differentially private with ε = {eps:.4g} and δ = {out['delta']:.3g}.",
+        f"What is protected: any single training example. Whatever the rest of the data, an observer of the trained "
+        f"model cannot tell whether {who}, beyond what (ε, δ) allows.",
+        f"Mechanism: {out['steps']} steps of gradient descent with per-example gradients clipped to norm C and "
+        f"Gaussian noise of standard deviation {out['noise_multiplier']:g}·C added to their sum; {sampling}.",
+        f"Accountant: ε = {eps:.4g} is an upper bound (safe to claim) from the {by.upper()} accountant "
+        + ("(dp_accounting's privacy-loss distribution on a refined grid, or the PRV accountant of Gopi, Lee & "
+           "Wutschitz 2021 where its certified bound is smaller)." if by == "pld" else "(dp_accounting)."),
+    ]
+    pld = rows.get("pld")
+    if pld and pld.get("eps_upper") is not None and pld.get("eps_lower") is not None:
+        lines.append(f"Error bar: the exact ε of this mechanism lies in [{pld['eps_lower']:.4g}, {pld['eps_upper']:.4g}]"
+                     f" (certified lower and upper bounds; PLD grid {pld['grid']:.3g}).")
+    rdp = rows.get("rdp")
+    if rdp and rdp.get("eps_upper") is not None and by != "rdp":
+        lines.append(f"The RDP accountant's (looser) upper bound is ε = {rdp['eps_upper']:.4g}.")
+    lines += [
+        "Covered: the final model and every intermediate iterate of these steps. Not covered: hyper-parameter "
+        "tuning and any other use of the data outside these steps; a batch sampler that differs from the one stated; "
+        "implementation flaws such as floating-point attacks on the noise.",
+        "",
+        f"Recompute: {command}",
+    ]
+    return "\n".join(lines) + "\n"

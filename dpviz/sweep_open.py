@@ -2,7 +2,8 @@
 streamlit).
 
 ``python -m dpviz sweep SPEC.toml --out DIR`` writes ``DIR/cell-<id>.parquet`` (one file per grid cell) and
-``DIR/sweep.json`` (the spec and its hash); :func:`dpviz.sweep.load_sweep` reads such a directory.  A dashboard must
+``DIR/_sweep.json`` (the spec and its hash; ``sweep.json`` in folders of earlier versions, both read here);
+:func:`dpviz.sweep.load_sweep` reads such a directory.  A dashboard must
 not let a browser user point the server at arbitrary paths, so this module offers two safe ways in:
 
 ``list_sweeps(root) -> list[dict]``

@@ -365,6 +365,16 @@ def calculator_section() -> None:
         ui.download_table(rows, "privacy_calculator", {**args, "steps": out["steps"],
                                                        "sampling_prob": out["sampling_prob"]})
         st.caption(f"Command line: `{calc_command(args)}`")
+        try:
+            text = privacy_lab.statement(out, calc_command(args).removesuffix(" --json") + " --statement")
+        except ValueError as exc:
+            st.caption(f"No privacy statement: {exc}")
+        else:
+            st.download_button("Download the privacy statement", text, file_name="privacy_statement.txt",
+                               mime="text/plain", key="acc_calc_statement",
+                               help="plain text: what is protected, the neighbouring relation, sampling, "
+                                    "accountant, ε with its bracket, δ, what is not covered, and the command that "
+                                    "recomputes it")
 
 
 ui.guarded(body)

@@ -74,6 +74,15 @@ if mode == "audit" and alg in ap.PAIRWISE:
                                     "matrix": "matrix W (metric learning)"}[x],
              help="matrix: metric learning with the logistic metric loss of Xue, Yang, Huai & Wang (Example 1); "
                   "the statistic is u^T W u, the released metric along the canary direction u")
+if mode == "audit":
+    q1, q2 = st.columns([3, 1])
+    q1.radio("Certify the lower bound with", ["clopper-pearson", "gdp", "one-run"], key="aud_method",
+             horizontal=True, format_func=lambda x: {"clopper-pearson": "Clopper–Pearson", "gdp": "GDP fit",
+                                                     "one-run": "one-run (canaries)"}[x],
+             help="Clopper–Pearson: no assumption; GDP (Nasr et al. 2023): assumes a Gaussian trade-off curve; "
+                  "one-run (Steinke, Nasr & Jagielski 2023): each trial is a canary with a fair-coin inclusion. "
+                  "Changing it re-analyses the same trials.")
+    _box("aud_target", "planner: ε to certify", q2, help="the audit planner: trials needed to certify this ε")
 if noise == "custom":
     _box("aud_sigma", "σ (noise standard deviation)", st)
 view = ui.view()
@@ -85,6 +94,7 @@ if not view["delta_auto"]:
 #: the number boxes shown now: while one of them is invalid, nothing is computed
 SHARED = ["n", "eps"] + ([] if view["delta_auto"] else ["log10_delta"])
 BOXES = ["aud_T", "aud_eta", "aud_trials" if mode == "audit" else "aud_reps", "aud_seed"] \
+    + (["aud_target"] if mode == "audit" else []) \
     + (["aud_sigma"] if noise == "custom" else [])
 values_error = None
 if mode == "stability":
@@ -186,6 +196,8 @@ def command(state) -> str:
     parts = ["python -m dpviz", state["aud_mode"], "--algorithm", state["aud_alg"]]
     if state["aud_mode"] == "audit":
         parts += ["--trials", str(state["aud_trials"])]
+        if state.get("aud_method", "clopper-pearson") != "clopper-pearson":
+            parts += ["--method", state["aud_method"]]
         if state["aud_alg"] in ap.PAIRWISE and state["aud_param"] == "matrix":
             parts += ["--loss", "metric-logistic"]
     else:
@@ -220,7 +232,7 @@ def body():
         return
     downloads = st.empty()  # above the slow run: while the page recomputes, the previous run's button is gone
     try:
-        res = _compute(state)
+        res = _compute({k: val for k, val in state.items() if k not in ap.ANALYSIS_KEYS})
     except ValueError as exc:  # an input the algorithm cannot run with: say so in the papers' notation
         st.error(f"{_alg_label(state['aud_alg'])} cannot run at these settings: {ui.pretty(exc)}")
         return
@@ -260,6 +272,7 @@ def body():
         ui.show_figure(ap.statistic_figure(on_d, on_d2, res.threshold, res.statistic,
                                            matrix=any("matrix parameter" in note for note in res.notes)),
                        "audit_statistic")
+        _method_view(res, state)
     else:
         m = st.columns(4)
         m[0].metric("bound", ui.fmt(res.bound))
@@ -287,6 +300,64 @@ def body():
         if res.trace_max is not None and len(res.trace_max):
             ui.show_figure(ap.trace_figure(res.trace_t, res.trace_max, res.trace_q50, res.trace_bound,
                                            stab.TRACE_LABEL.get(res.algorithm, "bound")), "stability_trace")
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _plans(target: float, eps_true: float, delta: float, per_trial: float) -> list:
+    from dpviz import auditing as au
+
+    return [au.plan_audit(target=target, eps_true=eps_true, delta=delta, method=m, seconds_per_trial=per_trial)
+            for m in au.METHODS]
+
+
+def _method_view(res, state):
+    """The chosen method's ε lower bound on the same trials, the trade-off plot and the planner (dpviz.auditing)."""
+    from dpviz import privacy_figures as pf
+
+    method = state["aud_method"]
+    with st.container():
+        st.subheader("Certified by the chosen method, and the trade-off curve")
+        try:
+            out = ap.method_result(res, method, seed=int(state["aud_seed"]))
+        except ValueError as exc:
+            st.error(f"{method}: {exc}")
+            return
+        m = st.columns(2)
+        m[0].metric(f"ε lower bound, {method} (95 %)", ui.fmt(out["eps_lower"]))
+        m[1].metric("ε lower bound, Clopper–Pearson (95 %)", ui.fmt(res.eps_lower))
+        st.write(f"**{method}**: {out['detail']}.")
+        st.caption(f"Assumption: {out['assumption']} ({out['citation']})")
+        curves = ap.tradeoff_curves(res.eps_claimed, res.eps_accountant, res.delta)
+        ui.show_figure(pf.tradeoff_figure(curves, [out["point"]], title="Trade-off: type I vs type II error "
+                                          "(Dong, Roth & Su 2022); a private mechanism's tests lie above its curve"),
+                       "audit_tradeoff")
+    with st.container():
+        st.subheader("Audit planner")
+        target = float(state["aud_target"])
+        if res.eps_accountant is None:
+            st.info("No accountant's ε for this setting (" + (res.accountant_note or "none") + "), so nothing to "
+                    "plan against.")
+            return
+        per_trial = res.seconds / res.trials
+        try:
+            plans = _plans(target, float(res.eps_accountant), float(res.delta), per_trial)
+        except (ValueError, ArithmeticError) as exc:
+            st.error(f"The planner cannot plan this setting (accountant's ε = {ui.fmt(res.eps_accountant)}): {exc}")
+            return
+        chosen = next(p for p in plans if p.method == method)
+        if chosen.trials is None:
+            st.warning(f"{method}: {chosen.reason}")
+        else:
+            st.write(f"To certify ε ≥ {ui.fmt(target)} with **{method}** an idealised attack needs **"
+                     f"{chosen.trials:,} {'canaries' if method == 'one-run' else 'trials'}** ({chosen.runs:,} "
+                     f"trainings here, about **{chosen.seconds:.3g} s** at this audit's measured "
+                     f"{per_trial * 1e3:.3g} ms per trial).")
+        st.dataframe([{"method": p.method, "trials / canaries": p.trials, "trainings here": p.runs,
+                       "seconds here": None if p.seconds is None else round(p.seconds, 3),
+                       "certifies": round(p.certified, 4)} for p in plans], hide_index=True)
+        st.caption(f"Planned on a mechanism as private as its accountant says (ε = {ui.fmt(res.eps_accountant)}, "
+                   f"δ = {res.delta:.3g}, taken as μ-GDP), with every measured rate equal to its expectation: a real "
+                   "attack needs at least this many.")
 
 
 ui.guarded(body)

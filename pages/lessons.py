@@ -46,7 +46,8 @@ def _init() -> None:
             try:
                 over[name] = L._validate_entry(name, query[name])
             except ValueError as exc:
-                problems.append(f"ignored link parameter: {exc}")
+                if name not in L.urlstate.SCHEMA:  # the dashboard's own link notice lists the others
+                    problems.append(f"ignored link parameter: {exc}")
     st.session_state["_les"] = state
     st.session_state["_les_locks"] = locks
     st.session_state["_les_over"] = over
@@ -80,7 +81,12 @@ def _toggle_present() -> None:
     les["les_present"] = not les["les_present"]
 
 
-def _commit(name: str, key: str) -> None:
+def _commit(name: str, key: str, lesson_id: str, k: int) -> None:
+    """Callback of a step's input.  A value from another step's input (sent by the browser in the same rerun as a
+    click on Next or Back) is ignored: each step opens with its own settings."""
+    les = st.session_state["_les"]
+    if (les["les_id"], int(les["les_step"])) != (lesson_id, k):
+        return
     raw = st.session_state.get(key)
     st.session_state["_les_problems"] = []
     try:
@@ -152,7 +158,7 @@ def _inputs(step, state: dict, lesson_id: str, k: int) -> None:
         locked = name in locks
         col.number_input(INPUT_LABELS.get(name, name) + (" 🔒" if locked else ""), key=key,
                          step=1 if kind == "int" else None, format=None if kind == "int" else "%g",
-                         disabled=locked, on_change=_commit, args=(name, key),
+                         disabled=locked, on_change=_commit, args=(name, key, lesson_id, k),
                          help="Locked by the lesson link." if locked else "Try another value: every number below "
                                                                           "is recomputed.")
     if any(name in st.session_state["_les_over"] for name in step.inputs if name not in locks):
@@ -220,7 +226,9 @@ def step_view(lesson_id: str) -> None:
     over = {name: val for name, val in st.session_state["_les_over"].items() if name in step.inputs}
     over.update({name: val for name, val in locks.items() if name in step.inputs})
     state = L.step_state(step, over)
-    with st.container():
+    # keyed by the step: the browser builds a step's inputs afresh instead of reusing the previous step's (whose
+    # typed state could otherwise reach the new inputs during the switch)
+    with st.container(key=f"les_inputs_{lesson_id}_{k}"):
         _inputs(step, state, lesson_id, k)
     _sync()
     invalid = {n: m for n, m in st.session_state["_les_invalid"].items() if n in step.inputs}
@@ -252,7 +260,7 @@ def step_view(lesson_id: str) -> None:
     with st.container():
         for note in out.get("notes") or []:
             st.caption(ui.pretty(note))
-    with st.container():
+    with st.container(key=f"les_question_{lesson_id}_{k}"):
         if step.question:
             _question(step, state, out["values"], lesson_id, k)
     with chart_box:

@@ -167,3 +167,20 @@ def test_stability_and_audit_defaults_run_for_dpsgd_rdp(capsys):
     code = main(["audit", "--algorithm", "dpsgd-rdp", "--trials", "40", "--seed", "0", "--json"])
     out = json.loads(capsys.readouterr().out)
     assert code in (0, None) and out["eps_claimed"] == 4.0
+
+
+def test_privacy_statement_claims_the_smallest_upper_bound_and_recomputes(capsys):
+    argv = ["privacy", "--n", "60000", "--batch-size", "256", "--epochs", "10", "--noise-multiplier", "1.1",
+            "--delta", "1e-5"]
+    assert main(argv + ["--json"]) in (0, None)
+    rows = {r["accountant"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    assert main(argv + ["--statement"]) in (0, None)
+    text = capsys.readouterr().out
+    eps = min(rows["rdp"]["eps_upper"], rows["pld"]["eps_upper"])
+    assert f"ε = {eps:.4g} and δ = 1e-05" in text
+    assert "added to or removed" in text and "Poisson sampling" in text and "Not covered" in text
+    assert f"[{rows['pld']['eps_lower']:.4g}, {rows['pld']['eps_upper']:.4g}]" in text
+    # the command it ends with recomputes the same statement
+    command = text.strip().splitlines()[-1].removeprefix("Recompute: python -m dpviz ").split()
+    assert main(command) in (0, None)
+    assert capsys.readouterr().out == text

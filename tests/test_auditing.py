@@ -135,12 +135,12 @@ def test_one_run_pure_dp_p_value_is_a_binomial_tail():
 
 
 def test_planner():
-    kw = dict(target=2.0, eps_true=4.38, delta=1e-5, seconds_per_trial=0.01, seconds_per_run=3.0)
+    kw = dict(target=2.0, eps_true=4.38, delta=1e-5, seconds_per_trial=0.01)
     cp, gdp = A.plan_audit(method="clopper-pearson", **kw), A.plan_audit(method="gdp", **kw)
     assert gdp.trials < cp.trials / 10
     assert cp.seconds == pytest.approx(0.01 * cp.trials) and cp.certified >= 2.0
     one = A.plan_audit(method="one-run", **kw)
-    assert one.runs == 1 and one.seconds == 3.0 and one.trials > 0
+    assert one.runs == 4 * one.trials and one.seconds == pytest.approx(0.01 * one.runs)
     # the plan's size is enough for the real audit on Gaussian scores (median over seeds)
     got = [A.gdp_audit(*_gauss(np.random.default_rng(s), gdp.trials // 2, 1.0005568), delta=1e-5).eps_lower
            for s in range(9)]
@@ -159,3 +159,54 @@ def test_frozen_validated_dataclasses():
         r.eps_lower = 9.0
     with pytest.raises(ValueError):
         A.OneRunAudit(eps_lower=1.0, m=5, guesses=10, correct=1, k_plus=5, k_minus=5, delta=0.0, level=0.95)
+
+
+def _cli(args):
+    import json
+    import subprocess
+    import sys
+
+    p = subprocess.run([sys.executable, "-m", "dpviz", *args], capture_output=True, text=True, timeout=300)
+    return p.returncode, (json.loads(p.stdout) if p.returncode == 0 and "--json" in args else p.stdout), p.stderr
+
+
+def test_cli_audit_methods_and_plan():
+    base = ["audit", "--algorithm", "dpsgd-rdp", "--trials", "200", "--sigma", "0.001", "--T", "20", "--json"]
+    code, cp, _ = _cli(base)
+    assert code == 0 and "method" not in cp  # unchanged contract without --method
+    for method in ("clopper-pearson", "gdp", "one-run"):
+        code, out, err = _cli(base + ["--method", method])
+        assert code == 0, err
+        assert out["method"] == method and out["assumption"] == A.ASSUMPTIONS[method]
+        assert out["eps_lower_clopper_pearson"] == cp["eps_lower"]
+        assert out["eps_lower"] >= 0 and out["trials"] == 200
+    for method in ("clopper-pearson", "gdp"):
+        code, plan, err = _cli(["audit", "--algorithm", "dpsgd-rdp", "--plan", "--target", "0.4", "--method", method,
+                                "--json"])
+        assert code == 0, err
+        assert plan["method"] == method and plan["trials"] > 0 and plan["certified"] >= 0.4
+        assert plan["eps_true"] > 0.4 and plan["seconds"] > 0 and "matched" in plan["eps_source"]
+    code, _, err = _cli(["audit", "--algorithm", "dpsgd-rdp", "--plan", "--json"])
+    assert code == 2 and "--target" in err and "Traceback" not in err
+    code, _, err = _cli(["audit", "--algorithm", "dpsgd-rdp", "--json"])
+    assert code == 2 and "--trials is required" in err
+    code, _, err = _cli(["audit", "--algorithm", "dpsgd-rdp", "--plan", "--target", "-1", "--json"])
+    assert code == 2 and "--target" in err
+
+
+def test_tradeoff_figure_and_page_curves():
+    from dpviz import audit_page as ap, privacy_figures as pf
+
+    curves = ap.tradeoff_curves(1.0, 2.0, 1e-5)
+    assert len(curves) == 3 and any("claimed (1, 1e-05)" in k for k in curves)
+    a, b = curves[next(k for k in curves if k.startswith("μ-GDP"))]
+    mu = A.gdp_mu_for(2.0, 1e-5)
+    assert b[50] == pytest.approx(N.cdf(N.inv_cdf(1 - a[50]) - mu))
+    point = {"fpr": 0.1, "fnr": 0.5, "fpr_lo": 0.05, "fpr_hi": 0.15, "fnr_lo": 0.4, "fnr_hi": 0.6, "name": "m"}
+    fig = pf.tradeoff_figure(curves, [point], title="t")
+    box = next(t for t in fig.data if t.fill == "toself")
+    assert list(box.x) == [0.05, 0.15, 0.15, 0.05, 0.05] and list(box.y) == [0.4, 0.4, 0.6, 0.6, 0.4]
+    assert tuple(fig.layout.xaxis.range) == (-0.01, 1.01)
+    assert ap.tradeoff_curves(None, None, 1e-5) == {}
+    with pytest.raises(ValueError, match="nothing to plot"):
+        pf.tradeoff_figure({}, [], title="t")

@@ -137,3 +137,35 @@ def test_accounting_calculator_brackets_and_refusals(server):
         assert box.input_value() == "0.01"
         assert page.locator("[data-testid='stException']").count() == 0
         browser.close()
+
+
+@pytest.mark.slow
+def test_accounting_privacy_statement_download(server):
+    """Issue 21: the calculator's "Download the privacy statement" gives the statement of the current inputs; after a
+    change of the noise multiplier (twice) the download follows the new numbers."""
+    from playwright.sync_api import sync_playwright
+
+    from conftest import settle, wait_query, wait_text
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 2400}, accept_downloads=True)
+        page.goto(f"{server}/accounting?algorithm=dpgd-sc&mu=0.5")
+        page.wait_for_selector("text=Download the privacy statement", timeout=180000)
+        settle(page)
+        for nm in ("2.5", "0.8"):
+            box = page.get_by_label("noise multiplier σ/C", exact=True).and_(page.locator("input"))
+            box.fill(nm)
+            box.press("Enter")
+            wait_query(page, "acc_calc_nm", nm)
+            wait_text(page, "[data-testid='stCaptionContainer']", f"--noise-multiplier {float(nm)!r}", timeout=180000)
+            page.wait_for_selector("text=Download the privacy statement", timeout=180000)
+            settle(page, timeout=180000)
+            with page.expect_download(timeout=60000) as info:
+                page.get_by_role("button", name="Download the privacy statement").click()
+            text = Path(info.value.path()).read_text(encoding="utf-8")
+            assert text.startswith("Privacy statement") and f"standard deviation {float(nm):g}·C" in text
+            assert f"--noise-multiplier {float(nm)!r}" in text and "Not covered" in text
+            assert box.input_value() == nm
+        assert page.locator("[data-testid='stException']").count() == 0
+        browser.close()

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, ROOT, query_of, settle  # the shared `server` fixture starts the dashboard
+from conftest import ARGS, CHROMIUM, ROOT, add_choice, query_of, settle  # the shared `server` fixture starts the dashboard
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -259,4 +259,46 @@ def test_every_lesson_walked_end_to_end(server):
                 if k < len(lesson.steps):
                     page.get_by_role("button", name="Next").click()
             page.screenshot(path=str(OUT / f"lessons_{lesson.id}_last.png"))
+        browser.close()
+
+
+@pytest.mark.slow
+def test_lecturer_links_and_handouts(server):
+    import nbformat
+    from playwright.sync_api import sync_playwright
+
+    lesson = L.get_lesson("audit")
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 2000}, accept_downloads=True)
+        page.goto(f"{server}/lessons?les_id=audit&les_step=1")
+        _at_step(page, lesson, 1)
+        page.get_by_text("For the lecturer: links, lock, handouts").click()
+        href = page.get_by_role("link", name="Link to this step").get_attribute("href")
+        assert "les_id=audit" in href and "les_step=1" in href
+        assert "les_present=1" in page.get_by_role("link", name="Presenter link").get_attribute("href")
+        # choose the input to lock: the link carries its current value
+        add_choice(page, "les_lockpick_audit_1", "trials")
+        lock = page.get_by_role("link", name=re.compile("Link with trials locked"))
+        _wait(page, lambda: lock.count() == 1, "the lock link")
+        href = lock.get_attribute("href")
+        assert "les_lock=aud_trials" in href and "aud_trials=2000" in href
+        # both notebooks download and are valid notebooks of this lesson
+        for label, solved in (("Notebook — exercises (.ipynb)", False), ("Notebook — solutions (.ipynb)", True)):
+            with page.expect_download() as dl:
+                page.get_by_role("button", name=label).click()
+            nb = nbformat.reads(Path(dl.value.path()).read_text(encoding="utf-8"), as_version=4)
+            src = "\n".join(c.source for c in nb.cells)
+            assert lesson.title in src and ("def solve_max_certifiable" in src) == solved
+        # the HTML handout is prepared in the worker pool, then downloads as one offline page
+        page.get_by_role("button", name=re.compile("Prepare the offline HTML handout")).click()
+        button = page.get_by_role("button", name=re.compile("Download the HTML handout"))
+        _wait(page, lambda: button.count() == 1, "the HTML handout", timeout=180)
+        with page.expect_download() as dl:
+            button.click()
+        text = Path(dl.value.path()).read_text(encoding="utf-8")
+        assert text.startswith("<!DOCTYPE html>") and "Plotly.newPlot" in text
+        for k, step in enumerate(lesson.steps, 1):
+            assert f"Step {k}. {step.title}" in text.replace("&#x27;", "'")
+        page.screenshot(path=str(OUT / "lessons_lecturer_tools.png"))
         browser.close()

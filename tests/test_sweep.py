@@ -362,6 +362,8 @@ def test_output_folder_is_a_parquet_dataset_and_old_folders_still_load(tmp_path,
     whole = pd.read_parquet(out)
     assert len(whole) == 4 * 4 and set(whole["cell_id"]) == {c.cell_id for c in spec.cells()}
     assert ds.dataset(out, format="parquet").count_rows() == 16
+    dd = pytest.importorskip("dask.dataframe")
+    assert len(dd.read_parquet(str(out)).compute()) == 16
     new = sweep.load_sweep(out)
     # a folder of an earlier version (sweep.json and spec.toml beside the cells) loads the same ...
     (out / "_sweep.json").rename(out / "sweep.json")

@@ -164,29 +164,7 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
         if algorithm_id == "dpgd-sc" and spec.noise != "none":
             nonprivate += _check_strong_convexity(alg_name, loss_id, params.get("mu"), loss_mu, allow_np,
                                                   calibrating=sigma_override is None)
-        if spec.noise == "none":
-            cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma=0.0, reason="non-private: no noise")
-        elif sigma_override is not None:
-            cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma=v.check_nonnegative("sigma", sigma_override),
-                                      reason="noise standard deviation set by the caller")
-            if spec.kind in ("epoch", "pidp"):
-                # the caller's sigma replaces the training noise only: DPEGD's per-epoch ratios (sigma_i / eta_i
-                # constant, sigma_1 = sigma) and PIDP-SGD's budget split and contribution noise still come from the
-                # calibration (issue 21)
-                base = catalog.calibrate(algorithm_id, **{k: val for k, val in p.items() if k not in _ENGINE_SWITCHES})
-                cal.extras = dict(base.extras or {})
-                if spec.kind == "epoch":
-                    s0 = float(base.sigma_schedule[0]) if base.sigma_schedule else 0.0
-                    cal.sigma_schedule = ([cal.sigma * float(x) / s0 for x in base.sigma_schedule] if s0 > 0
-                                          else [cal.sigma] * len(_epoch_sizes(n)))
-        elif p.get("sigma_schedule") is not None:
-            sched_in = [v.check_nonnegative("sigma_schedule entry", x) for x in p["sigma_schedule"]]
-            cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma_schedule=sched_in,
-                                      reason="per-epoch noise set by the caller")
-        else:
-            cal = catalog.calibrate(algorithm_id, **{k: val for k, val in p.items() if k not in _ENGINE_SWITCHES})
-        sigma_rule = ("none" if spec.noise == "none" else "caller" if sigma_override is not None
-                      else "caller-schedule" if p.get("sigma_schedule") is not None else "calibrated")
+        cal, sigma_rule = _point_noise(algorithm_id, spec, p, sigma_override, n)
         T = p.get("T", cal.T)
         eta = p.get("eta", cal.eta)
         if spec.kind == "epoch":
@@ -246,6 +224,43 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
                       "eps": p.get("eps"), "constraint": constraint, "epoch_average": epoch_average,
                       "nonprivate": nonprivate})
     return alg_name, spec, lossobj, loss_id, reps, gname, gvals, pshape, R, plans, params
+
+
+def _point_noise(algorithm_id, spec, p, sigma_override, n):
+    """The calibration of one grid point and the rule that produced its noise: none (a noise-free algorithm), the
+    caller's sigma (``"caller"``) or per-epoch schedule (``"caller-schedule"``), or the theorem's calibration
+    through :func:`dpviz.catalog.calibrate` (``"calibrated"``)."""
+    if spec.noise == "none":
+        cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma=0.0, reason="non-private: no noise")
+    elif sigma_override is not None:
+        cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma=v.check_nonnegative("sigma", sigma_override),
+                                  reason="noise standard deviation set by the caller")
+        base = None
+        if spec.kind in ("epoch", "pidp"):
+            # the caller's sigma replaces the training noise only: DPEGD's per-epoch ratios (sigma_i / eta_i
+            # constant, sigma_1 = sigma) and PIDP-SGD's budget split and contribution noise still come from the
+            # calibration (issue 21) -- when the parameters allow one; otherwise (e.g. no eps) they come from
+            # params, as before
+            try:
+                base = catalog.calibrate(algorithm_id,
+                                         **{k: val for k, val in p.items() if k not in _ENGINE_SWITCHES})
+            except ValueError:
+                base = None
+        if base is not None:
+            cal.extras = dict(base.extras or {})
+            if spec.kind == "epoch":
+                s0 = float(base.sigma_schedule[0]) if base.sigma_schedule else 0.0
+                cal.sigma_schedule = ([cal.sigma * float(x) / s0 for x in base.sigma_schedule] if s0 > 0
+                                      else [cal.sigma] * len(_epoch_sizes(n)))
+    elif p.get("sigma_schedule") is not None:
+        sched_in = [v.check_nonnegative("sigma_schedule entry", x) for x in p["sigma_schedule"]]
+        cal = catalog.Calibration(id=algorithm_id, feasible=True, sigma_schedule=sched_in,
+                                  reason="per-epoch noise set by the caller")
+    else:
+        cal = catalog.calibrate(algorithm_id, **{k: val for k, val in p.items() if k not in _ENGINE_SWITCHES})
+    sigma_rule = ("none" if spec.noise == "none" else "caller" if sigma_override is not None
+                  else "caller-schedule" if p.get("sigma_schedule") is not None else "calibrated")
+    return cal, sigma_rule
 
 
 def _apply_experiment_rule(cal, rule: str) -> str:
