@@ -659,8 +659,9 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
             row.update({"theorem": thm_label, "theory slope": figures.loglog_slope(x, tot),
                         "dominant term exponent": float(b[exp_col].iloc[-1])})
         private = catalog.get_algorithm(res.algorithm).perturbation != "none"
-        lessons.extend(_lessons(name_, row, s, x, xlab, private, (trivial or {}).get(kappa), res, schedule_thm,
-                                quantity == "excess_risk" and theory_on))
+        if quantity == "excess_risk":  # the lessons are about the excess risk (w = 0's is not a test metric)
+            lessons.extend(_lessons(name_, row, s, x, xlab, private, (trivial or {}).get(kappa), res, schedule_thm,
+                                    theory_on))
         slopes.append(row)
         notes.extend(f"{name_}: {ui.pretty(note)}" for note in res.notes)
         rows.extend(r for r in frame.to_dict("records")  # grid points that did not run are not rows
@@ -672,8 +673,9 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
         with st.expander(f"Notes on this run ({len(notes)})", expanded=any("not run" in n for n in notes)):
             for note in notes:
                 st.caption(note)
-    for line in lessons:  # in plain words, above the chart: when the run does not show what the theory says
-        st.warning(line)
+    with st.container():  # in plain words, above the chart: when the run does not show what the theory says (a
+        for line in lessons:  # container of its own: their number varies, the chart after it keeps its place)
+            st.warning(line)
     if not curves:
         return
     title = f"{qname.capitalize()} vs {xlab}"

@@ -231,7 +231,7 @@ def test_simulate_widgets_four_times(server, browser_page):
     # select: four data sets in a row; the loss choices follow the data set's task
     from dpviz import data as D
 
-    for name in ["wang-least-squares", "two-class", "wang-logistic", "wang-least-squares"]:  # default: logistic
+    for name in ["wang-least-squares", "two-class", "wang-least-squares", "wang-logistic"]:  # default: logistic
         choose(page, "w_dataset", D.DATASETS[name])
         if name != "wang-logistic":
             _wait_query(page, "dataset", name)
@@ -281,6 +281,9 @@ def test_simulate_widgets_four_times(server, browser_page):
             page.wait_for_function("() => !new URLSearchParams(window.location.search).has('plot_value')",
                                    timeout=WAIT)
         _settle(page)
+        page.wait_for_function(  # the chart is replaced when the run's elements arrive: wait for the new axis
+            "a => { const t = document.querySelector('.js-plotly-plot .ytitle');"
+            " return !!t && t.textContent.startsWith(a); }", arg=axis, timeout=WAIT)
         ytitle = page.locator(".js-plotly-plot").first.locator(".ytitle").text_content()
         assert ytitle.startswith(axis), ytitle
     assert page.locator("[data-testid='stException']").count() == 0
