@@ -118,7 +118,7 @@ def test_source_projection_and_G_four_times_each(server, sweeps_dir):
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.goto(f"{server}/simulate?n=200&T=50&reps=5")
+        page.goto(f"{server}/simulate?n=200&T=50&reps=5&dataset=wang-least-squares&sim_loss=least-squares")
         page.wait_for_selector(".st-key-w_sim_source", timeout=WAIT)
         _settle(page)
         # where the results come from: run, sweep, run, sweep -- the URL and what is shown follow
