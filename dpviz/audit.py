@@ -59,6 +59,31 @@ DEFAULT_MAX_BYTES = 1.0e9
 _ARRAYS_PER_CHAIN = 6
 
 
+#: measured CPU seconds / engine estimate of the Audit page's jobs (benchmarks/bench_hostile.py, ``audit_estimate``):
+#: the audit's two blocks of chains draw independent noise and indices (stability's are coupled: drawn once), which
+#: doubles the cost of a pointwise step; the engine's per-kind factors fit stability's coupled runs within 20-40 %.
+#: Keyed by (mode, pairwise).
+ESTIMATE_FACTOR = {("audit", False): 1.7, ("audit", True): 0.85, ("stability", False): 0.8,
+                   ("stability", True): 0.8}
+#: CPU seconds per audit trial outside the chains (the test statistics, thresholds and Clopper-Pearson bounds)
+SECONDS_PER_TRIAL = 5e-6
+
+
+def audit_seconds(algorithm_id: str, data, loss, params, trials: int) -> float:
+    """CPU seconds an audit of ``trials`` trials (``trials // 2`` trainings on D and on D') takes here, estimated
+    without running it: the engine's cost model (:func:`dpviz.simulate.estimate_cost`'s units) weighted by
+    :data:`ESTIMATE_FACTOR`.  Raises ValueError when the setting does not run."""
+    trials = v.check_int("trials", trials, minimum=2)
+    reps = trials // 2
+    _, spec, _, _, reps, _, _, pshape, _, plans, _ = sim._plan(algorithm_id, data, loss, None, reps, dict(params))
+    if not all(p["run"] for p in plans):
+        bad = next(p for p in plans if not p["run"])
+        raise ValueError(f"this setting does not run: {bad['cal'].reason}")
+    units = 2 * sim._time_units(algorithm_id, spec, reps, pshape, plans, (), sim._EVAL_ROWS, data)
+    return (units * sim.SECONDS_PER_UNIT * ESTIMATE_FACTOR["audit", bool(spec.pairs)]
+            + SECONDS_PER_TRIAL * 2 * reps)
+
+
 def estimate_bytes(algorithm_id: str, data, loss, *, chains, per_chain_floats: float = 0.0) -> float:
     """Estimated peak memory (bytes) of ``chains`` vectorised chains of ``algorithm_id`` on ``data`` with ``loss``.
 

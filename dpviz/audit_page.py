@@ -307,13 +307,8 @@ def _heavy_seconds() -> float:
 #: 30 s as the Simulate page's cap, pages/simulate.py UI_MAX_WORK; an operator may set DPVIZ_HEAVY_SECONDS); below
 #: it the page runs at once
 HEAVY_SECONDS = _heavy_seconds()
-#: measured CPU seconds / engine estimate of the page's jobs (benchmarks/bench_hostile.py, ``audit_estimate``):
-#: the audit's two blocks of chains draw independent noise and indices (stability's are coupled: drawn once), which
-#: doubles the cost of a pointwise step; the engine's per-kind factors fit stability's coupled runs within 20-40 %.
-_ESTIMATE_FACTOR = {("audit", False): 1.7, ("audit", True): 0.85, ("stability", False): 0.8,
-                    ("stability", True): 0.8}
-#: CPU seconds per audit trial outside the chains (the test statistics, thresholds and Clopper-Pearson bounds)
-_SECONDS_PER_TRIAL = 5e-6
+#: the cost model's weights live with the audit (dpviz.audit.ESTIMATE_FACTOR, SECONDS_PER_TRIAL), so that the
+#: command line's audit planner uses the same model without importing this page helper
 
 
 def estimate(state: dict[str, Any]) -> dict[str, float]:
@@ -352,9 +347,9 @@ def estimate(state: dict[str, Any]) -> dict[str, float]:
     bytes_ = 8 * chains * dim * 8 + 8 * 2 * ds.X.size * len(plans)
     if mode == "stability":
         bytes_ += 8 * 2 * max(int(p["T"]) for p in plans)
-    seconds = units * sim.SECONDS_PER_UNIT * _ESTIMATE_FACTOR[mode, bool(spec.pairs)]
+    seconds = units * sim.SECONDS_PER_UNIT * aud.ESTIMATE_FACTOR[mode, bool(spec.pairs)]
     if mode == "audit":
-        seconds += _SECONDS_PER_TRIAL * 2 * reps
+        seconds += aud.SECONDS_PER_TRIAL * 2 * reps
     return {"seconds": seconds, "bytes": float(bytes_), "units": float(units)}
 
 

@@ -516,10 +516,10 @@ def plan_audit(*, target: float, eps_true: float, delta: float, method: str = "g
 
 def mechanism_for_plan(algorithm_id: str, data, loss, params) -> tuple[float, str, float, float | None]:
     """(ε of the mechanism, where it comes from, δ, CPU seconds per audit trial here) for :func:`plan_audit`: the
-    matched accountant's ε of the noise the audit would use (:func:`dpviz.audit._accountant`), and the Audit page's
-    cost model (:func:`dpviz.audit_page.estimate`, at 1000 trials; ``None`` for algorithms the page does not run).
+    matched accountant's ε of the noise the audit would use (:func:`dpviz.audit._accountant`), and the audit's cost
+    model (:func:`dpviz.audit.audit_seconds`, at 1000 trials; ``None`` where it cannot be estimated).
     Raises ValueError where the setting does not run or no accountant gives an ε (Laplace noise, no noise)."""
-    from dpviz import audit as aud, audit_page, simulate as sim
+    from dpviz import audit as aud, simulate as sim
 
     params = dict(params)
     *_, plans, _ = sim._plan(algorithm_id, data, loss, None, 1, params)
@@ -531,17 +531,8 @@ def mechanism_for_plan(algorithm_id: str, data, loss, params) -> tuple[float, st
         raise ValueError(f"no epsilon to plan against: {note}")
     n = int(plan["n"])
     delta = float(plan["delta"]) if plan["delta"] else 1.0 / n**2
-    per = None
-    if algorithm_id in audit_page.PAGE_ALGORITHMS:
-        state = dict(audit_page.DEFAULTS, aud_mode="audit", aud_alg=algorithm_id, aud_trials=1000, aud_n=n,
-                     aud_T=int(params.get("T", n)), aud_eta=float(params.get("eta", 0.1)),
-                     aud_eps=float(params.get("eps", 1.0)))
-        if params.get("sigma") is not None:
-            state.update(aud_noise="custom", aud_sigma=float(params["sigma"]))
-        elif params.get("noise_rule") != "experiment":
-            state["aud_noise"] = "calibrated"
-        try:
-            per = audit_page.estimate(state)["seconds"] / 1000.0
-        except (ValueError, KeyError):
-            per = None
+    try:
+        per = aud.audit_seconds(algorithm_id, data, loss, params, 1000) / 1000.0
+    except (ValueError, KeyError):
+        per = None
     return float(eps), note, delta, per

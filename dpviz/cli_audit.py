@@ -226,7 +226,7 @@ def _method_result(args, res) -> dict:
 
 def _plan(args, params, v) -> int:
     """``audit --plan``: the trials an idealised audit of the mechanism needs to certify ``--target``, and their time
-    here by the Audit page's cost model (dpviz.audit_page.estimate)."""
+    here by the audit's cost model (dpviz.audit.audit_seconds)."""
     from dpviz import audit as aud
     from dpviz import auditing as au
 
