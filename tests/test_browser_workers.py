@@ -14,7 +14,8 @@ if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
 
 pytestmark = pytest.mark.browser
 WAIT = 90000
-LONG = "T=60000&reps=500&eps_grid=1,2,4,8"  # ~15-25 s of engine time: not auto-run, long enough to interrupt
+# T from the sidebar (not a theorem's schedule); ~15-25 s of engine time: not auto-run, long enough to interrupt
+LONG = "T=60000&reps=500&eps_grid=1,2,4,8&sim_schedule=manual"
 
 
 
