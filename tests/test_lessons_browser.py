@@ -277,7 +277,10 @@ def test_lecturer_links_and_handouts(server):
         href = page.get_by_role("link", name="Link to this step").get_attribute("href")
         assert "les_id=audit" in href and "les_step=1" in href
         assert "les_present=1" in page.get_by_role("link", name="Presenter link").get_attribute("href")
-        # choose the input to lock: the link carries its current value
+        # choose the input to lock: the link carries its current value (after the first run's held-back charts are
+        # drawn, 1.5 s after the first paint, so that the page does not move under the option list)
+        page.wait_for_timeout(2000)
+        settle(page)
         add_choice(page, "les_lockpick_audit_1", "trials")
         lock = page.get_by_role("link", name=re.compile("Link with trials locked"))
         _wait(page, lambda: lock.count() == 1, "the lock link")
