@@ -714,9 +714,15 @@ def _smallest_private(ok: Callable[[float], bool], guess: float, rtol: float, wh
                                  "steps.")
             if ok(hi):
                 break
+    return log_bisect(ok, lo, hi, math.log1p(rtol))
+
+
+def log_bisect(ok, lo: float, hi: float, log_tol: float) -> float:
+    """The smallest x in [lo, hi] with ``ok(x)`` (to within a factor e^log_tol), for a predicate that is False at
+    ``lo``, True at ``hi`` and monotone between: bisection on log x, returning the True end of the final bracket (so
+    the answer always satisfies ``ok``, e.g. a σ that certainly suffices)."""
     a, b = math.log(lo), math.log(hi)  # ok(e^a) False, ok(e^b) True
-    tol = math.log1p(rtol)
-    while b - a > tol:
+    while b - a > log_tol:
         m = 0.5 * (a + b)
         if ok(math.exp(m)):
             b = m

@@ -194,12 +194,7 @@ def run(args: argparse.Namespace) -> int | None:
                                           reps=args.reps, seed=args.seed, neighbour=args.neighbour, gamma=args.gamma,
                                           progress=bar, max_work=max_work, max_bytes=max_bytes)
             out["sweep"] = sw.to_list()
-    if args.json:
-        print(json.dumps(out))
-    else:
-        for k, val in out.items():
-            print(f"{k}: {val}")
-    return 0
+    return _print(out, args.json)
 
 
 def _method_result(args, res) -> dict:
@@ -241,7 +236,12 @@ def _plan(args, params, v) -> int:
     out = {"algorithm": args.algorithm, **plan.to_dict(), "eps_source": source}
     out.pop("curve")
     out = aud._finite(out)
-    if args.json:
+    return _print(out, args.json)
+
+
+def _print(out: dict, as_json: bool) -> int:
+    """Print a result as one JSON line or as ``key: value`` lines; exit code 0."""
+    if as_json:
         print(json.dumps(out))
     else:
         for k, val in out.items():

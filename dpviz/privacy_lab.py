@@ -171,14 +171,7 @@ def _invert_decreasing(f: Callable[[float], float | None], sigma: float, lo: flo
         return None
     if ok(lo):
         return lo
-    a, b = math.log(lo), math.log(hi)
-    while b - a > rtol:
-        m = 0.5 * (a + b)
-        if ok(math.exp(m)):
-            b = m
-        else:
-            a = m
-    return math.exp(b)
+    return accounting.log_bisect(ok, lo, hi, rtol)
 
 
 def _classical(sens: float, factor: float):
