@@ -669,24 +669,32 @@ _NOISE_LOCK = threading.Lock()
 _NOISE_MAX = 50_000
 
 
-def _noise_point(algorithm_id: str, items: tuple) -> float | None:
-    """Noise level (σ, else the Laplace scale) of one calibration; None if it is not private or the input invalid."""
-    key = (algorithm_id, items)
+def _shared_point(store: "collections.OrderedDict", key: tuple, compute):
+    """``store[key]``, computed by ``compute()`` on a miss (ValueError -> None) and kept in ``store``, a bounded LRU
+    shared by every session (at most :data:`_NOISE_MAX` entries)."""
     with _NOISE_LOCK:
-        if key in _NOISE_POINTS:
-            _NOISE_POINTS.move_to_end(key)
-            return _NOISE_POINTS[key]
+        if key in store:
+            store.move_to_end(key)
+            return store[key]
     try:
-        c = catalog.calibrate(algorithm_id, **{**dict(items), "accountant_extra": False})
-        val = c.sigma if c.sigma is not None else c.laplace_scale
-        out = float(val) if (c.feasible and val is not None) else None
+        out = compute()
     except ValueError:
         out = None
     with _NOISE_LOCK:
-        _NOISE_POINTS[key] = out
-        while len(_NOISE_POINTS) > _NOISE_MAX:
-            _NOISE_POINTS.popitem(last=False)
+        store[key] = out
+        while len(store) > _NOISE_MAX:
+            store.popitem(last=False)
     return out
+
+
+def _noise_point(algorithm_id: str, items: tuple) -> float | None:
+    """Noise level (σ, else the Laplace scale) of one calibration; None if it is not private or the input invalid."""
+    def compute():
+        c = catalog.calibrate(algorithm_id, **{**dict(items), "accountant_extra": False})
+        val = c.sigma if c.sigma is not None else c.laplace_scale
+        return float(val) if (c.feasible and val is not None) else None
+
+    return _shared_point(_NOISE_POINTS, (algorithm_id, items), compute)
 
 
 def noise_points(algorithm_id: str, points: list[dict], budget: float = CURVE_BUDGET) -> list:
@@ -808,21 +816,12 @@ _BOUND_POINTS: "collections.OrderedDict[tuple, dict | None]" = collections.Order
 
 def _bound_point(key: tuple) -> dict | None:
     """{"total", "terms": {name: value}} of one bound (``key`` = (theorem id, explicit, items)); None if invalid."""
-    with _NOISE_LOCK:
-        if key in _BOUND_POINTS:
-            _BOUND_POINTS.move_to_end(key)
-            return _BOUND_POINTS[key]
-    theorem_id, explicit, its = key
-    try:
+    def compute():
+        theorem_id, explicit, its = key
         res = catalog.bound(theorem_id, explicit=explicit, **dict(its))
-        out = {"total": res.total, "terms": {t.name: t.value for t in res.terms}}
-    except ValueError:
-        out = None
-    with _NOISE_LOCK:
-        _BOUND_POINTS[key] = out
-        while len(_BOUND_POINTS) > _NOISE_MAX:
-            _BOUND_POINTS.popitem(last=False)
-    return out
+        return {"total": res.total, "terms": {t.name: t.value for t in res.terms}}
+
+    return _shared_point(_BOUND_POINTS, key, compute)
 
 
 def _bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_follows_n: bool,
