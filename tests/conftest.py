@@ -1,5 +1,7 @@
 """Shared fixtures: a streamlit server of the dashboard for the real-browser tests."""
 
+import os
+import subprocess
 import sys
 import urllib.parse
 from pathlib import Path
@@ -13,20 +15,65 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
         "--disable-sync", "--no-first-run"]
 
 
-@pytest.fixture(scope="module")
-def server():
-    """The dashboard as ``make run`` serves it (serve.py: warm-up, then ``streamlit run app.py``)."""
+#: The DPVIZ_* environment the test process started with: a module that changes it (e.g. DPVIZ_SWEEPS_DIR in an
+#: autouse fixture) before asking for ``server`` gets a server of its own that inherits the change.
+_BASE_ENV = {k: v for k, v in os.environ.items() if k.startswith("DPVIZ_")}
+
+
+def _dpviz_env() -> dict:
+    return {k: v for k, v in os.environ.items() if k.startswith("DPVIZ_")}
+
+
+def launch_server(timeout: float = 90) -> tuple:
+    """Start the dashboard as ``make run`` serves it (serve.launch: a free port, so parallel test processes never
+    share one); returns (process, URL); a server that does not become healthy fails the test.  A server that exits
+    at once is started again on another port (two test processes may have been handed the same free port)."""
     import serve
 
+    for attempt in range(3):
+        try:
+            return serve.launch(timeout=timeout)
+        except RuntimeError as exc:
+            if "exited" not in str(exc) or attempt == 2:
+                pytest.fail(str(exc))
+
+
+def stop_server(proc) -> None:
+    """Stop a server started by :func:`launch_server` (killed if a busy one does not stop within 30 s)."""
+    proc.terminate()
     try:
-        proc, url = serve.launch(timeout=90)
-    except RuntimeError as exc:
-        pytest.fail(str(exc))
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=30)
+
+
+@pytest.fixture(scope="session")
+def shared_server_process():
+    """(process, URL) of one dashboard server shared by the whole test session of this process (one per xdist
+    worker), started at its first use with the environment the session started with."""
+    proc, url = launch_server()
+    try:
+        yield proc, url
+    finally:
+        stop_server(proc)
+
+
+@pytest.fixture(scope="module")
+def server(request):
+    """The dashboard as ``make run`` serves it (serve.py: warm-up, then ``streamlit run app.py``).
+
+    Modules share one server per test process (``shared_server_process``): starting one costs seconds of CPU. A
+    module gets a fresh server of its own when it is marked ``pytest.mark.fresh_server`` (its test needs a server no
+    one has visited yet) or when it has changed a DPVIZ_* environment variable before asking for the server."""
+    if request.node.get_closest_marker("fresh_server") is None and _dpviz_env() == _BASE_ENV:
+        yield request.getfixturevalue("shared_server_process")[1]
+        return
+    proc, url = launch_server()
     try:
         yield url
     finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        stop_server(proc)
 
 
 # --- helpers shared by the real-browser tests (Playwright pages) -----------------------------------------------------

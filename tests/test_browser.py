@@ -10,6 +10,9 @@ from conftest import ARGS, CHROMIUM, ROOT  # noqa: E402  (the server fixture liv
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
 
+# the very first visit of a server no one has visited yet (below): this module does not share the session's server
+pytestmark = pytest.mark.fresh_server
+
 
 def test_every_page_draws_a_chart(server):
     from playwright.sync_api import sync_playwright

@@ -1,6 +1,5 @@
 """dpviz.reference: the best risk over the constraint set W, checked on problems minimised by hand."""
 import math
-import time
 
 import numpy as np
 import pytest
@@ -67,11 +66,9 @@ def test_cache_and_errors():
     X = rng.standard_normal((500, 5)) / 3
     y = np.where(X[:, 0] > 0, 1.0, -1.0)
     lg = get_loss("logistic")
-    t0 = time.perf_counter()
     a = Rf.constrained_minimum(lg, X, y, pshape=(5,), R=0.5)
-    t1 = time.perf_counter()
     b = Rf.constrained_minimum(lg, X, y, pshape=(5,), R=0.5)
-    assert b is a and time.perf_counter() - t1 < max(0.01, (t1 - t0) / 5)
+    assert b is a  # the cached result itself (cold vs cached time: benchmarks/bench_reference.py)
     assert np.linalg.norm(a.w) <= 0.5 + 1e-9
     # the minimiser over the ball beats random points of the ball
     W = rng.standard_normal((200, 5))

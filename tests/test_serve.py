@@ -17,13 +17,9 @@ def test_port_of_reads_the_streamlit_option():
         serve._port_of(["--server.port", "eighty"])
 
 
-def test_prime_runs_the_pages_of_a_live_server():
-    proc, url = serve.launch(timeout=120)
-    try:
-        port = urllib.parse.urlparse(url).port
-        took = serve.prime(port, pages=("calibrate",), timeout=60)
-        assert 0 < took < 60
-        assert proc.poll() is None  # the server is still up
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+def test_prime_runs_the_pages_of_a_live_server(shared_server_process):
+    proc, url = shared_server_process  # serve.launch's server, shared with the browser tests (tests/conftest.py)
+    port = urllib.parse.urlparse(url).port
+    took = serve.prime(port, pages=("calibrate",), timeout=60)
+    assert 0 < took < 60
+    assert proc.poll() is None  # the server is still up
