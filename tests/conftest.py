@@ -125,3 +125,12 @@ def add_choice(page, key: str, label: str) -> None:
     """Add ``label`` to the multiselect with key ``key`` and close its list."""
     choose(page, key, label)
     page.keyboard.press("Escape")
+
+
+def pytest_collection_modifyitems(config, items):
+    """In a pytest-xdist worker (``make test`` runs ``-n auto --dist loadfile``, pyproject.toml), the real-browser
+    files -- the longest, a minute or more each -- are collected first: loadfile hands out whole files in collection
+    order, so the long ones start at once and the many short files fill the gaps at the end, and both workers finish
+    together.  Each file keeps its own order of tests; a run without xdist keeps the usual order."""
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        items.sort(key=lambda item: 0 if "browser" in item.path.name else 1)  # a stable sort
