@@ -128,9 +128,11 @@ def add_choice(page, key: str, label: str) -> None:
 
 
 def pytest_collection_modifyitems(config, items):
-    """In a pytest-xdist worker (``make test`` runs ``-n auto --dist loadfile``, pyproject.toml), the real-browser
-    files -- the longest, a minute or more each -- are collected first: loadfile hands out whole files in collection
-    order, so the long ones start at once and the many short files fill the gaps at the end, and both workers finish
-    together.  Each file keeps its own order of tests; a run without xdist keeps the usual order."""
+    """In a pytest-xdist worker (``make test`` runs ``-n auto --dist loadfile --no-loadscope-reorder``,
+    pyproject.toml), the real-browser files -- the longest, a minute or more each, though with few tests -- are
+    collected first: loadfile then hands out whole files in collection order (not by their number of tests, which
+    would leave the browser files for the end), so the long ones start at once and the many short files fill the
+    gaps at the end, and both workers finish together.  Each file keeps its own order of tests; a run without xdist
+    keeps the usual order."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items.sort(key=lambda item: 0 if "browser" in item.path.name else 1)  # a stable sort
