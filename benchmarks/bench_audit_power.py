@@ -17,7 +17,7 @@ from dpviz import auditing as AU
 from dpviz import simulate as sim
 
 #: n (= T) of each algorithm's broken run: the full-batch pairwise algorithms cost n^2 per step and chain
-SIZES = {"dpgd-sc": 30, "dpgd-c": 30, "dpgdc": 30, "dp-epoch-gd": 64}
+SIZES = {"dpgd-sc": 30, "dpgd-c": 30, "dpgdc": 30, "dp-epoch-gd": 64, "pidp-sgd": 50}
 #: the audit's delta: 1e-6 (with the lab's 1/n^2 = 1e-4, or 1.1e-3 at n = 30, the one-run bound's additive term
 #: 2 m delta of Steinke, Nasr & Jagielski's Theorem 5.2 caps it whatever the separation)
 DELTA = 1e-6
