@@ -44,7 +44,7 @@ import numpy as np
 from dpviz import _validate as v
 from dpviz import simulate as sim
 
-__all__ = ["clopper_pearson", "eps_from_rates", "max_certifiable", "distinguish", "canary", "audit", "AuditResult",
+__all__ = ["monitor_units", "clopper_pearson", "eps_from_rates", "max_certifiable", "distinguish", "canary", "audit", "AuditResult",
            "default_setting", "STATISTICS",
            "LEVEL", "CITATION"]
 
@@ -75,6 +75,17 @@ ESTIMATE_FACTOR = {("audit", False): 1.7, ("audit", True): 0.85, ("stability", F
 SECONDS_PER_TRIAL = 5e-6
 
 
+def monitor_units(algorithm_id: str, spec, reps: int, T: int, n: int, dim: int) -> float:
+    """Work units (:data:`dpviz.simulate.SECONDS_PER_UNIT` each) of the audit's trajectory statistics over both blocks
+    of ``reps`` chains: per step and chain the gradients of the canary's and the replaced example's items (1 each,
+    or up to 2(n − 1) pairs) of ``dim`` numbers; 0 where the audit scores no trajectory."""
+    rule = sim.RULES.get(algorithm_id)
+    if spec.noise not in ("gradient", "none") or not isinstance(rule, (sim.SGDRule, sim.HistoryRule)):
+        return 0.0
+    K = 1 if not spec.pairs else 2 * max(1, n - 1)
+    return float(2 * reps) * float(T) * 2.0 * K * float(dim)
+
+
 def audit_seconds(algorithm_id: str, data, loss, params, trials: int) -> float:
     """CPU seconds an audit of ``trials`` trials (``trials // 2`` trainings on D and on D') takes here, estimated
     without running it: the engine's cost model (:func:`dpviz.simulate.estimate_cost`'s units) weighted by
@@ -86,8 +97,9 @@ def audit_seconds(algorithm_id: str, data, loss, params, trials: int) -> float:
         bad = next(p for p in plans if not p["run"])
         raise ValueError(f"this setting does not run: {bad['cal'].reason}")
     units = 2 * sim._time_units(algorithm_id, spec, reps, pshape, plans, (), sim._EVAL_ROWS, data)
+    extra = monitor_units(algorithm_id, spec, reps, int(plans[0]["T"]), int(plans[0]["n"]), int(np.prod(pshape)))
     return (units * sim.SECONDS_PER_UNIT * ESTIMATE_FACTOR["audit", bool(spec.pairs)]
-            + SECONDS_PER_TRIAL * 2 * reps)
+            + extra * sim.SECONDS_PER_UNIT + SECONDS_PER_TRIAL * 2 * reps)
 
 
 def estimate_bytes(algorithm_id: str, data, loss, *, chains, per_chain_floats: float = 0.0) -> float:
@@ -302,12 +314,22 @@ class _TrajectoryScore:
             return np.zeros((G, reps, 1, int(np.prod(w.shape[2:]))))
         return np.concatenate(parts, axis=2)
 
+    def _chunks(self, w):
+        """Slices of the chains such that a block of item gradients (chains x items x D) stays near 2e6 numbers."""
+        G, reps = w.shape[:2]
+        K = 1 if not self.pairs else max(1, 2 * self.Xc.shape[0])
+        step = max(1, int(2_000_000 // max(1, G * K * int(np.prod(w.shape[2:])))))
+        return [slice(a, min(reps, a + step)) for a in range(0, reps, step)]
+
     def __call__(self, t, state, ctx):
-        w, g = state["prev"], state["g"]
+        sigma = float(ctx.sig_scalar) if (ctx.grad_noise and ctx.sig_scalar is not None) else 0.0
+        for c in self._chunks(state["prev"]):
+            self._score(state["prev"][:, c], state["g"][:, c], sigma, c)
+
+    def _score(self, w, g, sigma, c):
         G, reps = w.shape[:2]
         g = g.reshape(G, reps, 1, -1)
         D = g.shape[-1]
-        sigma = float(ctx.sig_scalar) if (ctx.grad_noise and ctx.sig_scalar is not None) else 0.0
         sigma = max(sigma, 1e-9 * max(1.0, float(np.max(np.abs(g)))))
         F = -D / 2.0 - _MATCH
         logs = []
@@ -319,7 +341,7 @@ class _TrajectoryScore:
             top = np.where(np.isfinite(top), top, F)
             lse = np.log(np.sum(np.exp(a - top), axis=-1)) + top[..., 0]
             logs.append(np.logaddexp(F, lse))
-        self.score += logs[0] - logs[1]
+        self.score[:, c] += logs[0] - logs[1]
 
 
 class _StepMatch(_TrajectoryScore):
@@ -334,7 +356,10 @@ class _StepMatch(_TrajectoryScore):
         self.best = [np.full((G, reps), -1.0), np.full((G, reps), -1.0)]
 
     def __call__(self, t, state, ctx):
-        w, g = state["prev"], state["g"]
+        for c in self._chunks(state["prev"]):
+            self._match(state["prev"][:, c], state["g"][:, c], c)
+
+    def _match(self, w, g, sl):
         G, reps = w.shape[:2]
         g = g.reshape(G, reps, -1)
         if self.partners is None:
@@ -348,7 +373,7 @@ class _StepMatch(_TrajectoryScore):
             mn = np.linalg.norm(m, axis=-1)
             with np.errstate(invalid="ignore", divide="ignore"):
                 c = np.where((gn > 0) & (mn > 0), np.einsum("srd,srd->sr", g, m) / (gn * mn), -1.0)
-            np.maximum(self.best[i], c, out=self.best[i])
+            self.best[i][:, sl] = np.maximum(self.best[i][:, sl], c)
 
 
 def _learned_direction(a: np.ndarray, half: int) -> np.ndarray:
@@ -532,6 +557,14 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
     spec = sim.SPECS[algorithm_id]
     # where the guarantee covers the whole trajectory (gradient perturbation, or no noise) and every step draws one
     # example or pair, score the released noisy gradients (_TrajectoryScore)
+    if max_work is not None:  # the trajectory statistics' work, which run_chains' guard does not see
+        _, _, _, _, _, _, _, pshape, _, plans0, _ = sim._plan(algorithm_id, data, loss, None, trials // 2,
+                                                              dict(params))
+        extra = monitor_units(algorithm_id, spec, trials // 2, int(plans0[0]["T"]), n, int(np.prod(pshape)))
+        if extra > max_work:
+            raise sim.CostTooHigh(
+                f"the audit's trajectory statistics need about {extra:.3g} work units (~"
+                f"{extra * sim.SECONDS_PER_UNIT:.0f} s), above the cap of {max_work:.3g}; reduce the trials, T or n.")
     traj = None
     rule = sim.RULES.get(algorithm_id)
     if spec.noise in ("gradient", "none") and isinstance(rule, sim.SGDRule):

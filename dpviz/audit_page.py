@@ -354,7 +354,9 @@ def estimate(state: dict[str, Any]) -> dict[str, float]:
         bytes_ += 8 * 2 * max(int(p["T"]) for p in plans)
     seconds = units * sim.SECONDS_PER_UNIT * aud.ESTIMATE_FACTOR[mode, bool(spec.pairs)]
     if mode == "audit":
-        seconds += aud.SECONDS_PER_TRIAL * 2 * reps
+        extra = aud.monitor_units(alg, spec, reps, int(plans[0]["T"]), int(plans[0]["n"]), dim)
+        seconds += aud.SECONDS_PER_TRIAL * 2 * reps + extra * sim.SECONDS_PER_UNIT
+        units += extra
     return {"seconds": seconds, "bytes": float(bytes_), "units": float(units)}
 
 

@@ -136,3 +136,15 @@ def test_one_run_from_trials_coverage_on_gaussian_trials():
         assert r.m == AU.one_run_canaries(200, 200) == 400 - math.ceil(3 * math.sqrt(400))
         bad += r.eps_lower > true
     assert bad <= 0.05 * reps + 3 * math.sqrt(0.05 * 0.95 * reps)
+
+
+def test_trajectory_work_is_estimated_and_capped_before_any_run():
+    # pairs: per step and chain 2 items x 2 (n - 1) pair gradients of d numbers, over 2 blocks of trials/2 chains:
+    # n = 2000, T = 2000, d = 5, 200 000 trials: 2 * 1e5 * 2000 * 2 * 3998 * 5 = 1.6e13 units, far above the cap
+    spec = S.SPECS["dpsgd-rdp-pairwise"]
+    assert A.monitor_units("dpsgd-rdp-pairwise", spec, 100_000, 2000, 2000, 5) == 2 * 1e5 * 2000 * 2 * 3998 * 5
+    assert A.monitor_units("dpsgd-rdp", S.SPECS["dpsgd-rdp"], 10, 7, 50, 3) == 2 * 10 * 7 * 2 * 1 * 3
+    assert A.monitor_units("dpsgd-output", S.SPECS["dpsgd-output"], 10, 7, 50, 3) == 0.0  # output only: no score
+    ds, loss, p = A.default_setting("dpsgd-rdp-pairwise", {"n": 2000, "T": 2000, "sigma": 1.0})
+    with pytest.raises(S.CostTooHigh, match="trajectory statistics"):
+        A.audit("dpsgd-rdp-pairwise", ds, loss, params=p, trials=200_000)
