@@ -382,3 +382,16 @@ def test_simulate_stars_only_the_inputs_the_run_uses(query, starred):
     at = _run("pages/simulate.py", query=query)
     labels = {w.key[2:]: w.label for w in at.sidebar.text_input}
     assert {k for k, label in labels.items() if label.endswith("*")} == starred, labels
+
+
+@pytest.mark.parametrize("theorems,starred", [
+    # Wang, Lei, Ying & Zhang's Theorem 9 takes L only to check η < 1/L in a note: L changes no number, no star
+    ("wang-nonsmooth-thm9", {"n", "d", "eps", "R", "alpha", "c"}),
+    # with Wang, Lei, Ying & Zhou's Theorem 7 (a), whose explicit bound uses G, L and R (G given, so M is not used)
+    ("wang-nonsmooth-thm9,wang-lownoise-thm7a", {"n", "d", "eps", "G", "L", "R", "alpha", "c"}),
+])
+def test_bounds_stars_only_the_inputs_that_change_a_bound(theorems, starred):
+    at = _run("pages/bounds.py", query={"theorems": theorems})
+    assert not at.exception
+    labels = {w.key[2:]: w.label for w in at.sidebar.text_input}
+    assert {k for k, label in labels.items() if label.endswith("*")} == starred, labels
