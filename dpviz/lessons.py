@@ -1581,13 +1581,10 @@ def page_link(step: Step, state: dict) -> str | None:
 # handouts
 # ----------------------------------------------------------------------------------------------------------------------
 def _md_html(text: str) -> str:
-    """Lesson text (authored here, never user input) as HTML: escaped, **bold**, $math$ kept as LaTeX source."""
-    import re
+    """Lesson text (authored here, never user input) as HTML: escaped, **bold**, $math$ as MathML."""
+    from dpviz import mathml
 
-    out = html.escape(text)
-    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
-    out = re.sub(r"\$(.+?)\$", r"<code class='tex'>\1</code>", out)
-    return out
+    return mathml.text_html(text)
 
 
 def _num_html(x) -> str:
@@ -1597,10 +1594,13 @@ def _num_html(x) -> str:
 
 
 def lesson_html(lesson_id: str, *, figures: bool = True) -> str:
-    """One offline HTML file of a lesson: text, formulas (LaTeX source), numbers, answers and charts (plotly.js
-    embedded once), every number computed now by :func:`live` and the solvers at each step's default state."""
+    """One offline HTML file of a lesson: text, formulas (MathML, which the browser renders with no script; the
+    LaTeX source kept with each), numbers, answers and charts (plotly.js embedded once), every number computed now
+    by :func:`live` and the solvers at each step's default state."""
     import plotly.graph_objects as go
     import plotly.io as pio
+
+    from dpviz.mathml import math_html
 
     lesson = get_lesson(lesson_id)
     parts = [f"<h1>{html.escape(lesson.title)}</h1>", "<p><b>After this lesson you can:</b></p><ul>"]
@@ -1615,7 +1615,7 @@ def lesson_html(lesson_id: str, *, figures: bool = True) -> str:
         if res["status"]:
             parts.append(f"<p class='{res['status'][0]}'>{html.escape(res['status'][1])}</p>")
         if res["tex"]:
-            parts.append(f"<pre class='tex'>{html.escape(res['tex'])}</pre>")
+            parts.append(f"<div class='formula'>{math_html(res['tex'], display=True)}</div>")
         if res["figure"] is not None:
             parts.append(pio.to_html(go.Figure(res["figure"]), include_plotlyjs=first_fig, full_html=False))
             first_fig = False
@@ -1623,18 +1623,37 @@ def lesson_html(lesson_id: str, *, figures: bool = True) -> str:
             rev = answer(step, state, res["values"])
             parts.append(f"<div class='q'><p><b>Predict:</b> {_md_html(step.question.prompt)}</p>"
                          f"<details><summary>Reveal</summary><p><b>Answer: {_num_html(rev['answer'])}</b>. "
-                         f"{html.escape(rev['text'])}</p><pre class='tex'>{html.escape(rev['tex'])}</pre>"
+                         f"{html.escape(rev['text'])}</p><div class='formula'>{math_html(rev['tex'], display=True)}</div>"
                          "</details></div>")
     from dpviz import __version__
 
     style = ("body{font-family:sans-serif;max-width:60em;margin:auto;padding:1em;line-height:1.45}"
              "td{padding:2px 12px;border-bottom:1px solid #ddd}.error{color:#a00}.success{color:#070}"
-             "pre.tex{background:#f6f6f6;padding:6px;white-space:pre-wrap}.q{border-left:4px solid #48c;"
-             "padding-left:10px}")
+             ".formula{overflow-x:auto;padding:4px 0}math[display=block]{margin:.3em 0}"
+             # fonts with an OpenType MATH table, where installed (stretchy brackets, radicals); else the browser's
+             "math{font-size:1.1em;font-family:'STIX Two Math','Latin Modern Math','Cambria Math',"
+             "'DejaVu Math TeX Gyre',math}"
+             ".tex-fallback{background:#fff4e5;border:1px dashed #c60;padding:1px 4px;white-space:pre-wrap}"
+             ".q{border-left:4px solid #48c;padding-left:10px}")
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(lesson.title)}</title>"
             f"<style>{style}</style></head><body>{''.join(parts)}<hr><p><small>dpviz {__version__}; formulas are "
-            "given in LaTeX source; every number was computed by dpviz when this file was written.</small></p>"
-            "</body></html>")
+            "MathML, drawn by the browser with nothing loaded (copying a formula copies its LaTeX source); every "
+            "number was computed by dpviz when this file was written.</small></p>"
+            f"<script>{_COPY_TEX_JS}</script></body></html>")
+
+
+#: a constant script of the handout: copying a selection that holds formulas puts their LaTeX source ($…$) on the
+#: clipboard in place of the MathML's text
+_COPY_TEX_JS = (
+    "document.addEventListener('copy',function(e){var s=window.getSelection();if(!s||!s.rangeCount)return;"
+    "var f=s.getRangeAt(0).cloneContents();var m=f.querySelectorAll('math');"
+    "var a=s.anchorNode&&s.anchorNode.parentElement&&s.anchorNode.parentElement.closest('math');"
+    "if(!m.length&&!a)return;"
+    "if(!m.length){e.clipboardData.setData('text/plain',a.getAttribute('alttext')||'');e.preventDefault();return;}"
+    "m.forEach(function(x){var t=x.getAttribute('alttext')||'';"
+    "x.replaceWith(document.createTextNode(x.getAttribute('display')==='block'?'$$'+t+'$$':'$'+t+'$'));});"
+    "var d=document.createElement('div');d.appendChild(f);"
+    "e.clipboardData.setData('text/plain',d.textContent);e.preventDefault();});")
 
 
 def html_job(lesson_id: str, progress=None, cancel=None) -> str:
