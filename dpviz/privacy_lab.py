@@ -753,8 +753,8 @@ def statement(out: dict, command: str) -> str:
         f"Mechanism: {out['steps']} steps of gradient descent with per-example gradients clipped to norm C and "
         f"Gaussian noise of standard deviation {out['noise_multiplier']:g}·C added to their sum; {sampling}.",
         f"Accountant: ε = {eps:.4g} is an upper bound (safe to claim) from the {by.upper()} accountant "
-        + ("(dp_accounting's privacy-loss distribution on a refined grid, or the PRV accountant of Gopi, Lee & "
-           "Wutschitz 2021 where its certified bound is smaller)." if by == "pld" else "(dp_accounting)."),
+        + ("(the connect-the-dots privacy-loss distribution of dp_accounting, on a grid refined until it agrees "
+           "with a certified lower bound to about 1 %)." if by == "pld" else "(dp_accounting)."),
     ]
     pld = rows.get("pld")
     if pld and pld.get("eps_upper") is not None and pld.get("eps_lower") is not None:
