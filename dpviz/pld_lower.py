@@ -340,9 +340,10 @@ def _inv_vec(pair: Pair, lam):
     import numpy as np
 
     r, s2 = pair.r, pair.s * pair.s
-    if pair.kind == "remove":
-        return s2 * np.log((np.expm1(lam) + r) / r) + 0.5
-    return -(s2 * np.log((np.expm1(-lam) + r) / r) + 0.5)
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # losses beyond e^709: x = ±inf
+        if pair.kind == "remove":
+            return s2 * np.log((np.expm1(lam) + r) / r) + 0.5
+        return -(s2 * np.log((np.expm1(-lam) + r) / r) + 0.5)
 
 
 def _mass_vec(comps, s, a, b):
