@@ -88,9 +88,13 @@ def query_of(page) -> dict:
 def settle(page, timeout: int = WAIT) -> None:
     """Wait until the script run triggered by the last interaction has finished."""
     page.wait_for_timeout(300)
+    # the app's own script state (Streamlit's stApp attribute, "running" / "rerunRequested" while a run is on; the
+    # status widget alone shows "Running" only for runs that last a while) and the status widget
     page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')"
-        " || !document.querySelector('[data-testid=\"stStatusWidget\"]').innerText.includes('Running')",
+        "() => { const app = document.querySelector('[data-testid=\"stApp\"]');"
+        " const state = app && app.getAttribute('data-test-script-state');"
+        " const w = document.querySelector('[data-testid=\"stStatusWidget\"]');"
+        " return state !== 'running' && state !== 'rerunRequested' && !(w && w.innerText.includes('Running')); }",
         timeout=timeout)
     page.wait_for_timeout(300)
 
