@@ -270,7 +270,7 @@ def test_catalogue_strings_with_a_backslash_are_raw():
     import tokenize
 
     root = pathlib.Path(catalog.__file__).parent
-    for path in [root / "catalog.py", *sorted((root / "papers").glob("*.py"))]:
+    for path in [root / "catalog.py", *sorted((root / "papers").rglob("*.py"))]:
         with path.open("rb") as f:
             for tok in tokenize.tokenize(f.readline):
                 if tok.type != tokenize.STRING or "\\" not in tok.string:
