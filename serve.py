@@ -3,7 +3,7 @@
 ``python serve.py [streamlit options]`` (what ``make run`` does) is ``streamlit run app.py [options]`` plus a warm-up:
 before the server accepts connections it imports what every page needs (streamlit, plotly, numpy, scipy, the
 dp-accounting library and every dpviz module), computes the default calibration once and starts the worker
-processes of :mod:`dpviz.workers`, so that the first visitor
+processes of :mod:`dpviz_ui.workers`, so that the first visitor
 of a fresh server does not pay ~1.6 s of imports and solver start-up (benchmarks/RESULTS.md, "What a user waits for").
 Once the server answers, :func:`prime` also runs the Calibrate and Bounds pages once at their defaults over Streamlit's
 own websocket protocol, so that their cached curves (``st.cache_data``, shared by all sessions) are computed before
@@ -32,15 +32,18 @@ def warm() -> float:
     import dp_accounting  # noqa: F401  (the accountant behind the default calibration; pulls scipy.signal/optimize)
     import plotly.graph_objects  # noqa: F401
 
-    import dpviz_ui  # noqa: F401  (streamlit and the shared page helpers)
-    from dpviz import (accounting, audit, catalog, experiments, figures, privacy_figures,  # noqa: F401
-                       privacy_lab, simulate, stability, urlstate)
+    from dpviz_ui import helpers as dpviz_ui  # noqa: F401  (streamlit and the shared page helpers)
+    from dpviz.theory import accounting, catalog  # noqa: F401
+    from dpviz.labs import audit, privacy_lab, stability  # noqa: F401
+    from dpviz.studies import experiments  # noqa: F401
+    from dpviz.foundation import figures, privacy_figures, urlstate  # noqa: F401
+    from dpviz.engine import simulate  # noqa: F401
 
     p = urlstate.DEFAULTS
     n = int(p["n"])
     first = [a.id for a in catalog.algorithms() if a.calibrate is not None][0]  # Calibrate's default algorithm
     catalog.calibrate(p["algorithm"] or first, n=n, eps=float(p["eps"]), delta=1.0 / n**2, T=int(p["T"]), G=1.0)
-    from dpviz import workers
+    from dpviz_ui import workers
 
     workers.shared_pool().warm()  # start the worker processes now, not at the first simulation
     return time.perf_counter() - t0

@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
-from dpviz import data as D
-from dpviz import reproduce as R
-from dpviz import simulate as S
+from dpviz.engine import data as D
+from dpviz.studies import reproduce as R
+from dpviz.engine import simulate as S
 
 REPS, T, ETA, N = 500, 1000, 0.01, 5000
 EPS = [0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5]

@@ -5,13 +5,15 @@ import math
 import numpy as np
 import streamlit as st
 
-import dpviz_ui as ui
-from dpviz import catalog, privacy_figures, privacy_lab
+from dpviz_ui import helpers as ui
+from dpviz.theory import catalog
+from dpviz.foundation import privacy_figures
+from dpviz.labs import privacy_lab
 
 # ---------------------------------------------------------------------------------------------------------------
 # page state: n, ε, δ, T, G, η, μ, L, M, α, R and the algorithm are the dashboard's shared view (a setting made on
 # Calibrate opens here unchanged, and the other way round); the page's own entries are acc_sigma and acc_calc_*
-# (dpviz.urlstate.SCHEMA).  Old links with acc_n, acc_eps, ... are read as the shared entries (urlstate.ALIASES).
+# (dpviz.foundation.urlstate.SCHEMA).  Old links with acc_n, acc_eps, ... are read as the shared entries (urlstate.ALIASES).
 
 ALGS = list(privacy_lab.ALGORITHMS)
 #: the ranges this page accepts (narrower than the shared view's where the accountants get slow or meaningless): a

@@ -8,8 +8,10 @@ heavy ones only when asked for, each cached by the inputs it actually depends on
 import numpy as np
 import streamlit as st
 
-import dpviz_ui as ui
-from dpviz import catalog, figures, simulate as S
+from dpviz_ui import helpers as ui
+from dpviz.theory import catalog
+from dpviz.foundation import figures
+from dpviz.engine import simulate as S
 
 
 def body() -> None:
@@ -324,7 +326,7 @@ def feasibility_map(alg, params) -> None:
         return
     boundary = None
     if _lemma13(alg):  # Lemma 13 is about Wang, Lei, Ying & Zhang's DP-SGD with Rényi accounting only
-        from dpviz.papers import wang_nonsmooth as wn
+        from dpviz.theory.papers import wang_nonsmooth as wn
 
         bn = [n for n in ns if n >= 18]
         boundary = (bn, [wn.lemma13_eps_threshold(n) for n in bn])

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz import privacy_lab as pl
+from dpviz.labs import privacy_lab as pl
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 
@@ -129,8 +129,8 @@ def test_accounting_page_invalid_input_one_error_no_stale_results(typed, shown):
 def test_accounting_takes_n_eps_delta_from_calibrate():
     # Calibrate at n = 5000, eps = 2 -> Accounting opens at 5000, 2 and delta = 1/n^2; the matched RDP accountant's
     # sigma equals Calibrate's "a tight numerical accountant needs sigma = ..." (one computation, one rounding)
-    import dpviz_ui as ui
-    from dpviz import catalog
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
 
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.run()
