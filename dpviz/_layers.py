@@ -18,8 +18,8 @@ from __future__ import annotations
 #: ``dpviz`` (whose ``__init__`` says what belongs there and what it may import), ``dpviz_ui`` for the dashboard's
 #: helpers, and the app's own files.
 LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("foundation", "input checks, statistics, Plotly builders and the dashboard's URL schema: pure helpers that "
-                   "import nothing above them",
+    ("foundation", "input checks, statistics, Plotly builders, the dashboard's URL schema and LaTeX to MathML: "
+                   "pure helpers that import nothing above them",
      ("dpviz", "dpviz._layers", "dpviz.foundation")),
     ("theory", "the catalogue of papers, algorithms and theorems, one module or package per paper, the Gaussian "
                "mechanism, the numerical privacy accountants",
