@@ -33,7 +33,7 @@ def warm() -> float:
     import plotly.graph_objects  # noqa: F401
 
     import dpviz_ui  # noqa: F401  (streamlit and the shared page helpers)
-    from dpviz import (accounting, audit, catalog, experiments, figures, privacy_figures,  # noqa: F401
+    from dpviz import (accounting, audit, auditing, catalog, experiments, figures, privacy_figures,  # noqa: F401
                        privacy_lab, simulate, stability, urlstate)
 
     p = urlstate.DEFAULTS

@@ -660,7 +660,7 @@ def tradeoff_curve(mech: Mechanism, sigma, alpha, *, contribution: bool = False)
         orders = np.asarray([o for o in accounting._orders() if o > 1.0])
         rdp = mech.steps * np.asarray(accounting._rdp_wor_gaussian(mech.sampling_prob, z, orders), float)
         what = "pair" if mech.sample_size == 2 else "example"
-        label = f"RDP → f-DP lower bound: one {what} per step without replacement, replace-one, z = {z:.3g}"
+        label = f"from RDP, one {what} per step without replacement, replace-one, z = {z:.3g}"
         c = mech.extras.get("contribution")
         if contribution and c:
             zc = float(c["released_sigma_c"]) / (math.sqrt(int(c["rounds"])) * float(c["sensitivity"]))
@@ -833,7 +833,7 @@ def guarantee(algorithm_id: str, *, sigma=None, **params) -> dict:
     s = mech.paper_sigma if sigma is None else v.check_positive("sigma (noise standard deviation)", sigma)
     if s is None:
         raise ValueError("the paper's conditions fail at these settings, so it gives no σ to make a statement about; "
-                         "give a noise level (sigma).")
+                         "give a noise level (your σ on the Accounting page, --sigma on the command line).")
     s = float(s)
     acc = accountants(mech)[0]  # the matched one: RDP without replacement (sgd) or the analytic Gaussian mechanism
     br = epsilon_bracket(mech, acc, s)
