@@ -537,7 +537,8 @@ def param_widgets(names: list[str], required: set[str] | None = None, fixed: dic
                                 help=f"Set by {source}; choose 'manual' to enter it yourself.")
                 continue
             view_number(name, label)
-        st.caption("* used by the current selection. The URL holds all settings: copy it to share this view.")
+        st.caption("* changes the numbers shown (for the current selection). The URL holds all settings: copy it "
+                   "to share this view.")
     sync_url()
     out = params_from_view(v)
     for name, (value, _source) in fixed.items():
@@ -632,6 +633,35 @@ def apply_loss(params: dict, loss_id: str | None, shown: list[str]) -> dict:
     out, message, is_error = resolve_loss(params, loss_id, shown)
     show_loss_message(message, is_error)
     return out
+
+
+def starred(*, algorithms=(), schedule=None, theorems=(), loss_id: str | None = None, shown=()) -> set[str]:
+    """The sidebar inputs marked "*": those that change the numbers the page shows, from the catalogue's
+    declarations (``Algorithm.affects``, ``Theorem.inputs_affecting`` / ``schedule_affects``).
+
+    ``algorithms``: the calibrated algorithms (their ``affects``; the pages never pass the sidebar's c to a
+    calibration, it is the theorems' free constant); ``schedule``: the theorem whose η and T the page uses (the inputs that change
+    that schedule change the numbers too); ``theorems``: the theorems whose bounds are shown.  With a loss chosen and
+    its constants not overridden (``shown`` empty), a starred G, L, M or α is replaced by the loss inputs that set it
+    (κ, R, q).  δ is entered as log10 δ."""
+    names: set = set()
+    for alg in algorithms:
+        names |= set(alg.affects) - {"c"}
+    if schedule is not None:
+        names |= set(schedule.schedule_affects)
+    for thm in theorems:
+        names |= set(thm.inputs_affecting())
+    if loss_id is not None and not shown:
+        from dpviz import losses
+
+        by_constant = losses.get_loss(loss_id).constant_inputs()  # which inputs set a constant does not depend on q
+        for const in LOSS_CONSTANTS:
+            if const in names:
+                names.discard(const)
+                names |= set(by_constant.get(const, ()))
+    if "delta" in names:
+        names.add("log10_delta")
+    return names
 
 
 def sidebar_names(shown_constants: list[str], loss_id: str | None) -> list[str]:

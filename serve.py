@@ -7,7 +7,9 @@ processes of :mod:`dpviz.workers`, so that the first visitor
 of a fresh server does not pay ~1.6 s of imports and solver start-up (benchmarks/RESULTS.md, "What a user waits for").
 Once the server answers, :func:`prime` also runs the Calibrate and Bounds pages once at their defaults over Streamlit's
 own websocket protocol, so that their cached curves (``st.cache_data``, shared by all sessions) are computed before
-the first visitor arrives.  ``streamlit run app.py`` still works; only the first page view is slower.
+the first visitor arrives, and :func:`dpviz.lessons.precompute` computes the main numbers of every quick lesson step
+(the accountants' inversions behind them stay in the library's caches).  ``streamlit run app.py`` still works; only
+the first page view is slower.
 
 :func:`launch` starts the same server in a subprocess on a free port; the browser tests and the page benchmarks use
 it so that they measure what ``make run`` serves.
@@ -132,6 +134,12 @@ def _prime_in_background(port: int) -> None:
             print(f"dpviz: page caches primed in {prime(port):.1f} s", flush=True)
         except Exception as exc:  # noqa: BLE001 - only the first visit is slower
             print(f"dpviz: page caches not primed ({type(exc).__name__}: {exc})", flush=True)
+        try:
+            from dpviz import lessons
+
+            print(f"dpviz: lesson numbers precomputed in {lessons.precompute():.1f} s", flush=True)
+        except Exception as exc:  # noqa: BLE001 - only the first class is slower
+            print(f"dpviz: lesson numbers not precomputed ({type(exc).__name__}: {exc})", flush=True)
 
     threading.Thread(target=job, name="dpviz-prime", daemon=True).start()
 

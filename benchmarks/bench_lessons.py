@@ -1,11 +1,14 @@
 """Lessons page in Chromium: time from a click on Next to the new step's main numbers on screen, and the frame rate
 of the step animations once computed.
 
-    python benchmarks/bench_lessons.py [--lessons gaussian,dpsgd] [--passes 2]
+    python benchmarks/bench_lessons.py [--lessons gaussian,dpsgd] [--passes 2] [--slow 0.5]
+    python benchmarks/bench_lessons.py --compute   # the numbers of each quick step in this process, no browser
 
 Pass 1 runs on a fresh server (cold caches: every step computed for the first time), pass 2 on warm caches (what
 the second student of a class sees).  Heavy steps (simulations, audits, studies in the worker pool) are reported
-separately: their numbers wait for the run.  Animation: frames painted per second while ▶ Play runs
+separately: their numbers wait for the run.  Every quick step of pass 1 slower than ``--slow`` seconds is listed by
+name.  ``--compute`` times, in a fresh process (cold caches), what the page computes for each quick step's main
+numbers (``lessons.live(..., figure=False)``) and then its chart (``lessons.chart``).  Animation: frames painted per second while ▶ Play runs
 (``plotly_animatingframe`` events, timed in the page).
 """
 
@@ -49,13 +52,19 @@ def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--lessons", default=",".join(lesson.id for lesson in L.LESSONS))
     ap.add_argument("--passes", type=int, default=2)
+    ap.add_argument("--slow", type=float, default=0.5, help="list the quick steps of pass 1 slower than this")
+    ap.add_argument("--compute", action="store_true", help="time the computations only (no server, no browser)")
     args = ap.parse_args()
+    if args.compute:
+        compute_only(args.lessons.split(","))
+        return
     from playwright.sync_api import sync_playwright
 
     proc, url = serve.launch(timeout=120)
     light: dict[int, list[float]] = {}
     heavy: dict[int, list[float]] = {}
     fps: list[float] = []
+    slow: list[tuple[float, str]] = []
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -76,6 +85,8 @@ def main() -> None:
                                                polling="raf")
                         dt = time.perf_counter() - t0
                         (heavy if step.view in L.HEAVY else light).setdefault(p, []).append(dt)
+                        if p == 1 and step.view not in L.HEAVY and dt >= args.slow:
+                            slow.append((dt, f"{lid} step {k} ({step.view}): {step.title}"))
                         settle(page)
                         if step.animate and p == args.passes:
                             page.wait_for_selector(".js-plotly-plot .updatemenu-button", timeout=60000)
@@ -93,8 +104,31 @@ def main() -> None:
         if heavy.get(p):
             hs = sorted(heavy[p])
             print(f"         {len(hs)} worker-pool steps: median {statistics.median(hs):.2f} s, max {hs[-1]:.2f} s")
+    for dt, what in sorted(slow, reverse=True):
+        print(f"  cold quick step >= {args.slow:g} s: {dt:.2f} s  {what}")
     if fps:
         print(f"animations: {len(fps)}, frames per second min {min(fps):.1f}, median {statistics.median(fps):.1f}")
+
+
+def compute_only(lesson_ids: list[str]) -> None:
+    """Seconds of each quick step's main numbers and then of its chart, cold, in this process."""
+    rows = []
+    for lid in lesson_ids:
+        for k, step in enumerate(L.get_lesson(lid).steps, 1):
+            if step.view in L.HEAVY:
+                continue
+            state = L.step_state(step)
+            t0 = time.perf_counter()
+            L.live(step.view, state, figure=False)
+            t1 = time.perf_counter()
+            L.chart(step.view, state, animate=step.animate)
+            t2 = time.perf_counter()
+            rows.append((t1 - t0, t2 - t1, f"{lid} step {k} ({step.view}{', animated' if step.animate else ''})"))
+    print(f"{'quick step':48s} numbers  chart")
+    for a, b, what in rows:
+        print(f"{what:48s} {a:6.3f}s {b:6.2f}s")
+    xs = sorted(a for a, _b, _w in rows)
+    print(f"numbers: {len(xs)} steps, median {statistics.median(xs):.3f} s, max {xs[-1]:.3f} s")
 
 
 if __name__ == "__main__":

@@ -198,6 +198,7 @@ def edits(url: str) -> list[tuple[str, float, float, float]]:
                                f"() => {{ const s = {BOUND_LINE}; return s !== '' && s !== {json.dumps(before)}; }}",
                                lambda: _edit(page, "w_eps", eps)))
         rows += _bounds_explicit(page, url)
+        rows += _accounting(page, url)
         browser.close()
     return rows
 
@@ -232,6 +233,38 @@ def _bounds_explicit(page, url: str) -> list[tuple[str, float, float, float]]:
         rows.append(_timed(page, "Bounds explicit: add a theorem",
                            f"() => {ALL_LINES}.length === {count + 1}", option.click))
         page.keyboard.press("Escape")
+    return rows
+
+
+SUMMARY = ("(Array.from(document.querySelectorAll('[data-testid=\"stText\"]'))"
+           ".find(e => e.innerText.startsWith('Summary:')) || {}).innerText || ''")
+
+
+def _accounting(page, url: str) -> list[tuple[str, float, float, float]]:
+    """Accounting: ε and n edits; "main numbers" = the summary line under the accountants' table (the paper's σ and
+    the σ the matched accountant needs) shows its new value (rows as in :func:`edits`)."""
+    import json
+
+    rows = []
+    for alg in ("dpsgd-rdp", "dpsgd-pl", "dpgd-c"):
+        _open(page, f"{url}/accounting?algorithm={alg}")
+        for key, value in (("w_eps", 0.737), ("w_eps", 1.913), ("w_n", 4321), ("w_n", 54321)):
+            before = page.evaluate(f"() => {SUMMARY}")
+            rows.append(_timed(page, f"Accounting {alg}: {key[2:]} edit",
+                               f"() => {{ const s = {SUMMARY}; return s !== '' && s !== {json.dumps(before)}; }}",
+                               lambda key=key, value=value: _edit(page, key, value)))
+    return rows
+
+
+def accounting_only(url: str) -> list[tuple[str, float, float, float]]:
+    """Only the Accounting measurements (``--only accounting``)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = _context(browser, viewport={"width": 1400, "height": 1800}).new_page()
+        rows = _accounting(page, url)
+        browser.close()
     return rows
 
 
@@ -310,13 +343,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=8, help="concurrent sessions for the load figure (0: skip)")
     ap.add_argument("--runs", type=int, default=1, help="repeat the edit measurements this many times")
-    ap.add_argument("--only", choices=["bounds-explicit"], help="run only these measurements (no load figure)")
+    ap.add_argument("--only", choices=["bounds-explicit", "accounting"], help="run only these measurements (no load figure)")
     args = ap.parse_args()
     proc, url = start_server()
     try:
         rows = []
         for _ in range(args.runs):
-            rows += bounds_explicit_only(url) if args.only else edits(url)
+            rows += ({"bounds-explicit": bounds_explicit_only, "accounting": accounting_only}[args.only](url)
+                     if args.only else edits(url))
         print(f"{'what':<45} {'seen':>7} {'driver':>7} {'full page':>10}")
         for what, seen, driver, full in rows:
             print(f"{what:<45} {seen:>6.2f}s {driver:>6.2f}s {full:>9.2f}s")

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 #: (layer name, what it holds, its modules), lowest layer first.
 LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("foundation", "input checks, statistics, Plotly builders and the dashboard's URL schema: pure helpers that "
-                   "import nothing above them",
+    ("foundation", "input checks, statistics, Plotly builders, the dashboard's URL schema and LaTeX to MathML: "
+                   "pure helpers that import nothing above them",
      ("dpviz", "dpviz._validate", "dpviz._layers", "dpviz.stats", "dpviz.figures", "dpviz.privacy_figures",
-      "dpviz.urlstate")),
+      "dpviz.urlstate", "dpviz.mathml")),
     ("theory", "the catalogue of papers, algorithms and theorems, one module per paper, the Gaussian mechanism, "
                "the numerical privacy accountants",
      ("dpviz.catalog", "dpviz.papers", "dpviz.gaussian", "dpviz.accounting")),

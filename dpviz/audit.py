@@ -15,12 +15,18 @@ their Clopper–Pearson upper confidence bounds, which makes ε_lower a lower bo
 
 Here D is the first n training rows and D' replaces the last of them by a canary (the papers' replace-one
 neighbouring relation); the canary's feature vector points along the direction the data constrains least (the
-right singular vector of X with the smallest singular value, scaled to the data's largest norm).  Each trial trains
-once (half the trials on D, half on D', independent random streams, all trials in one vectorised batch via
-:func:`dpviz.simulate.run_chains`); the test statistic is the projection of the released output (and, where the
-privacy guarantee covers the whole trajectory -- gradient perturbation or no noise -- also of the last iterate or
-the average) on the canary direction.  The statistic, the threshold and the direction of the test are chosen on the
-first half of the trials of each side and the error rates are counted on the other half, so the bound is honest.
+right singular vector of X with the smallest singular value, scaled to the data's largest norm) and, for regression,
+its label is the largest the loss's constants allow (|y| = 1), so it is the strongest example the guarantee covers.
+Each trial trains once (half the trials on D, half on D', independent random streams, all trials in one vectorised
+batch via :func:`dpviz.simulate.run_chains`).  The candidate test statistics (:data:`STATISTICS`) are functions of
+what the privacy guarantee covers: the released output, and where the guarantee covers the whole trajectory
+(gradient perturbation, or no noise) also the last iterate, the average and -- for one example or pair per step --
+the whole trajectory's score (:class:`_TrajectoryScore`: a log-likelihood ratio of each released noisy gradient,
+canary against the example it replaces, with the known σ; the white-box threat model of Nasr, Song, Thakurta,
+Papernot & Carlini 2021 and Nasr et al. 2023); each output is projected on the canary direction and on the
+direction learned on the selection half (:func:`_learned_direction`).  The statistic, the direction, the threshold
+and the side of the test are chosen on the first half of the trials of each side and the error rates are counted
+on the other half, so the bound is honest whatever the statistic.
 
 With m evaluation trials per side and no error at all, FPR_upper = FNR_upper = 1 − (α/2)^{1/m} (α = 0.05): that is
 the largest ε the audit can certify (:func:`max_certifiable`).
@@ -38,8 +44,8 @@ import numpy as np
 from dpviz import _validate as v
 from dpviz import simulate as sim
 
-__all__ = ["clopper_pearson", "eps_from_rates", "max_certifiable", "distinguish", "canary", "audit", "AuditResult",
-           "default_setting",
+__all__ = ["monitor_units", "clopper_pearson", "eps_from_rates", "max_certifiable", "distinguish", "canary", "audit", "AuditResult",
+           "default_setting", "STATISTICS",
            "LEVEL", "CITATION"]
 
 #: Confidence level of the Clopper–Pearson intervals.
@@ -69,6 +75,17 @@ ESTIMATE_FACTOR = {("audit", False): 1.7, ("audit", True): 0.85, ("stability", F
 SECONDS_PER_TRIAL = 5e-6
 
 
+def monitor_units(algorithm_id: str, spec, reps: int, T: int, n: int, dim: int) -> float:
+    """Work units (:data:`dpviz.simulate.SECONDS_PER_UNIT` each) of the audit's trajectory statistics over both blocks
+    of ``reps`` chains: per step and chain the gradients of the canary's and the replaced example's items (1 each,
+    or up to 2(n − 1) pairs) of ``dim`` numbers; 0 where the audit scores no trajectory."""
+    rule = sim.RULES.get(algorithm_id)
+    if spec.noise not in ("gradient", "none") or not isinstance(rule, (sim.SGDRule, sim.HistoryRule)):
+        return 0.0
+    K = 1 if not spec.pairs else 2 * max(1, n - 1)
+    return float(2 * reps) * float(T) * 2.0 * K * float(dim)
+
+
 def audit_seconds(algorithm_id: str, data, loss, params, trials: int) -> float:
     """CPU seconds an audit of ``trials`` trials (``trials // 2`` trainings on D and on D') takes here, estimated
     without running it: the engine's cost model (:func:`dpviz.simulate.estimate_cost`'s units) weighted by
@@ -80,8 +97,9 @@ def audit_seconds(algorithm_id: str, data, loss, params, trials: int) -> float:
         bad = next(p for p in plans if not p["run"])
         raise ValueError(f"this setting does not run: {bad['cal'].reason}")
     units = 2 * sim._time_units(algorithm_id, spec, reps, pshape, plans, (), sim._EVAL_ROWS, data)
+    extra = monitor_units(algorithm_id, spec, reps, int(plans[0]["T"]), int(plans[0]["n"]), int(np.prod(pshape)))
     return (units * sim.SECONDS_PER_UNIT * ESTIMATE_FACTOR["audit", bool(spec.pairs)]
-            + SECONDS_PER_TRIAL * 2 * reps)
+            + extra * sim.SECONDS_PER_UNIT + SECONDS_PER_TRIAL * 2 * reps)
 
 
 def estimate_bytes(algorithm_id: str, data, loss, *, chains, per_chain_floats: float = 0.0) -> float:
@@ -214,10 +232,13 @@ def distinguish(neg, pos, *, delta: float, level: float = LEVEL) -> dict[str, An
 
 
 def canary(X: np.ndarray, y: np.ndarray, task: str) -> tuple[np.ndarray, float, np.ndarray]:
-    """Canary example (x_c, y_c) and the unit direction u of x_c.
+    """Canary example (x_c, y_c) and the unit direction u of x_c: the strongest example the privacy guarantee covers.
 
-    u = right singular vector of X with the smallest singular value (the direction the data constrains least),
-    x_c = max_i ||x_i|| u, y_c = max |y| for regression and +1 for classification.
+    u = right singular vector of X with the smallest singular value (the direction the data constrains least, so
+    the canary's push along u is the least drowned by the other examples'), x_c = max_i ||x_i|| u (the largest norm
+    the loss's constants allow: they are computed for ||x|| <= max_i ||x_i||), y_c = max(1, max |y|) for regression
+    (every regression loss's constants assume |y| <= 1, so a label of 1 is inside the guarantee and gives the
+    largest gradient) and +1 for classification.
     """
     X = np.asarray(X, float)
     _, _, Vt = np.linalg.svd(X - 0.0, full_matrices=True)
@@ -225,8 +246,178 @@ def canary(X: np.ndarray, y: np.ndarray, task: str) -> tuple[np.ndarray, float, 
     if u[np.argmax(np.abs(u))] < 0:
         u = -u  # a fixed sign
     scale = float(np.max(np.linalg.norm(X, axis=1))) or 1.0
-    yc = float(np.max(np.abs(y))) if task == "regression" else 1.0
+    yc = max(1.0, float(np.max(np.abs(y)))) if task == "regression" else 1.0
     return scale * u, yc, u
+
+
+#: per-step cap of the trajectory score: a step whose noisy gradient matches the canary (or the example it replaces)
+#: adds about ``_MATCH + D/2`` (D the parameter's dimension), a step that matches neither adds about 0
+_MATCH = 5.0
+
+
+class _TrajectoryScore:
+    """Monitor of :func:`dpviz.simulate.run_chains`: the whole trajectory's score of every chain.
+
+    At each step the released noisy gradient g_t = ∇f(w_t; z_{i_t}) + σ b_t (a gradient-perturbation mechanism
+    releases it; the iterates are its post-processing) is compared with the gradients at w_t of the items that
+    involve the canary (the canary itself, or every pair it forms with the other examples) and of the items that
+    involve the example it replaces: with a_k = −||g_t − ∇_k||² / (2σ²),
+
+        s_t = log(e^F + Σ_{canary items} e^{a_k}) − log(e^F + Σ_{replaced items} e^{a_k}),  F = −D/2 − 5,
+
+    the log-likelihood ratio of "a canary item was drawn" against "the replaced example's item was drawn" with the
+    other examples' share of the mixture replaced by a constant e^F (the density of a typical match, e^{−D/2},
+    times e^{−5}); the score is Σ_t s_t.  A step that draws neither adds about 0, one that draws the canary about
+    +5 + D/2, one that draws the replaced example about −5 − D/2.  Items whose gradient is 0 (pairs that are not
+    (positive, negative), margins met) are left out: a common item has the same gradient.  σ = 0 (no noise) is
+    treated as a tiny σ.  Any function of the released trajectory is a valid test statistic, so this score only
+    changes the test's power, never its soundness."""
+
+    def __init__(self, lossobj, X_common, y_common, z_canary, z_replaced, pairs: bool, G: int, reps: int):
+        self.loss, self.Xc, self.yc = lossobj, np.asarray(X_common, float), np.asarray(y_common, float)
+        self.items = (z_canary, z_replaced)
+        self.pairs = pairs
+        self.score = np.zeros((G, reps))
+        self.partners = None  # per item and order, the partners whose pair gradient is not always 0
+
+    def _pair_grads(self, w, x, y, first: bool, rows=None):
+        rows = slice(None) if rows is None else rows
+        Xc, yc = self.Xc[rows], self.yc[rows]
+        Xc = Xc.reshape((1, 1, -1) + Xc.shape[1:])
+        yc = yc.reshape(1, 1, -1)
+        xx = np.asarray(x, float).reshape((1, 1, 1) + np.shape(x))
+        yy = np.full((1, 1, 1), float(y))
+        we = w[:, :, None]
+        g = self.loss.grad(we, xx, yy, Xc, yc) if first else self.loss.grad(we, Xc, yc, xx, yy)
+        return np.broadcast_to(g, w.shape[:2] + (Xc.shape[2],) + w.shape[2:]).reshape(w.shape[:2] + (Xc.shape[2], -1))
+
+    def _probe(self, pshape):
+        """Partners j whose pair with the item has a non-zero gradient at w = 0 or at a few random w (pairs of the
+        same class under an AUC loss never do: leaving them out changes nothing and saves their cost)."""
+        rng = np.random.default_rng(0)
+        ws = np.stack([np.zeros(pshape)] + [rng.standard_normal(pshape) / np.sqrt(np.prod(pshape)) for _ in range(3)])
+        ws = ws.reshape((1, 4) + tuple(pshape))
+        self.partners = [[np.flatnonzero(np.any(self._pair_grads(ws, x, y, first) != 0, axis=(0, 1, 3)))
+                          for first in (True, False)] for x, y in self.items]
+
+    def _grads(self, w, x, y, i=0):
+        """(G, reps, K, D): the gradients at w of the K items involving example ``i`` of the items, (x, y)."""
+        G, reps = w.shape[:2]
+        if not self.pairs:
+            g = self.loss.grad(w, x, np.asarray(y, float))
+            return g.reshape(G, reps, 1, -1)
+        if self.partners is None:
+            self._probe(w.shape[2:])
+        parts = [self._pair_grads(w, x, y, first, rows) for first, rows in zip((True, False), self.partners[i])
+                 if rows.size]
+        if not parts:
+            return np.zeros((G, reps, 1, int(np.prod(w.shape[2:]))))
+        return np.concatenate(parts, axis=2)
+
+    def _chunks(self, w):
+        """Slices of the chains such that a block of item gradients (chains x items x D) stays near 2e6 numbers."""
+        G, reps = w.shape[:2]
+        K = 1 if not self.pairs else max(1, 2 * self.Xc.shape[0])
+        step = max(1, int(2_000_000 // max(1, G * K * int(np.prod(w.shape[2:])))))
+        return [slice(a, min(reps, a + step)) for a in range(0, reps, step)]
+
+    def __call__(self, t, state, ctx):
+        sigma = float(ctx.sig_scalar) if (ctx.grad_noise and ctx.sig_scalar is not None) else 0.0
+        for c in self._chunks(state["prev"]):
+            self._score(state["prev"][:, c], state["g"][:, c], sigma, c)
+
+    def _score(self, w, g, sigma, c):
+        G, reps = w.shape[:2]
+        g = g.reshape(G, reps, 1, -1)
+        D = g.shape[-1]
+        sigma = max(sigma, 1e-9 * max(1.0, float(np.max(np.abs(g)))))
+        F = -D / 2.0 - _MATCH
+        logs = []
+        for i, (x, y) in enumerate(self.items):
+            gk = self._grads(w, x, y, i)
+            a = -np.sum((g - gk) ** 2, axis=-1) / (2.0 * sigma**2)
+            a = np.where(np.max(np.abs(gk), axis=-1) > 0, a, -np.inf)
+            top = np.max(a, axis=-1, keepdims=True)
+            top = np.where(np.isfinite(top), top, F)
+            lse = np.log(np.sum(np.exp(a - top), axis=-1)) + top[..., 0]
+            logs.append(np.logaddexp(F, lse))
+        self.score[:, c] += logs[0] - logs[1]
+
+
+class _StepMatch(_TrajectoryScore):
+    """Monitor for Yang, Lei, Lyu & Ying's pairwise SGD (Algorithm 1), whose step at t averages the pairs of the new
+    example with the whole drawn history: the step the canary takes when it is drawn is close in direction to
+    ĝ_c(w_t), the mean of its pair gradients (canary, x_j) over the other examples.  Records per chain the
+    largest cosine max_t cos(g_t, ĝ_c(w_t)) and the same for the replaced example; the score is their difference.
+    A function of the trajectory (no noise: nothing is hidden), so it only changes the test's power."""
+
+    def __init__(self, lossobj, X_common, y_common, z_canary, z_replaced, G: int, reps: int):
+        super().__init__(lossobj, X_common, y_common, z_canary, z_replaced, True, G, reps)
+        self.best = [np.full((G, reps), -1.0), np.full((G, reps), -1.0)]
+
+    def __call__(self, t, state, ctx):
+        for c in self._chunks(state["prev"]):
+            self._match(state["prev"][:, c], state["g"][:, c], c)
+
+    def _match(self, w, g, sl):
+        G, reps = w.shape[:2]
+        g = g.reshape(G, reps, -1)
+        if self.partners is None:
+            self._probe(w.shape[2:])
+        gn = np.linalg.norm(g, axis=-1)
+        for i, (x, y) in enumerate(self.items):
+            rows = self.partners[i][0]
+            if not rows.size:
+                continue
+            m = self._pair_grads(w, x, y, True, rows).mean(axis=2)
+            mn = np.linalg.norm(m, axis=-1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                c = np.where((gn > 0) & (mn > 0), np.einsum("srd,srd->sr", g, m) / (gn * mn), -1.0)
+            self.best[i][:, sl] = np.maximum(self.best[i][:, sl], c)
+
+
+def _learned_direction(a: np.ndarray, half: int) -> np.ndarray:
+    """Project every trial's flattened output ``a`` (2, reps, D) on the direction that tells D from D' best on the
+    first ``half`` trials of each side (the selection halves): Fisher's discriminant S⁻¹(m' − m), S the pooled
+    covariance shrunk towards a multiple of the identity (weight D/(D + half), so that few trials or many
+    dimensions stay well-posed), or m' − m where the outputs do not vary (a deterministic algorithm).  The
+    evaluation halves are not looked at, so the test stays honest."""
+    a = a.reshape(a.shape[0], a.shape[1], -1)
+    neg, pos = a[0, :half], a[1, :half]
+    diff = pos.mean(axis=0) - neg.mean(axis=0)
+    D = a.shape[-1]
+    v = diff
+    if D <= 400 and half >= 2:
+        S = (np.cov(neg, rowvar=False).reshape(D, D) + np.cov(pos, rowvar=False).reshape(D, D)) / 2.0
+        tr = float(np.trace(S)) / D
+        if tr > 0 and np.all(np.isfinite(S)):
+            lam = D / (D + half)
+            v = np.linalg.solve((1 - lam) * S + lam * tr * np.eye(D), diff)
+    if not np.any(v):
+        v = np.zeros(D)
+        v[0] = 1.0
+    return np.einsum("srd,d->sr", a, v)
+
+
+#: plain-words description of each test statistic (the page and ``audit --json`` state the one chosen)
+STATISTICS = {
+    "output": "the released output projected on the canary direction u",
+    "last": "the last iterate w_T projected on the canary direction u",
+    "average": "the averaged iterate projected on the canary direction u",
+    "output, learned direction": "the released output projected on the direction that told D from D' best on the "
+                                 "first half of the trials (Fisher's discriminant)",
+    "last, learned direction": "the last iterate projected on the direction that told D from D' best on the first "
+                               "half of the trials (Fisher's discriminant)",
+    "average, learned direction": "the averaged iterate projected on the direction that told D from D' best on the "
+                                  "first half of the trials (Fisher's discriminant)",
+    "step match": "the trajectory's step closest in direction to the canary's mean pair gradient (largest cosine "
+                  "over the steps) minus the same for the example it replaces",
+    "canary step match": "the trajectory's step closest in direction to the canary's mean pair gradient (largest "
+                         "cosine over the steps)",
+    "trajectory": "the whole trajectory's score: at every step, how much better the released noisy gradient matches "
+                  "a gradient of the canary than one of the example it replaces (a log-likelihood ratio with the "
+                  "known sigma), summed over the steps",
+}
 
 
 @dataclass
@@ -253,13 +444,15 @@ class AuditResult:
     per_statistic: dict[str, float] = field(default_factory=dict)
     samples: dict[str, Any] = field(default_factory=dict)  # statistic -> (on D, on D') arrays, for plots
     notes: list[str] = field(default_factory=list)
+    canary: str = ""  # the canary, in plain words
+    statistic_detail: str = ""  # the chosen statistic, in plain words (STATISTICS)
     #: the matched mechanism's f-DP trade-off curve at the noise used, {"label", "how", "exact", "alpha", "beta"}
     #: (:func:`dpviz.privacy_lab.tradeoff_curve`), empty where no accountant applies
     tradeoff: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self, contract_only: bool = False) -> dict[str, Any]:
         keys = ["algorithm", "eps_claimed", "eps_lower", "trials", "statistic", "fpr", "fnr", "max_certifiable",
-                "seconds"]
+                "seconds", "canary", "statistic_detail"]
         d = asdict(self)
         d.pop("samples")
         out = {k: d[k] for k in keys}
@@ -392,10 +585,35 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
     X, y = np.asarray(data.X, float).copy(), np.asarray(data.y, float).copy()
     xc, yc, u = canary(X[:n], y[:n], data.task)
     X2, y2 = X.copy(), y.copy()
-    X2[n - 1], y2[n - 1] = xc, yc
+    # the replaced example: the last one, except for DPEGD (Xue, Yang, Huai & Wang, Algorithm 3), whose epochs take
+    # the rows in order with steps eta 4^-i: the first row lies in the first epoch, the largest block and step
+    idx = 0 if algorithm_id == "dp-epoch-gd" else n - 1
+    X2[idx], y2[idx] = xc, yc
     spec = sim.SPECS[algorithm_id]
+    # where the guarantee covers the whole trajectory (gradient perturbation, or no noise) and every step draws one
+    # example or pair, score the released noisy gradients (_TrajectoryScore)
+    if max_work is not None:  # the trajectory statistics' work, which run_chains' guard does not see
+        _, _, _, _, _, _, _, pshape, _, plans0, _ = sim._plan(algorithm_id, data, loss, None, trials // 2,
+                                                              dict(params))
+        extra = monitor_units(algorithm_id, spec, trials // 2, int(plans0[0]["T"]), n, int(np.prod(pshape)))
+        if extra > max_work:
+            raise sim.CostTooHigh(
+                f"the audit's trajectory statistics need about {extra:.3g} work units (~"
+                f"{extra * sim.SECONDS_PER_UNIT:.0f} s), above the cap of {max_work:.3g}; reduce the trials, T or n.")
+    traj = None
+    rule = sim.RULES.get(algorithm_id)
+    if spec.noise in ("gradient", "none") and isinstance(rule, sim.SGDRule):
+        lossobj, _ = sim._resolve_loss(loss)
+        keep = np.arange(n) != idx
+        traj = _TrajectoryScore(lossobj, X[:n][keep], y[:n][keep], (xc, yc), (X[idx], y[idx]), spec.pairs, 2,
+                                trials // 2)
+    elif spec.noise in ("gradient", "none") and isinstance(rule, sim.HistoryRule):
+        lossobj, _ = sim._resolve_loss(loss)
+        keep = np.arange(n) != idx
+        traj = _StepMatch(lossobj, X[:n][keep], y[:n][keep], (xc, yc), (X[idx], y[idx]), 2, trials // 2)
     run = sim.run_chains(algorithm_id, data, loss, datasets=[(X, y), (X2, y2)], reps=trials // 2, seed=seed,
-                         params=params, coupled=False, progress=progress, cancel=cancel, max_work=max_work)
+                         params=params, coupled=False, progress=progress, cancel=cancel, max_work=max_work,
+                         monitor=traj, keep_step=traj is not None)
     plan = run.plan
     if not plan["run"]:
         raise ValueError(f"the calibration is infeasible, nothing to audit: {plan['cal'].reason}")
@@ -416,13 +634,25 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
     level = _level(level)
     # choose the statistic on the selection halves, evaluate it on the other halves
     half = (trials // 2) // 2
+    for k, a in stats.items():
+        projected[f"{k}, learned direction"] = _learned_direction(a, half)
+    if isinstance(traj, _StepMatch):
+        projected["step match"] = traj.best[0] - traj.best[1]
+        projected["canary step match"] = traj.best[0]
+    elif isinstance(traj, _TrajectoryScore):
+        projected["trajectory"] = traj.score
     sel = {k: _select(p[0][:half], p[1][:half], delta, level)[0] for k, p in projected.items()}
     best = max(sel, key=lambda k: sel[k])
     res = distinguish(projected[best][0], projected[best][1], delta=delta, level=level)
     private = spec.noise != "none"
     eps_claimed = None
-    notes = [f"D' replaces example {n} of D by a canary along the least-constrained direction of the data; "
+    notes = [f"D' replaces example {idx + 1} of D by a canary along the least-constrained direction of the data; "
              f"delta = {delta:.3g}; {CITATION}."]
+    label = f"label {yc:g}" + (" (the largest the loss's constants allow, |y| <= 1)" if data.task == "regression"
+                               else "")
+    canary_text = (f"example {idx + 1} of D replaced by x_c = {np.linalg.norm(xc):.3g} u ({label}): u is the direction the "
+                   "data constrains least (smallest singular vector of X), and ||x_c|| the largest norm among the "
+                   "data, which the loss's constants cover")
     if private and params.get("sigma") is None:
         eps_claimed = plan["eps"]
         if params.get("noise_rule") == "experiment" and plan["cal"].extras.get("sigma_unconstrained") is not None:
@@ -431,9 +661,9 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
     elif private:
         notes.append("noise set by hand (sigma): no calibrated epsilon is claimed; see the accountant's epsilon.")
     if matrix:
-        notes.append("matrix parameter (metric learning): the statistic is <W, u u^T> = u^T W u, the released "
-                     "metric's squared length of the canary direction u (the canary's pairs x_c - x_j point mostly "
-                     "along u, so their gradients (x_c - x_j)(x_c - x_j)^T push W along u u^T).")
+        notes.append("matrix parameter (metric learning): the statistics along u are <W, u u^T> = u^T W u, the "
+                     "released metric's squared length of the canary direction u (the canary's pairs x_c - x_j point "
+                     "mostly along u, so their gradients (x_c - x_j)(x_c - x_j)^T push W along u u^T).")
     eps_acc, acc_note = _accountant(algorithm_id, plan, spec)
     return AuditResult(
         algorithm=algorithm_id, eps_claimed=None if eps_claimed is None else float(eps_claimed),
@@ -442,8 +672,8 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
         accountant_note=acc_note, delta=float(delta), sigma=float(plan["sigma"]), fpr_upper=res["fpr_upper"],
         fnr_upper=res["fnr_upper"], threshold=res["threshold"], direction=res["direction"],
         per_statistic={k: float(e) for k, e in sel.items()},
-        samples={k: (p[0], p[1]) for k, p in projected.items()}, notes=notes,
-        tradeoff=_accountant_tradeoff(algorithm_id, plan, spec))
+        samples={k: (p[0], p[1]) for k, p in projected.items()}, notes=notes, canary=canary_text,
+        statistic_detail=STATISTICS.get(best, best), tradeoff=_accountant_tradeoff(algorithm_id, plan, spec))
 
 
 #: Xue, Yang, Huai & Wang's full-batch algorithms (their lemmas need a smooth loss and a small step)

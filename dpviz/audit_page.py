@@ -182,8 +182,9 @@ def method_result(res, method: str, level: float = 0.95, seed: int = 0) -> dict[
             "citation": au.CITATIONS[method], "point": point}
 
 
-def statistic_figure(on_d, on_d2, threshold: float, name: str, matrix: bool = False):
-    """Histograms of the test statistic on D and on D' with the chosen threshold (<w, u>, or u^T W u for a matrix)."""
+def statistic_figure(on_d, on_d2, threshold: float, name: str, matrix: bool = False, detail: str | None = None):
+    """Histograms of the test statistic on D and on D' with the chosen threshold (<w, u>, or u^T W u for a matrix;
+    ``detail``: the statistic in plain words, :data:`dpviz.audit.STATISTICS`, for the others)."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -193,10 +194,14 @@ def statistic_figure(on_d, on_d2, threshold: float, name: str, matrix: bool = Fa
     fig.add_trace(go.Histogram(x=np.asarray(on_d2), name="trained on D′ = D + canary", opacity=0.55, nbinsx=60,
                                marker_color="#ff7f0e"))
     fig.add_vline(x=threshold, line_dash="dash", line_color="black", annotation_text="test threshold")
-    stat = "uᵀWu" if matrix else "⟨w, u⟩"
-    title = (f"How often each value of the test statistic {stat} ({'metric' if matrix else 'projection'} of the "
-             f"{name} along the canary direction u) occurred:<br>trainings on D vs on D′ — the more the two "
-             "histograms are apart, the larger the ε the audit certifies")
+    if name in ("output", "last", "average"):
+        stat = "uᵀWu" if matrix else "⟨w, u⟩"
+        what = f"{stat} ({'metric' if matrix else 'projection'} of the {name} along the canary direction u)"
+    else:
+        stat = "score"
+        what = f"“{name}”" + (f": {detail}" if detail and len(detail) <= 90 else "")
+    title = (f"How often each value of the test statistic {what} occurred:<br>trainings on D vs on D′ — the more "
+             "the two histograms are apart, the larger the ε the audit certifies")
     fig.update_layout(barmode="overlay", title=dict(text=title, font=dict(size=14)), xaxis_title=stat,
                       yaxis_title="number of trainings", margin=dict(t=80))
     return fig
@@ -349,7 +354,9 @@ def estimate(state: dict[str, Any]) -> dict[str, float]:
         bytes_ += 8 * 2 * max(int(p["T"]) for p in plans)
     seconds = units * sim.SECONDS_PER_UNIT * aud.ESTIMATE_FACTOR[mode, bool(spec.pairs)]
     if mode == "audit":
-        seconds += aud.SECONDS_PER_TRIAL * 2 * reps
+        extra = aud.monitor_units(alg, spec, reps, int(plans[0]["T"]), int(plans[0]["n"]), dim)
+        seconds += aud.SECONDS_PER_TRIAL * 2 * reps + extra * sim.SECONDS_PER_UNIT
+        units += extra
     return {"seconds": seconds, "bytes": float(bytes_), "units": float(units)}
 
 

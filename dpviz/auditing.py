@@ -40,8 +40,8 @@ from dpviz import _validate as v
 __all__ = ["tradeoff_eps_delta", "tradeoff_gdp", "gdp_mu_of_gaussians", "gdp_delta", "gdp_epsilon", "gdp_mu_for",
            "tradeoff_from_profile", "tradeoff_pld", "tradeoff_rdp", "tradeoff_rdp_gaussian_wor",
            "RDP_TRADEOFF_CITATION", "mu_from_rates", "GdpAudit", "gdp_audit", "OneRunAudit",
-           "one_run_audit", "one_run_from_trials", "one_run_scores", "mechanism_for_plan", "AuditPlan", "plan_audit",
-           "METHODS", "ASSUMPTIONS", "CITATIONS"]
+           "one_run_audit", "one_run_from_trials", "one_run_canaries", "one_run_scores", "mechanism_for_plan",
+           "AuditPlan", "plan_audit", "METHODS", "ASSUMPTIONS", "CITATIONS"]
 
 METHODS = ("clopper-pearson", "gdp", "one-run")
 #: what each method assumes, in one sentence each (the CLI's JSON and the page state it)
@@ -465,12 +465,28 @@ def one_run_epsilon(m: int, r: int, correct: int, delta: float, level: float = 0
     return float(optimize.brentq(lambda e: one_run_p_value(e, delta, m, r, correct) - beta, 0.0, hi, xtol=1e-9))
 
 
+def _one_run_grid(m: int, delta: float, level: float) -> list[tuple[int, int]]:
+    """The (k₊, k₋) that :func:`one_run_audit` tries on m canaries: k₊ = k₋ = 1 %, 2 %, 5 %, 10 %, 20 % and 50 % of m
+    (at least 1, k₊ + k₋ <= m); where δ's term of Theorem 5.2 is small (2mδ at most (1 − level)/18, one entry's
+    share of the confidence in the larger grid: the term is 2mδ times a factor below 1) also the
+    one-sided guesses (k, 0) and (0, k) of the same sizes, for canaries that leave a trace on one side only (a
+    larger grid splits the confidence further, which a non-negligible δ-term cannot afford).  The grid depends on
+    m, δ and the level only, never on the scores."""
+    fracs = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
+    sizes = sorted({max(1, int(f * m)) for f in fracs})
+    ks = [(k, k) for k in sizes if 2 * k <= m]
+    if 2 * m * delta <= (1.0 - level) / 18:
+        ks += [(k, 0) for k in sizes if k <= m] + [(0, k) for k in sizes if k <= m]
+    return ks
+
+
 def one_run_audit(scores, included, *, delta: float, level: float = 0.95, k_plus: int | None = None,
                   k_minus: int | None = None) -> OneRunAudit:
     """One-run audit from the ``scores`` of m canaries and whether each was ``included`` (Steinke, Nasr & Jagielski
     2023, Algorithm 1): guess "in" for the ``k_plus`` highest scores, "out" for the ``k_minus`` lowest.  Without
-    k₊/k₋ the counts are chosen on a fixed grid (1 %, 2 %, 5 %, 10 %, 20 %, 50 % of m each side) and the best is
-    kept, with the confidence split evenly over the grid (a union bound) so the result stays valid."""
+    k₊/k₋ the counts are chosen on a fixed grid (:func:`_one_run_grid`: 1 %, 2 %, 5 %, 10 %, 20 %, 50 % of m each
+    side, and one-sided where δ is negligible) and the best is kept, with the confidence split evenly over the grid
+    (a union bound) so the result stays valid."""
     s = np.asarray(scores, float).ravel()
     inc = np.asarray(included).ravel()
     m = s.size
@@ -491,8 +507,9 @@ def one_run_audit(scores, included, *, delta: float, level: float = 0.95, k_plus
             raise ValueError(f"k_plus + k_minus must be at most m = {m}.")
         lev = level
     else:
-        fracs = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
-        ks = sorted({(max(1, int(f * m)), max(1, int(f * m))) for f in fracs if 2 * max(1, int(f * m)) <= m})
+        # every (k+, k-) of a fixed grid (0, 1 %, 2 %, 5 %, 10 %, 20 %, 50 % of m each side, not both 0): the
+        # guesses may be one-sided, e.g. where only the canaries' presence leaves a trace
+        ks = _one_run_grid(m, delta, level)
         lev = 1.0 - (1.0 - level) / len(ks)
     best = None
     for kp, km in ks:
@@ -505,17 +522,35 @@ def one_run_audit(scores, included, *, delta: float, level: float = 0.95, k_plus
                        level=level)
 
 
+def one_run_canaries(a: int, b: int) -> int:
+    """Canaries :func:`one_run_from_trials` makes of ``a`` evaluation trials on D and ``b`` on D':
+    a + b − ⌈3 √(a + b)⌉ (at least 2), so that their fair coins rarely ask one side for more trials than it has."""
+    return max(2, a + b - int(math.ceil(3 * math.sqrt(a + b))))
+
+
 def one_run_from_trials(neg, pos, *, delta: float, level: float = 0.95, seed: int = 0) -> OneRunAudit:
     """One-run statistics on independent trials (dpviz's engine trains one canary per run): the direction "in =
-    higher" or "lower" is chosen on the first halves (means), then each pair i of the second halves is one canary
-    whose inclusion is a fair coin (seeded), scored by the D' trial if included, else by the D trial."""
+    higher" or "lower" is chosen on the first halves (means); then M = :func:`one_run_canaries` canaries each get a
+    fair coin (seeded) and the next unused trial of the second halves of D' (coin 1, included) or of D (coin 0).
+    Given the coins the scores are independent draws of the mechanism on D or D', which is Steinke, Nasr &
+    Jagielski's model (one canary per run), and every evaluation trial can serve: about twice the canaries of one
+    coin per (D, D') pair.  If the coins ask one side for more trials than it has (probability about 0.3 %), the
+    audit certifies nothing (ε_lower = 0, never above the truth), so the bound keeps its confidence."""
     neg, pos = _scores(neg, pos)
     hn, hp = neg.size // 2, pos.size // 2
     direction = 1.0 if np.mean(pos[:hp]) >= np.mean(neg[:hn]) else -1.0
     en, ep = neg[hn:], pos[hp:]
-    m = min(en.size, ep.size)
+    m = one_run_canaries(en.size, ep.size)
     inc = np.random.default_rng(v.check_int("seed", seed, minimum=0)).integers(0, 2, size=m)
-    return one_run_audit(direction * np.where(inc == 1, ep[:m], en[:m]), inc, delta=delta, level=level)
+    k1 = int(inc.sum())
+    if k1 > ep.size or m - k1 > en.size:
+        delta = v.check_delta(delta, allow_zero=True)
+        return OneRunAudit(eps_lower=0.0, m=m, guesses=0, correct=0, k_plus=0, k_minus=0, delta=delta,
+                           level=_level(level))
+    s = np.empty(m)
+    s[inc == 1] = ep[:k1]
+    s[inc == 0] = en[:m - k1]
+    return one_run_audit(direction * s, inc, delta=delta, level=level)
 
 
 def one_run_scores(m: int, mu: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
@@ -548,7 +583,7 @@ def _ideal_bound(method: str, trials: int, mu: float, delta: float, level: float
                               mu + 50)
             prec = stats.norm.sf(t - mu) / (stats.norm.sf(t - mu) + stats.norm.sf(t))
             correct = int(math.floor(2 * k * prec))
-            lev = 1.0 - (1.0 - level) / 6
+            lev = 1.0 - (1.0 - level) / len(_one_run_grid(m, delta, level))  # one_run_audit's confidence split
             best = max(best, one_run_epsilon(m, 2 * k, correct, delta, lev))
         return best
     m = trials // 4  # evaluation trials per side (half of each side's trials choose the test)
@@ -568,7 +603,7 @@ def _ideal_bound(method: str, trials: int, mu: float, delta: float, level: float
 class AuditPlan:
     """Outcome of :func:`plan_audit`: ``trials`` needed (all trainings; canaries for ``one-run``) or ``None`` when
     none up to ``max_trials`` suffice; ``certified`` at that size; ``runs``, the trainings dpviz's engine needs
-    (one-run: 4 per canary, :func:`one_run_from_trials`); ``seconds`` they take here."""
+    (one-run: about 2 per canary, :func:`one_run_from_trials`); ``seconds`` they take here."""
 
     method: str
     target: float
@@ -637,7 +672,13 @@ def plan_audit(*, target: float, eps_true: float, delta: float, method: str = "g
             hi = mid
         else:
             lo = mid
-    runs = 4 * hi if method == "one-run" else hi
+    if method == "one-run":  # 4 m trainings give one_run_canaries(m, m) canaries (m evaluation trials per side)
+        m = max(2, hi // 2)
+        while one_run_canaries(m, m) < hi:
+            m += max(1, m // 100)
+        runs = 4 * m
+    else:
+        runs = hi
     secs = None if seconds_per_trial is None else float(seconds_per_trial) * runs
     return AuditPlan(trials=hi, certified=bound(hi), seconds=secs, runs=runs, curve=curve, **kw)
 

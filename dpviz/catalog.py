@@ -345,6 +345,16 @@ class BoundResult:
 
 @dataclass(frozen=True)
 class Algorithm:
+    """A private (or baseline) algorithm of a paper and its noise calibration.
+
+    ``affects`` names the calibration inputs (among the dashboard's ``n, d, eps, delta, T, eta, G, L, M, R, alpha,
+    mu, c``) that change the numbers its calibration gives -- σ or the Laplace scale, feasibility, β and its
+    interval, the T and η it sets (an input only echoed back does not count), the paper's own σ, the accountant's
+    σ -- or its gradient count (n, T).  An input the calibration only validates or echoes is left out.  The
+    dashboard marks these inputs with "*"; ``tests/test_affects.py`` checks the declaration by perturbing every
+    input.
+    """
+
     id: str
     name: str
     paper: Paper
@@ -356,6 +366,7 @@ class Algorithm:
     description: str = ""
     noise: Literal["gaussian", "laplace", "gaussian-or-laplace", "none"] = "gaussian"
     formula: str = ""  # LaTeX of the calibration
+    affects: tuple[str, ...] = ()  # the calibration inputs that change its numbers (see the class docstring)
 
     def summary(self) -> dict[str, Any]:
         return {
@@ -398,10 +409,30 @@ class Theorem:
     notes: tuple[str, ...] = ()
     risk: Risk = Risk("excess population risk", "expectation")  # what the bound controls
     form: Literal["rate", "explicit"] = "rate"  # what ``bound`` returns
+    #: the inputs that change its numbers (bound, terms, η, T, gradient complexity; the explicit bound at the
+    #: theorem's own schedule too) where ``bound`` / ``explicit_bound`` take inputs that change none; None: every
+    #: input they take (see :meth:`inputs_affecting`)
+    affects: tuple[str, ...] | None = None
+    #: the inputs that change its schedule (η, T and the gradient complexity), which Calibrate uses when T and η are
+    #: taken from the theorem
+    schedule_affects: tuple[str, ...] = ()
 
     def __post_init__(self):
         if not isinstance(self.risk, Risk):
             object.__setattr__(self, "risk", Risk.parse(self.risk))
+
+    def inputs_affecting(self) -> tuple[str, ...]:
+        """The inputs that change the theorem's numbers: ``affects`` if declared, else every parameter of ``bound``
+        and ``explicit_bound`` (the explicit bound's T and η only when ``bound`` takes them: it runs at the
+        theorem's own schedule)."""
+        if self.affects is not None:
+            return self.affects
+        main = parameters_of(self.bound)
+        names = dict.fromkeys(main)
+        if self.explicit_bound is not None:
+            names.update(dict.fromkeys(k for k in parameters_of(self.explicit_bound)
+                                       if k not in ("T", "eta") or k in main))
+        return tuple(names)
 
     @property
     def forms(self) -> list[str]:

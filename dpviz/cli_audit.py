@@ -213,9 +213,10 @@ def _method_result(args, res) -> dict:
     elif args.method == "one-run":
         r = au.one_run_from_trials(neg, pos, delta=res.delta, level=args.level, seed=args.seed)
         out.update(eps_lower=r.eps_lower, canaries=r.m, guesses=r.guesses, correct=r.correct,
-                   note=("dpviz's engine trains one canary per run: each evaluation trial is one canary whose "
-                         "inclusion is a fair coin (Steinke, Nasr & Jagielski's analysis), so this spends the "
-                         "audit's trials; a training run carrying all canaries at once would need one run."))
+                   note=("dpviz's engine trains one canary per run: every evaluation trial can serve as one canary, "
+                         "whose inclusion is a fair coin taking the next unused trial of D' (in) or D (out) "
+                         "(Steinke, Nasr & Jagielski's analysis), so this spends the audit's trials; a training run "
+                         "carrying all canaries at once would need one run."))
     return aud._finite(out)
 
 

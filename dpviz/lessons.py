@@ -523,67 +523,91 @@ def _live_bound(state: dict, progress=None) -> dict:
                                        f"{state['sweep'] if state['sweep'] != 'eps' else 'ε'}"}
 
 
-def _live_accounting(state: dict, progress=None) -> dict:
-    import plotly.graph_objects as go
-
-    from dpviz import catalog, privacy_lab
+def _accounting_kw(state: dict) -> tuple:
+    from dpviz import catalog
 
     alg = catalog.get_algorithm(state["algorithm"])
-    p = params_of(state)
-    kw = _only(p, privacy_lab.mechanism)
-    if not kw or set(kw) == set():
-        kw = {k: v for k, v in p.items() if k in _only(p, alg.calibrate)}
-    kw = {k: v for k, v in _only(p, alg.calibrate).items() if k != "c"}
-    res = privacy_lab.evaluate(alg.id, **kw)
+    return alg, {k: v for k, v in _only(params_of(state), alg.calibrate).items() if k != "c"}
+
+
+def _live_accounting(state: dict, progress=None) -> dict:
+    """The paper's σ beside the σ of the first accountant matched to the paper's mechanism (the main numbers);
+    the chart of every accountant (:func:`_figure_accounting`, PLD included: seconds) comes after them."""
+    from dpviz import privacy_lab
+
+    alg, kw = _accounting_kw(state)
+    mech = privacy_lab.mechanism(alg.id, **kw)
+    first = next((a.name for a in privacy_lab.accountants(mech) if a.matches_paper), None)
+    res = privacy_lab.evaluate(alg.id, names=(first,) if first else None, **kw)
     values: dict[str, Any] = {"paper_sigma": res["paper_sigma"]}
     numbers = [("the paper's σ", res["paper_sigma"])]
-    names, sig = ["the paper's σ"], [res["paper_sigma"]]
-    for row in res["accountants"]:
-        label = f"{row['name']} ({row['sampling']}, {row['neighbouring']})"
-        if row["matches_paper"] and "matched_sigma" not in values:
-            values["matched_sigma"] = row["sigma_for_eps"]
-            values["matched_eps_of_paper_sigma"] = row["eps_of_paper_sigma"]
-            numbers.append(("σ of a tight accountant of the same mechanism", row["sigma_for_eps"]))
-            numbers.append(("ε the paper's σ really buys", row["eps_of_paper_sigma"]))
-        names.append(label)
-        sig.append(row["sigma_for_eps"])
+    row = next((r for r in res["accountants"] if r["matches_paper"]), None)
+    if row is not None:
+        values["matched_sigma"] = row["sigma_for_eps"]
+        values["matched_eps_of_paper_sigma"] = row["eps_of_paper_sigma"]
+        numbers.append(("σ of a tight accountant of the same mechanism", row["sigma_for_eps"]))
+        numbers.append(("ε the paper's σ really buys", row["eps_of_paper_sigma"]))
     if values.get("matched_sigma") and res["paper_sigma"]:
         values["ratio"] = res["paper_sigma"] / values["matched_sigma"]
         numbers.append(("paper σ / tight σ", values["ratio"]))
+    return {"values": values, "numbers": numbers, "tex": res["closed_form"]["formula"] or "", "status": None,
+            "notes": list(res["notes"])[:2], "figure": None, "curve": None}
+
+
+def _figure_accounting(state: dict) -> dict:
+    """The σ every accountant of the mechanism needs for the step's (ε, δ) (bars; the paper's σ first)."""
+    import plotly.graph_objects as go
+
+    from dpviz import privacy_lab
+
+    alg, kw = _accounting_kw(state)
+    res = privacy_lab.evaluate(alg.id, **kw)
+    names, sig = ["the paper's σ"], [res["paper_sigma"]]
+    for row in res["accountants"]:
+        names.append(f"{row['name']} ({row['sampling']}, {row['neighbouring']})")
+        sig.append(row["sigma_for_eps"])
     fig = go.Figure(go.Bar(x=sig, y=names, orientation="h"))
     fig.update_layout(title=f"σ each accountant needs for (ε, δ) = ({_fmt(res['eps'])}, {_fmt(res['delta'])})",
                       xaxis_title="σ", height=360, margin={"l": 320})
-    return {"values": values, "numbers": numbers, "tex": res["closed_form"]["formula"] or "", "status": None,
-            "notes": list(res["notes"])[:2], "figure": fig.to_plotly_json(), "curve": None}
+    return fig.to_plotly_json()
+
+
+def _threshold_printed(state: dict, n: int) -> float:
+    from dpviz import catalog
+
+    return catalog.bound("wang-nonsmooth-lemma13", n=n, d=state["d"], eps=1.0, delta=1.0 / n**2).total
+
+
+def _threshold_found(state: dict, n: int) -> float | None:
+    return _smallest_feasible_eps("dpsgd-rdp", {**params_of(state), "n": n, "T": n, "delta": 1.0 / n**2})
 
 
 def _live_threshold(state: dict, progress=None) -> dict:
     """Lemma 13 of Wang, Lei, Ying & Zhang (printed ε threshold, T = n, δ = 1/n²) against the smallest ε for which
-    dpviz's β search finds a β meeting Theorem 11's conditions."""
-    import plotly.graph_objects as go
-
-    from dpviz import catalog
-
-    def printed(n):
-        return catalog.bound("wang-nonsmooth-lemma13", n=n, d=state["d"], eps=1.0, delta=1.0 / n**2).total
-
-    def found(n):
-        return _smallest_feasible_eps("dpsgd-rdp", {**params_of(state), "n": n, "T": n, "delta": 1.0 / n**2})
-
+    dpviz's β search finds a β meeting Theorem 11's conditions, at the step's n (the chart over n,
+    :func:`_figure_threshold`, comes after these numbers)."""
     n = state["n"]
-    ns = _logspace(100, 100_000, 10, True)
-    fig = go.Figure()
-    fig.add_trace(go.Scatter(x=ns, y=[printed(m) for m in ns], name="Lemma 13's printed threshold", mode="lines"))
-    fig.add_trace(go.Scatter(x=ns, y=[found(m) for m in ns], name="smallest feasible ε (β search)",
-                             mode="lines+markers"))
-    fig.update_layout(title="Where DP-SGD's calibration becomes feasible (T = n, δ = 1/n²)", xaxis_type="log",
-                      yaxis_type="log", xaxis_title="n", yaxis_title="ε", height=420)
-    values = {"printed": printed(n), "found": found(n)}
+    values = {"printed": _threshold_printed(state, n), "found": _threshold_found(state, n)}
     numbers = [("Lemma 13's ε threshold", values["printed"]), ("smallest feasible ε (β search)", values["found"])]
     tex = (r"\epsilon \ge \frac{7(n^{1/3}-1)+4n\log n+7}{2n(n^{1/3}-1)}"
            rf" = {_fmt(values['printed'])}\quad (n = {n})")
-    return {"values": values, "numbers": numbers, "tex": tex, "status": None, "notes": [],
-            "figure": fig.to_plotly_json(), "curve": None}
+    return {"values": values, "numbers": numbers, "tex": tex, "status": None, "notes": [], "figure": None,
+            "curve": None}
+
+
+def _figure_threshold(state: dict) -> dict:
+    """Lemma 13's printed threshold and the smallest feasible ε of the β search, over n (T = n, δ = 1/n²)."""
+    import plotly.graph_objects as go
+
+    ns = _logspace(100, 100_000, 10, True)
+    fig = go.Figure()
+    fig.add_trace(go.Scatter(x=ns, y=[_threshold_printed(state, m) for m in ns], name="Lemma 13's printed threshold",
+                             mode="lines"))
+    fig.add_trace(go.Scatter(x=ns, y=[_threshold_found(state, m) for m in ns], name="smallest feasible ε (β search)",
+                             mode="lines+markers"))
+    fig.update_layout(title="Where DP-SGD's calibration becomes feasible (T = n, δ = 1/n²)", xaxis_type="log",
+                      yaxis_type="log", xaxis_title="n", yaxis_title="ε", height=420)
+    return fig.to_plotly_json()
 
 
 def _live_simulate(state: dict, progress=None) -> dict:
@@ -699,11 +723,15 @@ _LIVE: dict[str, Callable[..., dict]] = {
     "stability": _live_stability, "audit": _live_audit, "certifiable": _live_certifiable,
     "experiment": _live_experiment,
 }
+#: views whose chart is computed apart from their numbers (slower than them: the page draws it after the numbers)
+LATE_FIGURES: dict[str, Callable[[dict], dict]] = {"accounting": _figure_accounting, "threshold": _figure_threshold}
 
 
 def chart(kind: str, state: dict, *, animate: str | None = None) -> dict | None:
     """Only the chart of a curve view (``live(..., figure=False)["curve"]`` names the kind), or None: the page draws
     the numbers first and the chart after them."""
+    if kind in LATE_FIGURES:
+        return LATE_FIGURES[kind](state)
     out = _LIVE[kind](state)
     curve = out.get("curve")
     if curve is None:
@@ -717,7 +745,8 @@ def live(kind: str, state: dict, *, progress=None, figure: bool = True, animate:
     """The live view ``kind`` at ``state``: ``{"values", "numbers", "tex", "status", "notes", "figure"}``.
 
     A module-level function of plain data (the page runs the heavy kinds in the worker pool).  ``figure`` False
-    skips the chart; ``animate`` names a parameter whose values become the chart's animation frames.  Raises
+    skips the chart of a curve view and of a view in :data:`LATE_FIGURES` (:func:`chart` computes them, so that the
+    page draws the numbers first); ``animate`` names a parameter whose values become the chart's animation frames.  Raises
     ValueError (student-readable) for settings the computation refuses.
     """
     if kind not in _LIVE:
@@ -730,26 +759,63 @@ def live(kind: str, state: dict, *, progress=None, figure: bool = True, animate:
             out["figure"] = animated_figure(Step("", "", curve, animate=animate), state, title)
         else:
             out["figure"] = _curve_figure(_CURVES[curve](state), title)
-    out.setdefault("figure", None)  # figure=False skips only the curve charts; other views draw theirs anyway
+    elif figure and kind in LATE_FIGURES:
+        out["figure"] = LATE_FIGURES[kind](state)
+    out.setdefault("figure", None)  # figure=False skips only those charts; other views draw theirs anyway
     return out
 
 
 # ----------------------------------------------------------------------------------------------------------------------
 # solvers: each computes a question's answer at the step's state with dpviz and explains it (formula + numbers)
 # ----------------------------------------------------------------------------------------------------------------------
+#: memo of :func:`_smallest_feasible_eps` (the Lemma 13 step, its chart and its question ask for the same n)
+_FEASIBLE_MEMO: dict = {}
+
+
 def _smallest_feasible_eps(algorithm_id: str, p: dict, lo: float = 1e-3, hi: float = 1e3) -> float | None:
-    """The smallest ε at which the calibration is feasible (bisection in log ε; feasibility grows with ε)."""
+    """The smallest ε at which the calibration is feasible (bisection in log ε; feasibility grows with ε).
+    Memoised by the other settings (at most 4096 of them)."""
+    key = (algorithm_id, tuple(sorted((k, v) for k, v in p.items() if k != "eps")), lo, hi)
+    if key in _FEASIBLE_MEMO:
+        return _FEASIBLE_MEMO[key]
+
     def ok(e):
         return _cal_noise(algorithm_id, {**p, "eps": e}) is not None
 
     if not ok(hi):
-        return None
-    if ok(lo):
-        return lo
-    for _ in range(40):
-        mid = math.sqrt(lo * hi)
-        lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-    return hi
+        out = None
+    elif ok(lo):
+        out = lo
+    else:
+        for _ in range(40):
+            mid = math.sqrt(lo * hi)
+            lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+        out = hi
+    if len(_FEASIBLE_MEMO) >= 4096:
+        _FEASIBLE_MEMO.clear()
+    _FEASIBLE_MEMO[key] = out
+    return out
+
+
+def precompute(lesson_ids=None) -> float:
+    """Compute the main numbers of every quick step (not :data:`HEAVY`) at its own settings once, so that the first
+    class to open a lesson finds them in the library's caches (the accountants' noise inversions, the feasibility
+    searches) instead of waiting for them; ``serve.py`` runs it in the background once the server answers.
+    Returns the seconds it took.  A step whose settings are refused is skipped (the page reports it)."""
+    import time
+
+    t0 = time.perf_counter()
+    for lesson in LESSONS:
+        if lesson_ids is not None and lesson.id not in lesson_ids:
+            continue
+        for step in lesson.steps:
+            if step.view in HEAVY:
+                continue
+            try:
+                live(step.view, step_state(step), figure=False)
+            except ValueError:
+                pass
+    return time.perf_counter() - t0
 
 
 def solve_classical_eps_halves(state: dict, values: dict | None = None) -> dict:
@@ -1581,13 +1647,10 @@ def page_link(step: Step, state: dict) -> str | None:
 # handouts
 # ----------------------------------------------------------------------------------------------------------------------
 def _md_html(text: str) -> str:
-    """Lesson text (authored here, never user input) as HTML: escaped, **bold**, $math$ kept as LaTeX source."""
-    import re
+    """Lesson text (authored here, never user input) as HTML: escaped, **bold**, $math$ as MathML."""
+    from dpviz import mathml
 
-    out = html.escape(text)
-    out = re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", out)
-    out = re.sub(r"\$(.+?)\$", r"<code class='tex'>\1</code>", out)
-    return out
+    return mathml.text_html(text)
 
 
 def _num_html(x) -> str:
@@ -1597,10 +1660,13 @@ def _num_html(x) -> str:
 
 
 def lesson_html(lesson_id: str, *, figures: bool = True) -> str:
-    """One offline HTML file of a lesson: text, formulas (LaTeX source), numbers, answers and charts (plotly.js
-    embedded once), every number computed now by :func:`live` and the solvers at each step's default state."""
+    """One offline HTML file of a lesson: text, formulas (MathML, which the browser renders with no script; the
+    LaTeX source kept with each), numbers, answers and charts (plotly.js embedded once), every number computed now
+    by :func:`live` and the solvers at each step's default state."""
     import plotly.graph_objects as go
     import plotly.io as pio
+
+    from dpviz.mathml import math_html
 
     lesson = get_lesson(lesson_id)
     parts = [f"<h1>{html.escape(lesson.title)}</h1>", "<p><b>After this lesson you can:</b></p><ul>"]
@@ -1615,7 +1681,7 @@ def lesson_html(lesson_id: str, *, figures: bool = True) -> str:
         if res["status"]:
             parts.append(f"<p class='{res['status'][0]}'>{html.escape(res['status'][1])}</p>")
         if res["tex"]:
-            parts.append(f"<pre class='tex'>{html.escape(res['tex'])}</pre>")
+            parts.append(f"<div class='formula'>{math_html(res['tex'], display=True)}</div>")
         if res["figure"] is not None:
             parts.append(pio.to_html(go.Figure(res["figure"]), include_plotlyjs=first_fig, full_html=False))
             first_fig = False
@@ -1623,18 +1689,37 @@ def lesson_html(lesson_id: str, *, figures: bool = True) -> str:
             rev = answer(step, state, res["values"])
             parts.append(f"<div class='q'><p><b>Predict:</b> {_md_html(step.question.prompt)}</p>"
                          f"<details><summary>Reveal</summary><p><b>Answer: {_num_html(rev['answer'])}</b>. "
-                         f"{html.escape(rev['text'])}</p><pre class='tex'>{html.escape(rev['tex'])}</pre>"
+                         f"{html.escape(rev['text'])}</p><div class='formula'>{math_html(rev['tex'], display=True)}</div>"
                          "</details></div>")
     from dpviz import __version__
 
     style = ("body{font-family:sans-serif;max-width:60em;margin:auto;padding:1em;line-height:1.45}"
              "td{padding:2px 12px;border-bottom:1px solid #ddd}.error{color:#a00}.success{color:#070}"
-             "pre.tex{background:#f6f6f6;padding:6px;white-space:pre-wrap}.q{border-left:4px solid #48c;"
-             "padding-left:10px}")
+             ".formula{overflow-x:auto;padding:4px 0}math[display=block]{margin:.3em 0}"
+             # fonts with an OpenType MATH table, where installed (stretchy brackets, radicals); else the browser's
+             "math{font-size:1.1em;font-family:'STIX Two Math','Latin Modern Math','Cambria Math',"
+             "'DejaVu Math TeX Gyre',math}"
+             ".tex-fallback{background:#fff4e5;border:1px dashed #c60;padding:1px 4px;white-space:pre-wrap}"
+             ".q{border-left:4px solid #48c;padding-left:10px}")
     return (f"<!DOCTYPE html><html><head><meta charset='utf-8'><title>{html.escape(lesson.title)}</title>"
             f"<style>{style}</style></head><body>{''.join(parts)}<hr><p><small>dpviz {__version__}; formulas are "
-            "given in LaTeX source; every number was computed by dpviz when this file was written.</small></p>"
-            "</body></html>")
+            "MathML, drawn by the browser with nothing loaded (copying a formula copies its LaTeX source); every "
+            "number was computed by dpviz when this file was written.</small></p>"
+            f"<script>{_COPY_TEX_JS}</script></body></html>")
+
+
+#: a constant script of the handout: copying a selection that holds formulas puts their LaTeX source ($…$) on the
+#: clipboard in place of the MathML's text
+_COPY_TEX_JS = (
+    "document.addEventListener('copy',function(e){var s=window.getSelection();if(!s||!s.rangeCount)return;"
+    "var f=s.getRangeAt(0).cloneContents();var m=f.querySelectorAll('math');"
+    "var a=s.anchorNode&&s.anchorNode.parentElement&&s.anchorNode.parentElement.closest('math');"
+    "if(!m.length&&!a)return;"
+    "if(!m.length){e.clipboardData.setData('text/plain',a.getAttribute('alttext')||'');e.preventDefault();return;}"
+    "m.forEach(function(x){var t=x.getAttribute('alttext')||'';"
+    "x.replaceWith(document.createTextNode(x.getAttribute('display')==='block'?'$$'+t+'$$':'$'+t+'$'));});"
+    "var d=document.createElement('div');d.appendChild(f);"
+    "e.clipboardData.setData('text/plain',d.textContent);e.preventDefault();});")
 
 
 def html_job(lesson_id: str, progress=None, cancel=None) -> str:
@@ -1702,4 +1787,4 @@ def dumps_notebook(nb) -> str:
     return nbformat.writes(nb)
 
 
-__all__ += ["dumps_notebook", "animated_figure", "html_job"]
+__all__ += ["dumps_notebook", "animated_figure", "html_job", "chart", "LATE_FIGURES", "precompute"]

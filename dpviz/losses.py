@@ -118,6 +118,15 @@ class Loss:
     def constants(self, *, kappa, R) -> dict:  # pragma: no cover - every subclass overrides
         raise NotImplementedError
 
+    #: which of the dashboard's inputs κ (``kappa``), R and q each of G, L, M, α of :meth:`constants` depends on
+    #: (the dashboard marks those inputs as changing the numbers when the constant does; ``tests/test_affects.py``
+    #: checks it by perturbing each input)
+    _inputs = {"G": ("kappa", "R"), "L": ("kappa",), "M": ("kappa",), "alpha": ()}
+
+    def constant_inputs(self) -> dict[str, tuple[str, ...]]:
+        """Constant name ("G", "L", "M", "alpha") -> the inputs among ``kappa``, ``R``, ``q`` that change it."""
+        return dict(self._inputs)
+
     def value(self, w, x, y, x2=None, y2=None):  # pragma: no cover - every subclass overrides
         raise NotImplementedError
 
@@ -217,6 +226,8 @@ class Hinge(Loss):
         m, x = _dot(w, x)
         return (-y * (y * m < 1.0))[..., None] * x
 
+    _inputs = {"G": ("kappa",), "L": ("kappa",), "M": ("kappa",), "alpha": ()}
+
     def constants(self, *, kappa, R):
         """G = κ, L = κ, M = κ, α = 0 (derivation in the class docstring)."""
         k, R = self._check_kappa_R(kappa, R)
@@ -227,6 +238,7 @@ class _QNorm(Loss):
     """A loss with an exponent q in (1, 2] whose gradient is (q − 1)-Hölder, α = q − 1 (Wang, Lei, Ying & Zhang (wang-nonsmooth),
     Section 1).  Subclasses give ``_describe`` (the description with q and α filled in)."""
 
+    _inputs = {"G": ("kappa", "R", "q"), "L": ("kappa", "q"), "M": ("kappa", "q"), "alpha": ("q",)}
     _describe = ""
 
     def __init__(self, *, q=1.5):
@@ -296,6 +308,8 @@ class Absolute(Loss):
     def grad(self, w, x, y, x2=None, y2=None):
         m, x = _dot(w, x)
         return np.sign(m - y)[..., None] * x
+
+    _inputs = {"G": ("kappa",), "L": ("kappa",), "M": ("kappa",), "alpha": ()}
 
     def constants(self, *, kappa, R):
         """G = κ, L = 2κ, M = κ, α = 0 (derivation in the class docstring)."""
@@ -375,6 +389,12 @@ class Huber(Loss):
         m, x = _dot(w, x)
         return np.clip(m - y, -self.delta_h, self.delta_h)[..., None] * x
 
+    def constant_inputs(self) -> dict[str, tuple[str, ...]]:
+        """As :meth:`Loss.constant_inputs`; G = κ min(δ_h, κR + 1) and M = κ min(δ_h, 1) do not depend on R (nor M
+        on anything but κ) when δ_h <= 1, since κR + 1 >= 1."""
+        return {"G": ("kappa", "R") if self.delta_h > 1.0 else ("kappa",), "L": ("kappa",), "M": ("kappa",),
+                "alpha": ()}
+
     def constants(self, *, kappa, R):
         """G = κ min(δ_h, κR + 1), L = κ², M = κ min(δ_h, 1), α = 1 (derivation in the class docstring)."""
         k, R = self._check_kappa_R(kappa, R)
@@ -451,6 +471,8 @@ class AUCHinge(Loss):
     def grad(self, w, x, y, x2=None, y2=None):
         m, u = _dot(w, self._pair(x, x2, y2))
         return (-_posneg(y, y2) * (m < 1.0))[..., None] * u
+
+    _inputs = {"G": ("kappa",), "L": ("kappa",), "M": ("kappa",), "alpha": ()}
 
     def constants(self, *, kappa, R):
         """G = 2κ, L = 2κ, M = 2κ, α = 0 (derivation in the class docstring)."""
@@ -591,6 +613,8 @@ class MetricHinge(_Metric):
         t = _tau(y, y2)
         return self._outer(t * (1.0 + t * h > 0.0), u)
 
+    _inputs = {"G": ("kappa",), "L": ("kappa",), "M": ("kappa",), "alpha": ()}
+
     def constants(self, *, kappa, R):
         """G = 4κ², L = 4κ², M = 4κ², α = 0 (derivation in the class docstring)."""
         k, R = self._check_kappa_R(kappa, R)
@@ -684,6 +708,14 @@ class L2Regularised(Loss):
 
     def grad(self, w, x, y, x2=None, y2=None):
         return self.base.grad(w, x, y, x2, y2) + 2.0 * self.l2 * np.asarray(w, dtype=float)
+
+    def constant_inputs(self) -> dict[str, tuple[str, ...]]:
+        """The base loss's, with R added to G (+ 2λR) and, for α < 1, to L (+ 2λ(2R)^(1−α))."""
+        c = self.base.constant_inputs()
+        c["G"] = tuple(dict.fromkeys(c["G"] + ("R",)))
+        if self.alpha < 1.0:
+            c["L"] = tuple(dict.fromkeys(c["L"] + ("R",)))
+        return c
 
     def constants(self, *, kappa, R):
         """G + 2λR, L + 2λ(2R)^(1−α) (L + 2λ for α = 1), M, α, μ + 2λ (derivation in the class docstring)."""

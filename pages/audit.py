@@ -249,6 +249,8 @@ def body():
         m[1].metric("ε claimed", ui.fmt(res.eps_claimed))
         m[2].metric("accountant's ε", ui.fmt(res.eps_accountant))
         m[3].metric("most ε these trials can certify", ui.fmt(res.max_certifiable))
+        st.write(f"**Canary**: {res.canary}. **Statistic** (the one that told D from D′ best on the first half "
+                 f"of the trials): {res.statistic_detail}.")
         st.write(f"**{res.trials} trials** ({res.trials // 2} on D, {res.trials // 2} on D′) in "
                  f"**{res.seconds:.2f} s**; statistic: {res.statistic}; σ = {ui.fmt(res.sigma)}, "
                  f"δ = {res.delta:.3g}; on the evaluation half FPR = {res.fpr:.4g}, FNR = {res.fnr:.4g} "
@@ -264,13 +266,15 @@ def body():
         else:
             st.caption(f"The audit certifies ε ≥ {ui.fmt(res.eps_lower)} with 95 % confidence; with {res.trials} "
                        f"trials it could certify at most ε = {ui.fmt(res.max_certifiable)}.")
-        if res.accountant_note:
-            st.caption("Accountant: " + res.accountant_note)
-        for note in res.notes:
-            st.caption(note)
+        with st.container():  # a number of notes that depends on the setting: the elements after keep their places
+            if res.accountant_note:
+                st.caption("Accountant: " + res.accountant_note)
+            for note in res.notes:
+                st.caption(note)
         on_d, on_d2 = res.samples[res.statistic]
         ui.show_figure(ap.statistic_figure(on_d, on_d2, res.threshold, res.statistic,
-                                           matrix=any("matrix parameter" in note for note in res.notes)),
+                                           matrix=any("matrix parameter" in note for note in res.notes),
+                                           detail=res.statistic_detail),
                        "audit_statistic")
         _method_view(res, state)
     else:

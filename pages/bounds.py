@@ -64,15 +64,11 @@ def body() -> None:
                           help="Rates and bounds with explicit constants are never drawn on one axis: a rate with "
                                "its constant set to c = 1 can be orders of magnitude below a bound that keeps the "
                                "paper's constants and logarithms.")
-    needed = set()
-    for t in chosen:
-        thm_t = catalog.get_theorem(t)
-        needed |= set(catalog.parameters_of(thm_t.bound))
-        if kind == "explicit" and thm_t.explicit_bound is not None:  # G, R, M ... of the explicit constants
-            needed |= set(catalog.parameters_of(thm_t.explicit_bound)) - {"T", "eta"}
     loss_id, shown = ui.loss_picker(None)
+    # "*": the inputs that change a chosen theorem's numbers (its bound, and its explicit bound, shown in both modes)
     params = ui.param_widgets(ui.sidebar_names(shown, loss_id),
-                              required=needed | ({"log10_delta"} if "delta" in needed else set()))
+                              required=ui.starred(theorems=[catalog.get_theorem(t) for t in chosen],
+                                                  loss_id=loss_id, shown=shown))
     ui.stop_if_invalid()
     params = ui.apply_loss(params, loss_id, shown)
     if any("Fstar" in catalog.parameters_of(catalog.get_theorem(t).explicit_bound)

@@ -19,7 +19,6 @@ def body() -> None:
     alg_id = ui.view_choice("Algorithm (grouped by paper)", "algorithm", labels, format_func=labels.get,
                             help="Which private algorithm to calibrate.")
     alg = catalog.get_algorithm(alg_id)
-    needed = set(catalog.parameters_of(alg.calibrate))
     loss_id, shown = ui.loss_picker(alg.setting)
     thms = [t for t in catalog.theorems() if t.algorithm == alg_id]
     src = "manual"
@@ -29,7 +28,9 @@ def body() -> None:
                              f"{catalog.get_theorem(i).paper.short}, {catalog.get_theorem(i).number}",
                              help="Use the step size and number of iterations the theorem prescribes, or your own.")
     names = ui.sidebar_names(shown, loss_id)
-    required = needed | ({"log10_delta"} if "delta" in needed else set())
+    # "*": the inputs that change the numbers shown (the calibration's, and the schedule's when a theorem sets T, η)
+    required = ui.starred(algorithms=[alg], schedule=None if src == "manual" else catalog.get_theorem(src),
+                          loss_id=loss_id, shown=shown)
 
     # the theorem's schedule is computed before the sidebar is drawn, so that the sidebar shows the T and η in use
     fixed, sched_error, complexity = {}, None, None

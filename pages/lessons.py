@@ -265,7 +265,7 @@ def step_view(lesson_id: str) -> None:
             _question(step, state, out["values"], lesson_id, k)
     with chart_box:
         fig = out.get("figure")
-        if out.get("curve") is not None:
+        if out.get("curve") is not None or step.view in L.LATE_FIGURES:
             got = _cached_chart(step.view, json.dumps(state, sort_keys=True, default=str), step.animate)
             if "error" in got:
                 st.error(ui.plain(got["error"]))

@@ -209,7 +209,16 @@ def body() -> None:
                                     "comparing a run with it means running at that schedule. 'manual' runs at the "
                                     "sidebar's T and η (the theory curve is then only a reference).")
     names = ["n", "eps", "log10_delta"] + (["T", "eta"] if sched_src == "manual" else []) + ["R", "mu", "c"]
-    params = ui.param_widgets(names, required={"n", "eps", "T", "eta", "R"} & set(names))
+    # "*": the inputs that change the run or its theory curve -- n; ε unless it is swept; δ (its box shows when it is
+    # not tied to n); T and η when set by hand; R when the iterates are projected or a theorem sets the schedule (the
+    # loss's constants at R); μ and c where the chosen algorithms' calibrations or theorems use them (the catalogue's
+    # declarations, dpviz_ui.starred)
+    now = [catalog.get_algorithm(a) for a in v["sim_algs"] if a in S.supported_algorithms()]
+    uses = ui.starred(algorithms=now, theorems=[t for t in catalog.theorems() if t.algorithm in {a.id for a in now}])
+    required = ({"n", "log10_delta", "T", "eta"} | ({"eps"} if v["sim_sweep"] != "eps" else set())
+                | ({"R"} if v["sim_project"] or sched_src == "theorem" else set()) | (uses & {"c"})
+                | (uses & {"mu"} if not v["l2"] else set()))
+    params = ui.param_widgets(names, required=required & set(names))
     ui.stop_if_invalid(names)
     sweep = ui.view_choice("Sweep over", "sim_sweep", ["eps", "n"], widget=st.radio, horizontal=True,
                            format_func={"eps": "ε (smaller = more private)", "n": "sample size n"}.get,

@@ -369,3 +369,29 @@ def test_calibrate_fills_in_the_accountant_line_after_the_main_numbers():
     text = " ".join(m.value for m in at.markdown)
     assert f"A tight numerical accountant (dp-accounting) needs σ = {ui.fmt(cal.extras['accountant_sigma'])}" in text
     assert "computing" not in " ".join(c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("query,starred", [
+    # ε swept: the sidebar's ε is not used; DP-SGD's theorems use c (the theory curve); R: the iterates are projected
+    ({"sim_algs": "dpsgd-rdp,sgd"}, {"n", "R", "c"}),
+    # n swept, T and η by hand, no projection: ε, T, η used, R not; DPGDSC's noise uses μ (Xue et al., Lemma 1)
+    ({"sim_algs": "dpgd-sc", "sim_sweep": "n", "sim_project": "False", "sim_schedule": "manual",
+      "sim_loss": "auc-square"}, {"n", "eps", "T", "eta", "mu", "c"}),
+])
+def test_simulate_stars_only_the_inputs_the_run_uses(query, starred):
+    at = _run("pages/simulate.py", query=query)
+    labels = {w.key[2:]: w.label for w in at.sidebar.text_input}
+    assert {k for k, label in labels.items() if label.endswith("*")} == starred, labels
+
+
+@pytest.mark.parametrize("theorems,starred", [
+    # Wang, Lei, Ying & Zhang's Theorem 9 takes L only to check η < 1/L in a note: L changes no number, no star
+    ("wang-nonsmooth-thm9", {"n", "d", "eps", "R", "alpha", "c"}),
+    # with Wang, Lei, Ying & Zhou's Theorem 7 (a), whose explicit bound uses G, L and R (G given, so M is not used)
+    ("wang-nonsmooth-thm9,wang-lownoise-thm7a", {"n", "d", "eps", "G", "L", "R", "alpha", "c"}),
+])
+def test_bounds_stars_only_the_inputs_that_change_a_bound(theorems, starred):
+    at = _run("pages/bounds.py", query={"theorems": theorems})
+    assert not at.exception
+    labels = {w.key[2:]: w.label for w in at.sidebar.text_input}
+    assert {k for k, label in labels.items() if label.endswith("*")} == starred, labels

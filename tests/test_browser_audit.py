@@ -191,10 +191,12 @@ def test_audit_page_matrix_parameter_pidp_and_accountants(server):
         # 2: metric learning: a matrix parameter, statistic u^T W u
         page.get_by_text("matrix W (metric learning)", exact=True).click()
         page.wait_for_url(re.compile(r"aud_param=matrix"))
-        _wait_output(page, "the statistic is <W, u u^T> = u^T W u")
+        _wait_output(page, "the statistics along u are <W, u u^T> = u^T W u")
         assert "matrix W (metric learning)" in checked()
+        # the chart names the chosen statistic: u^T W u, or the released metric on a learned direction (issue 21)
         page.wait_for_function("() => [...document.querySelectorAll('.gtitle')].some(e => "
-                               "e.textContent.includes('uᵀWu'))", timeout=60000)
+                               "e.textContent.includes('uᵀWu') || e.textContent.includes('learned direction'))",
+                               timeout=60000)
         page.screenshot(path=str(out / "audit_matrix.png"), full_page=True)
         # 3: back to a vector parameter
         page.get_by_text("vector w (AUC maximisation)", exact=True).click()

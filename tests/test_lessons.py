@@ -316,3 +316,46 @@ def test_overrides_and_prediction_check():
     assert not L.check_prediction(q, "x", 2.0) and not L.check_prediction(q, None, 2.0)
     c = L.Question("?", "dominant", kind="choice", options=("a", "b"))
     assert L.check_prediction(c, "a", "a") and not L.check_prediction(c, "b", "a")
+
+
+# --- numbers first, slow charts after (issue 23: main numbers of a step < 0.5 s) ---------------------------------------
+@pytest.mark.parametrize("lid,i", [(lid, i) for lid, i in STEPS
+                                   if L.get_lesson(lid).steps[i].view in ("accounting", "threshold")])
+def test_slow_charts_come_apart_from_the_numbers(lid, i):
+    """Accounting and Lemma 13 steps: the numbers (figure=False) hold no chart, ``chart`` draws it, and the numbers
+    are those of the full computation: the accounting step's are the first accountant matched to the paper's
+    mechanism in the lab's complete evaluation (every accountant, PLD included)."""
+    step, state = _step(lid, i)
+    quick = L.live(step.view, state, figure=False)
+    assert quick["figure"] is None and step.view in L.LATE_FIGURES
+    fig = L.chart(step.view, state)
+    assert fig is not None and fig["data"]
+    assert L.live(step.view, state)["figure"] == fig
+    if step.view == "accounting":
+        p = {k: v for k, v in L.params_of(state).items()
+             if k in catalog.parameters_of(catalog.get_algorithm(state["algorithm"]).calibrate) and k != "c"}
+        full = privacy_lab.evaluate(state["algorithm"], **p)
+        row = next(r for r in full["accountants"] if r["matches_paper"])
+        assert quick["values"]["paper_sigma"] == full["paper_sigma"]
+        assert quick["values"]["matched_sigma"] == pytest.approx(row["sigma_for_eps"], rel=1e-9)
+        assert quick["values"]["matched_eps_of_paper_sigma"] == pytest.approx(row["eps_of_paper_sigma"], rel=1e-9)
+        assert len(fig["data"][0]["y"]) == 1 + len(full["accountants"])  # the paper's σ and every accountant
+    else:
+        n = state["n"]
+        # Lemma 13 as printed, written out: (7(n^{1/3} - 1) + 4 n log n + 7) / (2 n (n^{1/3} - 1))
+        printed = (7 * (n ** (1 / 3) - 1) + 4 * n * math.log(n) + 7) / (2 * n * (n ** (1 / 3) - 1))
+        assert quick["values"]["printed"] == pytest.approx(printed, rel=1e-9)
+
+
+def test_precompute_fills_the_caches_behind_the_quick_steps():
+    """serve.py runs ``precompute`` in the background: afterwards Lemma 13's feasibility search at the step's n is
+    memoised (the same value as a fresh search)."""
+    L._FEASIBLE_MEMO.clear()
+    assert L.precompute(["nonsmooth"]) >= 0.0
+    step = next(s for s in L.get_lesson("nonsmooth").steps if s.view == "threshold")
+    n = step.state["n"]
+    p = {**L.params_of(L.step_state(step)), "n": n, "T": n, "delta": 1.0 / n**2}
+    assert any(k[0] == "dpsgd-rdp" and dict(k[1])["n"] == n for k in L._FEASIBLE_MEMO)
+    memo = L._smallest_feasible_eps("dpsgd-rdp", p)
+    L._FEASIBLE_MEMO.clear()
+    assert L._smallest_feasible_eps("dpsgd-rdp", p) == memo

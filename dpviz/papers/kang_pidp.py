@@ -996,6 +996,7 @@ ALGORITHMS = [
         perturbation="gradient",
         assumptions=_ASSUME,
         calibrate=calibrate_dpsgd_pl,
+        affects=("n", "eps", "delta", "T", "G", "c"),
         description=(
             "SGD with one uniformly chosen example per step and Gaussian noise on its gradient, "
             "theta <- theta - eta (grad + b), b ~ N(0, sigma^2 I), eta = 1/L, T = O(log n), last iterate. The paper's "
@@ -1013,6 +1014,7 @@ ALGORITHMS = [
         perturbation="gradient",
         assumptions=_ASSUME,
         calibrate=calibrate_pidp_sgd,
+        affects=("n", "eps", "delta", "T", "G", "mu", "c"),
         description=(
             "DP-SGD that adds gradient noise only for examples whose (noised) influence-function contribution "
             "H^{-1} grad / n is large: R rounds of T_local steps; each round inverts the Hessian at the round's model; "
@@ -1073,6 +1075,7 @@ THEOREMS = [
         notes=("Explicit form: (1 - mu/L)^T Delta0 + m sigma^2/(2 mu) with the calibrated sigma.",),
         discrepancy=_DISCREPANCY_THM1,
         risk=Risk("excess empirical risk (optimality gap)", "expectation", "E[L(θ_priv; D) − L*]"),
+        schedule_affects=("n", "L", "mu"),
     ),
     Theorem(
         id="kang-pidp-thm3",
@@ -1088,6 +1091,7 @@ THEOREMS = [
         ),
         schedule=r"\eta=\frac1L,\ T=O(\log n),\ \tau>0",
         notes=("E[L*] defaults to 1/n (Remark 4's assumption); tau defaults to the minimiser.",),
+        schedule_affects=("n", "L", "mu"),
     ),
     Theorem(
         id="kang-pidp-thm2",
@@ -1103,6 +1107,7 @@ THEOREMS = [
         schedule=r"\tau>0\ \text{free (inf)}",
         risk=Risk("generalization gap", "expectation", "E[L_P(θ_priv) − L(θ_priv; D)], not an excess risk"),
         form="explicit",
+        schedule_affects=("L",),
     ),
     Theorem(
         id="kang-pidp-thm4",
@@ -1140,6 +1145,7 @@ THEOREMS = [
         schedule=r"T=O(\log n),\ \tau\in\{O(1),\ \sqrt n\epsilon/\sqrt m\}",
         discrepancy=_DISCREPANCY_REMARK4,
         notes=("Assumes E[L*] = O(1/n); ignores constants and logarithmic factors.",),
+        schedule_affects=("n",),
     ),
     Theorem(
         id="kang-pidp-thm6",
@@ -1153,6 +1159,7 @@ THEOREMS = [
         notes=("k = number of instances that affect the model significantly (default n).",),
         risk=Risk("excess empirical risk (optimality gap)", "expectation", "E[L(θ_priv; D) − L*]"),
         discrepancy=_DISCREPANCY_THM6,
+        schedule_affects=("n", "d", "eps", "G", "L"),
     ),
     Theorem(
         id="kang-pidp-thm7",
@@ -1168,6 +1175,7 @@ THEOREMS = [
         schedule=r"\eta=\frac1L,\ T=O(\log n),\ \tau\in\{O(1),O(\sqrt n),O(n\epsilon/\sqrt{km})\}",
         discrepancy=_DISCREPANCY_THM7,
         notes=("Remark 10: eps and eps1 are not distinguished.",),
+        schedule_affects=("n",),
     ),
 ]
 

@@ -1496,6 +1496,7 @@ ALGORITHMS = [
         perturbation="gradient",
         assumptions=_POINT,
         calibrate=calibrate_dpsgd_rdp,
+        affects=("n", "eps", "delta", "T", "G"),
         description=(
             "Projected SGD from w_1 = 0 with one uniformly sampled example per step and Gaussian noise N(0, sigma^2 I) "
             "added to each stochastic gradient; output the average iterate. sigma depends on a free constant beta in "
@@ -1513,6 +1514,7 @@ ALGORITHMS = [
         perturbation="gradient",
         assumptions=_POINT + ("pairwise",),
         calibrate=calibrate_dpsgd_rdp_pairwise,
+        affects=("n", "eps", "delta", "T", "G"),
         description=(
             "Projected SGD for pairwise losses: each step samples a pair (i, j), i != j, uniformly and adds Gaussian "
             "noise to the pair gradient; output the average iterate. Conditions of Theorem 5 (sampling rate 2/n)."
@@ -1603,40 +1605,51 @@ _LOWNOTE = ("Low-noise (realizable) case: the best model has zero population ris
 
 
 def _thm(id_, number, alg, assumptions, bound, statement, schedule, discrepancy="", notes=(), risk=None,
-         explicit_bound=None):
+         explicit_bound=None, affects=None, schedule_affects=()):
     return Theorem(
         id=id_, paper=PAPER, number=number, algorithm=alg, assumptions=assumptions, bound=bound, statement=statement,
         schedule=schedule, discrepancy=discrepancy, notes=notes, explicit_bound=explicit_bound,
-        risk=risk or Risk("excess population risk", "expectation"),
+        risk=risk or Risk("excess population risk", "expectation"), affects=affects,
+        schedule_affects=schedule_affects,
     )
 
 
 THEOREMS = [
     _thm("wang-lownoise-thm3a", "Theorem 3 (a)", "dpsgd-rdp", _SMOOTH, bound_thm3a, _R_OPT, _S_GEN,
-         discrepancy=_DISC_THM3A, notes=(_DISC_REMARK1,), explicit_bound=explicit_bound_thm3a),
+         discrepancy=_DISC_THM3A, notes=(_DISC_REMARK1,), explicit_bound=explicit_bound_thm3a,
+         schedule_affects=("n", "d", "eps", "delta", "c")),
     _thm("wang-lownoise-thm3b", "Theorem 3 (b)", "dpsgd-rdp", _SMOOTH + ("low-noise",), bound_thm3b, _R_LOW, _S_LOW,
-         notes=_LOWNOTE + (_DISC_REMARK1,), explicit_bound=explicit_bound_thm3b),
+         notes=_LOWNOTE + (_DISC_REMARK1,), explicit_bound=explicit_bound_thm3b,
+         schedule_affects=("n", "d", "eps", "delta", "c")),
     _thm("wang-lownoise-thm4a", "Theorem 4 (a)", "dpsgd-rdp", _HOLDER, bound_thm4a, _R_OPT, _H_GEN,
          discrepancy=_DISC_REMARK5 + " " + _DISC_HOLDER_EXPLICIT + " " + _DISC_M, notes=(_DISC_REMARK1,),
-         explicit_bound=explicit_bound_thm4a),
+         explicit_bound=explicit_bound_thm4a,
+         affects=("n", "d", "eps", "delta", "G", "L", "R", "alpha", "c"), schedule_affects=("n", "alpha", "c")),
     _thm("wang-lownoise-thm4b", "Theorem 4 (b)", "dpsgd-rdp", _HOLDER + ("low-noise",), bound_thm4b, _R_HLOW, _H_LOW,
          discrepancy=_DISC_THM4B + " " + _DISC_HOLDER_EXPLICIT + " " + _DISC_M,
          notes=_LOWNOTE + (_DISC_REMARK1,),
-         explicit_bound=explicit_bound_thm4b),
+         explicit_bound=explicit_bound_thm4b,
+         affects=("n", "d", "eps", "delta", "G", "L", "R", "alpha", "c"),
+         schedule_affects=("n", "d", "eps", "delta", "alpha", "c")),
     _thm("wang-lownoise-thm6a", "Theorem 6 (a)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise",), bound_thm6a, _R_OPT,
          _S_GEN, discrepancy=_DISC_THM6A, risk=_PAIR_RISK,
-         explicit_bound=explicit_bound_thm6a),
+         explicit_bound=explicit_bound_thm6a,
+         schedule_affects=("n", "d", "eps", "delta", "c")),
     _thm("wang-lownoise-thm6b", "Theorem 6 (b)", "dpsgd-rdp-pairwise", _SMOOTH + ("pairwise", "low-noise"),
          bound_thm6b, _R_LOW, _S_LOW, notes=_LOWNOTE, risk=_PAIR_RISK,
-         explicit_bound=explicit_bound_thm6b),
+         explicit_bound=explicit_bound_thm6b,
+         schedule_affects=("n", "d", "eps", "delta", "c")),
     _thm("wang-lownoise-thm7a", "Theorem 7 (a)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise",), bound_thm7a, _R_OPT,
          _H_GEN, discrepancy=_DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT + " " + _DISC_M,
-         risk=_PAIR_RISK, explicit_bound=explicit_bound_thm7a),
+         risk=_PAIR_RISK, explicit_bound=explicit_bound_thm7a,
+         affects=("n", "d", "eps", "delta", "G", "L", "R", "alpha", "c"), schedule_affects=("n", "alpha", "c")),
     _thm("wang-lownoise-thm7b", "Theorem 7 (b)", "dpsgd-rdp-pairwise", _HOLDER + ("pairwise", "low-noise"),
          bound_thm7b, _R_HLOW, _H_LOW,
          discrepancy=(_DISC_THM4B.replace("The statement", "As in Theorem 4 (b), the statement") + " "
                       + _DISC_THM7_EXPLICIT + " " + _DISC_HOLDER_EXPLICIT + " " + _DISC_M),
-         notes=_LOWNOTE, risk=_PAIR_RISK, explicit_bound=explicit_bound_thm7b),
+         notes=_LOWNOTE, risk=_PAIR_RISK, explicit_bound=explicit_bound_thm7b,
+         affects=("n", "d", "eps", "delta", "G", "L", "R", "alpha", "c"),
+         schedule_affects=("n", "d", "eps", "delta", "alpha", "c")),
 ]
 
 

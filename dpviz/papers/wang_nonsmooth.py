@@ -702,6 +702,7 @@ ALGORITHMS = [
         perturbation="output",
         assumptions=_ASSUME,
         calibrate=calibrate_dpsgd_output,
+        affects=("n", "eps", "delta", "T", "eta", "L", "M", "R", "alpha"),
         description=(
             "Run projected SGD (w_1 = 0, uniform sampling, constant step eta) for T steps, average the iterates and "
             "add Gaussian noise N(0, sigma^2 I) scaled to the high-probability stability bound of SGD (Theorem 7): "
@@ -747,6 +748,7 @@ _THEOREMS = [
         ),
         risk=Risk("uniform argument stability", "high-probability",
                   "ℓ2-sensitivity of averaged SGD; part (a): P(sup ||w - w'|| >= Delta) <= gamma"),
+        schedule_affects=("T", "eta"),
     ),
     Theorem(
         id="wang-nonsmooth-thm9",
@@ -766,6 +768,8 @@ _THEOREMS = [
         ),
         notes=("Unbounded domain W = R^d; R stands for ||w*||.",),
         risk=Risk("excess population risk", "high-probability"),
+        affects=("n", "d", "eps", "delta", "R", "alpha", "c"),
+        schedule_affects=("n", "alpha"),
     ),
     Theorem(
         id="wang-nonsmooth-thm10",
@@ -784,6 +788,8 @@ _THEOREMS = [
             r"\frac{(d\log(1/\delta))^{1/4}\sqrt{\log(n/\delta)}\log(1/\gamma)^{1/8}}{\sqrt{n\epsilon}}\}\big)"
         ),
         risk=Risk("excess population risk", "high-probability"),
+        affects=("n", "d", "eps", "delta", "R", "alpha", "c"),
+        schedule_affects=("n", "d", "eps", "delta", "alpha"),
     ),
     Theorem(
         id="wang-nonsmooth-thm12",
@@ -804,6 +810,8 @@ _THEOREMS = [
         discrepancy=_DISCREPANCY_THM12,
         notes=("Algorithm 2 (DP-SGD-Gradient) is the catalogue's dpsgd-rdp with G = M + L R^alpha.",),
         risk=Risk("excess population risk", "high-probability"),
+        affects=("n", "d", "eps", "delta", "R", "alpha", "c"),
+        schedule_affects=("n", "alpha"),
     ),
     Theorem(
         id="wang-nonsmooth-lemma13",
@@ -816,6 +824,8 @@ _THEOREMS = [
         schedule=r"T=n,\ \delta=1/n^2,\ n\ge18",
         discrepancy=_DISCREPANCY_LEMMA13,
         risk=Risk("sufficient privacy budget ε", "deterministic", "for Theorem 11's conditions; not a risk"), form="explicit",
+        affects=("n",),
+        schedule_affects=("n",),
     ),
 ]
 

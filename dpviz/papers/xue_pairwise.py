@@ -1035,6 +1035,7 @@ ALGORITHMS = [
         perturbation="output",
         assumptions=_SC,
         calibrate=calibrate_dpgd_sc,
+        affects=("n", "eps", "delta", "T", "G", "mu"),
         description=(
             "Projected full-gradient descent on the pairwise empirical risk with eta <= 2/(L + mu) for T steps; "
             "the last iterate (sensitivity 8G/(mu n), Lemma 1) is released with Gaussian (delta > 0) or Laplace "
@@ -1052,6 +1053,7 @@ ALGORITHMS = [
         perturbation="gradient",
         assumptions=_CVX,
         calibrate=calibrate_dpgd_c,
+        affects=("n", "eps", "delta", "T", "G"),
         description=(
             "Projected full-gradient descent on the pairwise empirical risk, N(0, sigma^2 I) added to each full "
             "gradient (sensitivity 4G/n); output the average of w_0, ..., w_T. (eps, delta)-DP only."
@@ -1068,6 +1070,7 @@ ALGORITHMS = [
         perturbation="output",
         assumptions=_CVX,
         calibrate=calibrate_dpgdc,
+        affects=("n", "eps", "delta", "T", "eta", "G"),
         description=(
             "Projected full-gradient descent with eta <= 2/L for T steps; the average of w_1..w_T (sensitivity "
             "4 eta G T/n, Lemma 7) is released with Gaussian (delta > 0) or Laplace (delta = 0) noise. Sub-optimal "
@@ -1085,6 +1088,7 @@ ALGORITHMS = [
         perturbation="output",
         assumptions=_CVX,
         calibrate=calibrate_dp_epoch_gd,
+        affects=("n", "eps", "delta", "eta", "G"),
         description=(
             "k = floor(log2 n) epochs on disjoint blocks D_i (n_i = floor(n/2^i)); epoch i runs n_i projected "
             "full-gradient steps with eta_i = 4^-i eta from the previous output, averages its iterates and adds "
@@ -1140,6 +1144,7 @@ THEOREMS = [
         discrepancy=_DISCREPANCY_THM1,
         notes=("The paper's strong-convexity constant alpha is mu in dpviz.",),
         risk=Risk("excess population risk", "expectation"),
+        schedule_affects=("n", "L", "mu"),
     ),
     Theorem(
         id="xue-pairwise-thm2",
@@ -1153,6 +1158,8 @@ THEOREMS = [
         discrepancy=_DISCREPANCY_THM2,
         notes=("(eps, delta)-DP only: the paper gives no delta = 0 version of Algorithm 2.",),
         risk=Risk("excess population risk", "expectation"),
+        affects=("n", "d", "eps", "delta", "G", "R", "c"),
+        schedule_affects=("n", "d", "eps", "delta", "G", "R"),
     ),
     Theorem(
         id="xue-pairwise-thm3",
@@ -1171,6 +1178,8 @@ THEOREMS = [
         ),
         discrepancy=_DISCREPANCY_THM3,
         risk=Risk("excess population risk", "expectation"),
+        affects=("n", "d", "eps", "delta", "G", "R", "c"),
+        schedule_affects=("n", "d", "eps", "delta", "G", "R"),
     ),
     Theorem(
         id="xue-pairwise-thm4",
@@ -1189,6 +1198,8 @@ THEOREMS = [
             "Algorithm 4 line 6 (delta = 0) omits '+ zeta'; dpviz adds the Laplace noise."
         ),
         risk=Risk("excess population risk", "expectation"),
+        affects=("n", "d", "eps", "delta", "T", "eta", "G", "R", "c"),
+        schedule_affects=("n", "T", "eta"),
     ),
 ]
 

@@ -891,6 +891,7 @@ ALGORITHMS = [
         perturbation="output",
         assumptions=_ASSUME,
         calibrate=calibrate_pairwise_sgd_output,
+        affects=("n", "eps", "delta", "T", "eta", "G"),
         description=(
             "Run pairwise SGD (Algorithm 1), average the iterates and add Gaussian noise N(0, sigma^2 I) scaled to the "
             "high-probability stability of Theorem 1 (sensitivity with probability 1 - delta/2), then project onto W."
@@ -1013,6 +1014,7 @@ THEOREMS = [
         discrepancy=_DISCREPANCY_THM5,
         notes=("gamma must lie in (max(4 delta, exp(-d/8)), 1).",),
         risk=Risk("excess population risk", "high-probability"),
+        schedule_affects=("n",),
     ),
     Theorem(
         id="yang-pairwise-cor1",
@@ -1044,6 +1046,7 @@ THEOREMS = [
         notes=("Application: private AUC maximisation, problem (10).",),
         risk=Risk("excess population risk", "high-probability",
                   "AUC: the population square-loss AUC objective, eq. (10)"),
+        schedule_affects=("n",),
     ),
     Theorem(
         id="yang-pairwise-cor3",
@@ -1072,6 +1075,7 @@ THEOREMS = [
         ),
         notes=("Application: private similarity metric learning, problem (11).",),
         risk=Risk("excess population risk", "high-probability", "similarity metric learning: hinge loss, eq. (11)"),
+        schedule_affects=("n",),
     ),
 ]
 

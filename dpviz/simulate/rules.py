@@ -47,6 +47,7 @@ class _Chains:
         self.uniform_T = bool(np.all(self.Tg == self.Tmax))
         self.track_average = track_average
         self.extra: dict[str, np.ndarray] = {}  # per-chain by-products (G, reps), e.g. PIDP-SGD's noisy fraction
+        self.keep_step = False  # _GradientRule keeps w_t and the noisy gradient of the step in state["prev"], ["g"]
         self.ibuf = self.jbuf = self.nbuf = None
 
     def rows(self, I):
@@ -105,6 +106,8 @@ class _GradientRule(UpdateRule):
         if ctx.grad_noise:
             b = ctx.noise(t) if ctx.noise is not None else ctx.nbuf[:, s]
             grad = grad + (ctx.sig_scalar * b if ctx.sig_scalar is not None else ctx.sig * b)
+        if ctx.keep_step:  # the released noisy gradient at w_t, for a monitor (the audit's trajectory score)
+            state["prev"], state["g"] = w, np.array(grad, dtype=float, copy=True)
         if acc is not None:
             if ctx.uniform_T:
                 acc += w

@@ -223,7 +223,7 @@ class ChainRun:
 
 def run_chains(algorithm_id: str, data, loss, *, datasets, reps: int = 100, seed: int = 0, params=None,
                coupled: bool = True, progress: Callable[[float], None] | None = None, cancel=None,
-               max_work: float | None = DEFAULT_MAX_WORK, monitor=None) -> ChainRun:
+               max_work: float | None = DEFAULT_MAX_WORK, monitor=None, keep_step: bool = False) -> ChainRun:
     """Run ``reps`` chains of ``algorithm_id`` on each training set of ``datasets``, with the settings of ``data``.
 
     The calibration (sigma, T, eta, ...) is computed once from ``data`` and ``params`` exactly as :func:`simulate`
@@ -231,7 +231,9 @@ def run_chains(algorithm_id: str, data, loss, *, datasets, reps: int = 100, seed
     chains.  ``coupled=True`` gives every block the same random streams -- the same indices and the same noise for
     the same seed -- which is the coupling of the stability arguments (neighbouring S and S'); ``coupled=False``
     gives independent streams per block (the trials of a distinguishing test).  ``monitor(t, state, ctx)`` is called
-    after every step of a step-by-step rule.  The cost guard counts every block.
+    after every step of a step-by-step rule; with ``keep_step=True`` a gradient rule's state then also holds the
+    step's start ``state["prev"]`` (w_t) and its noisy gradient ``state["g"]`` (the direction before the step size,
+    noise included: what a gradient-perturbation mechanism releases).  The cost guard counts every block.
     """
     t_start = time.perf_counter()
     _, spec, lossobj, _, reps, _, _, pshape, R, plans, _ = _plan(algorithm_id, data, loss, None, reps, params)
@@ -258,6 +260,7 @@ def run_chains(algorithm_id: str, data, loss, *, datasets, reps: int = 100, seed
     rule = RULES[algorithm_id]
     ctx = _Chains(lossobj=lossobj, spec=spec, X=np.stack(Xs), y=np.stack(ys), plans=plans * S_, reps=reps,
                   pshape=pshape, R=R, rngs=_streams(seed, S_, coupled=coupled), track_average=True)
+    ctx.keep_step = bool(keep_step)
     out, state = _loop(rule, ctx, progress, cancel, monitor)
     noiseless = out.copy()
     out = _release(rule, ctx, out)
