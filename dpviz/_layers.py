@@ -21,7 +21,7 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
       "dpviz.urlstate", "dpviz.mathml")),
     ("theory", "the catalogue of papers, algorithms and theorems, one module per paper, the Gaussian mechanism, "
                "the numerical privacy accountants",
-     ("dpviz.catalog", "dpviz.papers", "dpviz.gaussian", "dpviz.accounting")),
+     ("dpviz.catalog", "dpviz.papers", "dpviz.gaussian", "dpviz.accounting", "dpviz.pld_lower")),
     ("engine", "the batched simulation engine, the losses, the data sets, the projections onto W, the reference "
                "risk",
      ("dpviz.simulate", "dpviz.losses", "dpviz.data", "dpviz.projections", "dpviz.reference")),

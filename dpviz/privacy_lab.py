@@ -78,13 +78,13 @@ EXPLANATION = (
     "and converts it to (ε, δ) at the end; the conversion is an inequality, so RDP's ε is an upper bound that is "
     "typically 10–30 % above the true ε.\n"
     "- **PLD is (nearly) exact, up to its grid — and dpviz shows how near.** The privacy-loss-distribution "
-    "accountant composes the distribution of the privacy loss numerically on a grid of step Δ. Rounded "
-    "pessimistically its ε is an upper bound (safe to claim); rounded optimistically, a lower bound. The error of a "
-    "fixed grid grows with the number of steps (at n = T = 50 000 a 10⁻³ grid gave ε = 0.114 where the truth is "
-    "below 0.0153), so dpviz refines Δ until the upper bound changes by less than 1 %, within a work budget, and "
-    "shows both ends: ε ∈ [lower, upper]. Where the PLD bracket stays wide, the PRV accountant (Gopi, Lee & "
-    "Wutschitz 2021) adds its certified bounds. A PLD on too coarse a grid can even be looser than RDP — the page "
-    "says so when it happens.\n"
+    "accountant composes the distribution of the privacy loss numerically on a grid of step Δ. Connect-the-dots "
+    "(Doroshenko et al. 2022) gives an upper bound on ε (safe to claim). For the lower bound dpviz groups the "
+    "mechanism's outputs into intervals whose likelihood ratio is exactly e^(kΔ) — a post-processing, so its ε can "
+    "only be smaller — and composes that exactly. Both err by about Δ² per step, so at a grid of about ε/(16√T) the "
+    "exact ε is pinned within 1 %: ε ∈ [lower, upper]. (The classical optimistic PLD, which rounds every loss down, "
+    "loses up to T·Δ: at n = T = 50 000 it certified ε ≥ 0 where ε ≈ 0.0192.) A PLD on too coarse a grid can even "
+    "be looser than RDP — the page says so when it happens.\n"
     "- **The analytic Gaussian mechanism is exact.** For one Gaussian release (or T full-batch releases) the "
     "condition of Balle & Wang (2018) is an *if and only if*; the classical σ = Δ√(2 ln(1.25/δ))/ε is loose for "
     "ε < 1 and not valid at all for large ε.\n"
@@ -439,9 +439,10 @@ def epsilon_bracket(mech: Mechanism, acc: Accountant, sigma) -> dict:
     "seconds", "note"}``.
 
     * ``rdp``: ``eps_upper`` is the RDP bound (safe to claim); no lower bound (``eps_lower`` None);
-    * ``pld``: the pessimistic PLD on a grid refined until ε changes by < 1 % (``eps_upper``, safe to claim), the
-      optimistic PLD on the same grid (``eps_lower``: the exact ε is at least this), and their extrapolation to a
-      zero grid step (``eps_estimate``); :func:`dpviz.accounting.pld_bracket`.  When the PLD would not fit in memory
+    * ``pld``: the connect-the-dots PLD (``eps_upper``, safe to claim) and a certified lower bound (``eps_lower``:
+      the exact ε is at least this; for Poisson add/remove the merged-interval PLD of :mod:`dpviz.pld_lower`,
+      otherwise the rounded-down PLD) on a grid refined until they agree to 1 %, and their midpoint
+      (``eps_estimate``); :func:`dpviz.accounting.pld_bracket`.  When the PLD would not fit in memory
       (tiny σ) ``eps_upper`` is None and ``note`` says why and how large it would be;
     * ``analytic-gaussian``: exact (``eps_upper`` = ``eps_lower``)."""
     import time as _time
@@ -475,7 +476,9 @@ def epsilon_bracket(mech: Mechanism, acc: Accountant, sigma) -> dict:
 def sigma_bracket(mech: Mechanism, acc: Accountant, eps) -> dict:
     """ε → σ with its error bar: ``{"sigma_upper", "sigma_lower", "method", "grid", "converged", "seconds",
     "note"}``.  ``sigma_upper`` certainly suffices (RDP, pessimistic PLD, exact analytic Gaussian); PLD's
-    ``sigma_lower`` is where the optimistic PLD would meet ε (an estimate of the bracket's low end)."""
+    ``sigma_lower`` certainly does not for Poisson add/remove (a lower bound on its ε exceeds the target,
+    :func:`dpviz.accounting.pld_sigma_bracket`), and is an estimate otherwise (where the rounded-down PLD would meet
+    ε)."""
     import time as _time
 
     eps = v.check_eps(eps)
@@ -524,7 +527,9 @@ def closed_form_epsilon(mech: Mechanism, sigma) -> float | None:
 #: What each accountant's number is (shown beside it).
 METHOD = {
     "rdp": "RDP: upper bound (safe to claim), no lower bound",
-    "pld": "PLD: pessimistic = upper bound (safe to claim), optimistic = lower bound, on a refined grid",
+    "pld": "PLD: connect-the-dots = upper bound (safe to claim); lower bound from a post-processing of the mechanism "
+           "whose privacy losses lie on the same grid (Poisson add/remove; rounded-down PLD otherwise); the grid is "
+           "refined until the two agree to 1 %",
     "analytic-gaussian": "analytic Gaussian: exact",
 }
 
@@ -790,8 +795,8 @@ def statement(out: dict, command: str) -> str:
         f"Mechanism: {out['steps']} steps of gradient descent with per-example gradients clipped to norm C and "
         f"Gaussian noise of standard deviation {out['noise_multiplier']:g}·C added to their sum; {sampling}.",
         f"Accountant: ε = {eps:.4g} is an upper bound (safe to claim) from the {by.upper()} accountant "
-        + ("(dp_accounting's privacy-loss distribution on a refined grid, or the PRV accountant of Gopi, Lee & "
-           "Wutschitz 2021 where its certified bound is smaller)." if by == "pld" else "(dp_accounting)."),
+        + ("(the connect-the-dots privacy-loss distribution of dp_accounting, on a grid refined until it agrees "
+           "with a certified lower bound to about 1 %)." if by == "pld" else "(dp_accounting)."),
     ]
     pld = rows.get("pld")
     if pld and pld.get("eps_upper") is not None and pld.get("eps_lower") is not None:

@@ -290,9 +290,10 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
             st.caption(f"{r['label']}: {r['error']}")
     st.caption("Which numbers are safe to claim: RDP and the pessimistic PLD give upper bounds on ε (and σ that "
                "certainly suffices); the analytic Gaussian mechanism is exact. PLD's range [lower, upper] brackets "
-               "the exact ε: the upper end is the pessimistic PLD on a grid refined until it changes by < 1 %, the "
-               "lower end the optimistic PLD or the PRV accountant's certified lower bound (Gopi, Lee & Wutschitz "
-               "2021). For σ the low end is an estimate (where the optimistic PLD would meet ε).")
+               "the exact ε: the upper end is the connect-the-dots PLD, the lower end the PLD of a post-processing "
+               "of the mechanism whose privacy losses lie on the same grid (Poisson add/remove), on a grid refined "
+               "until the two agree to 1 %. For σ the range is certified too: the low end is a σ whose lower bound "
+               "on ε still exceeds the target (too little noise), the high end one whose upper bound meets it.")
     for w in _looser_pld(merged["accountants"]):
         st.warning(w)
 
@@ -399,10 +400,11 @@ def calculator_section() -> None:
         elif r["note"]:
             st.caption(f"{name}: {r['note']}")
     st.caption("RDP converts a Rényi-divergence curve to (ε, δ): an upper bound, a little loose, no lower bound. PLD "
-               "composes the privacy-loss distribution numerically: pessimistic rounding gives the upper bound (safe "
-               "to claim), optimistic rounding or the PRV accountant the lower bound; the grid is refined until the "
-               "upper bound changes by < 1 %. dp_accounting has no PLD for sampling without replacement and no RDP "
-               "for Poisson sampling under replace-one.")
+               "composes the privacy-loss distribution numerically: connect-the-dots gives the upper bound (safe "
+               "to claim); the lower bound comes from a post-processing of the mechanism on the same grid (Poisson "
+               "add/remove; optimistic rounding for replace-one); the grid is refined until the two agree to 1 %. "
+               "dp_accounting has no PLD for sampling without replacement and no RDP for Poisson sampling under "
+               "replace-one.")
     rows = [{"accountant": r["accountant"], "eps": r["eps"], "eps_upper": r["eps_upper"], "eps_lower": r["eps_lower"],
              "method": r["method"], "grid": r["grid"], "seconds": r["seconds"], "note": r["note"]}
             for r in out["rows"]]

@@ -112,9 +112,10 @@ def test_json_rows_carry_the_bracket(capsys):
     rdp, pld = out["rows"]
     assert rdp["eps_upper"] == rdp["eps"] and rdp["eps_lower"] is None and "upper bound" in rdp["method"]
     assert pld["eps_lower"] <= pld["eps_upper"] == pld["eps"] and pld["grid"] > 0 and pld["seconds"] > 0
-    # the upper bound is dp_accounting's PLD at the reported grid, or the PRV accountant's smaller certified one
+    # the upper bound is dp_accounting's connect-the-dots PLD at the reported grid (dpviz sends the tails beyond
+    # 1e-4 delta / T per step to the infinity mass, which adds at most 1e-4 delta: a relative 1e-4 margin on eps)
     ref = _dp_pld(256 / 60000, 1.1, out["steps"], 1e-5, pld["grid"])
-    assert pld["eps_upper"] <= ref * (1 + 1e-9)
+    assert pld["eps_upper"] <= ref * (1 + 1e-4)
 
 
 def test_calculator_delta_far_below_truncation_and_wor_add_remove(capsys):
