@@ -361,9 +361,12 @@ def estimate(state: dict[str, Any]) -> dict[str, float]:
     return {"seconds": seconds, "bytes": float(bytes_), "units": float(units)}
 
 
-def tradeoff_curves(eps_claimed, eps_accountant, delta: float, points: int = 201) -> dict:
+def tradeoff_curves(eps_claimed, eps_accountant, delta: float, points: int = 201, mechanism: dict | None = None) -> dict:
     """The Audit page's trade-off curves (Dong, Roth & Su 2022): the claimed (ε, δ) line, the accountant's (ε, δ)
-    line and the μ-GDP curve with the accountant's (ε, δ) (exact for Gaussian releases), ``name -> (α, β)``."""
+    line and the mechanism's own curve, ``name -> (α, β)``.  ``mechanism`` is the audit result's ``tradeoff``
+    (:func:`dpviz.labs.privacy_lab.tradeoff_curve`: exact G_μ for Gaussian releases, the RDP → f-DP lower bound for
+    sampling without replacement); without it, the μ-GDP curve with the accountant's (ε, δ) (exact for Gaussian
+    releases only)."""
     from dpviz.labs import auditing as au
 
     a = np.linspace(0.0, 1.0, points)
@@ -373,6 +376,11 @@ def tradeoff_curves(eps_claimed, eps_accountant, delta: float, points: int = 201
     if eps_accountant is not None and eps_accountant > 0:
         out[f"accountant's ({eps_accountant:.3g}, {delta:.2g})-DP line"] = (
             a, au.tradeoff_eps_delta(a, eps_accountant, delta))
-        mu = au.gdp_mu_for(eps_accountant, delta)
-        out[f"μ-GDP curve, μ = {mu:.3g} (same ε, δ; exact for Gaussian releases)"] = (a, au.tradeoff_gdp(a, mu))
+        if not mechanism:
+            mu = au.gdp_mu_for(eps_accountant, delta)
+            out[f"μ-GDP curve, μ = {mu:.3g} (same ε, δ; exact for Gaussian releases)"] = (a, au.tradeoff_gdp(a, mu))
+    if mechanism:
+        kind = "exact curve" if mechanism.get("exact") else "valid lower bound"
+        out[f"mechanism's {kind}: {mechanism['label']}"] = (np.asarray(mechanism["alpha"], float),
+                                                             np.asarray(mechanism["beta"], float))
     return out

@@ -1260,3 +1260,36 @@ def fmt(x) -> str:
         m, k = m / 10, k + 1
     power = "10" + str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
     return power if abs(m - 1) < 5e-4 else (f"−{power}" if abs(m + 1) < 5e-4 else f"{m:.4g}·{power}")
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def cached_guarantee(alg: str, params: tuple, sigma) -> dict:
+    """privacy_lab.guarantee of ``alg`` at ``sigma`` (None: the paper's σ), {"ok": ...} or {"error": message}."""
+    from dpviz.labs import privacy_lab
+
+    try:
+        return {"ok": privacy_lab.guarantee(alg, sigma=sigma, **dict(params))}
+    except ValueError as exc:
+        return {"error": str(exc)}
+
+
+def statement_download(alg: str, params: dict, sigma, *, key: str) -> None:
+    """"Download the privacy statement" of ``alg`` at ``sigma`` (None: the paper's σ) by the matched accountant
+    (privacy_lab.guarantee / algorithm_statement), its numbers in a caption and the command that recomputes it.
+    Used by the Accounting and Calibrate pages."""
+    from dpviz.cli import account as cli_account
+    from dpviz.labs import privacy_lab
+
+    got = cached_guarantee(alg, items(params), sigma)
+    if "error" in got:
+        st.caption(f"No privacy statement: {plain(got['error'])}")
+        return
+    g = got["ok"]
+    cmd = cli_account.account_command(alg, params, sigma)
+    st.download_button("Download this algorithm's privacy statement", privacy_lab.algorithm_statement(g, cmd),
+                       file_name=f"privacy_statement_{alg}.txt", mime="text/plain", key=key,
+                       help="plain text: what is protected, the neighbouring relation, sampling, accountant, ε with "
+                            "its bracket, δ, what is not covered, and the command that recomputes it")
+    st.caption(f"Privacy statement: σ = {g['sigma']:.6g} is (ε, δ)-DP with ε = {g['eps']:.4g} and δ = "
+               f"{g['delta']:.3g} ({g['accountant']}, matched accountant"
+               + (", exact" if g["exact"] else ", upper bound") + f"). Recompute: `{cmd}`")

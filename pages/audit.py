@@ -331,10 +331,13 @@ def _method_view(res, state):
         m[1].metric("ε lower bound, Clopper–Pearson (95 %)", ui.fmt(res.eps_lower))
         st.write(f"**{method}**: {out['detail']}.")
         st.caption(f"Assumption: {out['assumption']} ({out['citation']})")
-        curves = ap.tradeoff_curves(res.eps_claimed, res.eps_accountant, res.delta)
+        curves = ap.tradeoff_curves(res.eps_claimed, res.eps_accountant, res.delta, mechanism=res.tradeoff)
         ui.show_figure(pf.tradeoff_figure(curves, [out["point"]], title="Trade-off: type I vs type II error "
                                           "(Dong, Roth & Su 2022); a private mechanism's tests lie above its curve"),
                        "audit_tradeoff")
+        if res.tradeoff:
+            st.caption(f"The mechanism's curve ({res.tradeoff['label']}) is "
+                       + ("its exact trade-off curve: " if res.tradeoff["exact"] else "") + res.tradeoff["how"] + ".")
     with st.container():
         st.subheader("Audit planner")
         target = float(state["aud_target"])

@@ -102,9 +102,15 @@ def body() -> None:
             accountant_lines(acc_slot, cal.get("extras") or {})
         else:
             acc_slot.empty()
-    ui.download_view("calibrate", container=view_slot,
-                     inputs={"algorithm": alg_id, "loss": loss_id or "custom", "schedule": src, **params},
-                     outputs=cal, command=ui.cli_command("calibrate", "algorithm", alg_id, cal_params))
+    # the privacy statement of the released σ (matched accountant), computed before the slot is redrawn so that it
+    # never shows the previous run's statement
+    stmt_sigma = cal.get("sigma")
+    ui.cached_guarantee(alg_id, ui.items(cal_params), stmt_sigma)
+    with view_slot.container():
+        ui.download_view("calibrate",
+                         inputs={"algorithm": alg_id, "loss": loss_id or "custom", "schedule": src, **params},
+                         outputs=cal, command=ui.cli_command("calibrate", "algorithm", alg_id, cal_params))
+        ui.statement_download(alg_id, cal_params, stmt_sigma, key="cal_statement")
 
     with st.container():
         beta_plot(alg, params, cal)

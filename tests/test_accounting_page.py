@@ -70,7 +70,11 @@ def test_accounting_page_changes_inputs_several_times():
     assert _row(at, "matched, exact")["sampling / relation"] == "full-batch, replace-one"
     assert _q(at, "algorithm") == "dpgd-c"
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    assert len(figs) == 2
+    assert len(figs) == 3
+    trade = [f for f in figs if f["layout"]["title"]["text"].startswith("Trade-off")]
+    assert len(trade) == 1  # the matched mechanism's f-DP curve at your σ: exact for Gaussian releases
+    assert any(t["name"].startswith("mechanism's exact curve at your σ = 0.05") for t in trade[0]["data"])
+    figs = [f for f in figs if f not in trade]
     for f in figs:  # log axes with powers of ten, never SI prefixes
         assert f["layout"]["xaxis"]["exponentformat"] == "power" and f["layout"]["yaxis"]["type"] == "log"
 

@@ -7,6 +7,10 @@
 paper's σ): RDP gives an upper bound only, PLD both ends, the analytic Gaussian mechanism the exact value
 (see :func:`dpviz.labs.privacy_lab.evaluate`).
 
+``python -m dpviz account --algorithm ID [options] [--sigma S] --statement`` prints the plain-language privacy
+statement of the paper's σ (or S) by the matched accountant (:func:`dpviz.labs.privacy_lab.guarantee`,
+:func:`dpviz.labs.privacy_lab.algorithm_statement`), ending with this command.
+
 ``python -m dpviz privacy --n N (--batch-size B | --sampling-rate Q) (--epochs E | --steps T) --noise-multiplier Z
 --delta D [--sampling poisson|without-replacement] [--neighbouring add-remove|replace-one] --json`` → ε by RDP and
 PLD (see :func:`dpviz.labs.privacy_lab.calculator`); ``--statement`` instead prints a plain-language privacy statement
@@ -21,7 +25,7 @@ import argparse
 import json
 import math
 
-__all__ = ["add_parser", "run"]
+__all__ = ["add_parser", "run", "account_command", "privacy_command"]
 
 
 def _positive(text: str) -> float:
@@ -46,6 +50,9 @@ def add_parser(sub, add_param_options, collect_params) -> None:
     p.add_argument("--algorithm", required=True, help="algorithm id (see `algorithms`)")
     p.add_argument("--sigma", type=_positive, default=None, help="a noise level: report the eps it buys")
     p.add_argument("--fast", action="store_true", help="skip the (slower) PLD accountant")
+    p.add_argument("--statement", action="store_true",
+                   help="print a plain-language privacy statement of the paper's sigma (or --sigma) by the matched "
+                        "accountant, with the command that recomputes it")
     add_param_options(p)
 
     p = sub.add_parser("privacy", help="general DP-SGD privacy calculator: eps by RDP and PLD")
@@ -81,6 +88,23 @@ def privacy_command(args) -> str:
     return " ".join(parts)
 
 
+def account_command(algorithm: str, params: dict, sigma=None) -> str:
+    """The ``python -m dpviz account … --statement`` command of a privacy statement (what it ends with): the
+    calibration's ``params`` as options (known names as flags, the rest as ``--param NAME=VALUE``, floats exactly),
+    sorted, as the dashboard's commands (``dpviz_ui.helpers.cli_options``)."""
+    from dpviz.cli import commands as cli
+
+    parts = ["python -m dpviz account", "--algorithm", algorithm]
+    for k, val in sorted(params.items()):
+        if val is None or isinstance(val, (list, dict, tuple)):
+            continue
+        text = repr(val) if isinstance(val, float) else str(val)
+        parts.append(f"--{k} {text}" if k in cli._PARAMS else f"--param {k}={text}")
+    if sigma is not None:
+        parts.append(f"--sigma {float(sigma)!r}")
+    return " ".join(parts + ["--statement"])
+
+
 def _what(r: dict, up: str, lo: str, who: str) -> str:
     """'eps(paper) exact' / 'eps(paper) <= x (upper bound)' / 'eps(paper) in [lo, up]'."""
     if r.get(up) is None:
@@ -102,6 +126,10 @@ def run(args) -> int | None:
 
         alg = catalog.get_algorithm(args.algorithm)  # a misspelt --param name is refused, not ignored
         cli._check_param_names(args, [alg.calibrate] if alg.calibrate else [], f"algorithm {alg.id}")
+        if args.statement:
+            g = privacy_lab.guarantee(args.algorithm, sigma=args.sigma, **params)
+            print(privacy_lab.algorithm_statement(g, account_command(args.algorithm, params, args.sigma)), end="")
+            return 0
         names = ("rdp", "analytic-gaussian") if args.fast else None
         out = privacy_lab.evaluate(args.algorithm, sigma=args.sigma, names=names, **params)
         if args.json:

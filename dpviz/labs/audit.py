@@ -446,6 +446,9 @@ class AuditResult:
     notes: list[str] = field(default_factory=list)
     canary: str = ""  # the canary, in plain words
     statistic_detail: str = ""  # the chosen statistic, in plain words (STATISTICS)
+    #: the matched mechanism's f-DP trade-off curve at the noise used, {"label", "how", "exact", "alpha", "beta"}
+    #: (:func:`dpviz.labs.privacy_lab.tradeoff_curve`), empty where no accountant applies
+    tradeoff: dict[str, Any] = field(default_factory=dict)
 
     def to_dict(self, contract_only: bool = False) -> dict[str, Any]:
         keys = ["algorithm", "eps_claimed", "eps_lower", "trials", "statistic", "fpr", "fnr", "max_certifiable",
@@ -517,6 +520,38 @@ def _accountant(algorithm_id, plan, spec) -> tuple[float | None, str]:
         return (float(eps) if math.isfinite(eps) else None), text
     except (ValueError, KeyError) as exc:
         return None, f"no accountant's ε for this setting: {exc}"
+
+
+def _accountant_tradeoff(algorithm_id, plan, spec, points: int = 201) -> dict[str, Any]:
+    """The matched mechanism's trade-off curve at the noise the chains used (:func:`dpviz.labs.privacy_lab.tradeoff_curve`,
+    the same mechanism as :func:`_accountant`), on ``points`` type I errors in [0, 1]; {} where none applies."""
+    from dpviz.labs import privacy_lab
+
+    cal, sigma, delta = plan["cal"], plan["sigma"], plan["delta"]
+    if (spec.noise == "none" or plan["laplace"] is not None or plan.get("epoch_laplace") or not delta or not sigma
+            or sigma <= 0 or algorithm_id not in privacy_lab.ALGORITHMS):
+        return {}
+    p = {k: x for k, x in cal.extras.get("_params", {}).items() if x is not None}
+    alpha = np.linspace(0.0, 1.0, points)
+    try:
+        if algorithm_id == "dpgdc":  # as in _accountant: one release, sensitivity of Lemma 7 at the run's T and η
+            from dpviz.labs import auditing as au
+            from dpviz.theory.papers import xue_pairwise
+
+            sens = xue_pairwise.stability_lemma7(n=plan["n"], t=plan["T"], eta=plan["eta"], G=p["G"])
+            mu = sens / float(sigma)
+            return {"label": f"exact: one Gaussian release, μ = {mu:.3g}-GDP", "exact": True,
+                    "how": "the exact trade-off curve G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) of one Gaussian release, μ = Δ/σ "
+                           "(Dong, Roth & Su 2022, Theorem 2.7)",
+                    "alpha": alpha.tolist(), "beta": np.asarray(au.tradeoff_gdp(alpha, mu), float).tolist()}
+        mech = privacy_lab.mechanism(algorithm_id, **p)
+        if mech.kind == "per-epoch" and cal.sigma_schedule:
+            sigma = float(cal.sigma_schedule[0])
+        out = privacy_lab.tradeoff_curve(mech, float(sigma), alpha, contribution=True)
+    except (ValueError, KeyError, FloatingPointError):
+        return {}
+    return {"label": out["label"], "how": out["how"], "exact": out["exact"], "alpha": alpha.tolist(),
+            "beta": np.asarray(out["beta"], float).tolist()}
 
 
 def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, seed: int = 0,
@@ -638,7 +673,7 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
         fnr_upper=res["fnr_upper"], threshold=res["threshold"], direction=res["direction"],
         per_statistic={k: float(e) for k, e in sel.items()},
         samples={k: (p[0], p[1]) for k, p in projected.items()}, notes=notes, canary=canary_text,
-        statistic_detail=STATISTICS.get(best, best))
+        statistic_detail=STATISTICS.get(best, best), tradeoff=_accountant_tradeoff(algorithm_id, plan, spec))
 
 
 #: Xue, Yang, Huai & Wang's full-batch algorithms (their lemmas need a smooth loss and a small step)

@@ -6,6 +6,8 @@
   G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (Definition 2.7), the curve of telling N(0, 1) from N(μ, 1); T Gaussian releases of
   noise multipliers z_t compose to μ = sqrt(Σ 1/z_t²) (Corollary 3.3); and the tight curve of a mechanism is the upper
   envelope of the lines f_{ε, δ(ε)} of its privacy profile δ(ε) (Proposition 2.12), here from dp_accounting's PLD.
+  Where no PLD exists (sampling without replacement, replace-one: dp_accounting has RDP only), the curve comes from
+  the Rényi-DP curve ρ(λ) directly (:func:`tradeoff_rdp`): a valid, conservative lower bound on the true curve.
 * **GDP-based audit** (Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis 2023, "Tight auditing of
   differentially private machine learning", USENIX Security): *assuming the mechanism's trade-off curve is a Gaussian
   one G_μ*, a test's error rates (FPR, FNR) force μ >= Φ⁻¹(1 − FPR) − Φ⁻¹(FNR); with the rates replaced by their
@@ -36,7 +38,8 @@ from scipy import optimize, stats
 from dpviz.foundation import validate as v
 
 __all__ = ["tradeoff_eps_delta", "tradeoff_gdp", "gdp_mu_of_gaussians", "gdp_delta", "gdp_epsilon", "gdp_mu_for",
-           "tradeoff_from_profile", "tradeoff_pld", "mu_from_rates", "GdpAudit", "gdp_audit", "OneRunAudit",
+           "tradeoff_from_profile", "tradeoff_pld", "tradeoff_rdp", "tradeoff_rdp_gaussian_wor",
+           "RDP_TRADEOFF_CITATION", "mu_from_rates", "GdpAudit", "gdp_audit", "OneRunAudit",
            "one_run_audit", "one_run_from_trials", "one_run_canaries", "one_run_scores", "mechanism_for_plan",
            "AuditPlan", "plan_audit", "METHODS", "ASSUMPTIONS", "CITATIONS"]
 
@@ -175,6 +178,131 @@ def tradeoff_pld(alpha, pld, *, eps_max: float | None = None, points: int = 400)
     grid = np.linspace(0.0, float(eps_max), int(points))
     deltas = np.clip(np.asarray(pld.get_delta_for_epsilon(grid), float), 0.0, 1.0)
     return tradeoff_from_profile(a, grid, deltas)
+
+
+#: how the RDP-based curve is obtained, in one sentence (shown beside the curve on the pages)
+RDP_TRADEOFF_CITATION = (
+    "a valid lower bound on the true trade-off curve (every test of D against D′ has type II error at least this), "
+    "computed from the Rényi-DP curve ρ(λ) of the matched RDP accountant: at each order λ, Rényi divergence cannot "
+    "grow under the test (data processing, van Erven & Harremoës 2014, Theorem 9), so the test's two error rates "
+    "obey D_λ(Bern(α) ‖ Bern(1 − β)) ≤ ρ(λ) in both directions; the curve is the largest β that all orders allow — "
+    "the intersection of single-order RDP privacy regions (Balle, Barthe, Gaboardi, Hsu & Sato 2020; Zhu, Dong & "
+    "Wang 2022, Appendix F.3), at least as tight as the (ε(δ), δ) family of the same RDP curve (Dong, Roth & Su "
+    "2022, Proposition 2.12)")
+
+
+def _rdp_region_beta(lx, l1x, one_minus_x, lam, bound, swapped: bool, iters: int = 48):
+    """For each order λ (column vectors ``lam``, ``bound`` = (λ − 1)ρ(λ)) and type I error α (rows ``lx`` = log α,
+    ``l1x`` = log(1 − α)): the least β in [0, 1 − α] with log(α^λ (1−β)^{1−λ} + (1−α)^λ β^{1−λ}) <= bound
+    (``swapped``: the same with α and β exchanged), by bisection on log β over [−745, 0] (48 halvings: β to a
+    relative 3·10⁻¹²).  The left side decreases in β on (0, 1 − α) and is 0 at β = 1 − α; the infeasible end is
+    returned, so the value never exceeds the root."""
+    shape = np.broadcast(lam, lx).shape
+    lo = np.full(shape, -745.0)
+    hi = np.zeros(shape)
+    log_om = np.log(one_minus_x)
+
+    def logg(t):
+        ly = log_om + t  # log β, β = (1 − α)·e^t
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            l1y = np.log1p(-np.minimum(np.exp(ly), 1.0))
+            if swapped:
+                val = np.logaddexp(lam * ly + (1 - lam) * l1x, lam * l1y + (1 - lam) * lx)
+            else:
+                val = np.logaddexp(lam * lx + (1 - lam) * l1y, lam * l1x + (1 - lam) * ly)
+        return np.where(np.isnan(val), np.inf, val)
+
+    for _ in range(iters):
+        mid = 0.5 * (lo + hi)
+        ok = logg(mid) <= bound
+        hi = np.where(ok, mid, hi)
+        lo = np.where(ok, lo, mid)
+    return np.where(lo <= -745.0 + 1e-9, 0.0, one_minus_x * np.exp(lo))
+
+
+def tradeoff_rdp(alpha, orders, rdp):
+    r"""A trade-off curve implied by a Rényi-DP curve: the largest f with every test's type II error β >= f(α), given
+    only that the mechanism is (λ, ρ(λ))-RDP at every order λ in ``orders`` (for every ordered pair of neighbours).
+
+    By the data-processing inequality of Rényi divergence (van Erven & Harremoës 2014, Theorem 9), a (randomised)
+    test with type I error α and type II error β turns the two output distributions into Bern(α) and Bern(1 − β),
+    so at each order λ > 1
+
+    .. math:: \alpha^\lambda (1-\beta)^{1-\lambda} + (1-\alpha)^\lambda \beta^{1-\lambda} \le e^{(\lambda-1)\rho(\lambda)}
+
+    and, the neighbouring relation being symmetric, the same with α and β exchanged.  Each constraint holds on a
+    convex region whose lower boundary is convex in α; the returned curve is the pointwise maximum of these
+    boundaries over all orders and both directions (the "intersection of single-order RDP privacy regions" of Zhu,
+    Dong & Wang 2022, Appendix F.3; Balle, Barthe, Gaboardi, Hsu & Sato 2020 for the Bernoulli reduction).  It is
+    a **valid lower bound** on the mechanism's true trade-off curve (conservative: every bisection returns its
+    infeasible end), convex, non-increasing and symmetric (f = f⁻¹), and at least as tight as the envelope of the
+    (ε(δ), δ) guarantees the same RDP curve gives (Dong, Roth & Su 2022, Proposition 2.12), since each of those is
+    implied by one of the constraints above.
+
+    Parameters
+    ----------
+    alpha : array_like
+        Type I errors in [0, 1].
+    orders, rdp : sequence of float
+        Rényi orders λ > 1 and the RDP ρ(λ) >= 0 at each (``inf`` allowed: no constraint at that order).
+    """
+    a = _alphas(alpha)
+    lam = np.asarray(orders, float).ravel()
+    rho = np.asarray(rdp, float).ravel()
+    if lam.size == 0 or lam.shape != rho.shape or np.any(~np.isfinite(lam)) or np.any(lam <= 1) or np.any(
+            np.isnan(rho)) or np.any(rho < 0):
+        raise ValueError("orders (> 1) and rdp (>= 0) must be arrays of the same length.")
+    x = a.ravel()
+    out = np.zeros(x.shape)
+    inner = x < 1.0
+    xi = x[inner]
+    with np.errstate(divide="ignore"):
+        lx, l1x = np.log(xi), np.log1p(-xi)
+    one_minus = 1.0 - xi
+    best = np.zeros(xi.shape)
+    keep = np.isfinite(rho)
+    if keep.any() and xi.size:
+        lam, bound = lam[keep], (lam[keep] - 1.0) * rho[keep]
+        order = np.argsort(lam)
+        lam, bound = lam[order], bound[order]
+        k = lam.size
+        # two stages (every order at every α would cost 3-5x): all orders on a coarse grid of α find the orders
+        # that are best somewhere (and their neighbours), then those orders are solved at every α.  The maximum over
+        # one fixed subset of orders is a valid bound and, as a maximum of convex functions, convex.
+        probe = np.unique(np.r_[np.geomspace(1e-9, 1e-2, 8), np.linspace(0.0, 1.0, 41)[1:-1], 1 - np.geomspace(
+            1e-9, 1e-2, 8)])
+        with np.errstate(divide="ignore"):
+            prow = np.log(probe)[None, :], np.log1p(-probe)[None, :], (1.0 - probe)[None, :]
+        use = set()
+        for swapped in (False, True):
+            top = np.argmax(_rdp_region_beta(*prow, lam[:, None], bound[:, None], swapped, iters=40), axis=0)
+            use.update(int(j) for t in top for j in (t - 1, t, t + 1) if 0 <= j < k)
+        sub = np.asarray(sorted(use))
+        rows = lx[None, :], l1x[None, :], one_minus[None, :]
+        for swapped in (False, True):
+            best = np.maximum(best, _rdp_region_beta(*rows, lam[sub][:, None], bound[sub][:, None],
+                                                     swapped).max(axis=0))
+    out[inner] = np.clip(best, 0.0, one_minus)
+    return _out(out.reshape(a.shape))
+
+
+def tradeoff_rdp_gaussian_wor(alpha, *, noise_multiplier: float, sampling_prob: float, steps: int, orders=None):
+    """:func:`tradeoff_rdp` of ``steps`` compositions of the Gaussian mechanism with noise multiplier z on a uniformly
+    random batch of m = q·n examples drawn without replacement, replace-one neighbours (z = σ/(2G) for a gradient
+    bound G): the RDP of dp_accounting's ``SampledWithoutReplacementDpEvent`` (Wang, Balle & Kasiviswanathan 2019,
+    Theorem 27), times T; q = 1 is the plain Gaussian mechanism, ρ(λ) = Tλ/(2z²).  A valid lower bound on the true
+    trade-off curve (see :func:`tradeoff_rdp`)."""
+    from dpviz.theory import accounting
+
+    z = v.check_positive("noise_multiplier", noise_multiplier)
+    q = v.check_real("sampling_prob", sampling_prob)
+    if not 0.0 < q <= 1.0:
+        raise ValueError(f"sampling_prob must lie in (0, 1], got {v.shown(q)}.")
+    steps = v.check_int("steps", steps)
+    orders = np.asarray(accounting._orders() if orders is None else orders, float)
+    orders = orders[orders > 1.0]
+    rdp = steps * np.asarray(accounting._rdp_wor_gaussian(q, z, orders), float)
+    return tradeoff_rdp(alpha, orders, rdp)
 
 
 # --- GDP-based audit -------------------------------------------------------------------------------------------

@@ -63,6 +63,9 @@ __all__ = [
     "closed_form_curve",
     "eps_vs_steps",
     "calculator",
+    "tradeoff_curve",
+    "guarantee",
+    "algorithm_statement",
 ]
 
 #: The catalogue's algorithms with Gaussian noise that the lab covers, in catalogue order.
@@ -639,6 +642,45 @@ def eps_vs_steps(mech: Mechanism, acc: Accountant, sigma, steps_grid) -> list[fl
     return [epsilon(mech, acc, sigma, steps=int(t)) for t in steps_grid]
 
 
+def tradeoff_curve(mech: Mechanism, sigma, alpha, *, contribution: bool = False) -> dict:
+    """The f-DP trade-off curve (type II error β against type I error α; Dong, Roth & Su 2022) of ``mech``'s matched
+    mechanism at noise ``sigma``: ``{"label", "how", "exact", "beta", "mu"}``.
+
+    * DP-SGD types (one example / pair per step drawn without replacement, replace-one; dp_accounting has no PLD
+      for it): the curve implied by the matched RDP accountant's Rényi curve, ``exact`` False —
+      :func:`dpviz.labs.auditing.tradeoff_rdp_gaussian_wor`, a **valid lower bound** on the true curve (Zhu, Dong & Wang
+      2022, Appendix F.3; see :data:`dpviz.labs.auditing.RDP_TRADEOFF_CITATION`).  With ``contribution`` (PIDP-SGD) the R
+      Gaussian releases of the influence-function contribution at its released σ_c are composed in by adding their
+      RDP λR·Δ_c²/(2σ_c²) (RDP composes additively; Mironov 2017, Proposition 1);
+    * Gaussian releases (full-batch steps, one release, parallel epochs): the exact curve G_μ with μ = √T·Δ/σ (the
+      Gaussian mechanism is Δ/σ-GDP and T of them compose to √T·Δ/σ-GDP: Dong, Roth & Su 2022, Theorem 2.7 and
+      Corollary 3.3), ``exact`` True (for output perturbation: of the Gaussian part, given the sensitivity bound)."""
+    from dpviz.labs import auditing as au
+
+    sigma = v.check_positive("sigma (noise standard deviation)", sigma)
+    if mech.kind == "sgd":
+        import numpy as np
+
+        z = sigma / mech.sensitivity
+        orders = np.asarray([o for o in accounting._orders() if o > 1.0])
+        rdp = mech.steps * np.asarray(accounting._rdp_wor_gaussian(mech.sampling_prob, z, orders), float)
+        what = "pair" if mech.sample_size == 2 else "example"
+        label = f"from RDP, one {what} per step without replacement, replace-one, z = {z:.3g}"
+        c = mech.extras.get("contribution")
+        if contribution and c:
+            zc = float(c["released_sigma_c"]) / (math.sqrt(int(c["rounds"])) * float(c["sensitivity"]))
+            rdp = rdp + orders / (2.0 * zc * zc)
+            label += f", with the contribution's releases (z_c = {zc:.3g})"
+        beta = au.tradeoff_rdp(alpha, orders, rdp)
+        return {"label": label, "how": au.RDP_TRADEOFF_CITATION, "exact": False, "beta": beta, "mu": None}
+    mu = math.sqrt(mech.steps) * mech.sensitivity / sigma
+    part = " (the Gaussian part)" if mech.delta != mech.delta_total else ""
+    return {"label": f"exact: {mech.steps} Gaussian release{'s' if mech.steps > 1 else ''}{part}, μ = {mu:.3g}-GDP",
+            "how": ("the exact trade-off curve G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) of the Gaussian releases, μ = √T·Δ/σ (Dong, "
+                    "Roth & Su 2022, Theorem 2.7 and Corollary 3.3); the PLD accountant computes the same curve"),
+            "exact": True, "beta": au.tradeoff_gdp(alpha, mu), "mu": mu}
+
+
 #: Noise multipliers the calculator accepts (beyond, 1/z^2 overflows or underflows); the PLD accountant measures its
 #: grid before building it and says how large it would be where it does not fit (:func:`dpviz.theory.accounting.pld_bracket`).
 NOISE_MULTIPLIER_RANGE = (1e-12, 1e12)
@@ -770,4 +812,121 @@ def statement(out: dict, command: str) -> str:
         "",
         f"Recompute: {command}",
     ]
+    return "\n".join(lines) + "\n"
+
+
+#: the type I errors at which a privacy statement quotes the trade-off curve
+STATEMENT_ALPHAS = (0.01, 0.05)
+
+
+def guarantee(algorithm_id: str, *, sigma=None, **params) -> dict:
+    """The (ε, δ) guarantee of ``algorithm_id`` at noise ``sigma`` (default: the paper's σ) by its **matched**
+    accountant — what a privacy statement claims (:func:`algorithm_statement`):
+
+    ``{"algorithm", "name", "paper", "sigma", "eps", "eps_lower", "exact", "delta", "accountant", "method",
+    "eps_target", "delta_target", "meets_target", "mechanism", "kind", "sampling", "n", "steps", "sampling_prob",
+    "sensitivity", "contribution", "tradeoff": [[α, β], ...], "tradeoff_label", "notes"}``.
+
+    DP-SGD types (one example / pair per step drawn without replacement, replace-one): the RDP accountant of
+    Wang, Balle & Kasiviswanathan (2019), an upper bound (``eps_lower`` None: RDP gives no lower bound); Gaussian
+    releases: the exact analytic Gaussian mechanism (Balle & Wang 2018), ``eps_lower`` = ``eps``.  These are the
+    first rows of the Accounting page's table and of ``python -m dpviz account``, so the numbers agree.  PIDP-SGD
+    adds the ε of the contribution's released σ_c at δ₂ (basic composition, as the Audit page's accountant).
+    ``tradeoff``: β of the mechanism's trade-off curve at :data:`STATEMENT_ALPHAS` (:func:`tradeoff_curve`)."""
+    mech = mechanism(algorithm_id, **params)
+    alg = catalog.get_algorithm(mech.algorithm)
+    s = mech.paper_sigma if sigma is None else v.check_positive("sigma (noise standard deviation)", sigma)
+    if s is None:
+        raise ValueError("the paper's conditions fail at these settings, so it gives no σ to make a statement about; "
+                         "give a noise level (your σ on the Accounting page, --sigma on the command line).")
+    s = float(s)
+    acc = accountants(mech)[0]  # the matched one: RDP without replacement (sgd) or the analytic Gaussian mechanism
+    br = epsilon_bracket(mech, acc, s)
+    eps = br["eps_upper"]
+    if eps is None:
+        raise ValueError(f"the matched accountant certifies no finite ε for σ = {s:.4g} at δ = {mech.delta:.3g}"
+                         + (f" ({br['note']})" if br["note"] else "") + ", so there is no statement to make.")
+    eps_lower = br["eps_lower"]
+    delta = mech.delta_total
+    contribution = None
+    c = mech.extras.get("contribution")
+    if c:
+        sens = math.sqrt(int(c["rounds"])) * float(c["sensitivity"])
+        e2 = _analytic_eps(float(c["released_sigma_c"]), sens, float(c["delta2"]))
+        contribution = {"sigma_c": float(c["released_sigma_c"]), "rounds": int(c["rounds"]), "eps": e2,
+                        "delta": float(c["delta2"]), "eps_training": eps, "delta_training": mech.delta}
+        eps = eps + e2
+        eps_lower = None if eps_lower is None else eps_lower + e2
+        delta = mech.delta + float(c["delta2"])
+    alphas = list(STATEMENT_ALPHAS)
+    tc = tradeoff_curve(mech, s, alphas, contribution=True)
+    sampling = {"sgd": (f"each of the {mech.steps} steps uses {'one pair' if mech.sample_size == 2 else 'one example'}"
+                        f" drawn uniformly at random from the n = {mech.n} examples (sampling without replacement "
+                        f"within the step, rate {mech.sampling_prob:.4g})"),
+                "full-batch": f"no sampling: each of the {mech.steps} steps uses the whole data set",
+                "single-release": "no sampling: the noise is added once, to the final output",
+                "per-epoch": ("each epoch uses its own disjoint block of the data, in order; no random sampling")}[
+        mech.kind]
+    return catalog._json_safe({
+        "algorithm": mech.algorithm, "name": alg.name, "paper": mech.paper, "sigma": s, "eps": eps,
+        "eps_lower": eps_lower, "exact": acc.name == "analytic-gaussian" and not contribution, "delta": delta,
+        "accountant": acc.name, "accountant_label": acc.label, "method": METHOD[acc.name],
+        "eps_target": mech.eps_total, "delta_target": mech.delta_total, "meets_target": bool(
+            eps <= mech.eps_total * (1 + 1e-9) and delta <= mech.delta_total * (1 + 1e-9)),
+        "mechanism": mech.description, "kind": mech.kind, "sampling": sampling, "n": mech.n, "steps": mech.steps,
+        "sampling_prob": mech.sampling_prob, "sensitivity": acc.sensitivity, "contribution": contribution,
+        "tradeoff": [[a_, float(b_)] for a_, b_ in zip(alphas, tc["beta"])], "tradeoff_label": tc["label"],
+        "tradeoff_exact": tc["exact"], "notes": list(mech.notes)})
+
+
+def algorithm_statement(g: dict, command: str) -> str:
+    """A short plain-language privacy statement of a :func:`guarantee` ``g`` — what is protected, the neighbouring
+    relation, the sampling, the accountant, ε with its bracket, δ, what is not covered — ending with the
+    ``python -m dpviz account … --statement`` command that recomputes it."""
+    eps, delta = g["eps"], g["delta"]
+    if g["exact"]:
+        bar = f"exact (the analytic Gaussian mechanism is an if-and-only-if): ε ∈ [{eps:.4g}, {eps:.4g}]"
+    elif g["eps_lower"] is not None:
+        bar = f"ε ∈ [{g['eps_lower']:.4g}, {eps:.4g}] (certified lower and upper bounds)"
+    else:
+        bar = (f"ε ≤ {eps:.4g} is an upper bound (safe to claim); the RDP accountant gives no lower bound (its ε "
+               "is typically 10–30 % above the exact one)")
+    target = (f"This σ meets the target (ε, δ) = ({g['eps_target']:.4g}, {g['delta_target']:.3g})."
+              if g["meets_target"] else
+              f"This σ does NOT meet the target (ε, δ) = ({g['eps_target']:.4g}, {g['delta_target']:.3g}): it buys "
+              f"the larger ε above.")
+    curve = "; ".join(f"at type I error {a:g} the type II error is at least {b:.4g}" for a, b in g["tradeoff"])
+    lines = [
+        f"Privacy statement: {g['name']} ({g['algorithm']}) of {g['paper']}, computed by dpviz",
+        "",
+        f"Guarantee: with Gaussian noise of standard deviation σ = {g['sigma']:.6g}, the released output is "
+        f"(ε, δ)-differentially private with ε = {eps:.4g} and δ = {delta:.3g}.",
+        f"What is protected: any single training example. Neighbouring data sets differ in one example replaced by "
+        f"another (replace-one; the data set size n = {g['n']} is public): whatever the rest of the data, an observer "
+        "of the output cannot tell which of the two data sets was used beyond what (ε, δ) allows.",
+        f"Mechanism: {g['mechanism']}",
+        f"Sampling: {g['sampling']}.",
+        f"Accountant: {g['accountant_label']}; sensitivity Δ = {g['sensitivity']:.4g}, noise multiplier σ/Δ = "
+        f"{g['sigma'] / g['sensitivity']:.4g}. {g['method']}.",
+        f"Error bar: {bar}.",
+    ]
+    if g["contribution"]:
+        c = g["contribution"]
+        lines.append(f"Composition: training noise ε = {c['eps_training']:.4g} at δ₁ = {c['delta_training']:.3g}, plus "
+                     f"the {c['rounds']} releases of the influence-function contribution with σ_c = {c['sigma_c']:.4g}"
+                     f": ε = {c['eps']:.4g} at δ₂ = {c['delta']:.3g} (exact, analytic Gaussian), added (basic "
+                     "composition).")
+    lines += [
+        target,
+        f"As a hypothesis test (f-DP, Dong, Roth & Su 2022): for any membership test, {curve} ("
+        + ("the mechanism's exact trade-off curve)." if g["tradeoff_exact"] else
+           "a valid lower bound from the Rényi-DP curve: Zhu, Dong & Wang 2022, Appendix F.3)."),
+        "Not covered: hyper-parameter tuning and any other use of the data outside this run; the paper's "
+        "assumptions (every example's gradient bounded by G, the loss and domain as stated) — if they fail, the "
+        "sensitivity and the guarantee fail; a sampler or noise generator other than the one stated; "
+        "implementation flaws such as floating-point attacks on the noise.",
+    ]
+    for note in g["notes"]:
+        lines.append(f"Note: {note}")
+    lines += ["", f"Recompute: {command}"]
     return "\n".join(lines) + "\n"
