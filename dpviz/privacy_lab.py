@@ -920,7 +920,7 @@ def algorithm_statement(g: dict, command: str) -> str:
         target,
         f"As a hypothesis test (f-DP, Dong, Roth & Su 2022): for any membership test, {curve} ("
         + ("the mechanism's exact trade-off curve)." if g["tradeoff_exact"] else
-           "a valid lower bound from the Rényi-DP curve: Zhu, Dong & Wang 2022, Appendix F.3)."),
+           "a valid lower bound from the Rényi-DP curve: Zhu, Dong & Wang 2022)."),
         "Not covered: hyper-parameter tuning and any other use of the data outside this run; the paper's "
         "assumptions (every example's gradient bounded by G, the loss and domain as stated) — if they fail, the "
         "sensitivity and the guarantee fail; a sampler or noise generator other than the one stated; "
