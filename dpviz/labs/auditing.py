@@ -187,7 +187,7 @@ RDP_TRADEOFF_CITATION = (
     "grow under the test (data processing, van Erven & Harremoës 2014, Theorem 9), so the test's two error rates "
     "obey D_λ(Bern(α) ‖ Bern(1 − β)) ≤ ρ(λ) in both directions; the curve is the largest β that all orders allow — "
     "the intersection of single-order RDP privacy regions (Balle, Barthe, Gaboardi, Hsu & Sato 2020; Zhu, Dong & "
-    "Wang 2022, Appendix F.3), at least as tight as the (ε(δ), δ) family of the same RDP curve (Dong, Roth & Su "
+    "Wang 2022), at least as tight as the (ε(δ), δ) family of the same RDP curve (Dong, Roth & Su "
     "2022, Proposition 2.12)")
 
 
@@ -233,7 +233,7 @@ def tradeoff_rdp(alpha, orders, rdp):
     and, the neighbouring relation being symmetric, the same with α and β exchanged.  Each constraint holds on a
     convex region whose lower boundary is convex in α; the returned curve is the pointwise maximum of these
     boundaries over all orders and both directions (the "intersection of single-order RDP privacy regions" of Zhu,
-    Dong & Wang 2022, Appendix F.3; Balle, Barthe, Gaboardi, Hsu & Sato 2020 for the Bernoulli reduction).  It is
+    Dong & Wang 2022; Balle, Barthe, Gaboardi, Hsu & Sato 2020 for the Bernoulli reduction).  It is
     a **valid lower bound** on the mechanism's true trade-off curve (conservative: every bisection returns its
     infeasible end), convex, non-increasing and symmetric (f = f⁻¹), and at least as tight as the envelope of the
     (ε(δ), δ) guarantees the same RDP curve gives (Dong, Roth & Su 2022, Proposition 2.12), since each of those is

@@ -649,7 +649,7 @@ def tradeoff_curve(mech: Mechanism, sigma, alpha, *, contribution: bool = False)
     * DP-SGD types (one example / pair per step drawn without replacement, replace-one; dp_accounting has no PLD
       for it): the curve implied by the matched RDP accountant's Rényi curve, ``exact`` False —
       :func:`dpviz.labs.auditing.tradeoff_rdp_gaussian_wor`, a **valid lower bound** on the true curve (Zhu, Dong & Wang
-      2022, Appendix F.3; see :data:`dpviz.labs.auditing.RDP_TRADEOFF_CITATION`).  With ``contribution`` (PIDP-SGD) the R
+      2022; see :data:`dpviz.labs.auditing.RDP_TRADEOFF_CITATION`).  With ``contribution`` (PIDP-SGD) the R
       Gaussian releases of the influence-function contribution at its released σ_c are composed in by adding their
       RDP λR·Δ_c²/(2σ_c²) (RDP composes additively; Mironov 2017, Proposition 1);
     * Gaussian releases (full-batch steps, one release, parallel epochs): the exact curve G_μ with μ = √T·Δ/σ (the
@@ -920,7 +920,7 @@ def algorithm_statement(g: dict, command: str) -> str:
         target,
         f"As a hypothesis test (f-DP, Dong, Roth & Su 2022): for any membership test, {curve} ("
         + ("the mechanism's exact trade-off curve)." if g["tradeoff_exact"] else
-           "a valid lower bound from the Rényi-DP curve: Zhu, Dong & Wang 2022, Appendix F.3)."),
+           "a valid lower bound from the Rényi-DP curve: Zhu, Dong & Wang 2022)."),
         "Not covered: hyper-parameter tuning and any other use of the data outside this run; the paper's "
         "assumptions (every example's gradient bounded by G, the loss and domain as stated) — if they fail, the "
         "sensitivity and the guarantee fail; a sampler or noise generator other than the one stated; "
