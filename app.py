@@ -5,8 +5,9 @@ from pathlib import Path
 
 import streamlit as st
 
-import dpviz_ui as ui
-from dpviz import catalog, urlstate
+from dpviz_ui import helpers as ui
+from dpviz.theory import catalog
+from dpviz.foundation import urlstate
 
 st.set_page_config(page_title="dpviz", layout="wide")
 # A constant style sheet (nothing from the user goes in): long formulas scroll sideways with a scrollbar that is
@@ -31,11 +32,11 @@ def load_presets() -> tuple[list[dict], list[str]]:
     """The preset gallery and the problems of presets that could not be loaded (shown, never silently dropped).
 
     A preset file ``{"experiment": ID}`` is a paper experiment: its view, title and text come from the one definition
-    in :data:`dpviz.experiments.EXPERIMENTS` (``Experiment.preset_view``), the same one ``python -m dpviz reproduce``
+    in :data:`dpviz.studies.experiments.EXPERIMENTS` (``Experiment.preset_view``), the same one ``python -m dpviz reproduce``
     runs.  Any other preset is data (``title``, ``page``, ``text``, ``state``) and every entry of its state is
-    validated against :data:`dpviz.urlstate.SCHEMA`.
+    validated against :data:`dpviz.foundation.urlstate.SCHEMA`.
     """
-    from dpviz import experiments
+    from dpviz.studies import experiments
 
     out, problems = [], []
     for f in sorted(PRESETS.glob("*.json")):
@@ -46,7 +47,7 @@ def load_presets() -> tuple[list[dict], list[str]]:
             if "experiment" in data:
                 if set(data) - {"experiment"}:
                     raise ValueError("an experiment preset holds only its experiment id (the rest comes from "
-                                     "dpviz/experiments.py)")
+                                     "dpviz/studies/experiments.py)")
                 e = experiments.get(data["experiment"])
                 state = e.preset_view()
                 page = state.pop("page")
@@ -109,7 +110,7 @@ def home() -> None:
         c2.caption(pr["text"])
 
 
-st.session_state["_nav_ready"] = True  # this run goes through st.navigation (see dpviz_ui._legacy_pages_fallback)
+st.session_state["_nav_ready"] = True  # this run goes through st.navigation (see dpviz_ui.helpers._legacy_pages_fallback)
 ui.init_state()
 ui.show_link_notice()
 nav = st.navigation([

@@ -3,11 +3,11 @@
 ``python serve.py [streamlit options]`` (what ``make run`` does) is ``streamlit run app.py [options]`` plus a warm-up:
 before the server accepts connections it imports what every page needs (streamlit, plotly, numpy, scipy, the
 dp-accounting library and every dpviz module), computes the default calibration once and starts the worker
-processes of :mod:`dpviz.workers`, so that the first visitor
+processes of :mod:`dpviz_ui.workers`, so that the first visitor
 of a fresh server does not pay ~1.6 s of imports and solver start-up (benchmarks/RESULTS.md, "What a user waits for").
 Once the server answers, :func:`prime` also runs the Calibrate and Bounds pages once at their defaults over Streamlit's
 own websocket protocol, so that their cached curves (``st.cache_data``, shared by all sessions) are computed before
-the first visitor arrives, and :func:`dpviz.lessons.precompute` computes the main numbers of every quick lesson step
+the first visitor arrives, and :func:`dpviz_ui.lessons.precompute` computes the main numbers of every quick lesson step
 (the accountants' inversions behind them stay in the library's caches).  ``streamlit run app.py`` still works; only
 the first page view is slower.
 
@@ -34,15 +34,18 @@ def warm() -> float:
     import dp_accounting  # noqa: F401  (the accountant behind the default calibration; pulls scipy.signal/optimize)
     import plotly.graph_objects  # noqa: F401
 
-    import dpviz_ui  # noqa: F401  (streamlit and the shared page helpers)
-    from dpviz import (accounting, audit, catalog, experiments, figures, privacy_figures,  # noqa: F401
-                       privacy_lab, simulate, stability, urlstate)
+    from dpviz_ui import helpers as dpviz_ui  # noqa: F401  (streamlit and the shared page helpers)
+    from dpviz.theory import accounting, catalog  # noqa: F401
+    from dpviz.labs import audit, auditing, privacy_lab, stability  # noqa: F401
+    from dpviz.studies import experiments  # noqa: F401
+    from dpviz.foundation import figures, privacy_figures, urlstate  # noqa: F401
+    from dpviz.engine import simulate  # noqa: F401
 
     p = urlstate.DEFAULTS
     n = int(p["n"])
     first = [a.id for a in catalog.algorithms() if a.calibrate is not None][0]  # Calibrate's default algorithm
     catalog.calibrate(p["algorithm"] or first, n=n, eps=float(p["eps"]), delta=1.0 / n**2, T=int(p["T"]), G=1.0)
-    from dpviz import workers
+    from dpviz_ui import workers
 
     workers.shared_pool().warm()  # start the worker processes now, not at the first simulation
     return time.perf_counter() - t0
@@ -135,7 +138,7 @@ def _prime_in_background(port: int) -> None:
         except Exception as exc:  # noqa: BLE001 - only the first visit is slower
             print(f"dpviz: page caches not primed ({type(exc).__name__}: {exc})", flush=True)
         try:
-            from dpviz import lessons
+            from dpviz_ui import lessons
 
             print(f"dpviz: lesson numbers precomputed in {lessons.precompute():.1f} s", flush=True)
         except Exception as exc:  # noqa: BLE001 - only the first class is slower

@@ -19,7 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dpviz import accounting, privacy_lab  # noqa: E402
+from dpviz.theory import accounting  # noqa: E402
+from dpviz.labs import privacy_lab  # noqa: E402
 
 CASES = {
     "dpsgd-rdp": dict(n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0),

@@ -14,8 +14,8 @@ from __future__ import annotations
 import sys
 import time
 
-from dpviz import audit as A
-from dpviz import stability as St
+from dpviz.labs import audit as A
+from dpviz.labs import stability as St
 
 
 def main() -> None:

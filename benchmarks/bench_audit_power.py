@@ -12,9 +12,9 @@ from __future__ import annotations
 import sys
 import time
 
-from dpviz import audit as A
-from dpviz import auditing as AU
-from dpviz import simulate as sim
+from dpviz.labs import audit as A
+from dpviz.labs import auditing as AU
+from dpviz.engine import simulate as sim
 
 #: n (= T) of each algorithm's broken run: the full-batch pairwise algorithms cost n^2 per step and chain
 SIZES = {"dpgd-sc": 30, "dpgd-c": 30, "dpgdc": 30, "dp-epoch-gd": 64, "pidp-sgd": 50}

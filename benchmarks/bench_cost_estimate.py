@@ -1,9 +1,9 @@
 """Accuracy of the simulation cost estimate (issue 13, item 9): run ``.venv/bin/python benchmarks/bench_cost_estimate.py``.
 
 For every algorithm the engine runs, one simulation sized to take about a second, and the ratio
-actual wall time / ``dpviz.simulate.estimate_cost(...)["seconds"]`` (target: within [0.5, 2] for every algorithm
-kind).  Also the cost of building a synthetic data set against ``dpviz.data.estimate_dataset_cost`` (time and the
-retained bytes), and the whole ``estimate_cost`` of a not-yet-built data set (a ``dpviz.data.plan_dataset``).
+actual wall time / ``dpviz.engine.simulate.estimate_cost(...)["seconds"]`` (target: within [0.5, 2] for every algorithm
+kind).  Also the cost of building a synthetic data set against ``dpviz.engine.data.estimate_dataset_cost`` (time and the
+retained bytes), and the whole ``estimate_cost`` of a not-yet-built data set (a ``dpviz.engine.data.plan_dataset``).
 Each figure is the median of 3 runs of the process CPU time (``time.process_time``): on the shared 2-core machine
 the wall time of the same run varies by 3x with the other users' load, while the CPU time is what the estimate
 models (the engine is single-threaded numpy; on an idle machine wall time = CPU time).  Record the figures in
@@ -15,8 +15,8 @@ from __future__ import annotations
 import statistics
 import time
 
-from dpviz import data as D
-from dpviz import simulate as S
+from dpviz.engine import data as D
+from dpviz.engine import simulate as S
 
 POINT = D.load_dataset("wang-least-squares", n=2000, kappa=0.1)
 PAIR = D.load_dataset("two-class", n=400)

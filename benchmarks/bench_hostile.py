@@ -261,7 +261,7 @@ def _hostile_parquet(path: Path, rows: int, text: bool) -> None:
 
 _CSV = """
 import time
-from dpviz import data
+from dpviz.engine import data
 blob = open({path!r}, "rb").read()
 t0 = time.process_time()
 try:
@@ -273,7 +273,7 @@ except ValueError as exc:
 
 _PARQUET = """
 import pickle, time
-from dpviz import sweep_open as so
+from dpviz_ui import sweep_open as so
 blob = open({path!r}, "rb").read()
 try:
     d = so.read_upload("upload.parquet", blob).warm()
@@ -287,7 +287,7 @@ else:
 
 _AUDIT_LOAD = """
 import time
-from dpviz import audit_page as ap
+from dpviz_ui import audit_page as ap
 state = dict(ap.DEFAULTS, **{state!r})
 if hasattr(ap, "estimate"):  # the page now: the estimate only, the run waits for a click above ap.HEAVY_SECONDS
     e = ap.estimate(state)
@@ -301,7 +301,7 @@ else:  # before: the page ran the job as soon as the link was opened
 
 _AUDIT_CHECK = """
 import time
-from dpviz import audit_page as ap
+from dpviz_ui import audit_page as ap
 state = dict(ap.DEFAULTS, **{state!r})
 e = ap.estimate(state)["seconds"]
 t0 = time.process_time()
@@ -329,7 +329,7 @@ print(f"{{len(texts)}} warning box(es), {{sum(map(len, texts)):,}} chars, {{raw}
 
 _UPLOAD_LIMIT = """
 import tomllib
-from dpviz import sweep_open as so
+from dpviz_ui import sweep_open as so
 server = tomllib.load(open(".streamlit/config.toml", "rb"))["server"]["maxUploadSize"]
 print(f"uploader says at most {so.MAX_UPLOAD_BYTES // 1_000_000} MB; the server accepts {server} MB")
 """

@@ -24,10 +24,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-import dpviz_ui as ui  # noqa: E402
+from dpviz_ui import helpers as ui  # noqa: E402
 import serve  # noqa: E402
 from conftest import ARGS, CHROMIUM, settle  # noqa: E402
-from dpviz import lessons as L  # noqa: E402
+from dpviz_ui import lessons as L  # noqa: E402
 
 WAIT_JS = """([title, label, value]) => {
   const h = Array.from(document.querySelectorAll('h2')).some(e => e.textContent.includes(title));

@@ -147,8 +147,9 @@ def edits(url: str) -> list[tuple[str, float, float, float]]:
     """Rows (what, seen, driver wall clock until the same, driver wall clock until the run has finished)."""
     import json
 
-    import dpviz_ui as ui
-    from dpviz import catalog, urlstate
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
+    from dpviz.foundation import urlstate
     from playwright.sync_api import sync_playwright
 
     rows = []
@@ -162,7 +163,7 @@ def edits(url: str) -> list[tuple[str, float, float, float]]:
         seen = _seen(page)
         page.evaluate("() => window.__arm(\"() => !!document.querySelector('.js-plotly-plot')\", 0)")
         rows.append(("Calibrate first visit", seen, driver, time.perf_counter() - t0))
-        charts = _seen(page)  # the charts of a first visit follow the numbers (dpviz_ui.after_run)
+        charts = _seen(page)  # the charts of a first visit follow the numbers (dpviz_ui.helpers.after_run)
         driver = time.perf_counter() - t0
         _idle(page)
         rows.append(("Calibrate first visit: first chart", charts, driver, time.perf_counter() - t0))

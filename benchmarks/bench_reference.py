@@ -1,4 +1,4 @@
-"""Cost of issue 9's engine additions: the constrained reference risk (dpviz.reference, once per data set / loss /
+"""Cost of issue 9's engine additions: the constrained reference risk (dpviz.engine.reference, once per data set / loss /
 set, then cached) and the projections onto the metric-learning sets (every step of a metric run).
 
 Run: .venv/bin/python benchmarks/bench_reference.py
@@ -7,11 +7,11 @@ import time
 
 import numpy as np
 
-from dpviz import data as D
-from dpviz import projections as P
-from dpviz import reference
-from dpviz import simulate as S
-from dpviz.losses import get_loss
+from dpviz.engine import data as D
+from dpviz.engine import projections as P
+from dpviz.engine import reference
+from dpviz.engine import simulate as S
+from dpviz.engine.losses import get_loss
 
 
 def _time(f, repeat=1):

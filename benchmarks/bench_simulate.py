@@ -20,9 +20,9 @@ import time
 
 import numpy as np
 
-from dpviz import data as D
-from dpviz import reproduce as R
-from dpviz import simulate as S
+from dpviz.engine import data as D
+from dpviz.studies import reproduce as R
+from dpviz.engine import simulate as S
 
 REPS, T, ETA, N = 500, 1000, 0.01, 5000
 EPS = [0.5, 1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 5.5]
@@ -45,7 +45,7 @@ def fig1_simulations():
     for each κ the data, DP-SGD with the paper's noise rule over the 11 ε values × 500 repetitions and SGD × 500,
     each with the error on the fresh sample.  The full reproduction (a) also runs the provably private curve (a
     second simulation of every feasible ε) and a PLD accounting of every ε point (issue 19)."""
-    from dpviz import experiments as X
+    from dpviz.studies import experiments as X
 
     exp = X.get("wang-lownoise-fig1")
     f = exp.fixed

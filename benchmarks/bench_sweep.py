@@ -1,4 +1,4 @@
-"""Benchmark of `python -m dpviz sweep` (dpviz.sweep on Dask distributed).
+"""Benchmark of `python -m dpviz sweep` (dpviz.studies.sweep on Dask distributed).
 
 Prints:
 1. the per-cell cost of a ~1-2 s cell run directly (no Dask), and the engine's seconds per work unit;
@@ -17,7 +17,8 @@ import math
 import tempfile
 import time
 
-from dpviz import simulate as sim, sweep
+from dpviz.engine import simulate as sim
+from dpviz.studies import sweep
 
 SPEC = """
 name = "bench"

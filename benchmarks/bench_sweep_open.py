@@ -1,9 +1,9 @@
 """Opening a sweep on the Simulate page: how long the checks and the shaping take (prints figures).
 
 Builds a sweep folder (the cells run in-process, as ``python -m dpviz sweep`` writes them), then times
-``dpviz.sweep_open`` -- listing the sweeps folder, opening one sub-folder (every Parquet file checked with pyarrow),
-reading the same sweep as an uploaded zip, the frame for an x-axis (``dpviz.sweep.load_sweep``'s shape) and the
-per-curve results the page plots -- against ``dpviz.sweep.load_sweep`` alone.  ``python benchmarks/bench_sweep_open.py
+``dpviz_ui.sweep_open`` -- listing the sweeps folder, opening one sub-folder (every Parquet file checked with pyarrow),
+reading the same sweep as an uploaded zip, the frame for an x-axis (``dpviz.studies.sweep.load_sweep``'s shape) and the
+per-curve results the page plots -- against ``dpviz.studies.sweep.load_sweep`` alone.  ``python benchmarks/bench_sweep_open.py
 [REPS]`` (default 400 repetitions per cell: 2 algorithms x 5 n x 5 eps x REPS rows).
 """
 
@@ -19,7 +19,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from dpviz import __version__, sweep, sweep_open as so  # noqa: E402
+from dpviz import __version__  # noqa: E402
+from dpviz.studies import sweep  # noqa: E402
+from dpviz_ui import sweep_open as so  # noqa: E402
 
 SPEC = """
 algorithms = ["dpsgd-rdp", "sgd"]

@@ -1,6 +1,6 @@
-"""``python -m dpviz`` — see :mod:`dpviz.cli`."""
+"""``python -m dpviz`` — see :mod:`dpviz.cli.commands`."""
 import sys
 
-from dpviz.cli import main
+from dpviz.cli.commands import main
 
 sys.exit(main())

@@ -4,38 +4,40 @@
 fails when one imports from a higher layer or when a module is in no layer, so the plan cannot drift.  The layers,
 what each holds and how a request flows through them are described in ``docs/architecture.md``.
 
-Names are module paths relative to the repository root without ``.py`` (``dpviz.catalog``); a package
-(``dpviz.papers``, ``dpviz.simulate``, ``pages``) stands for all its modules, except the root ``dpviz``, which is
-its ``__init__`` only.  ``streamlit`` may be imported only by the
-``app`` layer and ``dpviz_ui``: nothing under ``dpviz/`` imports it (``tests/test_purity.py`` checks it at run time,
-``tests/test_layers.py`` in the source).
+Names are module paths relative to the repository root without ``.py`` (``dpviz.theory.catalog``); a package
+(``dpviz.theory``, ``dpviz_ui``, ``pages``) stands for all its modules, except the root ``dpviz``, which is its
+``__init__`` only.  The short names ``from dpviz import catalog`` (:data:`dpviz.MODULES`) count as the modules they
+stand for.  ``streamlit`` may be imported only by the ``app`` layer and ``dpviz_ui.helpers``: nothing under
+``dpviz/`` imports it, nor do the other modules of ``dpviz_ui``, which the worker processes and the offline lesson
+notebooks import (``tests/test_purity.py`` checks it at run time, ``tests/test_layers.py`` in the source).
 """
 
 from __future__ import annotations
 
-#: (layer name, what it holds, its modules), lowest layer first.
+#: (layer name, what it holds, its packages / modules), lowest layer first.  Each layer is one folder: a package of
+#: ``dpviz`` (whose ``__init__`` says what belongs there and what it may import), ``dpviz_ui`` for the dashboard's
+#: helpers, and the app's own files.
 LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
     ("foundation", "input checks, statistics, Plotly builders, the dashboard's URL schema and LaTeX to MathML: "
                    "pure helpers that import nothing above them",
-     ("dpviz", "dpviz._validate", "dpviz._layers", "dpviz.stats", "dpviz.figures", "dpviz.privacy_figures",
-      "dpviz.urlstate", "dpviz.mathml")),
-    ("theory", "the catalogue of papers, algorithms and theorems, one module per paper, the Gaussian mechanism, "
-               "the numerical privacy accountants",
-     ("dpviz.catalog", "dpviz.papers", "dpviz.gaussian", "dpviz.accounting", "dpviz.pld_lower")),
+     ("dpviz", "dpviz._layers", "dpviz.foundation")),
+    ("theory", "the catalogue of papers, algorithms and theorems, one module or package per paper, the Gaussian "
+               "mechanism, the numerical privacy accountants",
+     ("dpviz.theory",)),
     ("engine", "the batched simulation engine, the losses, the data sets, the projections onto W, the reference "
                "risk",
-     ("dpviz.simulate", "dpviz.losses", "dpviz.data", "dpviz.projections", "dpviz.reference")),
+     ("dpviz.engine",)),
     ("labs", "the privacy audit and its trade-off-curve (f-DP) audits, the stability experiments, the "
              "privacy-accounting lab",
-     ("dpviz.audit", "dpviz.auditing", "dpviz.stability", "dpviz.privacy_lab")),
+     ("dpviz.labs",)),
     ("studies", "the papers' experiments (one definition, one runner), the simulation figures, the studies of "
                 "Kang et al. Section 7 and Xue et al. Section 5, the Dask sweeps",
-     ("dpviz.experiments", "dpviz.reproduce", "dpviz.studies_kang", "dpviz.studies_xue", "dpviz.sweep")),
+     ("dpviz.studies",)),
     ("cli", "the command line, ``python -m dpviz``",
-     ("dpviz.cli", "dpviz.cli_account", "dpviz.cli_audit", "dpviz.cli_sweep", "dpviz.__main__")),
-    ("ui", "what exists only for the dashboard: the worker pool, the Audit page's and the sweep viewer's helpers, "
-           "the lessons, and the shared Streamlit helper module",
-     ("dpviz.workers", "dpviz.audit_page", "dpviz.sweep_open", "dpviz.lessons", "dpviz_ui")),
+     ("dpviz.cli", "dpviz.__main__")),
+    ("ui", "what exists only for the dashboard (outside dpviz/): the shared Streamlit helper module, the worker "
+           "pool, the Audit page's and the sweep viewer's helpers, the lessons",
+     ("dpviz_ui",)),
     ("app", "the Streamlit entry point, its pages and the server launcher",
      ("app", "pages", "serve")),
 )
@@ -43,7 +45,7 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 #: layers whose modules may import streamlit
 STREAMLIT_LAYERS = ("app",)
 #: modules outside those layers that may import streamlit
-STREAMLIT_MODULES = ("dpviz_ui",)
+STREAMLIT_MODULES = ("dpviz_ui.helpers",)
 
 
 def layer_of(module: str) -> int | None:

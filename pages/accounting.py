@@ -5,13 +5,15 @@ import math
 import numpy as np
 import streamlit as st
 
-import dpviz_ui as ui
-from dpviz import catalog, privacy_figures, privacy_lab
+from dpviz_ui import helpers as ui
+from dpviz.theory import catalog
+from dpviz.foundation import privacy_figures
+from dpviz.labs import privacy_lab
 
 # ---------------------------------------------------------------------------------------------------------------
 # page state: n, ε, δ, T, G, η, μ, L, M, α, R and the algorithm are the dashboard's shared view (a setting made on
 # Calibrate opens here unchanged, and the other way round); the page's own entries are acc_sigma and acc_calc_*
-# (dpviz.urlstate.SCHEMA).  Old links with acc_n, acc_eps, ... are read as the shared entries (urlstate.ALIASES).
+# (dpviz.foundation.urlstate.SCHEMA).  Old links with acc_n, acc_eps, ... are read as the shared entries (urlstate.ALIASES).
 
 ALGS = list(privacy_lab.ALGORITHMS)
 #: the ranges this page accepts (narrower than the shared view's where the accountants get slow or meaningless): a
@@ -148,6 +150,15 @@ def steps_curves(alg: str, items: tuple, sigma: float) -> dict:
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
+def tradeoff(alg: str, items: tuple, sigma: float) -> dict:
+    """The matched mechanism's f-DP trade-off curve at ``sigma`` (privacy_lab.tradeoff_curve), on 201 type I errors."""
+    mech = privacy_lab.mechanism(alg, **dict(items))
+    alpha = np.linspace(0.0, 1.0, 201)
+    out = privacy_lab.tradeoff_curve(mech, sigma, alpha)
+    return {**out, "alpha": alpha, "eps": mech.eps, "delta": mech.delta}
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
 def calc(items: tuple) -> dict:
     return privacy_lab.calculator(**dict(items))
 
@@ -267,6 +278,7 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
     merged["accountants"] = res["accountants"] + pld["accountants"]
     merged["closed_form"] = pld["closed_form"]
     table.dataframe(_table(merged, user_sigma), hide_index=True)
+    ui.cached_guarantee(alg, ui.items(params), user_sigma)  # ready before the slot is redrawn
     with downloads.container():
         ui.download_table(merged["accountants"], "accounting",
                           {"algorithm": alg, **params, "sigma": user_sigma, "eps_mechanism": res["eps_mechanism"],
@@ -274,6 +286,7 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
         ui.download_view("accounting", inputs={"algorithm": alg, **params, "sigma": user_sigma},
                          outputs=merged,
                          command=command(alg, params, user_sigma))
+        ui.statement_download(alg, params, user_sigma, key="acc_statement")
     for r in pld["accountants"]:
         if r.get("error"):
             st.caption(f"{r['label']}: {r['error']}")
@@ -296,6 +309,9 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
                                                         "accountants (log-log)"), "accounting_sigma_eps")
 
     s_steps = user_sigma or res["paper_sigma"] or center
+    with st.container():  # the trade-off curve (or nothing): what follows keeps its place
+        if s_steps:
+            tradeoff_section(alg, items, float(s_steps), merged, user_sigma)
     if s_steps:
         sc = steps_curves(alg, items, float(s_steps))
         who = "your σ" if user_sigma else "the paper's σ" if res["paper_sigma"] else "the matched accountant's σ"
@@ -305,6 +321,37 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
                                                         title=f"ε bought by {who} = {s_steps:.4g} as steps "
                                                               "compose", x_title=x_title), "accounting_eps_steps")
 
+
+
+def tradeoff_section(alg: str, items: tuple, sigma: float, merged: dict, user_sigma) -> None:
+    """The matched mechanism's trade-off curve at σ beside the target's (ε, δ) line and the accountant's (ε, δ) line
+    of that σ (Dong, Roth & Su 2022): for sampling without replacement, where dp_accounting has no PLD, the RDP →
+    f-DP lower bound (dpviz.labs.auditing.tradeoff_rdp)."""
+    from dpviz.labs import auditing as au
+
+    st.subheader("The guarantee as a trade-off curve")
+    who = "your σ" if user_sigma else "the paper's σ" if merged["paper_sigma"] else "the matched accountant's σ"
+    try:
+        tc = tradeoff(alg, items, sigma)
+    except ValueError as exc:
+        st.caption(f"No trade-off curve: {ui.plain(str(exc))}")
+        return
+    a = tc["alpha"]
+    curves = {f"target ({tc['eps']:.3g}, {tc['delta']:.2g})-DP line": (a, au.tradeoff_eps_delta(a, tc["eps"],
+                                                                                                  tc["delta"]))}
+    matched = merged["accountants"][0]
+    eps_sigma = matched.get("eps_of_sigma") if user_sigma else matched.get("eps_of_paper_sigma")
+    if eps_sigma is not None and math.isfinite(eps_sigma):
+        curves[f"{matched['name'].upper()}'s ({eps_sigma:.3g}, {tc['delta']:.2g})-DP line of {who}"] = (
+            a, au.tradeoff_eps_delta(a, eps_sigma, tc["delta"]))
+    kind = "exact curve" if tc["exact"] else "valid lower bound"
+    curves[f"mechanism's {kind} at {who} = {sigma:.4g}: {tc['label']}"] = (a, tc["beta"])
+    ui.show_figure(privacy_figures.tradeoff_figure(curves, [], title=f"Trade-off of the matched mechanism at {who}: "
+                                                   "every test of D against D′ lies on or above its curve"),
+                   "accounting_tradeoff")
+    st.caption(f"The mechanism's curve is {'its exact trade-off curve: ' if tc['exact'] else ''}{tc['how']}. "
+               "A test's (type I, type II) errors below a curve would refute that guarantee; the (ε, δ) lines are "
+               "what the target and the accountant's ε promise, the mechanism's curve is what the noise buys.")
 
 
 def calculator_section() -> None:

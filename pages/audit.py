@@ -2,9 +2,9 @@
 
 import streamlit as st
 
-import dpviz_ui as ui
-from dpviz import audit_page as ap
-from dpviz import stability as stab
+from dpviz_ui import helpers as ui
+from dpviz_ui import audit_page as ap
+from dpviz.labs import stability as stab
 
 ui.init_state()  # the app's navigation even when a link opens this page first
 st.title("Audit — measured privacy and stability")
@@ -19,7 +19,7 @@ if "_aud_loaded" not in st.session_state:
     st.session_state["_aud_problems"] = problems
     for k, val in state.items():
         st.session_state[k] = val
-# one notice with the app's (escaped, capped: dpviz_ui.show_link_notice), until the first change of the settings
+# one notice with the app's (escaped, capped: dpviz_ui.helpers.show_link_notice), until the first change of the settings
 ui.show_link_notice(extra=st.session_state.get("_aud_problems") or [])
 for k, val in ap.DEFAULTS.items():
     st.session_state.setdefault(k, val)
@@ -30,7 +30,7 @@ mode = c1.radio("What to measure", ["audit", "stability"], key="aud_mode", horiz
 options = ap.PAGE_ALGORITHMS if mode == "audit" else ap.STABILITY_ALGORITHMS
 if st.session_state["aud_alg"] not in options:
     st.session_state["aud_alg"] = options[0]
-from dpviz import catalog  # noqa: E402
+from dpviz.theory import catalog  # noqa: E402
 
 
 def _alg_label(alg_id: str) -> str:
@@ -160,7 +160,7 @@ def _compute(state):
                     "(trials / repetitions, T, n).")
             if not st.button(f"Run (about {cost['seconds']:.0f} s)", type="primary", key="aud_run"):
                 return None
-    # in the shared worker pool: a long audit does not slow other users' pages (dpviz.workers)
+    # in the shared worker pool: a long audit does not slow other users' pages (dpviz_ui.workers)
     res = ui.run_job(ap.compute, dict(state), label="running")
     memo.clear()  # keep one result per session
     memo[key] = res
@@ -308,15 +308,15 @@ def body():
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _plans(target: float, eps_true: float, delta: float, per_trial: float) -> list:
-    from dpviz import auditing as au
+    from dpviz.labs import auditing as au
 
     return [au.plan_audit(target=target, eps_true=eps_true, delta=delta, method=m, seconds_per_trial=per_trial)
             for m in au.METHODS]
 
 
 def _method_view(res, state):
-    """The chosen method's ε lower bound on the same trials, the trade-off plot and the planner (dpviz.auditing)."""
-    from dpviz import privacy_figures as pf
+    """The chosen method's ε lower bound on the same trials, the trade-off plot and the planner (dpviz.labs.auditing)."""
+    from dpviz.foundation import privacy_figures as pf
 
     method = state["aud_method"]
     with st.container():
@@ -331,10 +331,13 @@ def _method_view(res, state):
         m[1].metric("ε lower bound, Clopper–Pearson (95 %)", ui.fmt(res.eps_lower))
         st.write(f"**{method}**: {out['detail']}.")
         st.caption(f"Assumption: {out['assumption']} ({out['citation']})")
-        curves = ap.tradeoff_curves(res.eps_claimed, res.eps_accountant, res.delta)
+        curves = ap.tradeoff_curves(res.eps_claimed, res.eps_accountant, res.delta, mechanism=res.tradeoff)
         ui.show_figure(pf.tradeoff_figure(curves, [out["point"]], title="Trade-off: type I vs type II error "
                                           "(Dong, Roth & Su 2022); a private mechanism's tests lie above its curve"),
                        "audit_tradeoff")
+        if res.tradeoff:
+            st.caption(f"The mechanism's curve ({res.tradeoff['label']}) is "
+                       + ("its exact trade-off curve: " if res.tradeoff["exact"] else "") + res.tradeoff["how"] + ".")
     with st.container():
         st.subheader("Audit planner")
         target = float(state["aud_target"])

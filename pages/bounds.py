@@ -3,8 +3,9 @@
 import numpy as np
 import streamlit as st
 
-import dpviz_ui as ui
-from dpviz import catalog, figures
+from dpviz_ui import helpers as ui
+from dpviz.theory import catalog
+from dpviz.foundation import figures
 
 GRIDS = {"n": [int(x) for x in np.unique(np.logspace(2, 7, 21).astype(int))],
          "eps": [float(e) for e in np.logspace(-2, 1, 21)]}

@@ -8,8 +8,10 @@ heavy ones only when asked for, each cached by the inputs it actually depends on
 import numpy as np
 import streamlit as st
 
-import dpviz_ui as ui
-from dpviz import catalog, figures, simulate as S
+from dpviz_ui import helpers as ui
+from dpviz.theory import catalog
+from dpviz.foundation import figures
+from dpviz.engine import simulate as S
 
 
 def body() -> None:
@@ -100,9 +102,15 @@ def body() -> None:
             accountant_lines(acc_slot, cal.get("extras") or {})
         else:
             acc_slot.empty()
-    ui.download_view("calibrate", container=view_slot,
-                     inputs={"algorithm": alg_id, "loss": loss_id or "custom", "schedule": src, **params},
-                     outputs=cal, command=ui.cli_command("calibrate", "algorithm", alg_id, cal_params))
+    # the privacy statement of the released σ (matched accountant), computed before the slot is redrawn so that it
+    # never shows the previous run's statement
+    stmt_sigma = cal.get("sigma")
+    ui.cached_guarantee(alg_id, ui.items(cal_params), stmt_sigma)
+    with view_slot.container():
+        ui.download_view("calibrate",
+                         inputs={"algorithm": alg_id, "loss": loss_id or "custom", "schedule": src, **params},
+                         outputs=cal, command=ui.cli_command("calibrate", "algorithm", alg_id, cal_params))
+        ui.statement_download(alg_id, cal_params, stmt_sigma, key="cal_statement")
 
     with st.container():
         beta_plot(alg, params, cal)
@@ -325,7 +333,7 @@ def feasibility_map(alg, params) -> None:
         return
     boundary = None
     if _lemma13(alg):  # Lemma 13 is about Wang, Lei, Ying & Zhang's DP-SGD with Rényi accounting only
-        from dpviz.papers import wang_nonsmooth as wn
+        from dpviz.theory.papers import wang_nonsmooth as wn
 
         bn = [n for n in ns if n >= 18]
         boundary = (bn, [wn.lemma13_eps_threshold(n) for n in bn])

@@ -1,6 +1,6 @@
-"""Lessons: guided, live, self-checking walks through the papers (the lessons are data in dpviz/lessons.py).
+"""Lessons: guided, live, self-checking walks through the papers (the lessons are data in dpviz_ui/lessons.py).
 
-Link state (validated by :func:`dpviz.lessons.state_from_query`, never evaluated): ``les_id``, ``les_step``,
+Link state (validated by :func:`dpviz_ui.lessons.state_from_query`, never evaluated): ``les_id``, ``les_step``,
 ``les_present`` (presenter mode), ``les_lock`` (inputs fixed to the link's values) and the values of changed inputs
 under their ordinary view names (``eps=0.5``).
 """
@@ -12,8 +12,8 @@ import json
 import plotly.graph_objects as go
 import streamlit as st
 
-import dpviz_ui as ui
-from dpviz import lessons as L
+from dpviz_ui import helpers as ui
+from dpviz_ui import lessons as L
 
 # Presenter mode: a constant style sheet (nothing from the user goes in): no sidebar, larger type.
 PRESENTER_CSS = (

@@ -10,8 +10,11 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
-import dpviz_ui as ui
-from dpviz import catalog, data as D, figures, simulate as S, sweep_open as SO, workers
+from dpviz_ui import helpers as ui
+from dpviz.theory import catalog
+from dpviz.engine import data as D, simulate as S
+from dpviz.foundation import figures
+from dpviz_ui import sweep_open as SO, workers
 
 EPS_CHOICES = [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 N_CHOICES = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
@@ -23,7 +26,7 @@ SYNTHETIC = ("wang-least-squares", "wang-logistic", "two-class", "clusters")
 #: what a synthetic data set may cost before it is built (peak bytes while it is generated)
 MAX_DATA_BYTES = 400_000_000
 # The data-set cache keeps at most 4 entries; an entry that passed the check above keeps at most about 1/6.5 of its
-# peak (dpviz.data.estimate_dataset_cost: bytes_retained), i.e. about 62 MB, so the cache holds at most about 250 MB.
+# peak (dpviz.engine.data.estimate_dataset_cost: bytes_retained), i.e. about 62 MB, so the cache holds at most about 250 MB.
 #: the server folder whose sub-folders are the sweeps the page can open (python -m dpviz sweep SPEC --out DIR/NAME)
 SWEEPS_ENV = "DPVIZ_SWEEPS_DIR"
 XLABELS = {"eps": "ε", "n": "n", "delta": "δ", "kappa": "label noise κ", "T": "T", "eta": "η", "alpha": "α"}
@@ -101,7 +104,7 @@ def _compatible(loss, ds) -> bool:
 
 
 def _losses(ds) -> dict[str, str]:
-    from dpviz import losses
+    from dpviz.engine import losses
 
     out = {}
     for lid in losses.loss_ids():
@@ -114,7 +117,7 @@ def _losses(ds) -> dict[str, str]:
 def _theorem_schedule(alg_ids, params, sweep, grid, ds, loss, g_used):
     """(theorem id, T, η) of the first theorem of the first private algorithm of the run whose schedule is defined and
     the same at every grid point (the engine runs one T and η per sweep), or a sentence saying why there is none."""
-    from dpviz import losses
+    from dpviz.engine import losses
 
     private = [a for a in alg_ids if catalog.get_algorithm(a).perturbation != "none"]
     if not private:
@@ -150,7 +153,7 @@ def _theorem_schedule(alg_ids, params, sweep, grid, ds, loss, g_used):
 def _trivial_excess(datasets, loss: str, l2: float, results) -> dict:
     """Excess risk of always predicting with w = 0 (the trivial predictor), per curve label (κ or None): F(0) on the
     engine's evaluation sample minus the reference the run's excess risk is measured against."""
-    from dpviz import losses
+    from dpviz.engine import losses
 
     out = {}
     by_label = {(d_.kappa if len(datasets) > 1 else None): d_ for d_ in datasets}
@@ -212,7 +215,7 @@ def body() -> None:
     # "*": the inputs that change the run or its theory curve -- n; ε unless it is swept; δ (its box shows when it is
     # not tied to n); T and η when set by hand; R when the iterates are projected or a theorem sets the schedule (the
     # loss's constants at R); μ and c where the chosen algorithms' calibrations or theorems use them (the catalogue's
-    # declarations, dpviz_ui.starred)
+    # declarations, dpviz_ui.helpers.starred)
     now = [catalog.get_algorithm(a) for a in v["sim_algs"] if a in S.supported_algorithms()]
     uses = ui.starred(algorithms=now, theorems=[t for t in catalog.theorems() if t.algorithm in {a.id for a in now}])
     required = ({"n", "log10_delta", "T", "eta"} | ({"eps"} if v["sim_sweep"] != "eps" else set())
@@ -244,7 +247,7 @@ def body() -> None:
     loss = ui.view_choice("Loss", "sim_loss", opts, format_func=opts.get,
                           help="Pointwise losses use one example per step, pairwise losses (AUC, metric learning) a "
                                "pair.")
-    from dpviz import losses
+    from dpviz.engine import losses
 
     setting = losses.get_loss(loss).setting
     algs = [a for a in S.supported_algorithms() if catalog.get_algorithm(a).setting == setting]
@@ -370,7 +373,7 @@ def body() -> None:
     too_big = total > cap
     if too_big:
         st.error(f"Estimated run time {total:.0f} s is above this page's cap of about {cap:.0f} s: reduce the "
-                 "repetitions, the grid, T or n (or run it from Python with dpviz.simulate, which takes any cap).")
+                 "repetitions, the grid, T or n (or run it from Python with dpviz.engine.simulate, which takes any cap).")
     else:
         st.caption(f"Estimated run time: {total:.1f} s (runs over about {cap:.0f} s are refused).")
     key = (tuple((d_.name, d_.n, d_.kappa) for d_ in datasets), loss, float(lam or 0), tuple(alg_ids), sweep, tuple(grid), int(reps),
@@ -441,9 +444,9 @@ def _command(datasets, loss: str, lam: float, alg_ids, sweep: str, grid, reps: i
 
 
 def _experiment_note(v: dict):
-    """Say so when the view is a paper experiment's setting (its one definition in dpviz/experiments.py); that
+    """Say so when the view is a paper experiment's setting (its one definition in dpviz/studies/experiments.py); that
     experiment (or None)."""
-    from dpviz import experiments
+    from dpviz.studies import experiments
 
     for e in experiments.with_presets():
         if e.kind != "simulation":
@@ -455,7 +458,7 @@ def _experiment_note(v: dict):
         want.pop("page")
         want.setdefault("sim_schedule", "manual")  # an experiment runs at its own T and η, not a theorem's
         if all(v.get(k) == val for k, val in want.items() if k not in ("reps", "seed", "plot_value")):
-            st.info(f"This is the setting of {e.what} ({e.place}), as defined once in dpviz/experiments.py. "
+            st.info(f"This is the setting of {e.what} ({e.place}), as defined once in dpviz/studies/experiments.py. "
                     f"`python -m dpviz reproduce {e.id}` runs the same σ, η, T, grid and seed with the paper's 500 "
                     f"repetitions (here {v['reps']}).")
             return e
@@ -555,7 +558,7 @@ def sweep_view() -> None:
 def _label(res, kappa, short: bool = False) -> str:
     """The curve's name: the algorithm's name (``short``: up to its first parenthesis, e.g. "DP-SGD"), the papers'
     noise rule if the run used it, and κ."""
-    from dpviz.reproduce import noise_rule_label
+    from dpviz.studies.reproduce import noise_rule_label
 
     name = catalog.get_algorithm(res.algorithm).name
     if short:
@@ -614,7 +617,7 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
     """Plot, rates and table of ``results`` ((κ or label, result) pairs); ``theory=False`` for a sweep's rows (no
     calibrations stored, so no theorem curves); ``name`` names the downloads; ``subtitle`` (plain text, escaped here)
     goes under the figure's title (a sweep's provenance); ``downloads``: where the table's downloads go (a slot the
-    page reserved above its run, see :func:`dpviz_ui.download_view`); ``schedule_thm``: the theorem whose T and η
+    page reserved above its run, see :func:`dpviz_ui.helpers.download_view`); ``schedule_thm``: the theorem whose T and η
     the run used (compared first); ``trivial``: the excess risk of w = 0 per κ label, to say when private runs are
     no better."""
     theory_on = theory

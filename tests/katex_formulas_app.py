@@ -1,5 +1,5 @@
 """A Streamlit script that renders every catalogue formula with ``st.latex``, as the dashboard's pages do
-(``dpviz_ui.tex_sci`` first), one keyed container per formula: used by ``tests/test_browser_katex.py`` to check in a
+(``dpviz_ui.helpers.tex_sci`` first), one keyed container per formula: used by ``tests/test_browser_katex.py`` to check in a
 real browser that KaTeX renders each of them without an error."""
 
 import sys
@@ -9,8 +9,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import streamlit as st  # noqa: E402
 
-import dpviz_ui as ui  # noqa: E402
-from dpviz import catalog  # noqa: E402
+from dpviz_ui import helpers as ui  # noqa: E402
+from dpviz.theory import catalog  # noqa: E402
 
 #: the typical point at which the calibrations' and bounds' formulas are built (as tests/test_catalog.py's BASE)
 POINT = dict(n=1000, d=10, eps=1.0, delta=1e-6, T=1000, eta=0.01, G=1.0, L=1.0, M=1.0, R=1.0, alpha=0.5, mu=0.1,

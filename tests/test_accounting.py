@@ -1,9 +1,9 @@
-"""dpviz.accounting: closed forms of the Gaussian mechanism, monotonicity, round trips, input checks."""
+"""dpviz.theory.accounting: closed forms of the Gaussian mechanism, monotonicity, round trips, input checks."""
 import math
 
 import pytest
 
-from dpviz import accounting as acc
+from dpviz.theory import accounting as acc
 
 LOG = math.log
 

@@ -9,8 +9,9 @@ import dp_accounting
 import pytest
 from dp_accounting.pld import pld_privacy_accountant
 
-from dpviz import accounting, privacy_lab as pl
-from dpviz.cli import main
+from dpviz.theory import accounting
+from dpviz.labs import privacy_lab as pl
+from dpviz.cli.commands import main
 
 
 def _phi(x):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz import privacy_lab as pl
+from dpviz.labs import privacy_lab as pl
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 
@@ -70,7 +70,11 @@ def test_accounting_page_changes_inputs_several_times():
     assert _row(at, "matched, exact")["sampling / relation"] == "full-batch, replace-one"
     assert _q(at, "algorithm") == "dpgd-c"
     figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    assert len(figs) == 2
+    assert len(figs) == 3
+    trade = [f for f in figs if f["layout"]["title"]["text"].startswith("Trade-off")]
+    assert len(trade) == 1  # the matched mechanism's f-DP curve at your σ: exact for Gaussian releases
+    assert any(t["name"].startswith("mechanism's exact curve at your σ = 0.05") for t in trade[0]["data"])
+    figs = [f for f in figs if f not in trade]
     for f in figs:  # log axes with powers of ten, never SI prefixes
         assert f["layout"]["xaxis"]["exponentformat"] == "power" and f["layout"]["yaxis"]["type"] == "log"
 
@@ -129,8 +133,8 @@ def test_accounting_page_invalid_input_one_error_no_stale_results(typed, shown):
 def test_accounting_takes_n_eps_delta_from_calibrate():
     # Calibrate at n = 5000, eps = 2 -> Accounting opens at 5000, 2 and delta = 1/n^2; the matched RDP accountant's
     # sigma equals Calibrate's "a tight numerical accountant needs sigma = ..." (one computation, one rounding)
-    import dpviz_ui as ui
-    from dpviz import catalog
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
 
     at = AppTest.from_file(str(APP), default_timeout=60)
     at.run()

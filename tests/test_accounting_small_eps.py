@@ -9,7 +9,8 @@ import dp_accounting
 import pytest
 from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
 
-from dpviz import accounting, privacy_lab as pl
+from dpviz.theory import accounting
+from dpviz.labs import privacy_lab as pl
 
 NR = dp_accounting.NeighboringRelation
 

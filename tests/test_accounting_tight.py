@@ -1,5 +1,5 @@
 """Issue 21, "ε with error bars": the two-sided PLD of Poisson-sub-sampled DP-SGD (add/remove) — connect-the-dots upper
-bound and the merged-interval lower bound of dpviz.pld_lower — checked against dp_accounting and prv-accountant called
+bound and the merged-interval lower bound of dpviz.theory.pld_lower — checked against dp_accounting and prv-accountant called
 directly here, at typical and extreme points (small ε, long compositions, large σ)."""
 
 import json
@@ -10,8 +10,8 @@ import pytest
 from dp_accounting.pld import common, pld_pmf
 from dp_accounting.pld import privacy_loss_distribution as pldm
 
-from dpviz import accounting, pld_lower
-from dpviz.cli import main
+from dpviz.theory import accounting, pld_lower
+from dpviz.cli.commands import main
 
 
 def _dp_pld(z, q, T, delta, grid, pessimistic=True, truncation=None):

@@ -16,7 +16,8 @@ import math
 
 import pytest
 
-from dpviz import catalog, losses, simulate as S
+from dpviz.theory import catalog
+from dpviz.engine import losses, simulate as S
 
 #: the dashboard's sidebar inputs (δ as a number; the sidebar shows log10 δ); F(w*) of the explicit bounds is passed
 #: as Bounds passes it, not probed

@@ -6,7 +6,7 @@ import math
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz import catalog
+from dpviz.theory import catalog
 
 TIMEOUT = 30
 APP = __import__("pathlib").Path(__file__).resolve().parent.parent / "app.py"
@@ -121,7 +121,7 @@ def test_preset_loads():
 
 
 def test_simulate_page_runs_and_plots_engine_result():
-    from dpviz import data as D, simulate as S
+    from dpviz.engine import data as D, simulate as S
 
     at = _run("pages/simulate.py", query={"T": "50", "n": "200", "dataset": "wang-least-squares",
                                           "sim_loss": "least-squares", "sim_schedule": "manual"})
@@ -168,7 +168,7 @@ def test_feasibility_map_matches_catalog():
     lemma = heat["data"][1]
     assert lemma["name"].startswith("Wang, Lei, Ying & Zhang, Lemma 13")
     assert heat["data"][2]["name"] == "current (n, ε)" and heat["data"][2]["x"] == [1000]
-    from dpviz.papers import wang_nonsmooth as wn
+    from dpviz.theory.papers import wang_nonsmooth as wn
     assert wn.lemma13_eps_threshold(1000) == pytest.approx((7 * 9 + 4 * 1000 * math.log(1000) + 7) / (2 * 1000 * 9))
 
 
@@ -178,8 +178,8 @@ PRESETS = sorted((APP.parent / "assets" / "presets").glob("*.json"))
 @pytest.mark.parametrize("path", PRESETS, ids=lambda p: p.stem)
 def test_every_preset_loads_its_page_and_state(path):
     preset = json.loads(path.read_text())
-    if "experiment" in preset:  # a paper experiment: the view comes from its definition in dpviz/experiments.py
-        from dpviz import experiments
+    if "experiment" in preset:  # a paper experiment: the view comes from its definition in dpviz/studies/experiments.py
+        from dpviz.studies import experiments
 
         state = experiments.get(preset["experiment"]).preset_view()
         page = state.pop("page")
@@ -273,7 +273,7 @@ def test_simulate_refuses_a_huge_data_set_before_building_it():
 
 
 def test_markdown_in_a_csv_error_is_shown_literally():
-    import dpviz_ui as ui
+    from dpviz_ui import helpers as ui
 
     # a zero-width space after "http:" stops GFM's autolink literal too
     assert ui.plain("[Fix here](http://evil.invalid/phish)") == "\\[Fix here\\]\\(http\\:\u200b//evil\\.invalid/phish\\)"
@@ -339,7 +339,7 @@ def test_bounds_page_flags_different_quantities_and_only_notes_different_guarant
 
 
 def test_feasibility_map_over_its_budget_says_so_once_and_is_not_recomputed(monkeypatch):
-    import dpviz_ui
+    from dpviz_ui import helpers as dpviz_ui
 
     calls = []
     real = catalog.calibrate
@@ -363,7 +363,7 @@ def test_calibrate_fills_in_the_accountant_line_after_the_main_numbers():
     at = _run("pages/calibrate.py", query={"n": "4321", "T": "70380"})
     assert not at.exception
     cal = catalog.calibrate("dpsgd-rdp", n=4321, d=10, eps=1.0, delta=1 / 4321**2, T=70380, eta=0.01, G=1.0)
-    import dpviz_ui as ui
+    from dpviz_ui import helpers as ui
 
     assert at.metric[0].value == ui.fmt(cal.sigma)
     text = " ".join(m.value for m in at.markdown)

@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from dpviz import audit as A
-from dpviz import stability as St
-from dpviz import simulate as S
-from dpviz.cli import main
+from dpviz.labs import audit as A
+from dpviz.labs import stability as St
+from dpviz.engine import simulate as S
+from dpviz.cli.commands import main
 
 
 def test_clopper_pearson_by_hand():

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from dpviz import audit as A
+from dpviz.labs import audit as A
 
 
 def test_metric_learning_audit_statistic_uWu():
@@ -37,7 +37,7 @@ def test_pidp_sgd_audit_and_its_accountant_includes_the_contribution():
     assert r.eps_claimed == 1.0 and r.eps_lower <= 1.0
     assert "contribution" in r.accountant_note and "basic composition" in r.accountant_note
     # the matched RDP accountant of the training noise at (eps1, delta1) plus the contribution's eps at delta2
-    from dpviz import privacy_lab as L
+    from dpviz.labs import privacy_lab as L
 
     run_params = dict(p)
     mech = L.mechanism("pidp-sgd", **{k: x for k, x in _params(ds, loss, p).items() if x is not None})
@@ -47,7 +47,7 @@ def test_pidp_sgd_audit_and_its_accountant_includes_the_contribution():
 
 
 def _params(ds, loss, p):
-    from dpviz import simulate as S
+    from dpviz.engine import simulate as S
 
     return S._plan("pidp-sgd", ds, loss, None, 2, p)[9][0]["cal"].extras["_params"]
 

@@ -5,7 +5,7 @@ import json
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz import audit_page as ap
+from dpviz_ui import audit_page as ap
 
 APP = __import__("pathlib").Path(__file__).resolve().parent.parent / "app.py"
 

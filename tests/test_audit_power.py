@@ -11,9 +11,9 @@ import math
 import numpy as np
 import pytest
 
-from dpviz import audit as A
-from dpviz import auditing as AU
-from dpviz import simulate as S
+from dpviz.labs import audit as A
+from dpviz.labs import auditing as AU
+from dpviz.engine import simulate as S
 
 #: (n = T, trials) of each broken run: a few seconds each; the full-batch pairwise algorithms (n(n - 1) pair
 #: gradients per step and chain) on smaller n
@@ -88,7 +88,7 @@ def test_calibrated_noise_never_certifies_more_than_the_accountant(alg, n, extra
 def test_trajectory_score_by_hand_on_one_step():
     """One step of DP-SGD with least squares, sigma = 0.1, from w = 0: the noisy gradient g matches the canary's
     gradient -y_c x_c; the score is log(e^F + e^{a_c}) - log(e^F + e^{a_n}), a = -||g - grad||^2 / (2 sigma^2)."""
-    from dpviz.losses import get_loss
+    from dpviz.engine.losses import get_loss
 
     loss = get_loss("least-squares")
     Xc = np.array([[1.0, 0.0], [0.0, 1.0]])

@@ -1,4 +1,4 @@
-"""Trade-off curves, GDP-based and one-run audits, and the planner (dpviz.auditing, issue 21).
+"""Trade-off curves, GDP-based and one-run audits, and the planner (dpviz.labs.auditing, issue 21).
 
 Independent references: the normal distribution of Python's ``statistics`` module (hand formulas of Dong, Roth & Su
 2022), dp_accounting's PLD of the Gaussian mechanism, and Monte-Carlo coverage over many seeds on mechanisms whose ε
@@ -11,7 +11,7 @@ from statistics import NormalDist
 import numpy as np
 import pytest
 
-from dpviz import audit, auditing as A
+from dpviz.labs import audit, auditing as A
 
 N = NormalDist()
 
@@ -197,7 +197,8 @@ def test_cli_audit_methods_and_plan():
 
 
 def test_tradeoff_figure_and_page_curves():
-    from dpviz import audit_page as ap, privacy_figures as pf
+    from dpviz_ui import audit_page as ap
+    from dpviz.foundation import privacy_figures as pf
 
     curves = ap.tradeoff_curves(1.0, 2.0, 1e-5)
     assert len(curves) == 3 and any("claimed (1, 1e-05)" in k for k in curves)

@@ -20,7 +20,7 @@ def _wait_output(page, text, timeout=60000):
 
 def _label(alg: str) -> str:
     """The Algorithm box shows an algorithm by name and paper (the id stays in the link)."""
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     a = catalog.get_algorithm(alg)
     return f"{a.name} — {a.paper.short}"

@@ -20,7 +20,7 @@ def _wait_output(page, text, timeout=90000):
 
 
 def _label(alg: str) -> str:
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     a = catalog.get_algorithm(alg)
     return f"{a.name} — {a.paper.short}"

@@ -107,7 +107,7 @@ def _complete(page, pressed: int = 0) -> int:
 def test_compare_every_algorithm_never_shows_timeouts_as_not_private(slow_server):
     from playwright.sync_api import sync_playwright
 
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     OUT.mkdir(exist_ok=True)
     with sync_playwright() as pw:
@@ -162,7 +162,7 @@ def test_compare_every_algorithm_never_shows_timeouts_as_not_private(slow_server
             assert float(box.input_value()) == eps
             cal = catalog.calibrate("dpsgd-rdp", n=20000, eps=eps, delta=1.0 / 20000**2, T=1000, G=1.0,
                                     accountant_extra=False)
-            import dpviz_ui as ui
+            from dpviz_ui import helpers as ui
 
             assert _metric(page, "σ") == ui.fmt(cal.sigma)
             chart = _chart(page, "Noise level vs ε")
@@ -244,7 +244,7 @@ def test_simulate_default_follows_the_theorem_and_says_when_a_run_does_not(slow_
             assert ("the schedule of Wang, Lei, Ying & Zhou" in main.inner_text()) == (src == "theorem")
         # the old default (least squares, n = 1000, the sidebar's T = 1000 and η = 0.01): the private runs are no
         # better than w = 0, the fitted slope has the wrong sign, and the page says both in plain words
-        from dpviz import data as D
+        from dpviz.engine import data as D
 
         choose(page, "w_dataset", D.DATASETS["wang-least-squares"], typed="least squares")
         wait_query(page, "dataset", "wang-least-squares")
@@ -268,8 +268,8 @@ def test_audit_display_says_what_it_shows(slow_server):
 
     from playwright.sync_api import sync_playwright
 
-    import dpviz_ui as ui
-    from dpviz import catalog
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
 
     OUT.mkdir(exist_ok=True)
     with sync_playwright() as pw:
@@ -360,8 +360,8 @@ CLIPPED = r"""() => {
 def test_nothing_is_clipped_at_1024_and_1280(slow_server):
     from playwright.sync_api import sync_playwright
 
-    import dpviz_ui as ui
-    from dpviz import catalog
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
 
     OUT.mkdir(exist_ok=True)
     pages = [("/calibrate?algorithm=dpsgd-rdp&n=20000&eps=3.0", ".katex-display"),
@@ -405,9 +405,9 @@ def test_bounds_explicit_three_theorems_numbers_first_curves_progressively(slow_
 
     from playwright.sync_api import sync_playwright
 
-    import dpviz_ui as ui
+    from dpviz_ui import helpers as ui
     from conftest import add_choice
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     labels = {t.id: f"{t.paper.short} — {t.number}" for t in catalog.theorems()}
     base = {"n": 60000, "d": 10, "eps": 1.0, "delta": 1e-5, "G": 1.0, "L": 1.0, "M": 1.0, "R": 1.0, "alpha": 0.5,

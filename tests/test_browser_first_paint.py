@@ -19,8 +19,8 @@ def _sigma(page) -> str:
 
 
 def test_first_visit_draws_numbers_then_charts_and_edits_stick(server):
-    import dpviz_ui as ui
-    from dpviz import catalog
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
@@ -53,10 +53,10 @@ def test_first_visit_draws_numbers_then_charts_and_edits_stick(server):
         assert page.locator(".js-plotly-plot").count() >= 1
         page.wait_for_selector(".katex", state="attached", timeout=60000)  # the formulas follow with the charts
         assert page.locator("[data-testid='stException']").count() == 0
-        # Plotly's script chunk was asked for while the charts were still held back (dpviz_ui._chart_preload_html):
-        # before the timer that draws them could fire (CHART_DELAY s after the first run, which drew the numbers,
-        # ended; measured from the run's end, not from the numbers, so that a slow run on a loaded machine does not
-        # count against the preload), not when a chart arrived
+        # Plotly's script chunk was asked for while the charts were still held back
+        # (dpviz_ui.helpers._chart_preload_html): before the timer that draws them could fire (CHART_DELAY s after
+        # the first run, which drew the numbers, ended; measured from the run's end, not from the numbers, so that a
+        # slow run on a loaded machine does not count against the preload), not when a chart arrived
         fetched = page.evaluate("() => performance.getEntriesByType('resource').filter(e => "
                                 "e.name.includes('/static/js/PlotlyChart.')).map(e => e.startTime)")
         assert fetched, "Plotly's chunk was never loaded"

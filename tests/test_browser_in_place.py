@@ -38,8 +38,9 @@ def _metric(page, label: str) -> str:
 
 def _schedule_T(theorem_id: str, eps: float) -> int:
     """T of the theorem's schedule at the page's defaults, n = N and ``eps`` (as the page rounds it)."""
-    import dpviz_ui as ui
-    from dpviz import catalog, urlstate
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
+    from dpviz.foundation import urlstate
 
     thm = catalog.get_theorem(theorem_id)
     p = ui.only_params(ui.params_from_view({**urlstate.DEFAULTS, "n": N, "eps": eps}), thm.bound)
@@ -47,8 +48,8 @@ def _schedule_T(theorem_id: str, eps: float) -> int:
 
 
 def test_calibrate_schedule_and_eps_changes_update_the_page_in_place(server):
-    import dpviz_ui as ui
-    from dpviz import catalog
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
     from playwright.sync_api import sync_playwright
 
     title = "Noise level vs ε"
@@ -112,8 +113,9 @@ def test_calibrate_schedule_and_eps_changes_update_the_page_in_place(server):
 
 
 def test_bounds_theorems_added_and_removed_keep_the_page_in_place(server):
-    import dpviz_ui as ui
-    from dpviz import catalog, urlstate
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
+    from dpviz.foundation import urlstate
     from playwright.sync_api import sync_playwright
 
     labels = {t.id: f"{t.paper.short} — {t.number}" for t in catalog.theorems()}

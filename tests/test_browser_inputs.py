@@ -79,7 +79,7 @@ def _no_exception(page) -> None:
 
 
 def _cli(command: str) -> list:
-    from dpviz import cli
+    from dpviz.cli import commands as cli
 
     outs = []
     for one in command.split(" ; "):
@@ -93,8 +93,8 @@ def _cli(command: str) -> list:
 
 
 def test_calibrate_numbers_typed_every_way(server, page):
-    import dpviz_ui as ui
-    from dpviz import catalog
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
 
     page.goto(f"{server}/calibrate?algorithm=dpsgd-rdp")
     page.wait_for_selector("[data-testid='stMetric']", timeout=WAIT)
@@ -135,8 +135,8 @@ def test_calibrate_numbers_typed_every_way(server, page):
 
 
 def test_accounting_contract_and_shared_view(server, page):
-    import dpviz_ui as ui
-    from dpviz import catalog
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
 
     # Calibrate at n = 5000, eps = 2 ...
     page.goto(f"{server}/calibrate?algorithm=dpsgd-rdp")
@@ -256,7 +256,7 @@ def test_bounds_download_this_view_command_runs(server, page):
     outs = _cli(doc["command"])  # exit 0 for every command (it was 2: "unknown parameter(s) Fstar")
     assert outs[0]["total"] == pytest.approx(doc["outputs"]["wang-lownoise-thm3a"]["total"], rel=1e-12)
     page_line = page.get_by_text("Bound at the current parameters").first.inner_text()
-    import dpviz_ui as ui
+    from dpviz_ui import helpers as ui
 
     assert ui.fmt(outs[0]["total"]) in page_line
 

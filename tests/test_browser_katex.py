@@ -1,8 +1,8 @@
 """Every formula of the catalogue renders in KaTeX without an error, in a real browser (issue 19: LaTeX written in
 non-raw strings had turned \\frac and \\text into form feeds and tabs).
 
-``tests/katex_formulas_app.py`` renders each formula (``dpviz.catalog.formulas`` at a typical point, through
-``dpviz_ui.tex_sci`` as the pages do) with ``st.latex`` in its own keyed container; the browser must show a KaTeX
+``tests/katex_formulas_app.py`` renders each formula (``dpviz.theory.catalog.formulas`` at a typical point, through
+``dpviz_ui.helpers.tex_sci`` as the pages do) with ``st.latex`` in its own keyed container; the browser must show a KaTeX
 rendering in every container and no ``.katex-error`` (KaTeX's marker of a parse error, e.g. an undefined control
 sequence).
 """
@@ -42,7 +42,7 @@ def katex_server():
 def test_every_catalogue_formula_renders_in_katex(katex_server):
     from playwright.sync_api import sync_playwright
 
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     sys.path.insert(0, str(ROOT / "tests"))
     from katex_formulas_app import POINT

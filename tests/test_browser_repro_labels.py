@@ -39,7 +39,7 @@ def _legend(page) -> str:
 
 
 def test_paper_rule_curves_are_labelled_not_private(server, browser_page):
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     # the legend carries the short name (up to the first parenthesis, "DP-SGD"); the full name is in the hover
     name = catalog.get_algorithm("dpsgd-rdp").name.split(" (")[0]

@@ -46,8 +46,10 @@ def _sigma(page) -> str:
 
 
 def _expected_sigma(alg_id: str, *, schedule: str | None = None, loss: str | None = None) -> str:
-    import dpviz_ui as ui
-    from dpviz import catalog, losses, urlstate
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
+    from dpviz.engine import losses
+    from dpviz.foundation import urlstate
 
     p = ui.params_from_view({**urlstate.DEFAULTS, "n": N})
     if loss is not None:  # G, L, M, α from the loss at the default κ = R = 1
@@ -68,7 +70,7 @@ def _expected_sigma(alg_id: str, *, schedule: str | None = None, loss: str | Non
 
 def _declared(alg_id: str, schedule: str | None = None) -> set:
     """The sidebar boxes the catalogue's declarations star (δ is not a box while δ = 1/n² is ticked)."""
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     names = set(catalog.get_algorithm(alg_id).affects) - {"c", "delta"}
     if schedule is not None:
@@ -78,7 +80,7 @@ def _declared(alg_id: str, schedule: str | None = None) -> set:
 
 
 def test_calibrate_stars_follow_the_algorithm_the_schedule_and_the_loss(server):
-    from dpviz import catalog
+    from dpviz.theory import catalog
     from playwright.sync_api import sync_playwright
 
     labels = {a.id: f"{a.paper.short} — {a.name} ({a.place})" for a in catalog.algorithms() if a.calibrate}

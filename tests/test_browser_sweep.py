@@ -46,7 +46,7 @@ def _checked(page, key) -> str:
 def test_open_a_sweep_switch_x_and_quantity_then_upload(server, sweeps_dir):
     from playwright.sync_api import sync_playwright
 
-    from dpviz import sweep_open as so
+    from dpviz_ui import sweep_open as so
 
     base, spec = sweeps_dir
     data = so.open_sweep_dir(base, "rate-study")

@@ -52,8 +52,8 @@ def browser_page():
 
 
 def test_calibrate_select_checkbox_number_four_times(server, browser_page):
-    import dpviz_ui as ui
-    from dpviz import catalog
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
 
     page = browser_page
     page.goto(f"{server}/calibrate")
@@ -127,7 +127,7 @@ def test_calibrate_schedule_is_shown_in_the_sidebar(server, browser_page):
         if tid:  # the sidebar shows, read-only, the T the results use
             shown = page.locator(".st-key-w_T_fixed input")
             assert shown.is_disabled()
-            import dpviz_ui as ui
+            from dpviz_ui import helpers as ui
             assert ui.fmt(int(float(shown.input_value()))) == T_metric or ui.fmt(float(shown.input_value())) \
                 == T_metric
         else:
@@ -135,7 +135,7 @@ def test_calibrate_schedule_is_shown_in_the_sidebar(server, browser_page):
 
 
 def test_bounds_multiselect_and_radios_four_times(server, browser_page):
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     page = browser_page
     page.goto(f"{server}/bounds")
@@ -185,8 +185,8 @@ def test_bounds_multiselect_and_radios_four_times(server, browser_page):
 def test_bounds_explicit_fstar_number_four_times(server, browser_page, tmp_path):
     # Wang, Lei, Ying & Zhou Theorem 4 (a) with explicit constants: the F(w*) input (shown only when an explicit bound
     # takes F(w*)) changed four times; widget, URL and the explicit total follow
-    import dpviz_ui as ui
-    from dpviz import catalog
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
 
     page = browser_page
     page.goto(f"{server}/bounds?theorems=wang-lownoise-thm4a&bound_kind=explicit")
@@ -229,7 +229,7 @@ def test_simulate_widgets_four_times(server, browser_page):
         _settle(page)
         assert page.locator(".st-key-w_run_infeasible input").is_checked() == on
     # select: four data sets in a row; the loss choices follow the data set's task
-    from dpviz import data as D
+    from dpviz.engine import data as D
 
     for name in ["wang-least-squares", "two-class", "wang-least-squares", "wang-logistic"]:  # default: logistic
         choose(page, "w_dataset", D.DATASETS[name])
@@ -243,7 +243,7 @@ def test_simulate_widgets_four_times(server, browser_page):
         loss = chosen(page, "w_sim_loss")
         assert ("least squares" in loss.lower()) == (name == "wang-least-squares"), loss
     # multiselect: four different algorithm sets; run; the plot's legend shows exactly those algorithms
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     names = {a: catalog.get_algorithm(a).name for a in ("dpsgd-rdp", "sgd", "dpsgd-output", "dpsgd-pl")}
     _number(page, "w_reps", 5)

@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from dpviz import catalog
-from dpviz.cli import main
+from dpviz.theory import catalog
+from dpviz.cli.commands import main
 
 
 def run(capsys, *argv):

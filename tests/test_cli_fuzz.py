@@ -1,5 +1,5 @@
 """Property-based check of the CLI contract (issue 13): every sub-command, every algorithm / theorem / table id,
-hostile values (0, +-tiny, +-huge, nan, inf, strings) driven IN-PROCESS through ``dpviz.cli.main(argv)``.
+hostile values (0, +-tiny, +-huge, nan, inf, strings) driven IN-PROCESS through ``dpviz.cli.commands.main(argv)``.
 
 For every call: exit 0 with finite numbers (a calibration reported feasible carries a finite noise scale, a bound a
 finite total; text output never shows inf / nan), or exit 2 with exactly one line on stderr; never a traceback or
@@ -21,7 +21,8 @@ import time
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from dpviz import catalog, cli
+from dpviz.theory import catalog
+from dpviz.cli import commands as cli
 
 EDGES = ["0", "-0", "5e-324", "-5e-324", "1e-310", "1e-308", "-1e-308", "1e-300", "1e-12", "1e-8", "0.5", "1", "2",
          "1e6", "1e12", "1e18", "1e308", "-1e308", "nan", "inf", "-inf", "abc", "", "1e", "0x10", "10**9", "ε"]

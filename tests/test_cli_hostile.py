@@ -45,8 +45,8 @@ def test_memory_is_refused_before_allocating(argv, words):
 def test_memory_estimate_bounds_the_measured_peak():
     """The estimate (6 arrays of d numbers per chain) is an upper bound of what a run really adds: peak RSS of a
     400 000-trial audit (d = 10) minus the peak of a 16-trial one, measured here."""
-    from dpviz import audit as aud
-    from dpviz import data as dpdata
+    from dpviz.labs import audit as aud
+    from dpviz.engine import data as dpdata
 
     code, _, err, _, small = run_cli(["audit", "--algorithm", "sgd", "--trials", "16", "--T", "1", "--json"], **FAST)
     assert code == 0, err
@@ -72,8 +72,8 @@ def test_bad_level_and_bad_sweep_values_are_refused_before_any_run():
 
 
 def test_progress_line_ends_before_an_error_and_after_success(capsys, monkeypatch):
-    from dpviz import audit as aud
-    from dpviz import cli
+    from dpviz.labs import audit as aud
+    from dpviz.cli import commands as cli
 
     real = aud.audit
 
@@ -128,7 +128,7 @@ def test_wor_rdp_at_huge_noise_against_dp_accounting():
     at 1e4 times (1e4 / 1e9)^2."""
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
-    from dpviz import accounting
+    from dpviz.theory import accounting
 
     orders = [2.0, 3.0, 10.0, 64.0]
     r3 = rdp._compute_rdp_sample_wor_gaussian(0.001, 1e3, orders)

@@ -1,9 +1,9 @@
-"""Tests of dpviz.data: the synthetic designs of Wang, Lei, Ying & Zhou, bundled real data, CSV validation."""
+"""Tests of dpviz.engine.data: the synthetic designs of Wang, Lei, Ying & Zhou, bundled real data, CSV validation."""
 
 import numpy as np
 import pytest
 
-from dpviz import data as D
+from dpviz.engine import data as D
 
 
 def test_wang_least_squares_design():
@@ -206,7 +206,7 @@ def test_cpu_time_limit_stops_pandas_renaming_and_the_pool_job():
 
     import pandas as pd
 
-    from dpviz import workers
+    from dpviz_ui import workers
 
     content = (",".join(["x"] * 20_000) + "\n" + ",".join(["1"] * 20_000) + "\n").encode()
     t0 = time.process_time()

@@ -12,8 +12,8 @@ import hashlib
 import numpy as np
 import pytest
 
-from dpviz import data
-from dpviz import simulate as S
+from dpviz.engine import data
+from dpviz.engine import simulate as S
 
 
 def _digest(*arrays) -> str:

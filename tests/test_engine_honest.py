@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from dpviz import data as D
-from dpviz import simulate as S
-from dpviz.data import Dataset
-from dpviz.losses import get_loss
+from dpviz.engine import data as D
+from dpviz.engine import simulate as S
+from dpviz.engine.data import Dataset
+from dpviz.engine.losses import get_loss
 
 
 def two(n=12):
@@ -119,7 +119,7 @@ def test_metric_runs_stay_in_the_papers_sets():
 
 
 def test_excess_risk_is_measured_over_the_constraint_set():
-    from dpviz import reference
+    from dpviz.engine import reference
 
     bc = D.load_dataset("breast-cancer")
     r = S.simulate("sgd", bc, "logistic", reps=2, params={"T": 200, "eta": 1.0, "R": 1.0}, evaluate=("risk",))
@@ -241,7 +241,7 @@ def test_notes_name_the_noise_rule_and_privacy():
 def test_experiment_rule_is_private_when_it_equals_the_calibrated_sigma():
     # if the sigma-minimising beta over (0, 1) already meets the theorem's conditions, the two rules give the same
     # sigma and the experimental one is private
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     ds = D.load_dataset("wang-least-squares", n=1000, n_test=200)
     base = {"T": 30, "eta": 0.01, "R": 1.0, "n": 1000, "G": 2.0, "eps": 4.0}

@@ -1,4 +1,4 @@
-"""Reproduction targets (dpviz.experiments, python -m dpviz reproduce): listing, files, direction of each finding."""
+"""Reproduction targets (dpviz.studies.experiments, python -m dpviz reproduce): listing, files, direction of each finding."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import math
 
 import pytest
 
-from dpviz import cli, experiments as E, reproduce as R
+from dpviz.cli import commands as cli
+from dpviz.studies import experiments as E, reproduce as R
 
 
 def test_list_json_names_every_target_by_paper_key(capsys):
@@ -36,7 +37,7 @@ def test_lemma13_region_direction(tmp_path):
     df = res["summary"]
     # Lemma 13 threshold at n = 1000 by hand: c = 1000^(1/3) - 1 = 9; (7*9 + 4*ln(1000)*1000 + 7) / (2*1000*9)
     # = (63 + 27631.02 + 7) / 18000 = 1.53894
-    from dpviz.papers.wang_nonsmooth import lemma13_eps_threshold
+    from dpviz.theory.papers.wang_nonsmooth import lemma13_eps_threshold
 
     assert lemma13_eps_threshold(1000) == pytest.approx((63 + 4 * math.log(1000) * 1000 + 7) / 18000)
     # from n = 44 on the lemma's region is feasible everywhere

@@ -1,6 +1,6 @@
 import pytest
 
-from dpviz import figures
+from dpviz.foundation import figures
 
 
 def test_loglog_slope_by_hand():
@@ -80,7 +80,7 @@ def test_readable_log_axes_labels_subplot_axes_too():
     """A second subplot's log axis gets plain ticks (no bare "2" / "5" between decades, no SI prefixes)."""
     from plotly.subplots import make_subplots
 
-    from dpviz.figures import readable_log_axes
+    from dpviz.foundation.figures import readable_log_axes
 
     fig = make_subplots(rows=1, cols=2)
     fig.add_scatter(x=[0.05, 3.0], y=[0.4, 0.9], row=1, col=1)

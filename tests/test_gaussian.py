@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from dpviz.gaussian import classical_sigma, delta_of, log_delta_of, sigma_for
+from dpviz.theory.gaussian import classical_sigma, delta_of, log_delta_of, sigma_for
 
 
 def _Phi(x):

@@ -1,6 +1,6 @@
 """Issue 13 (reliability under hostile input): library-side guards.
 
-Ranges live in one table (dpviz._validate.PARAM_RANGES); iterative solvers have finite starts and iteration caps;
+Ranges live in one table (dpviz.foundation.validate.PARAM_RANGES); iterative solvers have finite starts and iteration caps;
 CSV validation refuses data that would turn into NaN or carry no information; data-set costs are estimated before
 anything is built.
 """
@@ -10,7 +10,9 @@ import time
 import numpy as np
 import pytest
 
-from dpviz import _validate as v, accounting, catalog, data as D
+from dpviz.foundation import validate as v
+from dpviz.theory import accounting, catalog
+from dpviz.engine import data as D
 
 
 def test_delta_below_the_float_limit_is_refused_everywhere():
@@ -126,7 +128,7 @@ def test_dataset_cost_matches_the_arrays_built(name):
 
 
 def test_estimate_cost_includes_building_a_planned_data_set():
-    from dpviz import simulate as S
+    from dpviz.engine import simulate as S
 
     plan = D.plan_dataset("wang-least-squares", n=3_000_000)
     est = S.estimate_cost("dpsgd-rdp", plan, "least-squares", reps=10,
@@ -139,7 +141,7 @@ def test_estimate_cost_includes_building_a_planned_data_set():
 
 
 def test_pairwise_auc_metric_is_part_of_the_estimate():
-    from dpviz import simulate as S
+    from dpviz.engine import simulate as S
 
     ds = D.load_dataset("two-class", n=200, n_test=1000)
     p = {"T": 10, "eta": 0.05, "R": 1.0, "sigma": 1.0}

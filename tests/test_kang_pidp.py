@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from dpviz import accounting, catalog
-from dpviz.papers import kang_pidp as k
+from dpviz.theory import accounting, catalog
+from dpviz.theory.papers import kang_pidp as k
 
 LOG = math.log
 
@@ -287,7 +287,7 @@ def test_catalogue_entries():
 def test_given_c_too_small_is_infeasible_with_a_fix():
     # eq. (2) with c = 1 at n = T = 1000, eps = 1, delta = 1e-6, G = 1: sigma = sqrt(1000 log(1e6))/1000 = 0.11754,
     # a noise multiplier of 0.11754/(2G) = 0.0588 over 1000 steps at rate 1/1000 -- far from (1, 1e-6)-DP
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     sigma = math.sqrt(1000 * math.log(1e6)) / 1000
     cal = catalog.calibrate("dpsgd-pl", n=1000, eps=1.0, delta=1e-6, T=1000, G=1.0, L=1.0, c=1.0)
@@ -307,7 +307,7 @@ def test_given_c_too_small_is_infeasible_with_a_fix():
 
 
 def test_implied_c_and_moments_accountant_condition():
-    from dpviz.papers import kang_pidp as kp
+    from dpviz.theory.papers import kang_pidp as kp
 
     # n = 1e4, eps = 1, delta = 1e-8, T = 88: the Poisson RDP sigma 1.8402 (sensitivity 2G) gave
     # c = sigma n eps / (G sqrt(T ln 1e8)) = 1.8402 * 1e4 / sqrt(88 * 18.42068) = 18402 / 40.262 = 457 (the issue's
@@ -326,7 +326,7 @@ def test_implied_c_and_moments_accountant_condition():
 
 
 def test_consistent_constants_option():
-    from dpviz.papers import kang_pidp as kp
+    from dpviz.theory.papers import kang_pidp as kp
 
     # Theorem 1 at n = 1e4, d = 10, eps = 1, delta = 1e-8, L = 1, mu = 0.1 (T = 88):
     # rate with c = 1: 10 * ln(1e8) * ln(1e4) / 1e8 = 10 * 18.42068 * 9.21034 / 1e8 = 1.69661e-5
@@ -342,7 +342,7 @@ def test_consistent_constants_option():
 
 
 def test_theorem1_and_theorem6_readings_recorded():
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     assert "variance" in catalog.get_theorem("kang-pidp-thm1").discrepancy
     d6 = catalog.get_theorem("kang-pidp-thm6").discrepancy
@@ -350,7 +350,7 @@ def test_theorem1_and_theorem6_readings_recorded():
 
 
 def test_theorem2_generalization_gap_by_hand():
-    from dpviz.papers import kang_pidp as kp
+    from dpviz.theory.papers import kang_pidp as kp
 
     # e = 0.001, E[L*] = 0.01, L = 1, mu = 0.5, G = 1, n = 100: b = 16/(1e4 * 0.25) = 0.0064,
     # A = 8 e/mu + b = 0.016 + 0.0064 = 0.0224, tau* = sqrt(L (e + L*)/A) = sqrt(0.011/0.0224) = 0.700765
@@ -368,8 +368,8 @@ def test_theorem2_generalization_gap_by_hand():
 
 
 def test_theorem4_remark3_remark8_by_hand():
-    from dpviz import catalog
-    from dpviz.papers import kang_pidp as kp
+    from dpviz.theory import catalog
+    from dpviz.theory.papers import kang_pidp as kp
 
     # Theorem 4: n = 100, G = 1, L = 2, zeta = 0.5, C = 3: 2LG/(zeta^2 n^2) = 4/2500 = 1.6e-3,
     # C G^2/(zeta^3 n^2) = 3/(0.125 * 1e4) = 2.4e-3, total 4.0e-3 = if_error_bound
@@ -388,7 +388,7 @@ def test_theorem4_remark3_remark8_by_hand():
 def test_consistent_constants_flag_from_the_command_line(capsys):
     import json
 
-    from dpviz.cli import main
+    from dpviz.cli.commands import main
 
     args = ["bound", "--theorem", "kang-pidp-thm1", "--n", "10000", "--d", "10", "--eps", "1", "--delta", "1e-8",
             "--L", "1", "--mu", "0.1", "--json", "--param"]
@@ -503,8 +503,9 @@ def test_pidp_contribution_noise_same_in_calibration_lab_and_simulation():
     # reports as released; the lab's "paper" sigma_c is the printed one (Theorem 5)
     import numpy as np
 
-    from dpviz import privacy_lab, simulate as S
-    from dpviz.data import Dataset
+    from dpviz.labs import privacy_lab
+    from dpviz.engine import simulate as S
+    from dpviz.engine.data import Dataset
 
     params = dict(n=40, eps=8.0, delta=1e-4, T=20, G=1.0, mu=0.1, L=1.0, R=1.0)
     cal = catalog.calibrate("pidp-sgd", **params)

@@ -13,8 +13,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz import cli, experiments as E
-from dpviz import studies_kang as K
+from dpviz.cli import commands as cli
+from dpviz.studies import experiments as E
+from dpviz.studies import kang as K
 
 ID = "kang-pidp-sec7"
 REPS = 3
@@ -32,7 +33,7 @@ def test_listed_under_the_paper_key(capsys):
     rows = {r["id"]: r for r in json.loads(capsys.readouterr().out)}
     assert ID in rows and rows[ID]["paper"] == "kang-pidp" and ID.startswith("kang-pidp-")
     e = E.get(ID)
-    assert e.kind == "study" and e.runner == "studies_kang:run_section7" and e.substitute_for
+    assert e.kind == "study" and e.runner == "studies.kang:run_section7" and e.substitute_for
     assert min(e.grid["eps"]) < 0.1 and max(e.grid["eps"]) == 3.0  # spans the paper's 0.01..3 as far as certifiable
 
 
@@ -96,7 +97,7 @@ def test_budget_split_and_thresholds_by_hand(quick):
     # R = 10: L = 0.25 + 0.002 = 0.252, zeta = mu = 2 * 0.001 = 0.002, n = 1000, and G = 1.0199546 from the loss
     # (the largest gradient norm over ||w|| <= 10, a little below 1 + 0.002 * 10 = 1.02):
     #   2 * 0.252 * 1.0199546 / (4e-6 * 1e6) = 0.1285143
-    from dpviz.losses import get_loss
+    from dpviz.engine.losses import get_loss
 
     assert get_loss("logistic", l2=1e-3).constants(kappa=1.0, R=R)["G"] == pytest.approx(1.0199546, rel=1e-6)
     assert row["zeta"] == pytest.approx(0.002) and row["E"] == pytest.approx(0.1285143, rel=1e-6)
@@ -210,7 +211,7 @@ def test_runner_and_helpers_validate_input():
 
 def test_exact_contributions_match_the_influence_function():
     # logistic + 0.05||w||^2 on 4 rows, d = 2: c_z = H^{-1} grad l(w; z)/n with H = mean Hessian (eq. (11))
-    from dpviz.losses import get_loss
+    from dpviz.engine.losses import get_loss
 
     loss = get_loss("logistic", l2=0.05)
     X = np.array([[0.6, 0.0], [0.0, 0.8], [-0.5, 0.5], [0.3, -0.4]])

@@ -2,8 +2,8 @@
 
 from streamlit.testing.v1 import AppTest
 
-import dpviz_ui as ui
-from dpviz import catalog
+from dpviz_ui import helpers as ui
+from dpviz.theory import catalog
 
 APP = __import__("pathlib").Path(__file__).resolve().parent.parent / "app.py"
 

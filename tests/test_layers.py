@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+import dpviz
 from dpviz import _layers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,12 +21,13 @@ _TOP = ("dpviz", "dpviz_ui", "app", "serve", "pages")
 
 def _module_files() -> dict[str, Path]:
     files = {}
-    for path in sorted((ROOT / "dpviz").rglob("*.py")) + sorted((ROOT / "pages").glob("*.py")):
+    for path in [*sorted((ROOT / "dpviz").rglob("*.py")), *sorted((ROOT / "dpviz_ui").rglob("*.py")),
+                 *sorted((ROOT / "pages").glob("*.py"))]:
         parts = list(path.relative_to(ROOT).with_suffix("").parts)
         if parts[-1] == "__init__":
             parts = parts[:-1]
         files[".".join(parts)] = path
-    for name in ("dpviz_ui", "app", "serve"):
+    for name in ("app", "serve"):
         if (ROOT / f"{name}.py").exists():
             files[name] = ROOT / f"{name}.py"
     return files
@@ -44,8 +46,11 @@ def _imports(source: str, module: str, is_package: bool, known: set[str]) -> lis
                 base_mod = ".".join(base + ([node.module] if node.module else []))
             else:
                 base_mod = node.module or ""
-            # "from dpviz import simulate": the module dpviz.simulate; "from dpviz import __version__": dpviz
-            names = [f"{base_mod}.{a.name}" if f"{base_mod}.{a.name}" in known else base_mod for a in node.names]
+            # "from dpviz.engine import simulate": the module dpviz.engine.simulate; "from dpviz import simulate":
+            # the module its short name stands for (dpviz.MODULES); "from dpviz import __version__": dpviz
+            names = [f"{base_mod}.{a.name}" if f"{base_mod}.{a.name}" in known
+                     else dpviz.MODULES[a.name] if base_mod == "dpviz" and a.name in dpviz.MODULES
+                     else base_mod for a in node.names]
         else:
             continue
         for name in names:
@@ -91,17 +96,21 @@ def test_every_layer_is_declared_once():
     # the order of the issue: theory < engine < labs < studies < cli < ui helpers
     order = [n for n, _w, _m in _layers.LAYERS]
     assert order == ["foundation", "theory", "engine", "labs", "studies", "cli", "ui", "app"]
-    assert _layers.layer_of("dpviz.papers.wang_lownoise") == order.index("theory")
-    assert _layers.layer_of("dpviz.simulate.plan") == order.index("engine")
+    assert _layers.layer_of("dpviz.theory.papers.wang_lownoise") == order.index("theory")
+    assert _layers.layer_of("dpviz.engine.simulate.plan") == order.index("engine")
     assert _layers.layer_of("dpviz.nonexistent") is None  # the root package covers its __init__ only
 
 
 @pytest.mark.parametrize("module, source, expected", [
-    ("dpviz.catalog", "def f():\n    from dpviz import simulate\n", "imports dpviz.simulate"),  # a lazy import
-    ("dpviz.simulate.plan", "from dpviz.experiments import EXPERIMENTS\n", "imports dpviz.experiments"),
-    ("dpviz.data", "import dpviz.workers\n", "imports dpviz.workers"),
-    ("dpviz.simulate.plan", "from .. import audit\n", "imports dpviz.audit"),  # relative
-    ("dpviz.audit", "import streamlit as st\n", "imports streamlit"),
+    ("dpviz.theory.catalog", "def f():\n    from dpviz.engine import simulate\n",
+     "imports dpviz.engine.simulate"),  # a lazy import
+    ("dpviz.theory.catalog", "from dpviz import simulate\n", "imports dpviz.engine.simulate"),  # a short name
+    ("dpviz.engine.simulate.plan", "from dpviz.studies.experiments import EXPERIMENTS\n",
+     "imports dpviz.studies.experiments"),
+    ("dpviz.engine.data", "import dpviz_ui.workers\n", "imports dpviz_ui.workers"),
+    ("dpviz.engine.simulate.plan", "from ...labs import audit\n", "imports dpviz.labs.audit"),  # relative
+    ("dpviz.labs.audit", "import streamlit as st\n", "imports streamlit"),
+    ("dpviz_ui.workers", "import streamlit as st\n", "imports streamlit"),  # only dpviz_ui.helpers may
 ])
 def test_the_check_catches_an_upward_import(tmp_path, module, source, expected):
     path = tmp_path / "mod.py"
@@ -116,3 +125,35 @@ def test_a_module_in_no_layer_is_reported(tmp_path):
     path.write_text("x = 1\n")
     bad = _violations({**_module_files(), "dpviz.newthing": path})
     assert any(b.startswith("dpviz.newthing: in no layer") for b in bad)
+
+
+def _stale(files: dict[str, Path]) -> list[str]:
+    """Imports of a module of the repository that does not exist (an old flat path such as ``dpviz.catalog``)."""
+    known = set(files)
+    bad = []
+    for module, path in files.items():
+        for line, target in _imports(path.read_text(encoding="utf-8"), module, path.name == "__init__.py", known):
+            top = target.split(".")[0]
+            if top == "streamlit" or target in known or target in _layers_roots():
+                continue
+            # "from dpviz.theory.catalog import Paper" reads as dpviz.theory.catalog; a name of a module is fine
+            if not any(target == k or k.startswith(target + ".") for k in known):
+                bad.append(f"{module}:{line} imports {target}, which is no module of the tree (moved? run the tree "
+                           "move script: see docs/architecture.md)")
+    return bad
+
+
+def _layers_roots() -> set[str]:
+    return {"dpviz", "app", "serve", "pages", "dpviz_ui"}
+
+
+def test_every_import_names_a_module_of_the_tree():
+    """An import by an old flat path (``from dpviz.catalog import Paper``) fails here with the way to fix it."""
+    assert _stale(_module_files()) == []
+
+
+def test_a_stale_import_is_reported(tmp_path):
+    path = tmp_path / "mod.py"
+    path.write_text("from dpviz.catalog import Paper\n")
+    bad = _stale({**_module_files(), "dpviz.theory.newthing": path})
+    assert len(bad) == 1 and "imports dpviz.catalog" in bad[0], bad

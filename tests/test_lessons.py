@@ -9,7 +9,10 @@ from urllib.parse import parse_qsl, urlparse
 import pytest
 from scipy.stats import norm
 
-from dpviz import audit_page as ap, catalog, gaussian, lessons as L, privacy_lab, urlstate
+from dpviz_ui import audit_page as ap, lessons as L
+from dpviz.theory import catalog, gaussian
+from dpviz.labs import privacy_lab
+from dpviz.foundation import urlstate
 
 STEPS = [(lesson.id, i) for lesson in L.LESSONS for i in range(len(lesson.steps))]
 QUESTIONS = [(lid, i) for lid, i in STEPS if L.get_lesson(lid).steps[i].question is not None]
@@ -96,7 +99,7 @@ def _cal_sigma(alg, **p):
 
 
 def _catalogue_answer(solver, state, values):
-    """The answer recomputed here from the catalogue / accountants (not through dpviz.lessons)."""
+    """The answer recomputed here from the catalogue / accountants (not through dpviz_ui.lessons)."""
     p = L.params_of(state)
     alg = state["algorithm"]
     if solver == "classical_eps_halves":
@@ -121,7 +124,7 @@ def _catalogue_answer(solver, state, values):
         kw.pop("c", None)
         return _cal_sigma(alg, **{**kw, name: kw[name] * f}) / _cal_sigma(alg, **kw)
     if solver == "sigma_half_beta":
-        from dpviz.papers import wang_lownoise as wl
+        from dpviz.theory.papers import wang_lownoise as wl
 
         return wl.sigma_of_beta(n=p["n"], eps=p["eps"], delta=p["delta"], T=p["T"], G=p["G"], beta=0.5)
     if solver == "paper_over_tight":
@@ -152,7 +155,7 @@ def _catalogue_answer(solver, state, values):
         kw.pop("c", None)
         return "yes" if catalog.calibrate("pidp-sgd", **kw).extras["sigma_c_paper_private"] else "no"
     if solver in ("max_certifiable", "certifiable_times_10"):
-        from dpviz import audit
+        from dpviz.labs import audit
 
         m = state["aud_trials"] // 2
         if solver == "max_certifiable":
@@ -168,7 +171,7 @@ def _catalogue_answer(solver, state, values):
     if solver == "below_bound":
         return "below" if values["max"] <= values["bound"] else "above"
     if solver == "claim_b_shown":
-        from dpviz import experiments, studies_xue
+        from dpviz.studies import experiments, xue as studies_xue
 
         r = studies_xue.run_auc(experiments.get("xue-pairwise-auc"), reps=state["reps"], seed=state["seed"],
                                 quick=True)

@@ -15,8 +15,8 @@ from conftest import ARGS, CHROMIUM, ROOT, add_choice, query_of, settle  # the s
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
 
-import dpviz_ui as ui  # noqa: E402  (the page's own number format)
-from dpviz import lessons as L  # noqa: E402
+from dpviz_ui import helpers as ui  # noqa: E402  (the page's own number format)
+from dpviz_ui import lessons as L  # noqa: E402
 
 OUT = ROOT / "test-artifacts"
 

@@ -1,5 +1,5 @@
 r"""The lessons' offline HTML handout renders every formula with no network (issue 23): formulas become MathML
-(``dpviz.mathml``, through ``latex2mathml``), which Chromium draws natively, with the LaTeX source kept as the
+(``dpviz.foundation.mathml``, through ``latex2mathml``), which Chromium draws natively, with the LaTeX source kept as the
 annotation.  Checked here: the conversion of the macros dpviz uses (against MathML written by hand), that no
 formula of any lesson, of any step's live view or reveal, or of the catalogue falls back to its source, that every
 handout has no ``$…$`` or ``\(`` left outside MathML, that text is escaped, and (in Chromium, from a ``file://``
@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from conftest import ARGS, CHROMIUM, ROOT
-from dpviz import catalog, lessons as L, mathml
+from dpviz.theory import catalog
+from dpviz_ui import lessons as L
+from dpviz.foundation import mathml
 
 OUT = ROOT / "test-artifacts"
 
@@ -52,7 +54,7 @@ _IGNORED_VARIANT = re.compile(r'mathvariant="(?!normal")')
     (r"\sqrt{2\ln(1.25/\delta)}", ["<msqrt>", "ln", "δ", '<mo lspace="0" rspace="0">/</mo>']),
     (r"\Big(\frac{a}{b}\Big)", ["<mfrac>", "("]),
     (r"\lceil x\rceil", ["⌈", "⌉"]),
-    # a sized brace: the converter copies \{ into the <mo>; dpviz.mathml puts the brace character there
+    # a sized brace: the converter copies \{ into the <mo>; dpviz.foundation.mathml puts the brace character there
     (r"\min\Big\{a, b\Big\}", ['maxsize="1.623em">{</mo>', 'maxsize="1.623em">}</mo>', "min"]),
     (r"\Big\|x\Big\|", ['maxsize="1.623em">‖</mo>']),
     (r"a \le b,\ c \ge d", ["≤", "≥"]),

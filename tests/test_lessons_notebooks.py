@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from dpviz import lessons as L
+from dpviz_ui import lessons as L
 
 nbformat = pytest.importorskip("nbformat")
 nbclient = pytest.importorskip("nbclient")

@@ -4,8 +4,8 @@ traceback), locks, Back/Next and the URL."""
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import dpviz_ui as ui
-from dpviz import lessons as L
+from dpviz_ui import helpers as ui
+from dpviz_ui import lessons as L
 
 APP = __import__("pathlib").Path(__file__).resolve().parent.parent / "app.py"
 

@@ -3,7 +3,7 @@
 The payloads are the issue's: a Markdown link and a remote image in ``aud_mode`` / ``aud_alg`` (and the same in the
 other pages' parameters), and 1 000 unknown parameters (here 330 each of ``aud_x{i}``, ``acc_x{i}``, ``x{i}``), which gave 1 000
 warning boxes (a 5.7 MB reply) before.  Each page must show at most one notice, that notice must list at most
-``dpviz_ui.LINK_NOTICE_ITEMS`` reasons (and count the rest), and nothing from the link may be Markdown (a link, an
+``dpviz_ui.helpers.LINK_NOTICE_ITEMS`` reasons (and count the rest), and nothing from the link may be Markdown (a link, an
 image, HTML).
 """
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import dpviz_ui as ui
+from dpviz_ui import helpers as ui
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGES = [None, "pages/calibrate.py", "pages/bounds.py", "pages/simulate.py", "pages/accounting.py", "pages/audit.py",

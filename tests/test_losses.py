@@ -1,12 +1,12 @@
-"""dpviz.losses: values and gradients at points computed by hand, finite differences, broadcasting, the constants
+"""dpviz.engine.losses: values and gradients at points computed by hand, finite differences, broadcasting, the constants
 G, L, M checked empirically, and input validation."""
 import math
 
 import numpy as np
 import pytest
 
-from dpviz import losses as Ls
-from dpviz.losses import get_loss
+from dpviz.engine import losses as Ls
+from dpviz.engine.losses import get_loss
 
 
 def sig(t):
@@ -412,7 +412,7 @@ def test_holder_constant_is_attained_for_q_regression():
 
 
 def test_engine_uses_this_module():
-    from dpviz import simulate as S
+    from dpviz.engine import simulate as S
 
     loss, lid = S._resolve_loss("q-norm-hinge")
     assert isinstance(loss, Ls.Loss) and lid == "q-norm-hinge"

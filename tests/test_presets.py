@@ -15,7 +15,8 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz import experiments, reproduce, urlstate
+from dpviz.studies import experiments, reproduce
+from dpviz.foundation import urlstate
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 PRESET_FILES = {json.loads(p.read_text())["experiment"]: p.stem
@@ -122,9 +123,9 @@ def test_preset_on_the_simulate_page_uses_the_sigma_eta_T_of_reproduce(exp_id, h
 
 
 def test_lemma13_preset_on_the_calibrate_page_is_the_experiments_setting():
-    import dpviz_ui as ui
-    from dpviz import catalog
-    from dpviz.papers.wang_nonsmooth import lemma13_eps_threshold
+    from dpviz_ui import helpers as ui
+    from dpviz.theory import catalog
+    from dpviz.theory.papers.wang_nonsmooth import lemma13_eps_threshold
 
     e = experiments.get("wang-nonsmooth-fig1")
     at = AppTest.from_file(str(APP), default_timeout=60)
@@ -133,7 +134,7 @@ def test_lemma13_preset_on_the_calibrate_page_is_the_experiments_setting():
     at.switch_page("pages/calibrate.py").run()
     assert not at.exception and not at.error
     metrics = {m.label: m.value for m in at.metric}
-    # the experiment's runner (dpviz.experiments._region) calibrates each (n, eps) with T = n and delta = 1/n^2
+    # the experiment's runner (dpviz.studies.experiments._region) calibrates each (n, eps) with T = n and delta = 1/n^2
     n, eps = 10000, 0.9
     cal = catalog.calibrate("dpsgd-rdp", n=n, eps=eps, delta=1.0 / n**2, T=n, eta=0.1, accountant_extra=False,
                             **e.fixed)

@@ -10,8 +10,9 @@ from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant as rdp_mod
 from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
 
-from dpviz import accounting, privacy_lab as pl
-from dpviz.cli import main
+from dpviz.theory import accounting
+from dpviz.labs import privacy_lab as pl
+from dpviz.cli.commands import main
 
 NR = dp_accounting.NeighboringRelation
 
@@ -328,7 +329,7 @@ def test_cli_privacy_json(capsys):
 
 
 def test_figures_use_powers_of_ten_on_log_axes():
-    from dpviz import privacy_figures as pf
+    from dpviz.foundation import privacy_figures as pf
 
     fig = pf.sigma_eps_figure({"closed form": ([0.1, 1.0, 10.0], [10.0, 1.0, None])}, {"paper's σ": (1.0, 1.0)},
                               title="t")

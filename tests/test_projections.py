@@ -1,11 +1,11 @@
-"""dpviz.projections: projections onto the papers' constraint sets, checked on matrices projected by hand, against
+"""dpviz.engine.projections: projections onto the papers' constraint sets, checked on matrices projected by hand, against
 the variational characterisation of a projection, and vectorised over the engine's (G, reps, d, d) batches."""
 import math
 
 import numpy as np
 import pytest
 
-from dpviz import projections as P
+from dpviz.engine import projections as P
 
 
 def close(a, b, tol=1e-12):

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from dpviz import cli
+from dpviz.cli import commands as cli
 
 README = Path(__file__).resolve().parent.parent / "README.md"
 SLOW = ("reproduce", "audit", "sweep", "stability")

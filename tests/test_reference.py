@@ -1,11 +1,11 @@
-"""dpviz.reference: the best risk over the constraint set W, checked on problems minimised by hand."""
+"""dpviz.engine.reference: the best risk over the constraint set W, checked on problems minimised by hand."""
 import math
 
 import numpy as np
 import pytest
 
-from dpviz import reference as Rf
-from dpviz.losses import get_loss
+from dpviz.engine import reference as Rf
+from dpviz.engine.losses import get_loss
 
 
 def test_least_squares_ball_by_hand():

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz import reproduce as R
+from dpviz.studies import reproduce as R
 
 
 def test_wang_sigma_by_hand():
@@ -72,11 +72,11 @@ def test_reproduce_errors(tmp_path):
 def test_lipschitz_constants_of_the_setups():
     # least squares on the unit ball with ||x|| = 1, |y| <= 0.5: G = R + 0.5 = 1.5 (for the (.)^2/2 convention,
     # twice that if the loss module omits the 1/2); logistic: G = ||x|| = 1
-    from dpviz import simulate as S
+    from dpviz.engine import simulate as S
 
     ls, _ = S._resolve_loss("least-squares")
     half = ls.value(np.array([1.0, 0]), np.array([1.0, 0]), 0.0) == pytest.approx(0.5)
-    from dpviz import experiments as E  # the definitions' G, rescaled to the losses as implemented
+    from dpviz.studies import experiments as E  # the definitions' G, rescaled to the losses as implemented
 
     assert E._lipschitz("least-squares", 1.5) == pytest.approx(1.5 if half else 3.0)
     assert E._lipschitz("logistic", 1.0) == pytest.approx(1.0)
@@ -116,7 +116,7 @@ def test_run_privacy_of_the_papers_noise_rule_by_an_independent_accountant():
 
 
 def test_noise_rule_label_of_engine_results():
-    from dpviz import data as D, simulate as S
+    from dpviz.engine import data as D, simulate as S
 
     ds = D.load_dataset("wang-least-squares", n=500, kappa=0.0, seed=0)
     common = {"T": 50, "eta": 0.01, "R": 1.0, "G": 1.5}

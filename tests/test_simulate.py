@@ -5,12 +5,13 @@ import math
 import numpy as np
 import pytest
 
-from dpviz import catalog, simulate as S
-from dpviz.data import Dataset
+from dpviz.theory import catalog
+from dpviz.engine import simulate as S
+from dpviz.engine.data import Dataset
 
 
 class LS:
-    """f(w; x, y) = (<w, x> - y)^2 / 2, written out here so the hand traces do not depend on dpviz.losses."""
+    """f(w; x, y) = (<w, x> - y)^2 / 2, written out here so the hand traces do not depend on dpviz.engine.losses."""
 
     setting = "pointwise"
     param = "vector"
@@ -247,7 +248,7 @@ def test_dp_epoch_gd_hand_trace():
 
 
 def test_stats_slope_and_summary():
-    from dpviz import stats
+    from dpviz.foundation import stats
     import pandas as pd
 
     # y = 3 x^-0.5 exactly: slope -0.5, intercept log 3
@@ -321,7 +322,7 @@ def test_grid_over_T_matches_separate_runs():
 
 
 def test_builtin_data_with_loss_id():
-    from dpviz import data
+    from dpviz.engine import data
 
     ds = data.load_dataset("wang-least-squares", n=500, kappa=0.0, n_test=2000)
     r = S.simulate("sgd", ds, "least-squares", reps=20, params={"T": 500, "eta": 0.5})
@@ -442,7 +443,7 @@ def test_full_pairwise_gradient_dpgd_c_and_laplace_output(monkeypatch):
     assert r.outputs[0, 0] == pytest.approx([-0.28 / 3, 0.28 / 3])  # average of w0, w1, w2 (xue-pairwise Algorithm 2)
     # DPGD-SC (xue-pairwise Algorithm 1) with delta = 0: last iterate + Laplace(lambda) noise; lambda = 0.5, z = [1, 1]:
     # [-0.18 + 0.5, 0.18 + 0.5] = [0.32, 0.68]
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     real_get = catalog.get_algorithm
     monkeypatch.setattr(catalog, "calibrate",
@@ -503,7 +504,7 @@ def test_noise_rule_of_the_papers_experiments():
 def test_grid_with_infeasible_points_runs_the_feasible_ones():
     # n = 200, T = 30, delta = 1/n^2: Theorem 2 of Wang, Lei, Ying & Zhou has no feasible beta at eps = 0.25, but
     # has one at eps = 4; the infeasible point is skipped (NaN) and must not disturb the others
-    from dpviz import data as D
+    from dpviz.engine import data as D
 
     ds = D.load_dataset("wang-least-squares", n=1000)
     r = S.simulate("dpsgd-rdp", ds, LS(), grid={"eps": [0.25, 4.0]}, reps=5, seed=0,
@@ -514,7 +515,7 @@ def test_grid_with_infeasible_points_runs_the_feasible_ones():
 
 
 def test_slope_leaves_out_points_that_did_not_run():
-    from dpviz import data as D
+    from dpviz.engine import data as D
 
     ds = D.load_dataset("wang-least-squares", n=1000)
     r = S.simulate("dpsgd-rdp", ds, LS(), grid={"eps": [0.25, 2.0, 4.0]}, reps=5, seed=0,

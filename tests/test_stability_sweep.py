@@ -6,10 +6,10 @@ import math
 import numpy as np
 import pytest
 
-from dpviz import audit as A
-from dpviz import audit_page as ap
-from dpviz import stability as St
-from dpviz.cli import main
+from dpviz.labs import audit as A
+from dpviz_ui import audit_page as ap
+from dpviz.labs import stability as St
+from dpviz.cli.commands import main
 
 
 def _kappa(ds):

@@ -6,9 +6,9 @@ import math
 import numpy as np
 import pytest
 
-from dpviz import audit as A
-from dpviz import stability as St
-from dpviz.papers import xue_pairwise as X
+from dpviz.labs import audit as A
+from dpviz.labs import stability as St
+from dpviz.theory.papers import xue_pairwise as X
 
 
 def test_lemma_bounds_by_hand():

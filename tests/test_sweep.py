@@ -1,4 +1,4 @@
-"""Sweeps (dpviz.sweep, python -m dpviz sweep): spec validation, resumption, determinism across worker counts."""
+"""Sweeps (dpviz.studies.sweep, python -m dpviz sweep): spec validation, resumption, determinism across worker counts."""
 
 from __future__ import annotations
 
@@ -7,7 +7,9 @@ import json
 import pandas as pd
 import pytest
 
-from dpviz import cli, simulate as sim, sweep
+from dpviz.cli import commands as cli
+from dpviz.engine import simulate as sim
+from dpviz.studies import sweep
 
 from _bounds import bounded, run_cli
 

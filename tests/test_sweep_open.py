@@ -1,4 +1,4 @@
-"""Opening a sweep's Parquet output on the Simulate page: the safe ways in (dpviz.sweep_open) and the page itself."""
+"""Opening a sweep's Parquet output on the Simulate page: the safe ways in (dpviz_ui.sweep_open) and the page itself."""
 
 from __future__ import annotations
 
@@ -13,7 +13,10 @@ import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz import __version__, stats, sweep, sweep_open as so
+from dpviz import __version__
+from dpviz.foundation import stats
+from dpviz.studies import sweep
+from dpviz_ui import sweep_open as so
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 SPEC = """
@@ -271,7 +274,7 @@ def test_upload_limit_is_the_servers():
 
     cfg = tomllib.loads((APP.parent / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     server = cfg["server"]["maxUploadSize"] * 2**20
-    from dpviz import data as D
+    from dpviz.engine import data as D
 
     assert so.MAX_UPLOAD_BYTES <= server and D.MAX_CSV_BYTES <= server
     at = AppTest.from_file(str(APP), default_timeout=60)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-import dpviz_ui as ui
-from dpviz import catalog
+from dpviz_ui import helpers as ui
+from dpviz.theory import catalog
 
 
 def _counting(monkeypatch, name):
@@ -54,7 +54,7 @@ def test_chart_preload_script_is_constant_and_names_chunks_that_exist():
 
     import streamlit as st
 
-    import dpviz_ui as ui
+    from dpviz_ui import helpers as ui
 
     html = ui._chart_preload_html()
     assert html.startswith("<script>") and html.endswith("</script>")

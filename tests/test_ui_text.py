@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-import dpviz_ui as ui
+from dpviz_ui import helpers as ui
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 ASCII_NAMES = re.compile(r"(?<![\\a-zA-Z])(sigma|lambda|alpha|kappa|epsilon|sqrt|delta)(?![a-zA-Z])")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz import urlstate
+from dpviz.foundation import urlstate
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGES = ["pages/calibrate.py", "pages/bounds.py", "pages/simulate.py", "pages/accounting.py", "pages/audit.py"]

@@ -1,6 +1,6 @@
 import pytest
 
-from dpviz import urlstate
+from dpviz.foundation import urlstate
 
 
 def test_round_trip():

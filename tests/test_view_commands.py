@@ -1,7 +1,7 @@
 """Every page's "Download this view" command reproduces the page's numbers (issue 20).
 
 Each page is opened (AppTest), the document of its "Download this view" button is read (``_view_docs``), its
-``python -m dpviz ...`` command is run through the command line's own entry point (``dpviz.cli.main``, the same code
+``python -m dpviz ...`` command is run through the command line's own entry point (``dpviz.cli.commands.main``, the same code
 ``python -m dpviz`` runs; one is also run in a real subprocess), and the numbers it prints are compared with the
 numbers the page computed: every theorem of Bounds (main bound and, where shown, the explicit-constant bound), every
 algorithm of Calibrate, every algorithm of Accounting, Simulate runs, and Audit (audit, stability, a stability sweep).
@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from dpviz import catalog, cli, privacy_lab
+from dpviz.theory import catalog
+from dpviz.cli import commands as cli
+from dpviz.labs import privacy_lab
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -37,7 +39,7 @@ def _open(page: str, query: dict):
 def _doc(at, page: str) -> dict:
     docs = at.session_state["_view_docs"] if "_view_docs" in at.session_state else {}
     assert page in docs, f"no Download this view on {page}"
-    # the file the button serves: JSON of the document (as dpviz_ui.download_view writes it)
+    # the file the button serves: JSON of the document (as dpviz_ui.helpers.download_view writes it)
     return json.loads(json.dumps(catalog._json_safe(docs[page]), default=str))
 
 

@@ -5,8 +5,8 @@ import re
 
 import pytest
 
-from dpviz import catalog
-from dpviz.papers import wang_lownoise as w
+from dpviz.theory import catalog
+from dpviz.theory.papers import wang_lownoise as w
 
 LOG = math.log
 
@@ -208,7 +208,7 @@ def test_lemma13_threshold_is_feasible(n):
 
 
 def test_reproduce_style_call():
-    # as dpviz/reproduce.py calls it (Wang, Lei, Ying & Zhou §5: n = 5000, T = 1000, delta = 1/n^2, eta = 0.01)
+    # as dpviz/studies/reproduce.py calls it (Wang, Lei, Ying & Zhou §5: n = 5000, T = 1000, delta = 1/n^2, eta = 0.01)
     cal = catalog.calibrate("dpsgd-rdp", n=5000, d=10, eps=0.5, delta=1 / 5000**2, T=1000, eta=0.01, G=1.0)
     assert cal.feasible and cal.eta == 0.01 and cal.T == 1000
     assert all(conditions(cal.beta, n=5000, eps=0.5, delta=1 / 5000**2, T=1000))
@@ -412,7 +412,7 @@ def test_unconstrained_sigma_is_reported():
 
 
 def test_remark1_remark4_remark5_and_table1_misprints_are_recorded():
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     for tid in ("wang-lownoise-thm3a", "wang-lownoise-thm3b", "wang-lownoise-thm4a", "wang-lownoise-thm4b"):
         assert any("Remark 1" in n for n in catalog.get_theorem(tid).notes)
@@ -424,7 +424,7 @@ def test_remark1_remark4_remark5_and_table1_misprints_are_recorded():
 
 
 def test_explicit_constants_m_alpha_and_theorems_15_16():
-    from dpviz.papers import wang_lownoise as w
+    from dpviz.theory.papers import wang_lownoise as w
 
     # eq. (4): alpha = 1/2, L = 2: (1 + 2)^(1/3) 2^(2/3) = 1.44225 * 1.58740 = 2.28943; alpha = 0: M + L = 1 + 2 = 3
     assert w.m_alpha_1(alpha=0.5, L=2.0) == pytest.approx(2.28943, rel=1e-5)
@@ -452,8 +452,8 @@ def test_explicit_constants_m_alpha_and_theorems_15_16():
 
 
 def test_explicit_bound_of_theorem3_from_the_proof():
-    from dpviz import catalog
-    from dpviz.papers import wang_lownoise as w
+    from dpviz.theory import catalog
+    from dpviz.theory.papers import wang_lownoise as w
 
     # n = T = 100, eta = 0.1, d = 10, sigma = 0.1, L = 1, ||w*|| = 1, F* = 0.1:
     # A: R^2 part (0.5 + 0.3) = 0.8; sigma part 3 * 100 * 1.3 * 0.01 * 0.01 * 10 = 0.39; F* part 1 + 0.6 = 1.6
@@ -478,8 +478,8 @@ def test_explicit_bound_of_theorem3_from_the_proof():
 
 
 def test_explicit_bound_of_theorem6_pairwise():
-    from dpviz import catalog
-    from dpviz.papers import wang_lownoise as w
+    from dpviz.theory import catalog
+    from dpviz.theory.papers import wang_lownoise as w
 
     # Same point as the pointwise test (n = T = 100, eta = 0.1, d = 10, sigma = 0.1, L = 1, R = 1, F* = 0.1);
     # A is unchanged (0.8, 0.39, 1.6; a = 2.79); pairwise B: coefficient 32e (1 + 2T/n) L/n = 32e * 3/100 = 2.609556
@@ -542,7 +542,7 @@ _P2 = dict(n=100, T=200, eta=0.05, d=5, eps=1.0, delta=1e-6, sigma=0.2, L=1.0, M
     ("wang-lownoise-thm7b", _P2, None, (0.35, 0.03, 68.810451)),
 ])
 def test_explicit_holder_theorems_4_and_7_by_hand(tid, point, fstar, parts):
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     params = dict(point, **({"Fstar": fstar} if fstar is not None else {}))
     res = catalog.bound(tid, explicit=True, **params)
@@ -554,7 +554,7 @@ def test_explicit_holder_theorems_4_and_7_by_hand(tid, point, fstar, parts):
 
 
 def test_explicit_holder_constants_and_kappa():
-    from dpviz.papers import wang_lownoise as w
+    from dpviz.theory.papers import wang_lownoise as w
 
     assert w.young_constant(0.5) == pytest.approx(32 / 27)
     # Mbar_{1/2,3}^2 = 12e (Lemma 19 (b), as printed) >= M_{1/2,3}^2 = 4/3 (Lemma 14 (b))
@@ -577,7 +577,7 @@ def test_explicit_holder_at_least_the_rate_where_the_proof_implies_it(tid):
     # step size, eta = c eps/sqrt(d log(1/delta)) (part (a), T >= n) or eta = c n eps/(T sqrt(d log(1/delta)))
     # (part (b)), this is >= 42 c G^2 sqrt(d log(1/delta))/(n eps) = 42 c G^2 x the rate's privacy term.  Where the
     # rate's privacy term is at least its statistical term, rate total <= 2 x privacy <= explicit total (42 c G^2 >= 2).
-    from dpviz import catalog
+    from dpviz.theory import catalog
 
     checked = 0
     for n, d in ((10**4, 10), (10**5, 10), (10**6, 10), (10**4, 10**4), (10**5, 10**5)):
@@ -606,7 +606,7 @@ def test_explicit_smooth_bounds_warn_when_eta_above_one_over_2L():
     # issue 19: Theorem 3 (b) explicit at n = 5000, d = 1, eps = 1, delta = 1e-3, L = 2, R = 1, G = 1:
     # eta = c eps/sqrt(d log(1/delta)) = 1/sqrt(ln 1000) = 1/sqrt(6.907755) = 1/2.628261 = 0.380480 > 1/(2L) = 0.25, while
     # min{2/L, 1} = 1 (the condition the theorem states) holds: the Young step of eq. (8) / Theorem 16 (a) fails.
-    from dpviz import catalog as cat
+    from dpviz.theory import catalog as cat
 
     p = dict(n=5000, d=1, eps=1.0, delta=1e-3, L=2.0, R=1.0, G=1.0)
     res = cat.get_theorem("wang-lownoise-thm3b").explicit_bound(**p)

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from dpviz import catalog
-from dpviz.papers import wang_nonsmooth as w
+from dpviz.theory import catalog
+from dpviz.theory.papers import wang_nonsmooth as w
 
 LOG = math.log
 
@@ -296,7 +296,7 @@ def test_thm11_conditions_hold_at_lemma13_threshold_by_hand():
 
 
 def _lownoise():
-    return pytest.importorskip("dpviz.papers.wang_lownoise")
+    return pytest.importorskip("dpviz.theory.papers.wang_lownoise")
 
 
 @pytest.mark.parametrize("n", [50, 100, 1000, 10_000, 100_000])

@@ -1,4 +1,4 @@
-"""The shared worker pool (dpviz.workers): bounded, per-owner limits, progress, cancel, same numbers as in-process."""
+"""The shared worker pool (dpviz_ui.workers): bounded, per-owner limits, progress, cancel, same numbers as in-process."""
 
 import os
 import time
@@ -7,7 +7,8 @@ import pandas as pd
 import pytest
 
 import _pool_jobs as jobs
-from dpviz import data, simulate, workers
+from dpviz.engine import data, simulate
+from dpviz_ui import workers
 
 
 @pytest.fixture(scope="module")
@@ -33,7 +34,7 @@ def test_simulation_in_a_worker_gives_the_same_numbers_as_in_process(pool):
     pd.testing.assert_frame_equal(job.result(timeout=120).frame, here.frame)
     # with an L2 regulariser the loss is rebuilt in the worker from (id, weight)
     job = pool.submit("alice", workers.run_simulation, "dpsgd-rdp", ds, "least-squares", 1e-3, **kw)
-    from dpviz import losses
+    from dpviz.engine import losses
     here = simulate.simulate("dpsgd-rdp", ds, losses.get_loss("least-squares", l2=1e-3), **kw)
     pd.testing.assert_frame_equal(job.result(timeout=120).frame, here.frame)
 

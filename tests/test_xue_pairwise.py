@@ -6,8 +6,8 @@ import math
 
 import pytest
 
-from dpviz import catalog
-from dpviz.papers import xue_pairwise as x
+from dpviz.theory import catalog
+from dpviz.theory.papers import xue_pairwise as x
 
 LOG = math.log
 
@@ -151,7 +151,7 @@ def test_dpgd_c_delta_zero_message():
 
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 16, 17, 100, 1000, 1024, 4097])
 def test_epoch_sizes_match_the_simulation_engine(n):
-    simulate = pytest.importorskip("dpviz.simulate")
+    simulate = pytest.importorskip("dpviz.engine.simulate")
     assert x.epoch_sizes(n) == simulate._epoch_sizes(n)
 
 
@@ -396,7 +396,7 @@ def test_dpgd_c_private_by_default_issue_numbers():
 
 
 def test_dpgd_sc_analytic_gaussian_and_large_eps():
-    from dpviz.gaussian import delta_of
+    from dpviz.theory.gaussian import delta_of
 
     # n = 1000, mu = 0.1, G = 1: sensitivity 8/(0.1 * 1000) = 0.08.  eps = 1, delta = 1e-6: printed sigma
     # 0.08 sqrt(2 ln 1.25e6) = 0.423904 is private (classical mechanism, eps <= 1) and larger than the analytic one.
@@ -418,7 +418,7 @@ def test_dpgd_sc_analytic_gaussian_and_large_eps():
 
 
 def test_dp_epoch_gd_analytic_schedule():
-    from dpviz.gaussian import delta_of
+    from dpviz.theory.gaussian import delta_of
 
     # n = 16 (k = 4 epochs), eta = 1, G = 1: sensitivities 4 * 4^-i = 1, 1/4, 1/16, 1/64; every sigma_i / Delta_i is
     # the same, and the released schedule meets delta exactly at every epoch
@@ -432,8 +432,8 @@ def test_dp_epoch_gd_analytic_schedule():
 def test_simulation_uses_private_sigma_unless_printed_is_picked():
     import numpy as np
 
-    from dpviz import simulate
-    from dpviz.data import Dataset
+    from dpviz.engine import simulate
+    from dpviz.engine.data import Dataset
     from tests.test_simulate import PairLS
 
     X = np.array([[1.0, 0.0], [0.0, 1.0]])
@@ -454,7 +454,7 @@ def test_simulation_uses_private_sigma_unless_printed_is_picked():
 
 
 def test_dpgdc_algorithm4_calibration():
-    from dpviz.gaussian import delta_of
+    from dpviz.theory.gaussian import delta_of
 
     # n = 1000, T = 100, eta = 0.1, G = 1: sensitivity 4 eta G T / n = 4 * 0.1 * 100 / 1000 = 0.04 (Lemma 7)
     # printed sigma = 4 sqrt(2 ln 1.25e6) * 1 * 100 * 0.1 / (1000 * 1) = 0.04 * 5.298802 = 0.2119521

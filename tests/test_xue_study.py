@@ -1,4 +1,4 @@
-"""Xue, Yang, Huai & Wang (xue-pairwise), Section 5 as reproduce studies (dpviz.studies_xue): listing, files, the
+"""Xue, Yang, Huai & Wang (xue-pairwise), Section 5 as reproduce studies (dpviz.studies.xue): listing, files, the
 direction of each finding against the CSV, determinism, hand-computed numbers, input errors."""
 
 from __future__ import annotations
@@ -10,8 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dpviz import cli, data as D, experiments as E, studies_xue as X
-from dpviz.papers import xue_pairwise as xp
+from dpviz.cli import commands as cli
+from dpviz.engine import data as D
+from dpviz.studies import experiments as E, xue as X
+from dpviz.theory.papers import xue_pairwise as xp
 
 IDS = ("xue-pairwise-auc", "xue-pairwise-auc-eps", "xue-pairwise-metric", "xue-pairwise-metric-eps")
 REPS = 3
@@ -47,7 +49,7 @@ def test_listing_has_the_studies_under_the_paper_key(capsys):
     for i in IDS:
         assert i in ids and i.startswith("xue-pairwise-")
         e = E.get(i)
-        assert e.kind == "study" and e.runner.startswith("studies_xue:run_") and e.substitute_for
+        assert e.kind == "study" and e.runner.startswith("studies.xue:run_") and e.substitute_for
         assert e.dataset in D.DATASETS and e.default_reps >= 2
     assert cli.main(["reproduce", "--list", "--json"]) == 0
     assert "xue-pairwise-auc-eps" in capsys.readouterr().out
@@ -180,7 +182,7 @@ def test_metric_hand_numbers_and_knn(metric_n):
 
 
 def test_knn_accuracy_by_hand():
-    from dpviz.studies_xue import knn_accuracy
+    from dpviz.studies.xue import knn_accuracy
 
     X = np.array([[0.0, 5.0], [0.2, -5.0], [1.0, 5.0], [0.8, -5.0]])
     y = np.array([-1, -1, 1, 1])
@@ -308,7 +310,7 @@ def test_dpgdsc_auc_ceiling_by_hand_and_by_simulation():
     assert lap["noise_min"] == pytest.approx(math.sqrt(10) * 4, rel=1e-12) and lap["ceiling"] == pytest.approx(0.625)
     # the ceiling holds for any data: w_T = R e_1 along the separating direction of a separable sample,
     # with the smallest certified sigma, has a mean AUC (Monte Carlo, 4000 draws) below the ceiling
-    from dpviz import simulate as S
+    from dpviz.engine import simulate as S
 
     rng = np.random.default_rng(0)
     Xt = rng.standard_normal((200, 10))

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from dpviz import catalog
-from dpviz.papers import yang_pairwise as y
+from dpviz.theory import catalog
+from dpviz.theory.papers import yang_pairwise as y
 
 LN = math.log
 E = math.e

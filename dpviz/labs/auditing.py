@@ -1,0 +1,708 @@
+"""Trade-off curves (f-DP) and audits that certify more per trial: GDP-based and one-run audits, and a planner.
+
+* **Trade-off curves** (Dong, Roth & Su 2022, "Gaussian differential privacy", J. R. Stat. Soc. B): a mechanism is
+  f-DP when every test of D against D' has type II error β >= f(α) at type I error α.  (ε, δ)-DP is f_{ε,δ}-DP with
+  f_{ε,δ}(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)) (their eq. (5), Proposition 2.5); μ-GDP is
+  G_μ(α) = Φ(Φ⁻¹(1 − α) − μ) (Definition 2.7), the curve of telling N(0, 1) from N(μ, 1); T Gaussian releases of
+  noise multipliers z_t compose to μ = sqrt(Σ 1/z_t²) (Corollary 3.3); and the tight curve of a mechanism is the upper
+  envelope of the lines f_{ε, δ(ε)} of its privacy profile δ(ε) (Proposition 2.12), here from dp_accounting's PLD.
+  Where no PLD exists (sampling without replacement, replace-one: dp_accounting has RDP only), the curve comes from
+  the Rényi-DP curve ρ(λ) directly (:func:`tradeoff_rdp`): a valid, conservative lower bound on the true curve.
+* **GDP-based audit** (Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis 2023, "Tight auditing of
+  differentially private machine learning", USENIX Security): *assuming the mechanism's trade-off curve is a Gaussian
+  one G_μ*, a test's error rates (FPR, FNR) force μ >= Φ⁻¹(1 − FPR) − Φ⁻¹(FNR); with the rates replaced by their
+  Clopper–Pearson upper bounds this μ_lower holds with the stated confidence, and ε_lower = ε(μ_lower, δ) of the
+  μ-GDP privacy profile δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Dong, Roth & Su, Corollary 2.13).  One test point
+  then certifies the whole curve, so far fewer trials are needed than for Clopper–Pearson's (ε, δ) line.
+* **One-run audit** (Steinke, Nasr & Jagielski 2023, "Privacy auditing with one (1) training run", NeurIPS): m
+  canaries, each included independently with probability 1/2; the auditor guesses "in" for the k₊ highest scores and
+  "out" for the k₋ lowest.  If the mechanism is ε-DP in each canary, the number W of correct guesses among the
+  r = k₊ + k₋ made is stochastically dominated by Binomial(r, e^ε/(1 + e^ε)) (their Theorem 3.1); with δ > 0 the tail
+  gains at most 2mδ·max_{1<=i<=m}(f(v − i) − f(v))/i, f(v) = P[Binomial(r, p) >= v] (Section 5, Theorem 5.2).
+  ε_lower is the largest ε at which the observed W is still too many with probability below 1 − level.
+* **Planner**: the trials (or canaries) an audit needs to certify a target x, for a mechanism whose true curve is
+  G_μ (the idealised audit: observed rates equal to their expectation), and the time that takes.
+
+Strategies are frozen, validated dataclasses (after jax_privacy's ``auditing`` module).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+import numpy as np
+from scipy import optimize, stats
+
+from dpviz.foundation import validate as v
+
+__all__ = ["tradeoff_eps_delta", "tradeoff_gdp", "gdp_mu_of_gaussians", "gdp_delta", "gdp_epsilon", "gdp_mu_for",
+           "tradeoff_from_profile", "tradeoff_pld", "tradeoff_rdp", "tradeoff_rdp_gaussian_wor",
+           "RDP_TRADEOFF_CITATION", "mu_from_rates", "GdpAudit", "gdp_audit", "OneRunAudit",
+           "one_run_audit", "one_run_from_trials", "one_run_canaries", "one_run_scores", "mechanism_for_plan",
+           "AuditPlan", "plan_audit", "METHODS", "ASSUMPTIONS", "CITATIONS"]
+
+METHODS = ("clopper-pearson", "gdp", "one-run")
+#: what each method assumes, in one sentence each (the CLI's JSON and the page state it)
+ASSUMPTIONS = {
+    "clopper-pearson": "none beyond independent trials: the (epsilon, delta) line f_{eps,delta} must lie below the "
+                       "Clopper-Pearson upper bounds of the measured error rates (any (epsilon, delta)-DP mechanism).",
+    "gdp": "the mechanism's trade-off curve is a Gaussian one G_mu (true for Gaussian releases and their "
+           "compositions, approximately for subsampled ones by the central limit theorem of Dong, Roth & Su); "
+           "for other curves (e.g. randomised response) its epsilon can exceed the truth.",
+    "one-run": "canaries included independently with probability 1/2 and the mechanism (epsilon, delta)-DP in each "
+               "canary (then one training run carrying all m canaries suffices; dpviz's engine trains one canary "
+               "per run, so here each canary costs trainings).",
+}
+CITATIONS = {
+    "clopper-pearson": "Jagielski, Ullman & Oprea 2020; Nasr, Song, Thakurta, Papernot & Carlini 2021",
+    "gdp": "Nasr, Hayes, Steinke, Balle, Tramer, Jagielski, Carlini & Terzis 2023 (tight auditing); Dong, Roth & Su "
+           "2022, Definition 2.7 and Corollary 2.13",
+    "one-run": "Steinke, Nasr & Jagielski 2023 (privacy auditing with one training run), Theorem 3.1 and Theorem 5.2",
+}
+
+
+def _alphas(alpha) -> np.ndarray:
+    a = np.asarray(alpha, float)
+    if a.size == 0 or not np.all(np.isfinite(a)) or np.any(a < 0) or np.any(a > 1):
+        raise ValueError("alpha (type I error) must lie in [0, 1].")
+    return a
+
+
+def _level(level) -> float:
+    level = v.check_real("level", level)
+    if not 0.5 <= level < 1.0:
+        raise ValueError(f"level (the confidence level) must lie in [0.5, 1), got {v.shown(level)}.")
+    return level
+
+
+def _out(x):
+    return float(x) if np.ndim(x) == 0 else x
+
+
+# --- trade-off curves ------------------------------------------------------------------------------------------
+
+
+def tradeoff_eps_delta(alpha, eps: float, delta: float):
+    """f_{ε,δ}(α) = max(0, 1 − δ − e^ε α, e^{−ε}(1 − δ − α)): the least type II error an (ε, δ)-DP mechanism allows
+    at type I error α (Dong, Roth & Su 2022, eq. (5) / Proposition 2.5; Kairouz, Oh & Viswanath 2015)."""
+    a = _alphas(alpha)
+    eps = v.check_real("eps", eps)
+    if eps < 0:
+        raise ValueError(f"eps must be >= 0, got {v.shown(eps)}.")
+    delta = v.check_delta(delta, allow_zero=True)
+    with np.errstate(over="ignore"):
+        out = np.maximum(np.maximum(0.0, 1 - delta - math.exp(min(eps, 700.0)) * a), math.exp(-eps) * (1 - delta - a))
+    return _out(out)
+
+
+def tradeoff_gdp(alpha, mu: float):
+    """G_μ(α) = Φ(Φ⁻¹(1 − α) − μ), the μ-GDP trade-off curve (Dong, Roth & Su 2022, Definition 2.7)."""
+    a = _alphas(alpha)
+    mu = v.check_real("mu", mu)
+    if mu < 0:
+        raise ValueError(f"mu must be >= 0, got {v.shown(mu)}.")
+    return _out(stats.norm.cdf(stats.norm.isf(a) - mu))
+
+
+def gdp_mu_of_gaussians(noise_multipliers: Sequence[float]) -> float:
+    """μ of the composition of Gaussian releases with noise multipliers z_t = σ_t/Δ_t: sqrt(Σ 1/z_t²) (Dong, Roth &
+    Su 2022, Corollary 3.3; one release is 1/z-GDP)."""
+    z = np.asarray(noise_multipliers, float).ravel()
+    if z.size == 0 or not np.all(np.isfinite(z)) or np.any(z <= 0):
+        raise ValueError("noise multipliers must be positive finite numbers (at least one).")
+    return float(np.sqrt(np.sum(1.0 / z**2)))
+
+
+def gdp_delta(eps: float, mu: float) -> float:
+    """δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) of μ-GDP (Dong, Roth & Su 2022, Corollary 2.13)."""
+    if mu <= 0:
+        return 0.0
+    # e^ε Φ(−ε/μ − μ/2) in logs (no overflow at large ε)
+    b = math.exp(eps + stats.norm.logcdf(-eps / mu - mu / 2)) if eps < 1e4 else 0.0
+    return max(0.0, float(stats.norm.cdf(-eps / mu + mu / 2) - b))
+
+
+def gdp_epsilon(mu: float, delta: float) -> float:
+    """The smallest ε with μ-GDP ⇒ (ε, δ)-DP: the root of :func:`gdp_delta` (0 when δ(0) <= δ)."""
+    mu = v.check_real("mu", mu)
+    if mu < 0:
+        raise ValueError(f"mu must be >= 0, got {v.shown(mu)}.")
+    delta = v.check_open_unit("delta", delta)
+    if mu == 0 or gdp_delta(0.0, mu) <= delta:
+        return 0.0
+    hi = 1.0
+    while gdp_delta(hi, mu) > delta:
+        hi *= 2.0
+    return float(optimize.brentq(lambda e: gdp_delta(e, mu) - delta, 0.0, hi, xtol=1e-12, rtol=1e-12))
+
+
+def gdp_mu_for(eps: float, delta: float) -> float:
+    """The μ whose μ-GDP is exactly (ε, δ)-DP (the inverse of :func:`gdp_epsilon` in μ)."""
+    eps = v.check_real("eps", eps)
+    delta = v.check_open_unit("delta", delta)
+    if eps < 0:
+        raise ValueError(f"eps must be >= 0, got {v.shown(eps)}.")
+    hi = 1.0
+    while gdp_delta(eps, hi) < delta:
+        hi *= 2.0
+    return float(optimize.brentq(lambda m: gdp_delta(eps, m) - delta, 1e-9, hi, xtol=1e-12))
+
+
+def tradeoff_from_profile(alpha, eps_grid, delta_of_eps):
+    """The trade-off curve sup_ε f_{ε, δ(ε)}(α) of a privacy profile sampled at ``eps_grid`` (ε >= 0, a symmetric
+    curve; Dong, Roth & Su 2022, Proposition 2.12).  With a grid, a lower envelope of the tight curve (still a valid
+    f-DP guarantee when δ(ε) are upper bounds)."""
+    a = _alphas(alpha)
+    e = np.asarray(eps_grid, float).ravel()
+    d = np.asarray(delta_of_eps, float).ravel()
+    if e.size == 0 or e.shape != d.shape or np.any(e < 0) or np.any(d < 0) or np.any(d > 1):
+        raise ValueError("eps_grid (>= 0) and delta_of_eps (in [0, 1]) must be arrays of the same length.")
+    ee = np.exp(np.minimum(e, 700.0))[:, None]
+    lines = np.maximum(1 - d[:, None] - ee * a.ravel()[None, :], (1 - d[:, None] - a.ravel()[None, :]) / ee)
+    out = np.maximum(lines.max(axis=0), 0.0).reshape(a.shape)
+    return _out(out)
+
+
+def tradeoff_pld(alpha, pld, *, eps_max: float | None = None, points: int = 400):
+    """Trade-off curve of a mechanism from its dp_accounting ``PrivacyLossDistribution``: the envelope
+    :func:`tradeoff_from_profile` of its privacy profile δ(ε) = ``pld.get_delta_for_epsilon`` (pessimistic PLD:
+    an upper bound on δ(ε), so the curve is a valid f-DP guarantee) on ``points`` values of ε in [0, eps_max]
+    (default: where δ(ε) falls below 10⁻¹²)."""
+    a = _alphas(alpha)
+    if eps_max is None:
+        eps_max = max(1e-3, float(pld.get_epsilon_for_delta(1e-12)))
+        if not math.isfinite(eps_max):
+            eps_max = 50.0
+    grid = np.linspace(0.0, float(eps_max), int(points))
+    deltas = np.clip(np.asarray(pld.get_delta_for_epsilon(grid), float), 0.0, 1.0)
+    return tradeoff_from_profile(a, grid, deltas)
+
+
+#: how the RDP-based curve is obtained, in one sentence (shown beside the curve on the pages)
+RDP_TRADEOFF_CITATION = (
+    "a valid lower bound on the true trade-off curve (every test of D against D′ has type II error at least this), "
+    "computed from the Rényi-DP curve ρ(λ) of the matched RDP accountant: at each order λ, Rényi divergence cannot "
+    "grow under the test (data processing, van Erven & Harremoës 2014, Theorem 9), so the test's two error rates "
+    "obey D_λ(Bern(α) ‖ Bern(1 − β)) ≤ ρ(λ) in both directions; the curve is the largest β that all orders allow — "
+    "the intersection of single-order RDP privacy regions (Balle, Barthe, Gaboardi, Hsu & Sato 2020; Zhu, Dong & "
+    "Wang 2022), at least as tight as the (ε(δ), δ) family of the same RDP curve (Dong, Roth & Su "
+    "2022, Proposition 2.12)")
+
+
+def _rdp_region_beta(lx, l1x, one_minus_x, lam, bound, swapped: bool, iters: int = 48):
+    """For each order λ (column vectors ``lam``, ``bound`` = (λ − 1)ρ(λ)) and type I error α (rows ``lx`` = log α,
+    ``l1x`` = log(1 − α)): the least β in [0, 1 − α] with log(α^λ (1−β)^{1−λ} + (1−α)^λ β^{1−λ}) <= bound
+    (``swapped``: the same with α and β exchanged), by bisection on log β over [−745, 0] (48 halvings: β to a
+    relative 3·10⁻¹²).  The left side decreases in β on (0, 1 − α) and is 0 at β = 1 − α; the infeasible end is
+    returned, so the value never exceeds the root."""
+    shape = np.broadcast(lam, lx).shape
+    lo = np.full(shape, -745.0)
+    hi = np.zeros(shape)
+    log_om = np.log(one_minus_x)
+
+    def logg(t):
+        ly = log_om + t  # log β, β = (1 − α)·e^t
+        with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+            l1y = np.log1p(-np.minimum(np.exp(ly), 1.0))
+            if swapped:
+                val = np.logaddexp(lam * ly + (1 - lam) * l1x, lam * l1y + (1 - lam) * lx)
+            else:
+                val = np.logaddexp(lam * lx + (1 - lam) * l1y, lam * l1x + (1 - lam) * ly)
+        return np.where(np.isnan(val), np.inf, val)
+
+    for _ in range(iters):
+        mid = 0.5 * (lo + hi)
+        ok = logg(mid) <= bound
+        hi = np.where(ok, mid, hi)
+        lo = np.where(ok, lo, mid)
+    return np.where(lo <= -745.0 + 1e-9, 0.0, one_minus_x * np.exp(lo))
+
+
+def tradeoff_rdp(alpha, orders, rdp):
+    r"""A trade-off curve implied by a Rényi-DP curve: the largest f with every test's type II error β >= f(α), given
+    only that the mechanism is (λ, ρ(λ))-RDP at every order λ in ``orders`` (for every ordered pair of neighbours).
+
+    By the data-processing inequality of Rényi divergence (van Erven & Harremoës 2014, Theorem 9), a (randomised)
+    test with type I error α and type II error β turns the two output distributions into Bern(α) and Bern(1 − β),
+    so at each order λ > 1
+
+    .. math:: \alpha^\lambda (1-\beta)^{1-\lambda} + (1-\alpha)^\lambda \beta^{1-\lambda} \le e^{(\lambda-1)\rho(\lambda)}
+
+    and, the neighbouring relation being symmetric, the same with α and β exchanged.  Each constraint holds on a
+    convex region whose lower boundary is convex in α; the returned curve is the pointwise maximum of these
+    boundaries over all orders and both directions (the "intersection of single-order RDP privacy regions" of Zhu,
+    Dong & Wang 2022; Balle, Barthe, Gaboardi, Hsu & Sato 2020 for the Bernoulli reduction).  It is
+    a **valid lower bound** on the mechanism's true trade-off curve (conservative: every bisection returns its
+    infeasible end), convex, non-increasing and symmetric (f = f⁻¹), and at least as tight as the envelope of the
+    (ε(δ), δ) guarantees the same RDP curve gives (Dong, Roth & Su 2022, Proposition 2.12), since each of those is
+    implied by one of the constraints above.
+
+    Parameters
+    ----------
+    alpha : array_like
+        Type I errors in [0, 1].
+    orders, rdp : sequence of float
+        Rényi orders λ > 1 and the RDP ρ(λ) >= 0 at each (``inf`` allowed: no constraint at that order).
+    """
+    a = _alphas(alpha)
+    lam = np.asarray(orders, float).ravel()
+    rho = np.asarray(rdp, float).ravel()
+    if lam.size == 0 or lam.shape != rho.shape or np.any(~np.isfinite(lam)) or np.any(lam <= 1) or np.any(
+            np.isnan(rho)) or np.any(rho < 0):
+        raise ValueError("orders (> 1) and rdp (>= 0) must be arrays of the same length.")
+    x = a.ravel()
+    out = np.zeros(x.shape)
+    inner = x < 1.0
+    xi = x[inner]
+    with np.errstate(divide="ignore"):
+        lx, l1x = np.log(xi), np.log1p(-xi)
+    one_minus = 1.0 - xi
+    best = np.zeros(xi.shape)
+    keep = np.isfinite(rho)
+    if keep.any() and xi.size:
+        lam, bound = lam[keep], (lam[keep] - 1.0) * rho[keep]
+        order = np.argsort(lam)
+        lam, bound = lam[order], bound[order]
+        k = lam.size
+        # two stages (every order at every α would cost 3-5x): all orders on a coarse grid of α find the orders
+        # that are best somewhere (and their neighbours), then those orders are solved at every α.  The maximum over
+        # one fixed subset of orders is a valid bound and, as a maximum of convex functions, convex.
+        probe = np.unique(np.r_[np.geomspace(1e-9, 1e-2, 8), np.linspace(0.0, 1.0, 41)[1:-1], 1 - np.geomspace(
+            1e-9, 1e-2, 8)])
+        with np.errstate(divide="ignore"):
+            prow = np.log(probe)[None, :], np.log1p(-probe)[None, :], (1.0 - probe)[None, :]
+        use = set()
+        for swapped in (False, True):
+            top = np.argmax(_rdp_region_beta(*prow, lam[:, None], bound[:, None], swapped, iters=40), axis=0)
+            use.update(int(j) for t in top for j in (t - 1, t, t + 1) if 0 <= j < k)
+        sub = np.asarray(sorted(use))
+        rows = lx[None, :], l1x[None, :], one_minus[None, :]
+        for swapped in (False, True):
+            best = np.maximum(best, _rdp_region_beta(*rows, lam[sub][:, None], bound[sub][:, None],
+                                                     swapped).max(axis=0))
+    out[inner] = np.clip(best, 0.0, one_minus)
+    return _out(out.reshape(a.shape))
+
+
+def tradeoff_rdp_gaussian_wor(alpha, *, noise_multiplier: float, sampling_prob: float, steps: int, orders=None):
+    """:func:`tradeoff_rdp` of ``steps`` compositions of the Gaussian mechanism with noise multiplier z on a uniformly
+    random batch of m = q·n examples drawn without replacement, replace-one neighbours (z = σ/(2G) for a gradient
+    bound G): the RDP of dp_accounting's ``SampledWithoutReplacementDpEvent`` (Wang, Balle & Kasiviswanathan 2019,
+    Theorem 27), times T; q = 1 is the plain Gaussian mechanism, ρ(λ) = Tλ/(2z²).  A valid lower bound on the true
+    trade-off curve (see :func:`tradeoff_rdp`)."""
+    from dpviz.theory import accounting
+
+    z = v.check_positive("noise_multiplier", noise_multiplier)
+    q = v.check_real("sampling_prob", sampling_prob)
+    if not 0.0 < q <= 1.0:
+        raise ValueError(f"sampling_prob must lie in (0, 1], got {v.shown(q)}.")
+    steps = v.check_int("steps", steps)
+    orders = np.asarray(accounting._orders() if orders is None else orders, float)
+    orders = orders[orders > 1.0]
+    rdp = steps * np.asarray(accounting._rdp_wor_gaussian(q, z, orders), float)
+    return tradeoff_rdp(alpha, orders, rdp)
+
+
+# --- GDP-based audit -------------------------------------------------------------------------------------------
+
+
+def mu_from_rates(fpr, fnr):
+    """μ >= Φ⁻¹(1 − FPR) − Φ⁻¹(FNR): the least μ whose G_μ lies at or below the point (FPR, FNR), clipped at 0 (Nasr
+    et al. 2023; rates of 0 give ``inf``)."""
+    fpr, fnr = np.asarray(fpr, float), np.asarray(fnr, float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        out = np.maximum(stats.norm.isf(fpr) - stats.norm.ppf(fnr), 0.0)
+    return _out(out)
+
+
+def _cp_upper(k, m, level):
+    from dpviz.labs.audit import clopper_pearson
+
+    return clopper_pearson(k, m, level)[1]
+
+
+def _best_mu(neg, pos, level, max_candidates=2000):
+    """(μ bound, threshold, direction) maximising the Clopper–Pearson μ bound on one sample."""
+    best = (-1.0, 0.0, 1)
+    for direction in (1, -1):
+        nn, pp = np.sort(direction * neg), np.sort(direction * pos)
+        allv = np.concatenate([nn, pp])
+        taus = np.unique(np.quantile(allv, np.linspace(0, 1, min(max_candidates, allv.size))))
+        fp = nn.size - np.searchsorted(nn, taus, side="right")
+        fn = np.searchsorted(pp, taus, side="right")
+        mu = mu_from_rates(_cp_upper(fp, nn.size, level), _cp_upper(fn, pp.size, level))
+        k = int(np.argmax(mu))
+        if mu[k] > best[0]:
+            best = (float(mu[k]), float(taus[k]), direction)
+    return best
+
+
+@dataclass(frozen=True)
+class GdpAudit:
+    """Outcome of :func:`gdp_audit`: ``mu_lower`` (confidence ``level``) and ``eps_lower = ε(mu_lower, δ)``; the
+    evaluation half's rates and their Clopper–Pearson upper bounds; ``mu_fit`` (|mean difference| / pooled standard
+    deviation of the scores, all trials) with its ``mu_fit_interval`` (normal approximation at ``level``), shown
+    for information: the certified number is ``eps_lower``."""
+
+    eps_lower: float
+    mu_lower: float
+    fpr: float
+    fnr: float
+    fpr_upper: float
+    fnr_upper: float
+    threshold: float
+    direction: str
+    m: int
+    delta: float
+    level: float
+    mu_fit: float
+    mu_fit_interval: tuple[float, float]
+    method: str = "gdp"
+    assumption: str = ASSUMPTIONS["gdp"]
+
+    def __post_init__(self):
+        if not (0 <= self.mu_lower and 0 <= self.eps_lower and self.m >= 2):
+            raise ValueError("GdpAudit: mu_lower and eps_lower must be >= 0 and m >= 2.")
+
+
+def _scores(neg, pos):
+    neg, pos = np.asarray(neg, float).ravel(), np.asarray(pos, float).ravel()
+    if neg.size < 4 or pos.size < 4:
+        raise ValueError("an audit needs at least 4 trials on each data set (half choose the test, half evaluate it).")
+    if not (np.all(np.isfinite(neg)) and np.all(np.isfinite(pos))):
+        raise ValueError("some trials produced no finite output (diverged or not run); lower the step size or noise.")
+    return neg, pos
+
+
+def gdp_audit(neg, pos, *, delta: float, level: float = 0.95) -> GdpAudit:
+    """GDP-based ε lower bound from test statistics ``neg`` (trials on D) and ``pos`` (trials on D') (Nasr et al.
+    2023).  As in :func:`dpviz.labs.audit.distinguish`, the threshold and direction are chosen on the first half of each
+    sample and the rates counted on the second half; μ_lower = Φ⁻¹(1 − FPR_upper) − Φ⁻¹(FNR_upper) (two-sided
+    Clopper–Pearson at ``level``), ε_lower = :func:`gdp_epsilon` (μ_lower, δ).  Valid under ``ASSUMPTIONS['gdp']``."""
+    neg, pos = _scores(neg, pos)
+    delta = v.check_open_unit("delta", delta)
+    level = _level(level)
+    hn, hp = neg.size // 2, pos.size // 2
+    _, tau, direction = _best_mu(neg[:hn], pos[:hp], level)
+    en, ep = neg[hn:], pos[hp:]
+    fp, fn = int(np.sum(direction * en > tau)), int(np.sum(direction * ep <= tau))
+    fpr_u, fnr_u = _cp_upper(fp, en.size, level), _cp_upper(fn, ep.size, level)
+    mu_lo = float(mu_from_rates(fpr_u, fnr_u))
+    eps_lo = gdp_epsilon(mu_lo, delta) if math.isfinite(mu_lo) else math.inf
+    s = math.sqrt((np.var(neg, ddof=1) + np.var(pos, ddof=1)) / 2) or 1e-300
+    mu_fit = abs(float(np.mean(pos) - np.mean(neg))) / s
+    # standard error of a standardised mean difference (Hedges & Olkin 1985): sqrt(1/n1 + 1/n2 + d²/(2(n1 + n2)))
+    se = math.sqrt(1 / neg.size + 1 / pos.size + mu_fit**2 / (2 * (neg.size + pos.size)))
+    zq = float(stats.norm.ppf(0.5 + level / 2))
+    return GdpAudit(eps_lower=float(eps_lo), mu_lower=mu_lo, fpr=fp / en.size, fnr=fn / ep.size, fpr_upper=float(fpr_u),
+                    fnr_upper=float(fnr_u), threshold=direction * tau, direction=">" if direction == 1 else "<",
+                    m=int(min(en.size, ep.size)), delta=delta, level=level, mu_fit=mu_fit,
+                    mu_fit_interval=(max(0.0, mu_fit - zq * se), mu_fit + zq * se))
+
+
+# --- one-run audit ---------------------------------------------------------------------------------------------
+
+
+def _tail(r: int, p: float, v_: np.ndarray) -> np.ndarray:
+    """f(v) = P[Binomial(r, p) >= v] (1 for v <= 0)."""
+    return np.where(v_ <= 0, 1.0, stats.binom.sf(v_ - 1, r, p))
+
+
+def one_run_p_value(eps: float, delta: float, m: int, r: int, correct: int) -> float:
+    """Upper bound on P[W >= correct] for an (ε, δ)-DP mechanism (Steinke, Nasr & Jagielski 2023, Theorem 3.1 for
+    δ = 0, Theorem 5.2's additive term 2mδ·max_i (f(v − i) − f(v))/i for δ > 0)."""
+    p = 1.0 / (1.0 + math.exp(-eps))
+    fv = float(_tail(r, p, np.asarray(correct)))
+    if delta > 0:
+        # i > correct: f(v − i) = 1, so (1 − f(v))/i is largest at i = correct; larger i add nothing.  Every i up
+        # to 64 exactly; beyond, segments [a, b] of ratio 1.05 bounded above by (f(v − b) − f(v))/a (f(v − i) grows
+        # with i), so the term is an upper bound (at most 5 % above the exact maximum)
+        top = max(1, min(m, correct))
+        small = np.arange(1, min(top, 64) + 1)
+        terms = (_tail(r, p, correct - small) - fv) / small
+        if top > 64:
+            a = np.unique(np.round(np.geomspace(65, top, max(2, int(math.log(top / 65) / math.log(1.05)) + 2))))
+            b = np.minimum(np.append(a[1:] - 1, top), top)
+            terms = np.concatenate([terms, (_tail(r, p, correct - b) - fv) / a])
+        fv += 2 * m * delta * float(np.max(terms))
+    return min(fv, 1.0)
+
+
+@dataclass(frozen=True)
+class OneRunAudit:
+    """Outcome of :func:`one_run_audit`: ``eps_lower`` (confidence ``level``), ``m`` canaries, ``guesses`` r made
+    (k₊ "in" and k₋ "out"), ``correct`` W among them."""
+
+    eps_lower: float
+    m: int
+    guesses: int
+    correct: int
+    k_plus: int
+    k_minus: int
+    delta: float
+    level: float
+    method: str = "one-run"
+    assumption: str = ASSUMPTIONS["one-run"]
+
+    def __post_init__(self):
+        if not (0 <= self.correct <= self.guesses <= self.m and self.eps_lower >= 0):
+            raise ValueError("OneRunAudit: need 0 <= correct <= guesses <= m and eps_lower >= 0.")
+
+
+def one_run_epsilon(m: int, r: int, correct: int, delta: float, level: float = 0.95) -> float:
+    """The largest ε whose :func:`one_run_p_value` of ``correct`` right guesses out of ``r`` is >= 1 − level (0 when
+    even ε = 0 explains them)."""
+    beta = 1.0 - level
+    if r == 0 or one_run_p_value(0.0, delta, m, r, correct) >= beta:
+        return 0.0
+    hi = 1.0
+    while one_run_p_value(hi, delta, m, r, correct) < beta:
+        hi *= 2.0
+        if hi > 1e3:
+            return math.inf
+    return float(optimize.brentq(lambda e: one_run_p_value(e, delta, m, r, correct) - beta, 0.0, hi, xtol=1e-9))
+
+
+def _one_run_grid(m: int, delta: float, level: float) -> list[tuple[int, int]]:
+    """The (k₊, k₋) that :func:`one_run_audit` tries on m canaries: k₊ = k₋ = 1 %, 2 %, 5 %, 10 %, 20 % and 50 % of m
+    (at least 1, k₊ + k₋ <= m); where δ's term of Theorem 5.2 is small (2mδ at most (1 − level)/18, one entry's
+    share of the confidence in the larger grid: the term is 2mδ times a factor below 1) also the
+    one-sided guesses (k, 0) and (0, k) of the same sizes, for canaries that leave a trace on one side only (a
+    larger grid splits the confidence further, which a non-negligible δ-term cannot afford).  The grid depends on
+    m, δ and the level only, never on the scores."""
+    fracs = (0.01, 0.02, 0.05, 0.1, 0.2, 0.5)
+    sizes = sorted({max(1, int(f * m)) for f in fracs})
+    ks = [(k, k) for k in sizes if 2 * k <= m]
+    if 2 * m * delta <= (1.0 - level) / 18:
+        ks += [(k, 0) for k in sizes if k <= m] + [(0, k) for k in sizes if k <= m]
+    return ks
+
+
+def one_run_audit(scores, included, *, delta: float, level: float = 0.95, k_plus: int | None = None,
+                  k_minus: int | None = None) -> OneRunAudit:
+    """One-run audit from the ``scores`` of m canaries and whether each was ``included`` (Steinke, Nasr & Jagielski
+    2023, Algorithm 1): guess "in" for the ``k_plus`` highest scores, "out" for the ``k_minus`` lowest.  Without
+    k₊/k₋ the counts are chosen on a fixed grid (:func:`_one_run_grid`: 1 %, 2 %, 5 %, 10 %, 20 %, 50 % of m each
+    side, and one-sided where δ is negligible) and the best is kept, with the confidence split evenly over the grid
+    (a union bound) so the result stays valid."""
+    s = np.asarray(scores, float).ravel()
+    inc = np.asarray(included).ravel()
+    m = s.size
+    if m < 2 or inc.shape != s.shape:
+        raise ValueError("one-run audit: scores and included must have the same length, at least 2 canaries.")
+    if not np.all(np.isfinite(s)):
+        raise ValueError("some canary scores are not finite (diverged run); lower the step size or noise.")
+    if not np.all((inc == 0) | (inc == 1)):
+        raise ValueError("included must hold 0/1 (or False/True) for each canary.")
+    delta = v.check_delta(delta, allow_zero=True)
+    level = _level(level)
+    order = np.argsort(-s, kind="stable")
+    inc_sorted = inc[order].astype(int)
+    if k_plus is not None or k_minus is not None:
+        ks = [(v.check_int("k_plus", k_plus if k_plus is not None else 0, minimum=0),
+               v.check_int("k_minus", k_minus if k_minus is not None else 0, minimum=0))]
+        if ks[0][0] + ks[0][1] > m:
+            raise ValueError(f"k_plus + k_minus must be at most m = {m}.")
+        lev = level
+    else:
+        # every (k+, k-) of a fixed grid (0, 1 %, 2 %, 5 %, 10 %, 20 %, 50 % of m each side, not both 0): the
+        # guesses may be one-sided, e.g. where only the canaries' presence leaves a trace
+        ks = _one_run_grid(m, delta, level)
+        lev = 1.0 - (1.0 - level) / len(ks)
+    best = None
+    for kp, km in ks:
+        correct = int(inc_sorted[:kp].sum() + (km - inc_sorted[m - km:].sum() if km else 0))
+        e = one_run_epsilon(m, kp + km, correct, delta, lev)
+        if best is None or e > best[0]:
+            best = (e, kp, km, correct)
+    e, kp, km, correct = best
+    return OneRunAudit(eps_lower=float(e), m=m, guesses=kp + km, correct=correct, k_plus=kp, k_minus=km, delta=delta,
+                       level=level)
+
+
+def one_run_canaries(a: int, b: int) -> int:
+    """Canaries :func:`one_run_from_trials` makes of ``a`` evaluation trials on D and ``b`` on D':
+    a + b − ⌈3 √(a + b)⌉ (at least 2), so that their fair coins rarely ask one side for more trials than it has."""
+    return max(2, a + b - int(math.ceil(3 * math.sqrt(a + b))))
+
+
+def one_run_from_trials(neg, pos, *, delta: float, level: float = 0.95, seed: int = 0) -> OneRunAudit:
+    """One-run statistics on independent trials (dpviz's engine trains one canary per run): the direction "in =
+    higher" or "lower" is chosen on the first halves (means); then M = :func:`one_run_canaries` canaries each get a
+    fair coin (seeded) and the next unused trial of the second halves of D' (coin 1, included) or of D (coin 0).
+    Given the coins the scores are independent draws of the mechanism on D or D', which is Steinke, Nasr &
+    Jagielski's model (one canary per run), and every evaluation trial can serve: about twice the canaries of one
+    coin per (D, D') pair.  If the coins ask one side for more trials than it has (probability about 0.3 %), the
+    audit certifies nothing (ε_lower = 0, never above the truth), so the bound keeps its confidence."""
+    neg, pos = _scores(neg, pos)
+    hn, hp = neg.size // 2, pos.size // 2
+    direction = 1.0 if np.mean(pos[:hp]) >= np.mean(neg[:hn]) else -1.0
+    en, ep = neg[hn:], pos[hp:]
+    m = one_run_canaries(en.size, ep.size)
+    inc = np.random.default_rng(v.check_int("seed", seed, minimum=0)).integers(0, 2, size=m)
+    k1 = int(inc.sum())
+    if k1 > ep.size or m - k1 > en.size:
+        delta = v.check_delta(delta, allow_zero=True)
+        return OneRunAudit(eps_lower=0.0, m=m, guesses=0, correct=0, k_plus=0, k_minus=0, delta=delta,
+                           level=_level(level))
+    s = np.empty(m)
+    s[inc == 1] = ep[:k1]
+    s[inc == 0] = en[:m - k1]
+    return one_run_audit(direction * s, inc, delta=delta, level=level)
+
+
+def one_run_scores(m: int, mu: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Idealised one-run canary scores: canary i included with probability 1/2, score N(μ·[included], 1) (each
+    canary's score is then a μ-GDP release of its inclusion bit)."""
+    rng = np.random.default_rng(v.check_int("seed", seed, minimum=0))
+    m = v.check_int("m (canaries)", m, minimum=2)
+    inc = rng.integers(0, 2, size=m)
+    return rng.normal(size=m) + mu * inc, inc
+
+
+# --- planner ---------------------------------------------------------------------------------------------------
+
+
+def _ideal_bound(method: str, trials: int, mu: float, delta: float, level: float) -> float:
+    """The ε lower bound an idealised audit with ``trials`` (all trainings; canaries for one-run) certifies on a
+    mechanism whose curve is G_μ, when every count equals its expectation (the threshold chosen on the true curve)."""
+    from dpviz.labs.audit import eps_from_rates
+
+    if method == "one-run":
+        m = trials
+        best = 0.0
+        for f in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5):
+            k = max(1, int(f * m))
+            if 2 * k > m:
+                continue
+            # guess "in" for the top k of m scores (half N(μ,1), half N(0,1)): the threshold t with
+            # (m/2)(Q(t − μ) + Q(t)) = k; precision Q(t − μ)/(Q(t − μ) + Q(t)); "out" symmetric
+            t = optimize.brentq(lambda t: (m / 2) * (stats.norm.sf(t - mu) + stats.norm.sf(t)) - k, -50,
+                              mu + 50)
+            prec = stats.norm.sf(t - mu) / (stats.norm.sf(t - mu) + stats.norm.sf(t))
+            correct = int(math.floor(2 * k * prec))
+            lev = 1.0 - (1.0 - level) / len(_one_run_grid(m, delta, level))  # one_run_audit's confidence split
+            best = max(best, one_run_epsilon(m, 2 * k, correct, delta, lev))
+        return best
+    m = trials // 4  # evaluation trials per side (half of each side's trials choose the test)
+    if m < 2:
+        return 0.0
+    a = np.geomspace(1.0 / m, 0.5, 200)
+    fp = np.ceil(a * m)
+    fn = np.ceil(tradeoff_gdp(a, mu) * m)
+    fpr_u, fnr_u = _cp_upper(fp, m, level), _cp_upper(fn, m, level)
+    if method == "clopper-pearson":
+        return float(np.max(eps_from_rates(fpr_u, fnr_u, delta)))
+    mu_lo = float(np.max(mu_from_rates(fpr_u, fnr_u)))
+    return gdp_epsilon(mu_lo, delta)
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    """Outcome of :func:`plan_audit`: ``trials`` needed (all trainings; canaries for ``one-run``) or ``None`` when
+    none up to ``max_trials`` suffice; ``certified`` at that size; ``runs``, the trainings dpviz's engine needs
+    (one-run: about 2 per canary, :func:`one_run_from_trials`); ``seconds`` they take here."""
+
+    method: str
+    target: float
+    eps_true: float
+    mu: float
+    delta: float
+    trials: int | None
+    certified: float
+    seconds: float | None
+    runs: int | None
+    reason: str = ""
+    curve: list[tuple[int, float]] = field(default_factory=list)  # (trials, idealised certified ε)
+    assumption: str = ""
+
+    def __post_init__(self):
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {', '.join(METHODS)}, got {self.method!r}.")
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        d = asdict(self)
+        d["curve"] = [list(x) for x in self.curve]
+        return d
+
+
+def plan_audit(*, target: float, eps_true: float, delta: float, method: str = "gdp", level: float = 0.95,
+               seconds_per_trial: float | None = None, max_trials: int = 10**8) -> AuditPlan:
+    """Trials needed to certify ``target`` with ``method`` on a mechanism whose true guarantee is ``eps_true`` at
+    ``delta``, taken to be μ-GDP with μ = :func:`gdp_mu_for` (eps_true, δ) (exact for Gaussian releases); the
+    idealised audit of :func:`_ideal_bound`, so a real attack needs at least this many.  Time: ``runs`` ×
+    ``seconds_per_trial``.  The search doubles the trials, then bisects to 1 %."""
+    if method not in METHODS:
+        raise ValueError(f"--method must be one of {', '.join(METHODS)}, got {method!r}.")
+    target = v.check_positive("target (epsilon to certify)", target)
+    eps_true = v.check_positive("eps (the mechanism's true epsilon)", eps_true)
+    delta = v.check_open_unit("delta", delta)
+    level = _level(level)
+    mu = gdp_mu_for(eps_true, delta)
+    kw = dict(method=method, target=target, eps_true=eps_true, mu=mu, delta=delta, assumption=ASSUMPTIONS[method])
+    if target >= eps_true:
+        return AuditPlan(trials=None, certified=0.0, seconds=None, runs=None, reason=(
+            f"the target {target:g} is not below the mechanism's true epsilon {eps_true:.4g}: no audit can certify "
+            f"it (a sound lower bound stays below the truth)."), **kw)
+
+    def bound(n):
+        return _ideal_bound(method, n, mu, delta, level)
+
+    n, curve = 8, []
+    while True:
+        b = bound(n)
+        curve.append((n, b))
+        if b >= target:
+            break
+        if n >= max_trials:
+            return AuditPlan(trials=None, certified=b, seconds=None, runs=None, curve=curve, reason=(
+                f"more than {max_trials:.3g} trials: {method} certifies only {b:.3g} there" + (
+                    " (with δ > 0 the one-run bound's term 2mδ grows with the canaries m, so it levels off)"
+                    if method == "one-run" else "") + "."), **kw)
+        n = min(2 * n, max_trials)
+    lo, hi = n // 2, n
+    while hi - lo > max(2, hi // 100):  # to 1 %
+        mid = (lo + hi) // 2
+        mid += mid % 2
+        if bound(mid) >= target:
+            hi = mid
+        else:
+            lo = mid
+    if method == "one-run":  # 4 m trainings give one_run_canaries(m, m) canaries (m evaluation trials per side)
+        m = max(2, hi // 2)
+        while one_run_canaries(m, m) < hi:
+            m += max(1, m // 100)
+        runs = 4 * m
+    else:
+        runs = hi
+    secs = None if seconds_per_trial is None else float(seconds_per_trial) * runs
+    return AuditPlan(trials=hi, certified=bound(hi), seconds=secs, runs=runs, curve=curve, **kw)
+
+
+def mechanism_for_plan(algorithm_id: str, data, loss, params) -> tuple[float, str, float, float | None]:
+    """(ε of the mechanism, where it comes from, δ, CPU seconds per audit trial here) for :func:`plan_audit`: the
+    matched accountant's ε of the noise the audit would use (:func:`dpviz.labs.audit._accountant`), and the audit's cost
+    model (:func:`dpviz.labs.audit.audit_seconds`, at 1000 trials; ``None`` where it cannot be estimated).
+    Raises ValueError where the setting does not run or no accountant gives an ε (Laplace noise, no noise)."""
+    from dpviz.labs import audit as aud
+    from dpviz.engine import simulate as sim
+
+    params = dict(params)
+    *_, plans, _ = sim._plan(algorithm_id, data, loss, None, 1, params)
+    plan = plans[0]
+    if not plan["run"]:
+        raise ValueError(f"the calibration is infeasible, nothing to audit: {plan['cal'].reason}")
+    eps, note = aud._accountant(algorithm_id, plan, sim.SPECS[algorithm_id])
+    if eps is None or not eps > 0:
+        raise ValueError(f"no epsilon to plan against: {note}")
+    n = int(plan["n"])
+    delta = float(plan["delta"]) if plan["delta"] else 1.0 / n**2
+    try:
+        per = aud.audit_seconds(algorithm_id, data, loss, params, 1000) / 1000.0
+    except (ValueError, KeyError):
+        per = None
+    return float(eps), note, delta, per

@@ -1,1 +1,0 @@
-"""One module per paper (references in docs/papers.md); each defines PAPER, ALGORITHMS, THEOREMS and TABLES (see dpviz.catalog)."""

@@ -1,0 +1,525 @@
+r"""A certified lower bound on the ε of a composed Poisson-sub-sampled Gaussian mechanism, tight to second order in
+the grid step, for the error bars of :mod:`dpviz.theory.accounting`.
+
+Why a new lower bound
+---------------------
+dp_accounting's PLD rounds every privacy loss to a grid of step Δ.  Rounded *up* with connect-the-dots
+(Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022) the PLD is a dominating pair: its ε is an upper bound and its
+error is second order in Δ.  Rounded *down* (the "optimistic" PLD) it is a lower bound, but every step loses up to Δ of
+privacy loss, so after T steps the lower bound can be T·Δ below the truth: at n = T = 50 000 (q = 1/n, z = 1) it is 0.
+The PRV accountant of Gopi, Lee & Wutschitz (2021) certifies both ends, but its grid step must be about
+ε_error/√(T log(1/δ)), tens of millions of points there.
+
+The construction
+----------------
+Let (P, Q) be the mechanism's dominating pair on the real line, with a privacy loss ℓ(x) = log(dP/dQ)(x) monotone in
+x (for the Poisson-sub-sampled Gaussian, Zhu, Dong & Wang 2022: "remove" P = (1 − q)N(0, z²) + qN(1, z²) against
+Q = N(0, z²), "add" the reverse).  Cut the line into consecutive intervals G_k chosen so that each interval's
+likelihood ratio P(G_k)/Q(G_k) is *exactly* e^{g_k Δ} for an integer g_k: the first interval starts where the mass
+piles up, and each next end point solves P([a, b)) = e^{gΔ} Q([a, b)) (one monotone equation).  Reporting only which
+interval the output fell in is a post-processing of the mechanism, so the pair of interval masses (P(G_k), Q(G_k)) is
+dominated by (P, Q) — its hockey-stick divergence is at most (P, Q)'s at every ε — and so is the T-fold composition of
+this pair by the T-fold composition of (P, Q) (Blackwell's theorem for dichotomies; Dong, Roth & Su 2022, the
+post-processing property of trade-off functions).  Its privacy losses are exactly on the grid, so the T-fold
+composition is an exact convolution (FFT), and the ε it gives is a lower bound on the mechanism's ε.  Merging an
+interval loses only second-order information (the ratio inside an interval varies by about Δ), unlike rounding down,
+which loses up to Δ per step.
+
+Where little probability is left (a far tail of P-mass below ``tail``) the intervals are instead the grid cells
+[kΔ, (k+1)Δ) rounded down to kΔ, and the last remainder is rounded down too: lowering the privacy loss of an atom
+(keeping its P-mass) can only lower δ(ε) = E[(1 − e^{ε − L})₊] of the composition, so the bound stays a lower bound;
+mass dropped from a tail counts as loss −∞, which lowers δ too.  The composition's own truncation (dp_accounting's
+FFT self-convolution) removes at most 10⁻¹⁵ of mass and adds 10⁻¹⁵ to its infinity mass; the ε is therefore read at
+δ + 3·10⁻¹⁵.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+__all__ = ["Pair", "poisson_pairs", "dominated_pmf", "lower_epsilon"]
+
+_SQRT2 = math.sqrt(2.0)
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+#: P-mass below which the far tails are rounded down cell by cell instead of merged exactly (see the module docstring)
+TAIL = 1e-9
+#: mass of a tail that is dropped outright (treated as privacy loss −∞)
+DROP = 1e-30
+#: the add direction's far left tail (P-mass LOW/T per step, privacy loss far below 0) is clamped: raised to the
+#: clamp level in the upper bound (pessimistic), dropped in the lower bound; it holds about LOW of all T-step paths,
+#: whose privacy loss is then far below ε, so δ(ε) moves by about LOW·δ
+LOW = 1e-5
+#: most points of one FFT (a one-step PLD or a composition's window): about 34 MB per array; beyond, ValueError
+MAX_FFT = 2**22
+#: δ slack for the truncation of the FFT self-composition (10⁻¹⁵ truncated + 10⁻¹⁵ infinity mass) and rounding
+DELTA_SLACK = 3e-15
+
+
+def _sf(u: float) -> float:
+    """Standard normal upper tail P(N(0,1) > u)."""
+    return 0.5 * math.erfc(u / _SQRT2)
+
+
+@dataclass(frozen=True)
+class Pair:
+    r"""A dominating pair of Gaussian mixtures with a common standard deviation ``s`` and a privacy loss increasing in x.
+
+    ``p`` and ``q`` are tuples of (weight, mean).  Only two shapes occur here (``kind``):
+
+    ``"remove"``: P = (1 − r)N(0, s²) + rN(1, s²), Q = N(0, s²); ℓ(x) = log(1 − r + r e^{(2x − 1)/(2s²)}), from
+    log(1 − r) (x → −∞) to +∞.
+    ``"add"``: P = N(0, s²), Q = (1 − r)N(0, s²) + rN(−1, s²) (the add pair reflected so that ℓ increases);
+    ℓ(x) = −log(1 − r + r e^{−(2x + 1)/(2s²)}), from −∞ to −log(1 − r).
+    """
+
+    kind: str
+    r: float
+    s: float
+
+    @property
+    def p(self):
+        return ((1.0 - self.r, 0.0), (self.r, 1.0)) if self.kind == "remove" else ((1.0, 0.0),)
+
+    @property
+    def q(self):
+        return ((1.0, 0.0),) if self.kind == "remove" else ((1.0 - self.r, 0.0), (self.r, -1.0))
+
+    # -- the loss and its inverse ------------------------------------------------------------------------------
+    def loss(self, x: float) -> float:
+        r, s2 = self.r, self.s * self.s
+        if self.kind == "remove":
+            e = (2.0 * x - 1.0) / (2.0 * s2)
+            return math.log1p(r * math.expm1(e)) if e < 700 else math.log(r) + e + math.log1p((1 - r) * math.exp(-e) / r)
+        e = -(2.0 * x + 1.0) / (2.0 * s2)
+        return -(math.log1p(r * math.expm1(e)) if e < 700 else math.log(r) + e + math.log1p((1 - r) * math.exp(-e) / r))
+
+    def inv(self, lam: float) -> float:
+        """The x with ℓ(x) = lam (lam inside the loss range)."""
+        r, s2 = self.r, self.s * self.s
+        if self.kind == "remove":
+            return s2 * math.log((math.expm1(lam) + r) / r) + 0.5
+        return -(s2 * math.log((math.expm1(-lam) + r) / r) + 0.5)
+
+    @property
+    def loss_range(self) -> tuple[float, float]:
+        lo = math.log1p(-self.r)
+        return (lo, math.inf) if self.kind == "remove" else (-math.inf, -lo)
+
+    def dloss(self, x: float) -> float:
+        """dℓ/dx."""
+        r, s2 = self.r, self.s * self.s
+        if self.kind == "remove":
+            e = (2.0 * x - 1.0) / (2.0 * s2)
+            w = 1.0 / (1.0 + (1.0 - r) / r * math.exp(-e)) if e > -700 else 0.0  # r e^e / (1 - r + r e^e)
+            return w / s2
+        e = -(2.0 * x + 1.0) / (2.0 * s2)
+        w = 1.0 / (1.0 + (1.0 - r) / r * math.exp(-e)) if e > -700 else 0.0
+        return w / s2
+
+    # -- masses and densities ----------------------------------------------------------------------------------
+    def _mass(self, comps, a: float, b: float) -> float:
+        """Mass of [a, b) under a mixture, each component's difference taken on the side where it is accurate."""
+        out = 0.0
+        for w, mu in comps:
+            ua, ub = (a - mu) / self.s, (b - mu) / self.s
+            if ua >= 0.0:
+                m = _sf(ua) - _sf(ub)
+            elif ub <= 0.0:
+                m = _sf(-ub) - _sf(-ua)
+            else:
+                m = 1.0 - _sf(ub) - _sf(-ua)
+            out += w * m
+        return out
+
+    def mass_p(self, a: float, b: float) -> float:
+        return self._mass(self.p, a, b)
+
+    def mass_q(self, a: float, b: float) -> float:
+        return self._mass(self.q, a, b)
+
+    def _pdf(self, comps, x: float) -> float:
+        return sum(w * math.exp(-0.5 * ((x - mu) / self.s) ** 2 - _LOG_SQRT_2PI) / self.s for w, mu in comps)
+
+    def pdf_p(self, x: float) -> float:
+        return self._pdf(self.p, x)
+
+    def pdf_q(self, x: float) -> float:
+        return self._pdf(self.q, x)
+
+    def quantile_p(self, mass: float, upper: bool) -> float:
+        """An x with P(X > x) <= mass (upper) or P(X < x) <= mass (lower): the component bound, conservative."""
+        from scipy.special import ndtri
+
+        xs = []
+        for w, mu in self.p:  # each component's weighted tail below mass / #components
+            share = mass / (len(self.p) * w)
+            if share >= 0.5:
+                continue
+            u = -float(ndtri(share))
+            xs.append(mu + u * self.s if upper else mu - u * self.s)
+        if not xs:
+            return 0.0
+        return max(xs) if upper else min(xs)
+
+
+def poisson_pairs(z: float, q: float) -> tuple[Pair, Pair]:
+    """The remove and add pairs of one step of the Poisson-sub-sampled Gaussian mechanism (noise multiplier z,
+    sampling probability q < 1, add/remove neighbours)."""
+    return Pair("remove", q, z), Pair("add", q, z)
+
+
+class _Chain:
+    """The interval chain of one pair (see the module docstring), with the masses of its two components written
+    out: ``remove`` P − tQ = (1 − r − t)·N(0) + r·N(1), ``add`` P − tQ = (1 − t(1 − r))·N(0) − t r·N(−1)."""
+
+    def __init__(self, pair: Pair):
+        self.pair, self.s, self.r = pair, pair.s, pair.r
+        self.mu1 = 1.0 if pair.kind == "remove" else -1.0
+
+    def coef(self, t: float) -> tuple[float, float]:
+        r = self.r
+        return (1.0 - r - t, r) if self.pair.kind == "remove" else (1.0 - t * (1.0 - r), -t * r)
+
+    def phi_up(self, a: float, b: float, t: float) -> float:
+        """P([a, b)) − t Q([a, b))."""
+        c0, c1 = self.coef(t)
+        return c0 * self.pair._mass(((1.0, 0.0),), a, b) + c1 * self.pair._mass(((1.0, self.mu1),), a, b)
+
+    def dphi(self, x: float, t: float) -> float:
+        """d/dx of P((−∞, x)) − t Q((−∞, x)): the densities' difference."""
+        c0, c1 = self.coef(t)
+        s = self.s
+        return (c0 * math.exp(-0.5 * (x / s) ** 2) + c1 * math.exp(-0.5 * ((x - self.mu1) / s) ** 2)) / (
+            s * math.sqrt(2.0 * math.pi))
+
+
+def _newton(f, df, x0: float, lo: float, hi: float | None, scale: float) -> float:
+    """A root of f, increasing on [lo, hi] (hi None: unbounded; f(lo) < 0): Newton from x0 kept in the bracket,
+    bisection when it leaves it; tolerance 1e-11·scale (the caller's verification makes any end point valid)."""
+    if hi is None:
+        step = max(x0 - lo, 1e-6 * scale)
+        hi = lo + step
+        while f(hi) < 0.0:
+            lo, hi = hi, hi + 2.0 * step
+            step *= 2.0
+            if step > 1e3 * scale:  # pragma: no cover (the caller checked a root exists)
+                break
+        x0 = min(max(x0, lo), hi)
+    x = x0
+    for _ in range(50):
+        fx = f(x)
+        if fx < 0.0:
+            lo = x
+        else:
+            hi = x
+        d = df(x)
+        nx = x - fx / d if d > 0.0 else 0.5 * (lo + hi)
+        if not lo <= nx <= hi:
+            nx = 0.5 * (lo + hi)
+        if abs(nx - x) <= 1e-11 * scale or hi - lo <= 1e-11 * scale:
+            return nx
+        x = nx
+    return x
+
+
+def grid_offset(pair: Pair, D: float) -> float:
+    """θ in [0, 1): the grid of this pair's atoms is (k + θ)Δ, placed so that a grid point lies half a step inside the
+    finite end of the loss range where the P-mass piles up (log(1 − q) for remove, −log(1 − q) for add); otherwise,
+    with Δ > q, no grid point would lie between that end and 0 and the first interval could not be balanced."""
+    lo_loss, hi_loss = pair.loss_range
+    return (lo_loss / D + 0.5) % 1.0 if pair.kind == "remove" else (hi_loss / D - 0.5) % 1.0
+
+
+def _chain(pair: Pair, D: float, tail: float, max_groups: int, th: float = 0.0):
+    """The end points of the exact intervals (see the module docstring), as a list of x from the piled-up end
+    inwards; the intervals' own masses are computed afterwards (:func:`dominated_pmf`)."""
+    ch = _Chain(pair)
+    s = pair.s
+    eta = 1e-6  # aim each interval's loss a hair above its grid point, so rounding down keeps it there
+    pts: list[float] = []
+    lo_loss, hi_loss = pair.loss_range
+    x_end = pair.quantile_p(tail, upper=pair.kind == "remove")
+    span = pair.loss(x_end) - lo_loss if pair.kind == "remove" else hi_loss - pair.loss(x_end)
+    if span / D > max_groups:
+        raise ValueError(f"the lower-bound PLD would need about {span / D:.3g} intervals at grid step {D:g} "
+                         f"(at most {max_groups})")
+    if pair.kind == "remove":
+        a = -math.inf
+        k = math.floor(math.log1p(-pair.r) / D - th) + 1
+        while a < x_end and len(pts) < max_groups:
+            lam = (k + th + eta) * D
+            t = math.exp(lam)
+            xs = pair.inv(lam)
+            f0 = ch.phi_up(a, xs, t)
+            if f0 >= 0.0:
+                b = xs
+            else:
+                c0, c1 = ch.coef(t)
+                if c0 * pair._mass(((1.0, 0.0),), a, math.inf) + c1 * pair._mass(((1.0, ch.mu1),), a, math.inf) < 0:
+                    break
+                curv = pair.pdf_q(xs) * t * pair.dloss(xs)
+                guess = xs + (math.sqrt(-2.0 * f0 / curv) if curv > 0 else s)
+                b = _newton(lambda x: ch.phi_up(a, x, t), lambda x: ch.dphi(x, t), guess, xs, None, s)
+            if b >= x_end:
+                break
+            pts.append(b)
+            a = b
+            k = max(math.floor(pair.loss(a) / D - th) + 1, k + 1)
+        return pts, x_end
+    x_end = pair.quantile_p(tail, upper=False)
+    b = math.inf
+    k = math.ceil(-math.log1p(-pair.r) / D - th) - 1
+    while b > x_end and len(pts) < max_groups:
+        lam = (k + th + eta) * D
+        t = math.exp(lam)
+        xs = pair.inv(lam)
+        f0 = ch.phi_up(xs, b, t)  # P([a, b)) − tQ([a, b)) rises as a falls below x*
+        if f0 >= 0.0:
+            a = xs
+        else:
+            c0, c1 = ch.coef(t)
+            if c0 * pair._mass(((1.0, 0.0),), -math.inf, b) + c1 * pair._mass(((1.0, ch.mu1),), -math.inf, b) < 0:
+                break
+            curv = pair.pdf_q(xs) * t * pair.dloss(xs)
+            guess = xs - (math.sqrt(-2.0 * f0 / curv) if curv > 0 else s)
+            # in u = −a the function u ↦ φ([−u, b)) increases from u = −x*
+            a = -_newton(lambda u: ch.phi_up(-u, b, t), lambda u: -ch.dphi(-u, t), -guess, -xs, None, s)
+        if a <= x_end:
+            break
+        pts.append(a)
+        b = a
+        k = min(math.ceil(pair.loss(b) / D - th) - 1, k - 1)
+    return pts, x_end
+
+
+def dominated_pmf(pair: Pair, delta_grid: float, tail: float = TAIL, drop: float = DROP,
+                  max_groups: int = 200_000, low: float | None = None):
+    """P-masses on the grid kΔ of a pair dominated by ``pair`` (see the module docstring): ``(k0, probs)``, the atom
+    of ``probs[i]`` at privacy loss (k0 + i)·Δ; the total may fall short of 1 by dropped tail mass (loss −∞).
+
+    The interval end points come from :func:`_chain` (Newton on each interval's balance); whatever they are, each
+    interval's mass and likelihood ratio are then computed directly and its atom put at its loss rounded down, so the
+    result is a valid lower-bound PLD even where the chain is inexact."""
+    import numpy as np
+
+    D = delta_grid
+    th = grid_offset(pair, D)
+    pts, x_end = _chain(pair, D, tail, max_groups, th)
+    if pair.kind == "remove":
+        x_hi = pair.quantile_p(drop, upper=True)
+        a0 = pts[-1] if pts else -math.inf
+        lam_a = pair.loss(a0) if math.isfinite(a0) else math.log1p(-pair.r)
+        k_hi = math.floor(pair.loss(x_hi) / D - th) + 1
+        cells = _inv_vec(pair, (np.arange(math.floor(lam_a / D - th) + 1, k_hi + 1) + th) * D)
+        edges = np.concatenate(([-math.inf], pts, np.minimum(cells, x_hi)))
+        lo_e, hi_e = edges[:-1], edges[1:]
+    else:
+        x_lo = pair.quantile_p(drop if low is None else max(drop, low), upper=False)
+        b0 = pts[-1] if pts else math.inf
+        lam_b = pair.loss(b0) if math.isfinite(b0) else -math.log1p(-pair.r)
+        k_lo = math.floor(pair.loss(x_lo) / D - th)
+        cells = _inv_vec(pair, (np.arange(math.ceil(lam_b / D - th) - 1, k_lo, -1) + th) * D)
+        edges = np.concatenate(([math.inf], pts, np.maximum(cells, x_lo), [x_lo]))
+        lo_e, hi_e = edges[1:], edges[:-1]
+    if len(edges) > MAX_FFT:  # pragma: no cover (the chain's own limit comes first)
+        raise ValueError(f"the lower-bound PLD would need about {len(edges):.3g} grid points (at most {MAX_FFT:.3g})")
+    keep = hi_e > lo_e
+    lo_e, hi_e = lo_e[keep], hi_e[keep]
+    mp = _mass_vec(pair.p, pair.s, lo_e, hi_e)
+    mq = _mass_vec(pair.q, pair.s, lo_e, hi_e)
+    ok = (mp > 0.0) & (mq > 0.0)
+    mp, mq = mp[ok], mq[ok]
+    k = np.floor(np.log(mp / mq) / D - th).astype(np.int64)
+    k0 = int(k.min())
+    probs = np.bincount(k - k0, weights=mp)
+    return k0, probs, th
+
+
+def _inv_vec(pair: Pair, lam):
+    import numpy as np
+
+    r, s2 = pair.r, pair.s * pair.s
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):  # losses beyond e^709: x = ±inf
+        if pair.kind == "remove":
+            return s2 * np.log((np.expm1(lam) + r) / r) + 0.5
+        return -(s2 * np.log((np.expm1(-lam) + r) / r) + 0.5)
+
+
+def _mass_vec(comps, s, a, b):
+    """Masses of [a_i, b_i) under a mixture (vectorised, each difference on its accurate side)."""
+    import numpy as np
+    from scipy.special import ndtr
+
+    out = np.zeros(len(a))
+    for w, mu in comps:
+        ua, ub = (a - mu) / s, (b - mu) / s
+        right = ndtr(-ua) - ndtr(-ub)
+        left = ndtr(ub) - ndtr(ua)
+        out += w * np.where(ua >= 0.0, right, left)
+    return np.maximum(out, 0.0)
+
+
+def lower_epsilon(z: float, q: float, steps: int, delta: float, delta_grid: float,
+                  max_groups: int = 200_000) -> float:
+    """A lower bound on the ε(δ) of ``steps`` compositions of the Poisson-sub-sampled Gaussian mechanism (noise
+    multiplier z, sampling probability q < 1, add/remove neighbours): the larger of the remove and add directions'
+    dominated pairs (see the module docstring), composed by dp_accounting's FFT self-convolution.
+
+    The far tails rounded down cell by cell hold P-mass at most ``min(10⁻⁶, 0.01/T)`` per step, so they cost at most
+    0.01 grid steps of privacy loss in expectation over the T steps; the mass dropped (at most 10⁻⁶·δ/T per step)
+    can lower δ(ε) by at most 10⁻⁶·δ."""
+    tail = min(max(0.01 / steps, 1e-12), 1e-6)
+    drop = 1e-6 * delta / steps
+    best = 0.0
+    for pair in poisson_pairs(z, q):
+        k0, probs, th = dominated_pmf(pair, delta_grid, tail, drop, max_groups, LOW / steps)
+        best = max(best, _compose_eps(k0, probs, delta_grid, 0.0, steps, delta, False, th))
+    return best
+
+
+def epsilon_of_dense(k0: int, probs, grid: float, infinity_mass: float, delta: float, offset: float = 0.0) -> float:
+    """The smallest ε >= 0 with δ(ε) = infinity_mass + Σ_{ℓ_i > ε} p_i (1 − e^{ε − ℓ_i}) <= delta for the PMF with
+    atoms p_i at ℓ_i = (k0 + i)·grid: dp_accounting's ``DensePLDPmf.get_epsilon_for_delta``, vectorised (its loop
+    runs over every atom above ε in Python).  A test checks equality."""
+    import numpy as np
+
+    if infinity_mass > delta:
+        return math.inf
+    p = np.asarray(probs, dtype=float)
+    losses = (k0 + np.arange(len(p))) * grid + offset
+    # U_i, L_i: the masses of the atoms i, i+1, … under the upper and lower distributions
+    U = infinity_mass + np.cumsum(p[::-1])[::-1]
+    L = np.cumsum((p * np.exp(-losses))[::-1])[::-1]
+    # δ just at the atom i (the atoms above it counted): U_{i+1} − e^{ℓ_i} L_{i+1}
+    U1 = np.append(U[1:], infinity_mass)
+    L1 = np.append(L[1:], 0.0)
+    d_at = U1 - np.exp(losses) * L1
+    above = np.flatnonzero(d_at > delta)
+    if above.size == 0:  # δ(ℓ_0) <= delta: ε below the lowest atom, where δ(ε) = U_0 − e^ε L_0
+        u, l = U[0], L[0]
+    else:
+        i = int(above[-1])  # the last atom where δ is still above delta: ε lies in (ℓ_i, ℓ_{i+1}]
+        u, l = U1[i], L1[i]
+        if l <= 0.0:
+            return max(0.0, float(losses[i]))
+    if u <= l + delta:
+        return 0.0
+    return max(0.0, math.log((u - delta) / l))
+
+
+def upper_pmfs(z: float, q: float, grid: float, drop: float, low: float | None = None):
+    """The pessimistic connect-the-dots PLDs (Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022, Algorithm 1, as
+    dp_accounting's ``create_pmf_pessimistic_connect_dots``) of one step's remove and add pairs, with the hockey-stick
+    divergences δ(kΔ) at every grid point computed in one vectorised pass (dp_accounting inverts the privacy loss
+    point by point in Python).  The grid points run from the bottom of the loss range to where δ falls below
+    ``drop``; the δ left there goes to the infinity mass (pessimistic).  Returns [(k0, probs, infinity_mass)] × 2."""
+    import numpy as np
+    from scipy.special import ndtr
+
+    out = []
+    for pair in poisson_pairs(z, q):
+        lo_loss, hi_loss = pair.loss_range
+        if pair.kind == "remove":
+            k_lo = math.floor(lo_loss / grid)
+            x_hi = pair.quantile_p(drop, upper=True)
+            k_hi = math.ceil(pair.loss(x_hi) / grid)
+        else:
+            x_lo = pair.quantile_p(drop if low is None else max(drop, low), upper=False)
+            k_lo = math.floor(pair.loss(x_lo) / grid)
+            k_hi = math.ceil(hi_loss / grid)
+        if k_hi - k_lo > MAX_FFT:
+            raise ValueError(f"one step's PLD would need about {k_hi - k_lo:.3g} grid points at step {grid:g} "
+                             f"(at most {MAX_FFT:.3g})")
+        ks = np.arange(k_lo, k_hi + 1)
+        lam = ks * grid
+        d = np.empty(len(ks))
+        inside = (lam > lo_loss) & (lam < hi_loss)
+        x = _inv_vec(pair, lam[inside])
+        s = pair.s
+        pS = sum(w * ndtr(-(x - mu) / s) for w, mu in pair.p)
+        qS = sum(w * ndtr(-(x - mu) / s) for w, mu in pair.q)
+        with np.errstate(over="ignore", invalid="ignore"):
+            d[inside] = np.nan_to_num(pS - np.exp(lam[inside]) * qS, nan=0.0, posinf=1.0, neginf=0.0)
+        d[lam <= lo_loss] = -np.expm1(lam[lam <= lo_loss])  # every outcome counts: δ = 1 − e^λ
+        d[lam >= hi_loss] = 0.0
+        d = np.clip(d, 0.0, 1.0)
+        d = np.minimum.accumulate(d)
+        diffs = np.diff(d)
+        eps_diffs = np.diff(lam)
+        v1 = np.append(1.0 - d[0], diffs / np.expm1(-eps_diffs))
+        v2 = np.append(diffs / np.expm1(eps_diffs), 0.0)
+        probs = np.maximum(0.0, v1 + v2)
+        out.append((int(ks[0]), probs, float(d[-1])))
+    return out
+
+
+def self_convolve(probs, steps: int, truncation: float = 1e-15):
+    """(lower index, window) of the ``steps``-fold self-convolution of ``probs``: dp_accounting's
+    ``common.self_convolve`` (Chernoff bounds on the window whose outside holds at most ``truncation`` of the mass,
+    then a circular FFT convolution at least as long as the window, so the mass outside wraps into it), with a real FFT
+    and ten Chernoff orders instead of forty (every order gives a valid bound; fewer only widen the window)."""
+    import numpy as np
+    from scipy import fft
+    from scipy.special import logsumexp
+
+    p = np.asarray(probs, dtype=float)
+    n = len(p)
+    idx = np.arange(n, dtype=float)
+    lp = np.log(np.maximum(p, 1e-300))
+    lp[p <= 0] = -np.inf
+    orders = np.array([-20.0, -10.0, -5.0, -2.0, -1.0, 1.0, 2.0, 5.0, 10.0, 20.0]) / n
+    lower, upper = 0, (n - 1) * steps
+    log2t = math.log(2.0 / truncation)
+    for o in orders:
+        bound = (steps * float(logsumexp(idx * o + lp)) + log2t) / o
+        if not math.isfinite(bound):
+            continue
+        if o > 0:
+            upper = min(upper, math.ceil(bound))
+        else:
+            lower = max(lower, math.floor(bound))
+    out_len = upper - lower + 1
+    m = fft.next_fast_len(max(out_len, n), real=True)
+    if m > MAX_FFT:
+        raise ValueError(f"composing {steps} steps would need about {m:.3g} grid points (at most {MAX_FFT:.3g})")
+    f = fft.rfft(p, m)
+    r = np.abs(f)
+    f = np.exp(steps * np.log(np.maximum(r, 1e-300)) + 1j * (steps * np.angle(f)))
+    conv = fft.irfft(f, m)
+    return lower, np.roll(conv, -lower)[:out_len]
+
+
+def _compose_eps(k0: int, probs, grid: float, inf: float, steps: int, delta: float, pessimistic: bool,
+                 theta: float = 0.0) -> float:
+    """ε of the ``steps``-fold composition of the PMF with atoms (k0 + i + θ)·grid (the composition's atoms lie at
+    (K + steps·θ)·grid), composed as dp_accounting's ``DensePLDPmf.self_compose``: the pessimistic estimate adds the
+    10⁻¹⁵ it may truncate to the infinity mass; the optimistic one reads ε at δ + :data:`DELTA_SLACK` instead."""
+    off = steps * theta * grid
+    if steps > 1:
+        lo, window = self_convolve(probs, steps, 1e-15)
+        k0, probs = k0 * steps + lo, window
+    if pessimistic:
+        inf = (1e-15 if steps > 1 else 0.0) - math.expm1(steps * math.log1p(-inf))
+        return epsilon_of_dense(k0, probs, grid, inf, delta, off)
+    return epsilon_of_dense(k0, probs, grid, 0.0, delta + DELTA_SLACK, off)
+
+
+def upper_epsilon(z: float, q: float, steps: int, delta: float, delta_grid: float) -> float:
+    """An upper bound on the ε(δ) of ``steps`` compositions of the Poisson-sub-sampled Gaussian mechanism (add/remove):
+    the larger of the remove and add directions' connect-the-dots PLDs (:func:`upper_pmfs`), each composed by
+    dp_accounting's FFT self-convolution (whose truncated tails go to the infinity mass).  The tails beyond
+    10⁻⁴·δ/T per step go to the infinity mass as well, so they add at most 10⁻⁴·δ to δ."""
+    drop = 1e-4 * delta / steps
+    return max(_compose_eps(k0, p, delta_grid, inf, steps, delta, True)
+               for k0, p, inf in upper_pmfs(z, q, delta_grid, drop, LOW / steps))
+
+
+def loss_span(z: float, q: float, steps: int, delta: float) -> float:
+    """The width, in privacy-loss units, of the longer of the two one-step PLDs that :func:`upper_epsilon` and
+    :func:`lower_epsilon` build (so a grid of step Δ has about ``loss_span / Δ`` points before composition)."""
+    drop = min(1e-4 * delta / steps, 1e-6 * delta / steps * 100)
+    rem, add = poisson_pairs(z, q)
+    w_rem = rem.loss(rem.quantile_p(drop, upper=True)) - rem.loss_range[0]
+    w_add = add.loss_range[1] - add.loss(add.quantile_p(max(drop, LOW / steps), upper=False))
+    return max(w_rem, w_add)
