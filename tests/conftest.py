@@ -115,9 +115,19 @@ def wait_query(page, name, value, timeout: int = WAIT) -> None:
 def choose(page, key: str, label: str, typed: str | None = None) -> None:
     """Choose ``label`` in the selectbox with key ``key``: click it, type ``typed`` (default: the label), which
     filters the (virtualised) option list, and click the option."""
-    page.locator(f".st-key-{key} input[role=combobox]").click()
-    page.keyboard.type(label if typed is None else typed)
-    page.get_by_role("option", name=label, exact=True).click()
+    for attempt in range(3):
+        page.locator(f".st-key-{key} input[role=combobox]").click()
+        page.keyboard.type(label if typed is None else typed)
+        try:
+            # a rerun that redraws the page (held-back charts drawn after the first paint, a slow row filled in)
+            # closes the open list under the click: open it again rather than wait for an option that is gone
+            page.get_by_role("option", name=label, exact=True).click(timeout=10000 if attempt < 2 else 30000)
+            return
+        except Exception:
+            if attempt == 2:
+                raise
+            page.keyboard.press("Escape")
+            settle(page)
 
 
 def chosen(page, key: str) -> str:

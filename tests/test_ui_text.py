@@ -37,5 +37,7 @@ def test_calibrate_notes_have_no_ascii_greek(schedule):
     at.switch_page("pages/calibrate.py").run()
     assert not at.exception
     texts = [w.value for w in at.warning] + [c.value for c in at.caption] + [e.value for e in at.error]
-    bad = [t for t in texts if ASCII_NAMES.search(str(t))]
+    # a command in backticks (e.g. the privacy statement's `python -m dpviz account … --alpha 0.5 --delta …`) keeps
+    # the command line's ASCII option names; the prose around it may not
+    bad = [t for t in texts if ASCII_NAMES.search(re.sub(r"`[^`]*`", "", str(t)))]
     assert not bad, bad
