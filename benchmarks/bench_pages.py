@@ -200,7 +200,6 @@ def edits(url: str) -> list[tuple[str, float, float, float]]:
                                lambda: _edit(page, "w_eps", eps)))
         rows += _bounds_explicit(page, url)
         rows += _accounting(page, url)
-        rows += _audit(page, url)
         browser.close()
     return rows
 
@@ -255,38 +254,6 @@ def _accounting(page, url: str) -> list[tuple[str, float, float, float]]:
             rows.append(_timed(page, f"Accounting {alg}: {key[2:]} edit",
                                f"() => {{ const s = {SUMMARY}; return s !== '' && s !== {json.dumps(before)}; }}",
                                lambda key=key, value=value: _edit(page, key, value)))
-    return rows
-
-
-METRICS = ("Array.from(document.querySelectorAll('[data-testid=\"stMetric\"]')).map(e => e.innerText).join('|')")
-
-
-def _audit(page, url: str) -> list[tuple[str, float, float, float]]:
-    """Audit (DP-SGD, the page's defaults: 2000 trials, an estimated 0.1 s of work, so it runs at once): ε (claimed)
-    and n edits; "main numbers" = the audit's metrics (ε lower bound, ε claimed, the accountant's ε, the most ε the
-    trials can certify) show the new run's values (rows as in :func:`edits`)."""
-    import json
-
-    rows = []
-    _open(page, f"{url}/audit")
-    for key, value in (("w_eps", 0.737), ("w_eps", 1.913), ("w_n", 4321), ("w_n", 5432)):
-        before = page.evaluate(f"() => {METRICS}")
-        rows.append(_timed(page, f"Audit: {key[2:]} edit",
-                           f"() => {{ const s = {METRICS}; return s.split('|').length >= 4 && "
-                           f"!document.body.innerText.includes('running…') && s !== {json.dumps(before)}; }}",
-                           lambda key=key, value=value: _edit(page, key, value)))
-    return rows
-
-
-def audit_only(url: str) -> list[tuple[str, float, float, float]]:
-    """Only the Audit measurements (``--only audit``)."""
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = _context(browser, viewport={"width": 1400, "height": 1800}).new_page()
-        rows = _audit(page, url)
-        browser.close()
     return rows
 
 
@@ -377,14 +344,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=8, help="concurrent sessions for the load figure (0: skip)")
     ap.add_argument("--runs", type=int, default=1, help="repeat the edit measurements this many times")
-    ap.add_argument("--only", choices=["bounds-explicit", "accounting", "audit"], help="run only these measurements (no load figure)")
+    ap.add_argument("--only", choices=["bounds-explicit", "accounting"], help="run only these measurements (no load figure)")
     args = ap.parse_args()
     proc, url = start_server()
     try:
         rows = []
         for _ in range(args.runs):
-            rows += ({"bounds-explicit": bounds_explicit_only, "accounting": accounting_only,
-                      "audit": audit_only}[args.only](url)
+            rows += ({"bounds-explicit": bounds_explicit_only, "accounting": accounting_only}[args.only](url)
                      if args.only else edits(url))
         print(f"{'what':<45} {'seen':>7} {'driver':>7} {'full page':>10}")
         for what, seen, driver, full in rows:
