@@ -191,12 +191,15 @@ def test_accounting_contract_and_shared_view(server, page):
 
 
 def test_accounting_downloads_never_hold_the_previous_run(server, page):
+    from playwright.sync_api import expect
+
     page.goto(f"{server}/accounting?algorithm=dpsgd-rdp&n=1000&eps=1")
     page.wait_for_selector("text=Summary:", timeout=WAIT)
     page.wait_for_timeout(2500)  # the first visit's held-back charts are drawn by a rerun 1.5 s after the paint
     settle(page)
     page.wait_for_selector(".st-key-view_accounting button", timeout=WAIT)
-    assert page.get_by_role("button", name="Download this view (JSON)").count() == 1
+    # a late rerun may redraw the button between a look-up and a count: wait for exactly one, not count once
+    expect(page.get_by_role("button", name="Download this view (JSON)")).to_have_count(1, timeout=WAIT)
     # T = 600 000: the accountants take many seconds; meanwhile no download of the previous run is offered
     _type(page, "w_T", "600 000")
     wait_query(page, "T", "600000")
