@@ -1,4 +1,4 @@
-"""Lessons: guided, live, self-checking walks through the papers (the lessons are data in dpviz_ui/lessons.py).
+"""Lessons: guided, live, self-checking walks through the papers (the lessons are data in dpviz_ui/lessons/content.py).
 
 Link state (validated by :func:`dpviz_ui.lessons.state_from_query`, never evaluated): ``les_id``, ``les_step``,
 ``les_present`` (presenter mode), ``les_lock`` (inputs fixed to the link's values) and the values of changed inputs

@@ -127,6 +127,32 @@ def test_a_module_in_no_layer_is_reported(tmp_path):
     assert any(b.startswith("dpviz.newthing: in no layer") for b in bad)
 
 
+#: the modules of the package dpviz_ui.lessons, lowest first: each imports only those before it (no cycles)
+_LESSONS_ORDER = ("model", "curves", "views", "solvers", "content", "links", "handout")
+
+
+def _lessons_violations(files: dict[str, Path]) -> list[str]:
+    mods = [f"dpviz_ui.lessons.{m}" for m in _LESSONS_ORDER]
+    bad = [f"{m}: not in the order of the lessons' modules (tests/test_layers.py)" for m in files
+           if m.startswith("dpviz_ui.lessons.") and m not in mods]
+    for i, module in enumerate(mods):
+        for line, target in _imports(files[module].read_text(encoding="utf-8"), module, False, set(files)):
+            if target in mods[i:] or target == "dpviz_ui.lessons":
+                bad.append(f"{module}:{line} imports {target}")
+    return bad
+
+
+def test_the_lessons_modules_import_only_those_below():
+    assert _lessons_violations(_module_files()) == []
+
+
+def test_an_upward_import_in_the_lessons_is_reported(tmp_path):
+    path = tmp_path / "views.py"
+    path.write_text("def f():\n    from dpviz_ui.lessons.content import LESSONS\n")
+    bad = _lessons_violations({**_module_files(), "dpviz_ui.lessons.views": path})
+    assert bad == ["dpviz_ui.lessons.views:2 imports dpviz_ui.lessons.content"], bad
+
+
 def _stale(files: dict[str, Path]) -> list[str]:
     """Imports of a module of the repository that does not exist (an old flat path such as ``dpviz.catalog``)."""
     known = set(files)

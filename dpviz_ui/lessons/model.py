@@ -1,0 +1,226 @@
+r"""What a lesson is made of, and a step's state: the data classes, the inputs and views a step may use, the values
+an animated parameter plays through, a step's full view state and its dpviz parameters, number formatting, and the
+calibrated noise at a view's parameters (with its feasibility search) that the charts, the views and the solvers
+share.
+
+Imports no other module of the package (the bottom of :mod:`dpviz_ui.lessons`).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from dpviz.foundation import urlstate
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# data
+# ----------------------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Question:
+    """A "predict, then reveal" question.  ``solver`` names a function of :data:`SOLVERS` that computes the answer
+    at the step's state (and, for simulation steps, from the step's live values) and explains it with the formula and
+    the numbers plugged in.  ``kind`` "number" (a prediction within ``rtol`` of the answer counts as right) or
+    "choice" (one of ``options``)."""
+
+    prompt: str
+    solver: str
+    kind: str = "number"
+    options: tuple[str, ...] = ()
+    rtol: float = 0.1
+
+
+@dataclass(frozen=True)
+class Step:
+    """One screen of a lesson.
+
+    ``view`` is a kind of :data:`VIEWS`; ``state`` the parameters it sets (URL-schema names: ``n``, ``eps``,
+    ``log10_delta``, ``delta_auto``, ``algorithm``, ``theorems``, ``sweep`` …, or ``aud_*``); ``inputs`` the
+    parameters a student can change on the step; ``animate`` the parameter played through :func:`animation_values`.
+    """
+
+    title: str
+    text: str
+    view: str
+    state: dict = field(default_factory=dict)
+    inputs: tuple[str, ...] = ()
+    animate: str | None = None
+    question: Question | None = None
+
+
+@dataclass(frozen=True)
+class Lesson:
+    id: str
+    title: str
+    papers: tuple[str, ...]
+    objectives: tuple[str, ...]
+    steps: tuple[Step, ...]
+
+    @property
+    def minutes(self) -> int:
+        """A lecturer's estimate of its length: about three minutes a step, five with a question."""
+        return sum(5 if s.question else 3 for s in self.steps)
+
+
+#: inputs a lesson step may expose (numbers of the URL schema or the Audit page's schema)
+LESSON_INPUTS = ("n", "d", "eps", "log10_delta", "T", "eta", "G", "L", "mu", "alpha", "reps", "aud_trials", "aud_reps",
+                 "aud_n", "aud_eps")
+
+#: view kind -> the dashboard page that shows the same computation (for the "Open in …" link), or None
+VIEWS: dict[str, str | None] = {
+    "gaussian": None, "calibrate": "calibrate", "beta": "calibrate", "accounting": "accounting",
+    "bound": "bounds", "simulate": "simulate", "threshold": "calibrate", "stability": "audit", "audit": "audit",
+    "certifiable": "audit", "experiment": None,
+}
+#: views run in the worker pool (a small simulation, audit or stability run: seconds)
+HEAVY = ("simulate", "stability", "audit", "experiment")
+
+def _nice_logspace(lo: float, hi: float, per_decade: int, integer: bool) -> tuple:
+    """Values from lo to hi, ``per_decade`` a decade, rounded to two significant digits (distinct)."""
+    k = int(round(math.log10(hi / lo) * per_decade))
+    out = []
+    for i in range(k + 1):
+        x = float(f"{lo * 10 ** (i / per_decade):.2g}")
+        x = int(round(x)) if integer else x
+        if x not in out:
+            out.append(x)
+    return tuple(out)
+
+
+#: values an animated parameter plays through (one chart frame each; 10 frames a second)
+_ANIM = {
+    "eps": _nice_logspace(0.1, 10.0, 8, False),
+    "n": _nice_logspace(100, 1_000_000, 6, True),
+    "alpha": tuple(i / 20 for i in range(21)),
+    "T": _nice_logspace(10, 100_000, 6, True),
+    "aud_trials": tuple(2 * (m // 2) for m in _nice_logspace(100, 200_000, 6, True)),
+}
+#: milliseconds a frame of an animation is shown at least (about 10 frames a second once drawing time is added)
+FRAME_MS = 75
+
+
+def animation_values(param: str) -> tuple:
+    """The values an animated ``param`` plays through (frames of the chart)."""
+    if param not in _ANIM:
+        raise ValueError(f"{param!r} cannot be animated; choose one of {', '.join(_ANIM)}")
+    return _ANIM[param]
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# state
+# ----------------------------------------------------------------------------------------------------------------------
+def _validate_entry(name: str, value):
+    if name.startswith("aud_"):
+        from dpviz_ui import audit_page as ap
+
+        return ap.validate(name, value)
+    return urlstate.validate(name, value)
+
+
+def _base_state() -> dict:
+    from dpviz_ui import audit_page as ap
+
+    out = {k: (list(v) if isinstance(v, list) else v) for k, v in urlstate.DEFAULTS.items()}
+    out.update({k: ap.validate(k, v) for k, v in ap.DEFAULTS.items()})
+    return out
+
+
+def step_state(step: Step, overrides: dict | None = None) -> dict:
+    """The full view state of ``step``: the dashboard defaults, the step's own settings, then ``overrides`` (a
+    student's inputs or a lecturer's locked values), each validated."""
+    out = _base_state()
+    for k, v in step.state.items():
+        out[k] = _validate_entry(k, v)
+    for k, v in (overrides or {}).items():
+        out[k] = _validate_entry(k, v)
+    return out
+
+
+def params_of(state: dict) -> dict:
+    """dpviz keyword parameters of a view state (δ = 1/n² when ``delta_auto``, else 10^log10_delta)."""
+    p = {k: state[k] for k in ("n", "d", "eps", "T", "eta", "G", "L", "M", "R", "alpha", "mu", "c", "kappa")}
+    p["delta"] = 1.0 / float(state["n"]) ** 2 if state["delta_auto"] else 10.0 ** state["log10_delta"]
+    return p
+
+
+def _only(params: dict, func) -> dict:
+    from dpviz.theory import catalog
+
+    names = set(catalog.parameters_of(func))
+    return {k: v for k, v in params.items() if k in names}
+
+
+_LE = r"\le"
+
+
+def _txt(x) -> str:
+    """A number for plain text (the page writes 1e-08 as 10⁻⁸)."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
+        return f"{x:.4g}"
+    return str(x)
+
+
+def _fmt(x) -> str:
+    """A number for text and LaTeX: 4 significant digits, powers of ten written out."""
+    if x is None:
+        return "—"
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return str(x)
+    if isinstance(x, float) and not math.isfinite(x):
+        return "∞" if x > 0 else "—"
+    if isinstance(x, int) or float(x).is_integer() and abs(x) < 1e7:
+        return str(int(x))
+    if x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e5):
+        k = math.floor(math.log10(abs(x)))
+        m = x / 10.0**k
+        return f"{m:.4g}\\cdot 10^{{{k}}}" if abs(m - 1) > 5e-4 else f"10^{{{k}}}"
+    return f"{x:.4g}"
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# the calibrated noise at a view's parameters (the charts, the views and the solvers share it)
+# ----------------------------------------------------------------------------------------------------------------------
+def _cal_noise(algorithm_id: str, p: dict) -> float | None:
+    from dpviz.theory import catalog
+
+    alg = catalog.get_algorithm(algorithm_id)
+    kw = _only(p, alg.calibrate)
+    kw.pop("c", None)
+    if "accountant_extra" in catalog.parameters_of(alg.calibrate):
+        kw["accountant_extra"] = False
+    try:
+        c = catalog.calibrate(algorithm_id, **kw)
+    except ValueError:
+        return None
+    val = c.sigma if c.sigma is not None else c.laplace_scale
+    return float(val) if c.feasible and val is not None else None
+
+
+#: memo of :func:`_smallest_feasible_eps` (the Lemma 13 step, its chart and its question ask for the same n)
+_FEASIBLE_MEMO: dict = {}
+
+
+def _smallest_feasible_eps(algorithm_id: str, p: dict, lo: float = 1e-3, hi: float = 1e3) -> float | None:
+    """The smallest ε at which the calibration is feasible (bisection in log ε; feasibility grows with ε).
+    Memoised by the other settings (at most 4096 of them)."""
+    key = (algorithm_id, tuple(sorted((k, v) for k, v in p.items() if k != "eps")), lo, hi)
+    if key in _FEASIBLE_MEMO:
+        return _FEASIBLE_MEMO[key]
+
+    def ok(e):
+        return _cal_noise(algorithm_id, {**p, "eps": e}) is not None
+
+    if not ok(hi):
+        out = None
+    elif ok(lo):
+        out = lo
+    else:
+        for _ in range(40):
+            mid = math.sqrt(lo * hi)
+            lo, hi = (lo, mid) if ok(mid) else (mid, hi)
+        out = hi
+    if len(_FEASIBLE_MEMO) >= 4096:
+        _FEASIBLE_MEMO.clear()
+    _FEASIBLE_MEMO[key] = out
+    return out
