@@ -871,8 +871,8 @@ def statement(out: dict, command: str) -> str:
         guarantee_line = (f"Guarantee: NO meaningful privacy. The accountants certify only that the training run is "
                           f"(ε, δ)-differentially private with ε = {e_up} and δ = {d_up}: "
                           + _no_privacy(eps, out["delta"])
-                          + " This is what the (ε, δ) certified here says; the mechanism itself may be more private "
-                            "than its (ε, δ) shows, but nothing more is certified.")
+                          + " (The calculator computes no trade-off curve of the mechanism, so this rests on its "
+                            "(ε, δ) alone.)")
         protected = (f"What is protected, in principle: any single training example — an observer of the trained "
                      f"model cannot tell whether {who} beyond what (ε, δ) allows, which at this ε is essentially "
                      "nothing.")
