@@ -817,7 +817,9 @@ def fmt_bound(x: float, *, up: bool, digits: int = 4) -> str:
         raise ValueError(f"a non-finite number ({x}) cannot be stated as a bound.")
     if x == 0.0:
         return "0"
-    d = Decimal(repr(x))  # the float's shortest decimal: 0.1 stays 0.1
+    # the float to 12 significant digits first: 0.1 stays 0.1 and 1.0000000000000002 (a sum's rounding) stays 1 --
+    # far below the accountants' own precision (bisection to 1e-12 relative at best), so no claim grows by it
+    d = Decimal(f"{x:.12g}")
     r = d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1), rounding=ROUND_CEILING if up else ROUND_FLOOR)
     return f"{float(r):.{digits}g}"
 
@@ -976,8 +978,8 @@ def guarantee(algorithm_id: str, *, sigma=None, **params) -> dict:
         "algorithm": mech.algorithm, "name": alg.name, "paper": mech.paper, "sigma": s, "eps": eps,
         "eps_lower": eps_lower, "exact": acc.name == "analytic-gaussian" and not contribution, "delta": delta,
         "accountant": acc.name, "accountant_label": acc.label, "method": METHOD[acc.name],
-        "eps_target": mech.eps_total, "delta_target": mech.delta_total, "meets_target": bool(
-            eps <= mech.eps_total * (1 + 1e-9) and delta <= mech.delta_total * (1 + 1e-9)),
+        "eps_target": mech.eps_total, "delta_target": mech.delta_total, "meets_target": bool(  # the tolerance of fmt_bound's rounding: "meets" never beside a printed ε above it
+            eps <= mech.eps_total * (1 + 1e-12) and delta <= mech.delta_total * (1 + 1e-12)),
         "mechanism": mech.description, "kind": mech.kind, "sampling": sampling, "n": mech.n, "steps": mech.steps,
         "sampling_prob": mech.sampling_prob, "sensitivity": acc.sensitivity, "contribution": contribution,
         "tradeoff": tradeoff, "tradeoff_label": tc["label"],
