@@ -189,6 +189,38 @@ def _theory(res, params, prefer: str | None = None):
     return None
 
 
+def _algorithm_options(setting: str) -> tuple[list, list]:
+    """(the algorithms the page can run for a loss of ``setting``, the first choice: the first private one and the
+    first non-private baseline)."""
+    algs = [a for a in S.supported_algorithms() if catalog.get_algorithm(a).setting == setting]
+    private = [a for a in algs if catalog.get_algorithm(a).perturbation != "none"]
+    baseline = [a for a in algs if catalog.get_algorithm(a).perturbation == "none"]
+    return algs, private[:1] + baseline[:1]
+
+
+def _shown_algorithms(v: dict) -> list:
+    """The algorithms the page's "Algorithm(s)" box will show in this run, known before the box is drawn (the sidebar
+    stars the inputs they use above it): the view's, or on a first visit -- an empty view and a box never touched --
+    the box's first choice for the view's loss (so that the stars are right before any interaction).  A change to
+    another kind of loss makes the box offer its first choice again."""
+    from dpviz.engine import losses
+
+    try:
+        setting = losses.get_loss(v["sim_loss"]).setting
+    except ValueError:
+        return []
+    if st.session_state.get("_sim_algs_setting") != setting:
+        # another kind of loss (pointwise / pairwise): none of the chosen algorithms fits it, so the box offers its
+        # first choice again, even if it was emptied by hand for the previous kind
+        st.session_state.pop("_touched_sim_algs", None)
+        st.session_state["_sim_algs_setting"] = setting
+    options, first = _algorithm_options(setting)
+    chosen = [a for a in v["sim_algs"] if a in options]  # as the box keeps them (a new loss's setting drops the rest)
+    if chosen or st.session_state.get("_touched_sim_algs"):  # an emptied box stays empty (ui.view_multiselect)
+        return chosen
+    return first
+
+
 def body() -> None:
     st.title("Simulate")
     st.write("Run an algorithm many times on data and compare its **empirical excess risk** (population risk at the "
@@ -216,7 +248,7 @@ def body() -> None:
     # not tied to n); T and η when set by hand; R when the iterates are projected or a theorem sets the schedule (the
     # loss's constants at R); μ and c where the chosen algorithms' calibrations or theorems use them (the catalogue's
     # declarations, dpviz_ui.helpers.starred)
-    now = [catalog.get_algorithm(a) for a in v["sim_algs"] if a in S.supported_algorithms()]
+    now = [catalog.get_algorithm(a) for a in _shown_algorithms(v)]
     uses = ui.starred(algorithms=now, theorems=[t for t in catalog.theorems() if t.algorithm in {a.id for a in now}])
     required = ({"n", "log10_delta", "T", "eta"} | ({"eps"} if v["sim_sweep"] != "eps" else set())
                 | ({"R"} if v["sim_project"] or sched_src == "theorem" else set()) | (uses & {"c"})
@@ -249,12 +281,9 @@ def body() -> None:
                                "pair.")
     from dpviz.engine import losses
 
-    setting = losses.get_loss(loss).setting
-    algs = [a for a in S.supported_algorithms() if catalog.get_algorithm(a).setting == setting]
-    private = [a for a in algs if catalog.get_algorithm(a).perturbation != "none"]
-    baseline = [a for a in algs if catalog.get_algorithm(a).perturbation == "none"]
+    algs, first = _algorithm_options(losses.get_loss(loss).setting)
     alg_ids = ui.view_multiselect(
-        "Algorithm(s)", "sim_algs", algs, fallback=private[:1] + baseline[:1],
+        "Algorithm(s)", "sim_algs", algs, fallback=first,
         format_func=lambda i: f"{catalog.get_algorithm(i).name} — {catalog.get_algorithm(i).paper.short}",
         help="Private algorithms and their non-private baselines for this kind of loss.")
     run_inf = ui.view_checkbox("Noise as in the papers' experiments (no privacy guarantee from the theorem)",

@@ -372,6 +372,9 @@ def test_calibrate_fills_in_the_accountant_line_after_the_main_numbers():
 
 
 @pytest.mark.parametrize("query,starred", [
+    # a first visit: the box's first choice for the default logistic loss is DP-SGD (Wang, Lei, Ying & Zhou) and
+    # SGD, so the same stars as when both are in the link -- from the first run on, not after a first interaction
+    ({}, {"n", "R", "c"}),
     # ε swept: the sidebar's ε is not used; DP-SGD's theorems use c (the theory curve); R: the iterates are projected
     ({"sim_algs": "dpsgd-rdp,sgd"}, {"n", "R", "c"}),
     # n swept, T and η by hand, no projection: ε, T, η used, R not; DPGDSC's noise uses μ (Xue et al., Lemma 1)

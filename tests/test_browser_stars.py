@@ -7,11 +7,12 @@ probes) follow.  DP-SGD (Wang, Lei, Ying & Zhou) stars n, ε, T and G only, neve
 """
 
 import os
+import re
 from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, choose, settle, wait_query  # noqa: E402
+from conftest import ARGS, CHROMIUM, ROOT, choose, settle, wait_query  # noqa: E402
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -131,4 +132,55 @@ def test_calibrate_stars_follow_the_algorithm_the_schedule_and_the_loss(server):
             settle(page)
             assert _starred(page, want) == want, loss_id
             assert _sigma(page) == _expected_sigma("dpsgd-rdp", loss=None if loss_id == "custom" else loss_id)
+        browser.close()
+
+
+def test_simulate_stars_from_the_first_visit_on(server):
+    """Simulate's stars are right in the first run, before any interaction (the algorithm box's first choice is
+    known before the sidebar is drawn), and follow the loss and the algorithms changed four times in a row."""
+    from dpviz.engine import losses
+    from dpviz.theory import catalog
+    from playwright.sync_api import sync_playwright
+
+    loss_label = {lid: f"{losses.get_loss(lid).name} ({losses.get_loss(lid).setting})"
+                  for lid in ("logistic", "auc-square")}
+    dpgd_sc = catalog.get_algorithm("dpgd-sc").name
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = browser.new_page(viewport={"width": 1400, "height": 1400})
+        page.goto(f"{server}/simulate")
+        page.wait_for_selector("text=Run simulation", timeout=WAIT)
+        tags = page.locator(".st-key-w_sim_algs [data-tag]")
+        # the first visit: DP-SGD (Wang, Lei, Ying & Zhou) and SGD; the theorems DP-SGD is compared with use c, the
+        # projected iterates R, the run n (ε is swept, so the sidebar's ε is not used)
+        assert _starred(page, {"n", "R", "c"}) == {"n", "R", "c"}
+        assert tags.count() == 2
+        (ROOT / "test-artifacts").mkdir(exist_ok=True)
+        page.screenshot(path=str(ROOT / "test-artifacts" / "simulate_stars_first_visit.png"))
+        # 1. a pairwise loss: the box's first choice for pairs (DP-SGD for pairs and pairwise SGD), the same inputs
+        choose(page, "w_sim_loss", loss_label["auc-square"])
+        wait_query(page, "sim_loss", "auc-square")
+        settle(page)
+        assert "pairs" in tags.first.inner_text() or "pairwise" in tags.first.inner_text().lower()
+        assert _starred(page, {"n", "R", "c"}) == {"n", "R", "c"}
+        # 2. DPGDSC (Xue, Yang, Huai & Wang) added: its noise uses the strong convexity μ (Xue et al., Lemma 1)
+        choose(page, "w_sim_algs", re.compile("^" + re.escape(dpgd_sc) + " — "), typed="DPGDSC")
+        page.keyboard.press("Escape")
+        page.wait_for_function("() => (new URLSearchParams(window.location.search).get('sim_algs') || '')"
+                               ".includes('dpgd-sc')", timeout=WAIT)
+        settle(page)
+        assert _starred(page, {"n", "R", "c", "mu"}) == {"n", "R", "c", "mu"}
+        # 3. DPGDSC removed again: μ loses its star
+        tags.filter(has_text="DPGDSC").locator("[role=presentation], svg").last.click()
+        page.wait_for_function("() => !(new URLSearchParams(window.location.search).get('sim_algs') || '')"
+                               ".includes('dpgd-sc')", timeout=WAIT)
+        settle(page)
+        assert _starred(page, {"n", "R", "c"}) == {"n", "R", "c"}
+        # 4. back to the logistic loss (the default: it leaves the link); the box offers its first choice again
+        choose(page, "w_sim_loss", loss_label["logistic"])
+        page.wait_for_function("() => !new URLSearchParams(window.location.search).has('sim_loss')", timeout=WAIT)
+        settle(page)
+        assert tags.count() == 2 and "DP-SGD" in tags.first.inner_text()
+        assert _starred(page, {"n", "R", "c"}) == {"n", "R", "c"}
+        assert page.locator("[data-testid='stException']").count() == 0
         browser.close()
