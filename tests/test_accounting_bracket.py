@@ -3,6 +3,7 @@ exact Gaussian curve called directly; refusals instead of hangs; the smaller acc
 
 import json
 import math
+import re
 import time
 
 import dp_accounting
@@ -179,10 +180,37 @@ def test_privacy_statement_claims_the_smallest_upper_bound_and_recomputes(capsys
     assert main(argv + ["--statement"]) in (0, None)
     text = capsys.readouterr().out
     eps = min(rows["rdp"]["eps_upper"], rows["pld"]["eps_upper"])
-    assert f"ε = {eps:.4g} and δ = 1e-05" in text
+    unit = lambda x: 10.0 ** (math.floor(math.log10(x)) - 3)  # one unit in the 4th significant digit
+    shown = float(re.search(r"with ε = ([0-9.e+-]+[0-9]) and δ = 1e-05\.", text).group(1))
+    assert eps * (1 - 1e-12) <= shown <= eps + unit(eps)  # the claimed ε is rounded up: still an upper bound
     assert "added to or removed" in text and "Poisson sampling" in text and "Not covered" in text
-    assert f"[{rows['pld']['eps_lower']:.4g}, {rows['pld']['eps_upper']:.4g}]" in text
+    assert "NO meaningful" not in text
+    lo, up = map(float, re.search(r"lies in \[([0-9.e+-]+), ([0-9.e+-]+)\]", text).groups())
+    lower, upper = rows["pld"]["eps_lower"], rows["pld"]["eps_upper"]
+    assert lower - unit(lower) <= lo <= lower * (1 + 1e-12) and upper * (1 - 1e-12) <= up <= upper + unit(upper)
     # the command it ends with recomputes the same statement
+    command = text.strip().splitlines()[-1].removeprefix("Recompute: python -m dpviz ").split()
+    assert main(command) in (0, None)
+    assert capsys.readouterr().out == text
+
+
+def test_privacy_statement_at_a_tiny_noise_multiplier_says_no_meaningful_privacy(capsys):
+    # Poisson q = 1/1000, T = 1000, noise multiplier 0.001, add/remove: dp_accounting's RDP accountant called
+    # directly certifies ε ≈ 5.5e8; PLD would need ~1e9 grid points, so RDP's ε is the one claimed
+    import dp_accounting
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    acc = rdp.RdpAccountant(rdp.DEFAULT_RDP_ORDERS, dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
+    acc.compose(dp_accounting.PoissonSampledDpEvent(1e-3, dp_accounting.GaussianDpEvent(1e-3)), 1000)
+    ref = acc.get_epsilon(1e-6)
+    argv = ["privacy", "--n", "1000", "--batch-size", "1", "--steps", "1000", "--noise-multiplier", "0.001",
+            "--delta", "1e-6", "--statement"]
+    assert main(argv) in (0, None)
+    text = capsys.readouterr().out
+    assert "Guarantee: NO meaningful privacy." in text and "essentially nothing" in text
+    shown = float(re.search(r"with ε = ([0-9.e+-]+[0-9]) and δ = 1e-06:", text).group(1))
+    assert ref > 1e8 and ref * (1 - 1e-12) <= shown <= ref * (1 + 1e-3)
+    assert "inf" not in text and "nan" not in text
     command = text.strip().splitlines()[-1].removeprefix("Recompute: python -m dpviz ").split()
     assert main(command) in (0, None)
     assert capsys.readouterr().out == text

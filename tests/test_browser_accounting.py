@@ -142,7 +142,8 @@ def test_accounting_calculator_brackets_and_refusals(server):
 @pytest.mark.slow
 def test_accounting_privacy_statement_download(server):
     """Issue 21: the calculator's "Download the privacy statement" gives the statement of the current inputs; after a
-    change of the noise multiplier (twice) the download follows the new numbers."""
+    change of the noise multiplier (three times, down to the page's smallest, 0.01, where ε ≈ 1.3·10⁷ and the
+    statement says there is no meaningful privacy) the download follows the new numbers."""
     from playwright.sync_api import sync_playwright
 
     from conftest import settle, wait_query, wait_text
@@ -153,7 +154,7 @@ def test_accounting_privacy_statement_download(server):
         page.goto(f"{server}/accounting?algorithm=dpgd-sc&mu=0.5")
         page.wait_for_selector("text=Download the privacy statement", timeout=180000)
         settle(page)
-        for nm in ("2.5", "0.8"):
+        for nm in ("2.5", "0.01", "0.8"):
             box = page.get_by_label("noise multiplier σ/C", exact=True).and_(page.locator("input"))
             box.fill(nm)
             box.press("Enter")
@@ -166,6 +167,8 @@ def test_accounting_privacy_statement_download(server):
             text = Path(info.value.path()).read_text(encoding="utf-8")
             assert text.startswith("Privacy statement") and f"standard deviation {float(nm):g}·C" in text
             assert f"--noise-multiplier {float(nm)!r}" in text and "Not covered" in text
+            assert ("Guarantee: NO meaningful privacy." in text) == (nm == "0.01")
+            assert "inf" not in text and "nan" not in text
             assert box.input_value() == nm
         assert page.locator("[data-testid='stException']").count() == 0
         browser.close()

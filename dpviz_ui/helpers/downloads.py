@@ -100,6 +100,13 @@ def statement_download(alg: str, params: dict, sigma, *, key: str) -> None:
                        file_name=f"privacy_statement_{alg}.txt", mime="text/plain", key=key,
                        help="plain text: what is protected, the neighbouring relation, sampling, accountant, ε with "
                             "its bracket, δ, what is not covered, and the command that recomputes it")
-    st.caption(f"Privacy statement: σ = {g['sigma']:.6g} is (ε, δ)-DP with ε = {g['eps']:.4g} and δ = "
-               f"{g['delta']:.3g} ({g['accountant']}, matched accountant"
-               + (", exact" if g["exact"] else ", upper bound") + f"). Recompute: `{cmd}`")
+    e_up, d_up = privacy_lab.fmt_bound(g["eps"], up=True), privacy_lab.fmt_bound(g["delta"], up=True, digits=3)
+    how = f"{g['accountant']}, matched accountant" + (", exact" if g["exact"] else ", upper bound")
+    if g.get("meaningful", True):
+        st.caption(f"Privacy statement: σ = {g['sigma']:.6g} is (ε, δ)-DP with ε = {e_up} and δ = {d_up} ({how}). "
+                   f"Recompute: `{cmd}`")
+    else:
+        st.caption(f"Privacy statement: NO meaningful privacy — σ = {g['sigma']:.6g} is only (ε, δ)-DP with ε = "
+                   f"{e_up} and δ = {d_up} ({how}): the type II error it guarantees at type I error "
+                   f"{privacy_lab.NO_PRIVACY_ALPHA:g} is below 10⁻⁶, so a membership test could tell the data sets "
+                   f"apart almost surely. Recompute: `{cmd}`")
