@@ -263,7 +263,8 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
         summary += f", and the paper's σ really buys ε = {ui.fmt(matched['eps_of_paper_sigma'])} under it"
     if user_sigma:
         summary += f"; your σ = {user_sigma:g} buys ε = {ui.fmt(matched.get('eps_of_sigma'))}"
-    st.text(summary + ".")
+    summary_slot = st.empty()
+    summary_slot.text(summary + ".")
     st.caption("Matched = the paper's own sampling and neighbouring relation. ε of paper σ: the ε the paper's σ "
                "really buys under each accountant (more than the target means the paper's σ is not enough for "
                "that accountant's mechanism).")
@@ -278,7 +279,11 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
     merged["accountants"] = res["accountants"] + pld["accountants"]
     merged["closed_form"] = pld["closed_form"]
     table.dataframe(_table(merged, user_sigma), hide_index=True)
-    ui.cached_guarantee(alg, ui.items(params), user_sigma)  # ready before the slot is redrawn
+    g = ui.cached_guarantee(alg, ui.items(params), user_sigma)  # ready before the slot is redrawn
+    if user_sigma and not g.get("ok", {}).get("meaningful", True):  # the statement's own verdict (privacy_lab)
+        summary_slot.text(f"{summary}: NO meaningful privacy at your σ (the guarantee allows a test wrong 1 % of the "
+                          "time on one data set and less than once in a million on the other; see the privacy "
+                          "statement).")
     with downloads.container():
         ui.download_table(merged["accountants"], "accounting",
                           {"algorithm": alg, **params, "sigma": user_sigma, "eps_mechanism": res["eps_mechanism"],

@@ -260,6 +260,10 @@ def test_accounting_your_sigma_meaningful_or_not(server):
             assert ("NO meaningful privacy" in caption) == ("Guarantee: NO meaningful privacy." in text) == (
                 not meaningful)
             assert ("Guarantee: with Gaussian noise" in text) == meaningful
+            # the summary under the accountants' table says it beside "your σ buys ε = …" (no stale verdict)
+            summary = page.locator("[data-testid='stText']").filter(has_text="Summary:").first.inner_text()
+            assert f"your σ = {float(sigma):g} buys ε = " in summary
+            assert ("NO meaningful privacy at your σ" in summary) == (not meaningful), summary
             ref = _rdp_wor_eps(1000, 1000, float(sigma) / 2, 1e-6)  # z = σ/(2G), G = 1
             shown = float(re.search(r"with ε = ([0-9.e+-]+) and δ = 1e-06", text).group(1))
             assert ref * (1 - 1e-12) <= shown <= ref + 10.0 ** (math.floor(math.log10(ref)) - 3) * (1 + 1e-9)

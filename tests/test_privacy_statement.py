@@ -152,6 +152,10 @@ def test_accounting_page_statement_equals_the_command(capsys):
         assert f"--sigma {float(sigma)!r}" in cmd and "--n 1000" in cmd and "--T 1000" in cmd
         _check(cap, text)
         assert ("NO meaningful privacy" in cap) == ("NO meaningful privacy" in text) == (not meaningful)
+        # the summary line under the accountants' table says it too, beside "your σ buys ε = …"
+        summary = next(t.value for t in at.text if t.value.startswith("Summary:"))
+        assert f"your σ = {float(sigma):g} buys ε = " in summary
+        assert ("NO meaningful privacy at your σ" in summary) == (not meaningful), summary
         z = float(sigma) / 2  # σ/(2G), G = 1
         assert _rounded_up(_numbers(text)[0], _rdp_wor_eps(1000, 1000, z, 1e-6))
 
