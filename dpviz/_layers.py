@@ -7,7 +7,7 @@ what each holds and how a request flows through them are described in ``docs/arc
 Names are module paths relative to the repository root without ``.py`` (``dpviz.theory.catalog``); a package
 (``dpviz.theory``, ``dpviz_ui``, ``pages``) stands for all its modules, except the root ``dpviz``, which is its
 ``__init__`` only.  The short names ``from dpviz import catalog`` (:data:`dpviz.MODULES`) count as the modules they
-stand for.  ``streamlit`` may be imported only by the ``app`` layer and ``dpviz_ui.helpers``: nothing under
+stand for.  ``streamlit`` may be imported only by the ``app`` layer and the package ``dpviz_ui.helpers``: nothing under
 ``dpviz/`` imports it, nor do the other modules of ``dpviz_ui``, which the worker processes and the offline lesson
 notebooks import (``tests/test_purity.py`` checks it at run time, ``tests/test_layers.py`` in the source).
 """
@@ -44,8 +44,17 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 
 #: layers whose modules may import streamlit
 STREAMLIT_LAYERS = ("app",)
-#: modules outside those layers that may import streamlit
+#: modules outside those layers that may import streamlit (a package: all its modules)
 STREAMLIT_MODULES = ("dpviz_ui.helpers",)
+
+
+def may_import_streamlit(module: str) -> bool:
+    """Whether ``module`` (a dotted path) may import streamlit: a module of an app layer or of
+    :data:`STREAMLIT_MODULES` (the package ``dpviz_ui.helpers`` and its modules)."""
+    where = layer_of(module)
+    if where is not None and LAYERS[where][0] in STREAMLIT_LAYERS:
+        return True
+    return any(module == m or module.startswith(m + ".") for m in STREAMLIT_MODULES)
 
 
 def layer_of(module: str) -> int | None:

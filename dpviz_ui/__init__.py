@@ -1,7 +1,8 @@
 """The dashboard's helpers: everything that exists only for the Streamlit pages, outside the ``dpviz`` library.
 
-What belongs here: :mod:`.helpers`, the one shared Streamlit helper module (number inputs, cached calibrations,
-``run_job``, ``show_figure``, ``latex``, link notices ...; the only module outside the app that imports streamlit),
+What belongs here: :mod:`.helpers`, the one shared Streamlit helper package (number inputs, cached calibrations,
+``run_job``, ``show_figure``, ``latex``, link notices ...; one module per concern, the only package outside the app
+that imports streamlit),
 the pool of low-priority worker processes that runs the pages' heavy jobs (:mod:`.workers`), the Audit page's and
 the sweep viewer's helpers (:mod:`.audit_page`, :mod:`.sweep_open`) and the lessons (:mod:`.lessons`).
 

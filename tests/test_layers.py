@@ -70,7 +70,7 @@ def _violations(files: dict[str, Path]) -> list[str]:
         for line, target in _imports(path.read_text(encoding="utf-8"), module, path.name == "__init__.py", known):
             if target.split(".")[0] == "streamlit":
                 name = _layers.LAYERS[here][0]
-                if name not in _layers.STREAMLIT_LAYERS and module not in _layers.STREAMLIT_MODULES:
+                if not _layers.may_import_streamlit(module):
                     bad.append(f"{module}:{line} imports streamlit (layer {name!r})")
                 continue
             there = _layers.layer_of(target)
@@ -111,6 +111,7 @@ def test_every_layer_is_declared_once():
     ("dpviz.engine.simulate.plan", "from ...labs import audit\n", "imports dpviz.labs.audit"),  # relative
     ("dpviz.labs.audit", "import streamlit as st\n", "imports streamlit"),
     ("dpviz_ui.workers", "import streamlit as st\n", "imports streamlit"),  # only dpviz_ui.helpers may
+    ("dpviz_ui.helpersx", "import streamlit as st\n", "imports streamlit"),  # the package's modules, not a prefix
 ])
 def test_the_check_catches_an_upward_import(tmp_path, module, source, expected):
     path = tmp_path / "mod.py"
@@ -131,15 +132,21 @@ def test_a_module_in_no_layer_is_reported(tmp_path):
 _LESSONS_ORDER = ("model", "curves", "views", "solvers", "content", "links", "handout")
 
 
-def _lessons_violations(files: dict[str, Path]) -> list[str]:
-    mods = [f"dpviz_ui.lessons.{m}" for m in _LESSONS_ORDER]
-    bad = [f"{m}: not in the order of the lessons' modules (tests/test_layers.py)" for m in files
-           if m.startswith("dpviz_ui.lessons.") and m not in mods]
+def _order_violations(files: dict[str, Path], package: str, order: tuple[str, ...]) -> list[str]:
+    """Imports by a module of ``package`` of itself, of a module after it in ``order`` or of the package (whose
+    ``__init__`` imports them: a cycle), and modules of ``package`` missing from ``order``."""
+    mods = [f"{package}.{m}" for m in order]
+    bad = [f"{m}: not in the order of {package}'s modules (tests/test_layers.py)" for m in files
+           if m.startswith(package + ".") and m not in mods]
     for i, module in enumerate(mods):
         for line, target in _imports(files[module].read_text(encoding="utf-8"), module, False, set(files)):
-            if target in mods[i:] or target == "dpviz_ui.lessons":
+            if target in mods[i:] or target == package:
                 bad.append(f"{module}:{line} imports {target}")
     return bad
+
+
+def _lessons_violations(files: dict[str, Path]) -> list[str]:
+    return _order_violations(files, "dpviz_ui.lessons", _LESSONS_ORDER)
 
 
 def test_the_lessons_modules_import_only_those_below():
@@ -151,6 +158,34 @@ def test_an_upward_import_in_the_lessons_is_reported(tmp_path):
     path.write_text("def f():\n    from dpviz_ui.lessons.content import LESSONS\n")
     bad = _lessons_violations({**_module_files(), "dpviz_ui.lessons.views": path})
     assert bad == ["dpviz_ui.lessons.views:2 imports dpviz_ui.lessons.content"], bad
+
+
+#: the modules of the package dpviz_ui.helpers (the shared Streamlit helpers), lowest first: each imports only those
+#: before it, never the package itself (its __init__ re-exports them all)
+_HELPERS_ORDER = ("text", "state", "widgets", "sidebar", "cache", "downloads", "figures", "jobs")
+
+
+def test_the_helpers_modules_import_only_those_below():
+    assert _order_violations(_module_files(), "dpviz_ui.helpers", _HELPERS_ORDER) == []
+
+
+@pytest.mark.parametrize("source, expected", [
+    ("from .figures import show_figure\n", "dpviz_ui.helpers.cache:1 imports dpviz_ui.helpers.figures"),  # upward
+    ("def f():\n    from dpviz_ui.helpers import jobs\n", "dpviz_ui.helpers.cache:2 imports dpviz_ui.helpers.jobs"),
+    ("from dpviz_ui import helpers as ui\n", "dpviz_ui.helpers.cache:1 imports dpviz_ui.helpers"),  # the package
+])
+def test_an_upward_import_in_the_helpers_is_reported(tmp_path, source, expected):
+    path = tmp_path / "cache.py"
+    path.write_text(source)
+    bad = _order_violations({**_module_files(), "dpviz_ui.helpers.cache": path}, "dpviz_ui.helpers", _HELPERS_ORDER)
+    assert bad == [expected], bad
+
+
+def test_a_helpers_module_out_of_the_order_is_reported(tmp_path):
+    path = tmp_path / "extra.py"
+    path.write_text("x = 1\n")
+    bad = _order_violations({**_module_files(), "dpviz_ui.helpers.extra": path}, "dpviz_ui.helpers", _HELPERS_ORDER)
+    assert bad == ["dpviz_ui.helpers.extra: not in the order of dpviz_ui.helpers's modules (tests/test_layers.py)"]
 
 
 def _stale(files: dict[str, Path]) -> list[str]:

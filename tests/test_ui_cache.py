@@ -82,3 +82,32 @@ def test_noise_points_past_the_budget_are_not_cached(monkeypatch):
     assert len(calls) == 4 and "timeout" not in full and full[:2] == second[:2]
     # and the complete curve is what an unhurried computation gives: sigma decreasing in eps, all private here
     assert all(isinstance(y, float) for y in full) and full == sorted(full, reverse=True)
+
+
+def test_the_helpers_package_reexports_each_name_once_as_the_same_object():
+    """``ui.X`` is the object its module defines (so ``ui._NOISE_POINTS.clear()`` clears the store the curves use),
+    and every name is defined in one module of dpviz_ui/helpers/ only (issue 24)."""
+    import ast
+    import importlib
+    import pkgutil
+
+    defined: dict[str, str] = {}
+    for m in pkgutil.iter_modules(ui.__path__, "dpviz_ui.helpers."):
+        mod = importlib.import_module(m.name)
+        for node in ast.parse(open(mod.__file__, encoding="utf-8").read()).body:
+            if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+                names = [node.name]
+            elif isinstance(node, ast.Assign):
+                names = [t.id for t in node.targets if isinstance(t, ast.Name)]
+            elif isinstance(node, ast.AnnAssign):
+                names = [node.target.id]
+            else:
+                continue
+            for name in names:
+                assert name not in defined, f"{name} is defined in {defined[name]} and {m.name}"
+                defined[name] = m.name
+                assert getattr(ui, name) is getattr(mod, name), f"ui.{name} is not {m.name}.{name}"
+    assert len(defined) > 100
+    for name in ("_NOISE_POINTS", "_NOISE_LOCK", "_BOUND_POINTS", "CURVE_BUDGET", "cached_feasibility_grid"):
+        assert defined[name] == "dpviz_ui.helpers.cache"
+    assert defined["_run_local"] == "dpviz_ui.helpers.state"

@@ -1,0 +1,137 @@
+"""The words and numbers of the dashboard: input labels and help texts, numbers for the screen (:func:`fmt`,
+:func:`pretty`, :func:`tex_sci`, :func:`latex_plain`) and :func:`plain`, the escape every user text goes through.
+
+Pure string functions: imports no streamlit and nothing else of :mod:`dpviz_ui.helpers` (the lowest of its modules).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+
+HELP = {
+    "n": "Number of training examples. More data means less noise is needed for the same privacy.",
+    "d": "Dimension of the model parameter w.",
+    "eps": "Privacy budget ε. SMALLER ε = MORE private (more noise); larger ε = less private, more accurate.",
+    "log10_delta": "log10 of δ, the probability that the ε guarantee may fail. Usually δ ≤ 1/n² (−6 means δ = 1e-6).",
+    "T": "Number of iterations (gradient steps).",
+    "eta": "Step size (learning rate) η.",
+    "G": "Lipschitz constant: bound on the gradient norm of the loss.",
+    "L": "Smoothness / Hölder constant of the gradient.",
+    "M": "Bound on the gradient norm at w = 0 (used by the Hölder-smooth papers).",
+    "R": "Radius of the parameter domain (or of the optimum w*, see the theorem).",
+    "alpha": "Hölder smoothness α of the loss gradient: α = 1 smooth (e.g. logistic), α = 0 only Lipschitz "
+             "(e.g. hinge); values in between interpolate.",
+    "mu": "Strong-convexity / PL constant μ.",
+    "c": "The paper's unspecified absolute constant (default 1): rates are only known up to it.",
+    "kappa": "Data radius κ = sup ||x||: the largest norm of a feature vector. With R it fixes the loss's constants.",
+    "q": "Exponent q of a q-norm loss, 1 < q ≤ 2; its gradient is (q − 1)-Hölder, so α = q − 1.",
+}
+NUMERIC = ["n", "d", "eps", "log10_delta", "T", "eta", "G", "L", "M", "R", "alpha", "mu", "c", "kappa"]
+#: Constants a loss determines (from κ and R); hidden from the sidebar unless the user overrides them.
+LOSS_CONSTANTS = ["G", "L", "M", "alpha"]
+LABELS = {"log10_delta": "log10 δ", "eps": "ε", "eta": "η", "alpha": "α", "mu": "μ", "kappa": "κ (data radius)"}
+
+
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")
+_AUTOLINK = re.compile(r"(?i):/|ww(?=w\.)|@.")
+
+
+def plain(text) -> str:
+    """``text`` escaped so that Streamlit's Markdown shows it literally: no links, images, HTML, LaTeX or emphasis.
+
+    Everything a user typed, uploaded or put in a URL goes through this before it reaches st.error/st.warning/...
+    """
+    # GFM autolink literals (http://..., www...., a@b.c) are found in the text AFTER the escapes are undone: an
+    # invisible zero-width space after the scheme's colon, inside "www" and after "@" keeps them plain text
+    text = _AUTOLINK.sub(lambda m: m.group(0)[:-1] + "\u200b" + m.group(0)[-1], str(text))
+    return _MD_SPECIAL.sub(r"\\\1", text).replace("\n", " ")
+
+
+_LATEX_WORDS = [(r"\\varepsilon", "ε"), (r"\\epsilon", "ε"), (r"\\delta", "δ"), (r"\\alpha", "α"),
+                (r"\\beta", "β"), (r"\\mu", "μ"), (r"\\kappa", "κ"), (r"\\sigma", "σ"), (r"\\eta", "η"),
+                (r"\\gamma", "γ"), (r"\\lambda", "λ"), (r"\\log", " log"), (r"\\ln", " ln"), (r"\\cdot", "·"),
+                (r"\\times", "×"), (r"\\tilde", ""), (r"\\widetilde", ""), (r"\\mathcal", ""),
+                (r"\\Big", ""), (r"\\big", ""), (r"\\left", ""), (r"\\right", ""), (r"\\,", " "),
+                (r"\\;", " "), (r"\\!", ""), (r"\\quad", " "), (r"\\min", "min"), (r"\\max", "max")]
+
+
+def latex_plain(tex: str) -> str:
+    """A readable plain-text form of a (simple) LaTeX rate: \\frac{a}{b} -> (a)/(b), \\sqrt{x} -> √(x), Greek letters."""
+    out = str(tex)
+    for _ in range(6):  # innermost first, a few levels deep
+        out = re.sub(r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)", out)
+        out = re.sub(r"\\frac\s*(\w)\s*\{([^{}]*)\}", r"\1/(\2)", out)
+        out = re.sub(r"\\frac\s*\{([^{}]*)\}\s*(\w)", r"(\1)/\2", out)
+        out = re.sub(r"\\frac\s*(\w)\s*(\w)", r"\1/\2", out)
+        out = re.sub(r"\\sqrt\s*\{([^{}]*)\}", r"√(\1)", out)
+        out = re.sub(r"\^\{([^{}]*)\}", r"^(\1)", out)
+        out = re.sub(r"_\{([^{}]*)\}", r"_\1", out)
+    out = re.sub(r"\\sqrt\s*(\\[a-zA-Z]+|\w)", r"√\1", out)
+    for pat, rep in _LATEX_WORDS:
+        out = re.sub(pat + r"(?![a-zA-Z])", rep, out)
+    out = out.replace("{", "(").replace("}", ")").replace("\\", "")
+    out = re.sub(r"\(\(([^()]*)\)\)", r"(\1)", out)
+    out = re.sub(r"\((√?(?:\d+(?:\.\d+)?|[^\W\d]))\)", r"\1", out)  # (1) -> 1, (√n) -> √n, (nε) stays
+    out = re.sub(r"([(+/])\s+log", r"\1log", out)
+    return re.sub(r"\s+", " ", out).strip()
+
+
+_SCI = re.compile(r"(?<![\\\w.])(\d+(?:\.\d+)?)[eE]([+\-]?)0*(\d+)(?![\w.])")
+_GREEK = {"sigma": "σ", "lambda": "λ", "beta": "β", "epsilon": "ε", "eps": "ε", "delta": "δ", "eta": "η",
+          "alpha": "α", "kappa": "κ", "gamma": "γ", "zeta": "ζ", "mu": "μ", "tau": "τ", "xi": "ξ"}
+# a name is replaced unless a letter (or a LaTeX backslash) touches it: "2alpha" -> "2α", "K_alpha" -> "K_α"
+_GREEK_RE = re.compile(r"(?<![\\a-zA-Z])(" + "|".join(sorted(_GREEK, key=len, reverse=True)) + r")(?![a-zA-Z])")
+_SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt(?=\()")
+_POW = {"^2": "²", "^3": "³"}
+
+
+def tex_sci(latex: str) -> str:
+    """LaTeX with numbers like ``1e-06`` written as ``10^{-6}`` (and ``2.5e+03`` as ``2.5 \\times 10^{3}``)."""
+    def rep(m):
+        mant, sign, exp = m.group(1), m.group(2), m.group(3)
+        power = f"10^{{{'-' if sign == '-' else ''}{int(exp)}}}"
+        return power if float(mant) == 1.0 else f"{mant} \\times {power}"
+
+    return _SCI.sub(rep, latex)
+
+
+def pretty(text: str) -> str:
+    """A library note in the notation of the papers: σ, λ, β, ε, δ, η for their names, σ² for sigma^2, and
+    10⁻⁶-style numbers for 1e-06."""
+    out = _GREEK_RE.sub(lambda m: _GREEK[m.group(1)], str(text))
+    out = _SQRT.sub("√", out)
+    for k, v in _POW.items():
+        out = out.replace(k, v)
+
+    def rep(m):
+        mant, sign, exp = m.group(1), m.group(2), m.group(3)
+        sup = ("-" if sign == "-" else "") + str(int(exp))
+        power = "10" + sup.translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+        return power if float(mant) == 1.0 else f"{mant}·{power}"
+
+    return _SCI.sub(rep, out)
+
+
+def fmt(x) -> str:
+    """A number for the screen: 0.01702, 3.594, 10000, 2.154·10⁵, 1.4·10⁻⁶ (no 1e+04, no SI prefixes)."""
+    if x is None:
+        return "—"
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return str(x)
+    if isinstance(x, float) and not math.isfinite(x):
+        return "∞" if x > 0 else ("−∞" if x < 0 else "—")
+    if x == 0:
+        return "0"
+    ax = abs(x)
+    if 1e-3 <= ax < 1e4 or (isinstance(x, int) and ax < 1e7):
+        return f"{x:.4g}" if not isinstance(x, int) else str(x)
+    if ax < 1e6 and float(x).is_integer():
+        return str(int(x))
+    k = math.floor(math.log10(ax))
+    m = x / 10.0**k
+    if abs(round(m, 3)) >= 10:
+        m, k = m / 10, k + 1
+    power = "10" + str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return power if abs(m - 1) < 5e-4 else (f"−{power}" if abs(m + 1) < 5e-4 else f"{m:.4g}·{power}")
