@@ -108,5 +108,5 @@ def statement_download(alg: str, params: dict, sigma, *, key: str) -> None:
     else:
         st.caption(f"Privacy statement: NO meaningful privacy — σ = {g['sigma']:.6g} is only (ε, δ)-DP with ε = "
                    f"{e_up} and δ = {d_up} ({how}): the type II error it guarantees at type I error "
-                   f"{privacy_lab.NO_PRIVACY_ALPHA:g} is below 10⁻⁶, so a membership test could tell the data sets "
-                   f"apart almost surely. Recompute: `{cmd}`")
+                   f"{privacy_lab.NO_PRIVACY_ALPHA:g} is below 10⁻⁶, so the guarantee does not rule out a membership "
+                   f"test that tells the data sets apart almost surely. Recompute: `{cmd}`")
