@@ -7,6 +7,7 @@ Balle & Kasiviswanathan 2019, Theorem 27, jumps as z crosses a threshold) and re
 
 import dp_accounting
 import pytest
+from dp_accounting.rdp import rdp_privacy_accountant as rdp_mod
 from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
 
 from dpviz.theory import accounting
@@ -16,7 +17,8 @@ NR = dp_accounting.NeighboringRelation
 
 
 def _dp_wor(n, z, steps, delta, m=1):
-    a = RdpAccountant(neighboring_relation=NR.REPLACE_ONE)
+    # the orders of the accountant under test (WOR_ORDERS); dp_accounting computes each order's RDP itself
+    a = RdpAccountant(orders=accounting.WOR_ORDERS, neighboring_relation=NR.REPLACE_ONE)
     a.compose(dp_accounting.SelfComposedDpEvent(
         dp_accounting.SampledWithoutReplacementDpEvent(n, m, dp_accounting.GaussianDpEvent(z)), steps))
     return a.get_epsilon(delta)
@@ -55,8 +57,11 @@ def test_issue_point_account_and_calibrate():
     # the issue's command: account --algorithm dpsgd-rdp --n 45222 --T 2000 --eps 0.1 --delta 1e-5 --G 1
     res = pl.evaluate("dpsgd-rdp", names=("rdp",), n=45222, T=2000, eps=0.1, delta=1e-5, G=1.0)
     sigma = res["accountants"][0]["sigma_for_eps"]
-    assert 4.0 < sigma < 5.0  # 395.6 before the fix
+    # 395.6 before the fix; a sanity range (4.4 with dp_accounting's default orders, below with WOR_ORDERS), the
+    # threshold itself is checked against dp_accounting called directly with the same orders
+    assert 3.0 < sigma < 5.0
     assert _dp_wor(45222, sigma / 2.0, 2000, 1e-5) <= 0.1  # z = σ/(2G), replace-one
+    assert _dp_wor(45222, sigma / 2.0 * (1 - 1e-5), 2000, 1e-5) > 0.1
     res = pl.evaluate("dpsgd-rdp", names=("rdp",), n=45222, T=2000, eps=0.01, delta=1e-5, G=1.0)
     sigma = res["accountants"][0]["sigma_for_eps"]
     assert _dp_wor(45222, sigma / 2.0, 2000, 1e-5) <= 0.01
@@ -69,3 +74,29 @@ def test_pairwise_pair_of_two_at_small_eps():
                                             sampling="without-replacement", neighbouring="replace-one")
     assert _dp_wor(n, z, T, delta, m=2) <= eps
     assert _dp_wor(n, z * (1 - 1e-5), T, delta, m=2) > eps
+
+
+def _dp_wor_default_orders(n, z, steps, delta):
+    a = RdpAccountant(neighboring_relation=NR.REPLACE_ONE)  # dp_accounting's DEFAULT_RDP_ORDERS
+    a.compose(dp_accounting.SelfComposedDpEvent(
+        dp_accounting.SampledWithoutReplacementDpEvent(n, 1, dp_accounting.GaussianDpEvent(z)), steps))
+    return a.get_epsilon(delta)
+
+
+def test_wor_orders_are_dense_above_63():
+    # n = 20 000 (q = 1/n), T = 1000, δ = 1/n²: with dp_accounting's default orders (…, 63, 128, 256, 512, 1024) the
+    # noise for ε = 0.05 is that for ε = 0.03 (5.08, a plateau of σ(ε)); WOR_ORDERS adds orders between 64 and 1024
+    n, T = 20_000, 1000
+    delta = 1.0 / n**2
+    assert set(map(float, rdp_mod.DEFAULT_RDP_ORDERS)) <= set(accounting.WOR_ORDERS)
+    z = accounting.noise_multiplier_general(eps=0.05, delta=delta, steps=T, sampling_prob=1 / n,
+                                            sampling="without-replacement", neighbouring="replace-one")
+    # the threshold of dp_accounting's accountant with the same orders, to within 1e-6 relative
+    assert _dp_wor(n, z, T, delta) <= 0.05 < _dp_wor(n, z * (1 - 1e-6), T, delta)
+    # at least 25 % less noise than the default orders need: they do not certify ε = 0.05 even at z / 0.75
+    assert _dp_wor_default_orders(n, z / 0.75, T, delta) > 0.05
+    # σ(ε) strictly decreasing, no plateau: each step of ε lowers the noise by more than 5 %
+    zs = [accounting.noise_multiplier_general(eps=e, delta=delta, steps=T, sampling_prob=1 / n,
+                                              sampling="without-replacement", neighbouring="replace-one")
+          for e in (0.02, 0.03, 0.05, 0.07, 0.1)]
+    assert all(b < 0.95 * a for a, b in zip(zs, zs[1:]))

@@ -25,6 +25,8 @@ from dpviz.labs import privacy_lab as pl
 
 N = NormalDist()
 ORDERS = np.array([o for o in accounting._orders() if o > 1])
+# the without-replacement (matched) accountant's orders: the defaults plus more between 64 and 1024
+WOR_ORDERS = np.array([o for o in accounting.WOR_ORDERS if o > 1])
 
 
 def _poisson_rdp(q, z, T):
@@ -39,7 +41,7 @@ def test_plain_gaussian_curve_is_below_the_exact_one_and_close(z):
     mu = 1.0 / z
     exact = np.array([N.cdf(N.inv_cdf(1 - x) - mu) if 0 < x < 1 else (1.0 if x == 0 else 0.0) for x in a])
     # the plain Gaussian mechanism: RDP λ/(2z²) (Mironov 2017, Proposition 7), T = 1, q = 1
-    curve = A.tradeoff_rdp(a, ORDERS, ORDERS / (2 * z * z))
+    curve = A.tradeoff_rdp(a, WOR_ORDERS, WOR_ORDERS / (2 * z * z))
     assert np.all(curve <= exact + 1e-12)
     # the same through the without-replacement entry point at q = 1 (dp_accounting: plain Gaussian)
     assert np.allclose(A.tradeoff_rdp_gaussian_wor(a, noise_multiplier=z, sampling_prob=1.0, steps=1), curve)
@@ -89,13 +91,13 @@ def test_without_replacement_curve_dominates_the_eps_delta_family_of_the_same_rd
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
     q = 1 / n
-    rho = T * np.asarray(rdp._compute_rdp_sample_wor_gaussian(q, z, ORDERS))  # dp_accounting, called directly
+    rho = T * np.asarray(rdp._compute_rdp_sample_wor_gaussian(q, z, WOR_ORDERS))  # dp_accounting, called directly
     a = np.linspace(0, 1, 301)
-    curve = A.tradeoff_rdp(a, ORDERS, rho)
+    curve = A.tradeoff_rdp(a, WOR_ORDERS, rho)
     assert np.allclose(A.tradeoff_rdp_gaussian_wor(a, noise_multiplier=z, sampling_prob=q, steps=T), curve,
                        atol=1e-9)
     eps_grid = np.linspace(0, 10, 400)
-    d = np.array([rdp.compute_delta(ORDERS, rho, e)[0] for e in eps_grid])
+    d = np.array([rdp.compute_delta(WOR_ORDERS, rho, e)[0] for e in eps_grid])
     family = A.tradeoff_from_profile(a, eps_grid, np.clip(d, 0, 1))
     assert np.all(curve >= family - 1e-9)
 

@@ -55,7 +55,9 @@ def test_dpsgd_pl_accountant():
 
     def eps_wor(z):  # independent dp_accounting call: the paper's mechanism, one example of 1000 per step drawn
         # without replacement, replace-one neighbours, T = 1000 steps, noise multiplier z = sigma/(2G)
-        a = RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+        # the orders of the matched accountant (WOR_ORDERS); dp_accounting computes each order's RDP itself
+        a = RdpAccountant(orders=accounting.WOR_ORDERS,
+                          neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
         a.compose(dp_accounting.SelfComposedDpEvent(dp_accounting.SampledWithoutReplacementDpEvent(
             1000, 1, dp_accounting.GaussianDpEvent(z)), 1000))
         return a.get_epsilon(1e-6)

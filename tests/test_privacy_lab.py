@@ -22,7 +22,8 @@ def _phi(x):
 
 
 def _dp_wor(n, m, z, steps, delta):
-    a = RdpAccountant(neighboring_relation=NR.REPLACE_ONE)
+    # the orders of the accountant under test (WOR_ORDERS); dp_accounting computes each order's RDP itself
+    a = RdpAccountant(orders=accounting.WOR_ORDERS, neighboring_relation=NR.REPLACE_ONE)
     a.compose(dp_accounting.SelfComposedDpEvent(
         dp_accounting.SampledWithoutReplacementDpEvent(n, m, dp_accounting.GaussianDpEvent(z)), steps))
     return a.get_epsilon(delta)
@@ -41,7 +42,7 @@ def _dp_poisson(q, z, steps, delta, pld=False, grid=1e-3):
 
 @pytest.mark.parametrize("q, z", [(1e-3, 1.0), (2 / 300, 3.0), (0.01, 0.7), (2e-5, 0.6), (0.5, 2.0)])
 def test_vectorised_wor_rdp_equals_dp_accounting(q, z):
-    orders = accounting._orders()
+    orders = accounting.WOR_ORDERS
     mine = accounting._rdp_wor_gaussian(q, z, orders)
     ref = rdp_mod._compute_rdp_sample_wor_gaussian(q, z, orders)
     for a, b in zip(mine, ref):
@@ -162,7 +163,7 @@ def test_pld_inversion_round_trip():
 @pytest.mark.parametrize("z, T", [(0.8, 1000), (2.0, 300)])
 def test_matched_rdp_never_looser_than_the_classical_conversion(z, T):
     # eps of dp_accounting's conversion (Canonne-Kamath-Steinke) <= the classical min_l T rdp(l) + log(1/delta)/(l-1)
-    orders = accounting._orders()
+    orders = accounting.WOR_ORDERS  # the matched accountant's orders
     per_step = rdp_mod._compute_rdp_sample_wor_gaussian(1e-3, z, orders)
     classical = min(T * r + math.log(1e6) / (a - 1) for a, r in zip(orders, per_step))
     mech = pl.mechanism("dpsgd-rdp", n=1000, eps=1.0, delta=1e-6, T=T, G=1.0)

@@ -22,7 +22,10 @@ def _rdp_wor_eps(n, T, z, delta):
     import dp_accounting
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
-    acc = rdp.RdpAccountant(rdp.DEFAULT_RDP_ORDERS, dp_accounting.NeighboringRelation.REPLACE_ONE)
+    from dpviz.theory import accounting
+
+    # the orders of the matched accountant (WOR_ORDERS); dp_accounting computes each order's RDP itself
+    acc = rdp.RdpAccountant(accounting.WOR_ORDERS, dp_accounting.NeighboringRelation.REPLACE_ONE)
     acc.compose(dp_accounting.SelfComposedDpEvent(
         dp_accounting.SampledWithoutReplacementDpEvent(n, 1, dp_accounting.GaussianDpEvent(z)), T))
     return acc.get_epsilon(delta)

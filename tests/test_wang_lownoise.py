@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from dpviz.theory import catalog
+from dpviz.theory import accounting, catalog
 from dpviz.theory.papers import wang_lownoise as w
 
 LOG = math.log
@@ -230,7 +230,9 @@ def test_accountant_sigma():
 
     def eps_of(z):  # independent accountant call: the paper's mechanism, T = 1000 steps on one example of 1000
         # drawn without replacement, replace-one neighbours, noise multiplier z = sigma/(2G)
-        a = RdpAccountant(neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
+        # the orders of the matched accountant (WOR_ORDERS); dp_accounting computes each order's RDP itself
+        a = RdpAccountant(orders=accounting.WOR_ORDERS,
+                          neighboring_relation=dp_accounting.NeighboringRelation.REPLACE_ONE)
         a.compose(dp_accounting.SelfComposedDpEvent(dp_accounting.SampledWithoutReplacementDpEvent(
             1000, 1, dp_accounting.GaussianDpEvent(z)), 1000))
         return a.get_epsilon(1e-6)

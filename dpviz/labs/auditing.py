@@ -299,7 +299,7 @@ def tradeoff_rdp_gaussian_wor(alpha, *, noise_multiplier: float, sampling_prob: 
     if not 0.0 < q <= 1.0:
         raise ValueError(f"sampling_prob must lie in (0, 1], got {v.shown(q)}.")
     steps = v.check_int("steps", steps)
-    orders = np.asarray(accounting._orders() if orders is None else orders, float)
+    orders = np.asarray(accounting.WOR_ORDERS if orders is None else orders, float)
     orders = orders[orders > 1.0]
     rdp = steps * np.asarray(accounting._rdp_wor_gaussian(q, z, orders), float)
     return tradeoff_rdp(alpha, orders, rdp)

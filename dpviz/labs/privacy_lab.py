@@ -662,7 +662,7 @@ def tradeoff_curve(mech: Mechanism, sigma, alpha, *, contribution: bool = False)
         import numpy as np
 
         z = sigma / mech.sensitivity
-        orders = np.asarray([o for o in accounting._orders() if o > 1.0])
+        orders = np.asarray([o for o in accounting.WOR_ORDERS if o > 1.0])
         rdp = mech.steps * np.asarray(accounting._rdp_wor_gaussian(mech.sampling_prob, z, orders), float)
         what = "pair" if mech.sample_size == 2 else "example"
         label = f"from RDP, one {what} per step without replacement, replace-one, z = {z:.3g}"

@@ -74,6 +74,23 @@ def _orders():
     return tuple(float(o) for o in rdp.DEFAULT_RDP_ORDERS)
 
 
+#: Rényi orders of the without-replacement (replace-one) RDP accountant (Wang, Balle & Kasiviswanathan 2019,
+#: Theorem 27): ``dp_accounting``'s ``DEFAULT_RDP_ORDERS`` (1.1 … 10.9 by 0.1, 11 … 63, 128, 256, 512, 1024) plus
+#: every 8th order from 64 to 256 and every 16th from 272 to 1024.  Above 63 the default orders are too sparse for
+#: this bound: at small ε the best order lies between them and the noise found is far larger than the same RDP
+#: analysis certifies.  At n = 20 000 (q = 1/n), T = 1 000, δ = 1/n², the noise multiplier for ε = 0.02, 0.03, 0.05,
+#: 0.07, 0.1 is 7.19, 5.08, 5.08, 3.59, 3.59 with the default orders (plateaus: σ(ε) is the same at ε = 0.03 and 0.05)
+#: and 5.61, 4.67, 3.71, 3.18, 2.70 with these, within 1.3 % of the minimum over every integer order up to 1024
+#: (5.61, 4.65, 3.67, 3.14, 2.66); every 16th order up to 256 and every 64th above gives 4.02 at ε = 0.05.  Any set
+#: of orders gives a valid upper bound on ε (more orders: a tighter one) and the per-order RDP values are unchanged;
+#: the cost is about 1.7x per evaluation (225 orders instead of 156; the forward differences of Theorem 27's exact sum
+#: up to order 256 are computed once whatever the number of orders; above 256 the bound is a cheap closed form).
+#: The Poisson (add/remove) RDP accountant keeps the default orders.
+WOR_ORDERS = tuple(sorted({k / 10.0 for k in range(11, 110)} | set(map(float, range(11, 64)))
+                          | {128.0, 256.0, 512.0, 1024.0}
+                          | set(map(float, range(64, 257, 8))) | set(map(float, range(272, 1025, 16)))))
+
+
 def _rdp_poisson_gaussian(q: float, z: float, orders):
     r"""Per-step RDP of the Poisson-subsampled Gaussian mechanism at each order: the values of
     ``dp_accounting.rdp.rdp_privacy_accountant._compute_rdp_poisson_subsampled_gaussian``, with the integer orders
@@ -474,14 +491,14 @@ def _rdp_wor_gaussian(q: float, z: float, orders):
 @functools.lru_cache(maxsize=8192)
 def _wor_eps_opt(z: float, delta: float, steps: int, q: float, max_order: float,
                  min_order: float = 0.0) -> tuple[float, float]:
-    """(ε, optimal order) of the without-replacement RDP accountant over the default orders in
+    """(ε, optimal order) of the without-replacement RDP accountant over the orders of :data:`WOR_ORDERS` in
     [``min_order``, ``max_order``] (fewer and smaller orders are much cheaper: the forward differences of
     Theorem 27 cost O(max order²))."""
     import logging
 
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
-    orders = [o for o in _orders() if min_order <= o <= max_order]
+    orders = [o for o in WOR_ORDERS if min_order <= o <= max_order]
     absl_logger = logging.getLogger("absl")
     level = absl_logger.level
     absl_logger.setLevel(logging.ERROR)
@@ -744,7 +761,7 @@ def log_bisect(ok, lo: float, hi: float, log_tol: float) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def _solve_wor(eps: float, delta: float, steps: int, q: float, rtol: float) -> float:
-    """Smallest z with the without-replacement RDP ε(z) <= ``eps`` over *all* the default orders (up to 1024).
+    """Smallest z with the without-replacement RDP ε(z) <= ``eps`` over *all* the orders of :data:`WOR_ORDERS`.
 
     ε(z) = min over orders of a bound that decreases in z at every order, so it is monotone in z; bisection on the
     predicate ε(z) <= eps over the full grid (about 10 ms per evaluation, 20–40 evaluations) cannot be misled by a
