@@ -9,6 +9,9 @@ from __future__ import annotations
 import math
 import re
 
+# tex_sci and its pattern of a number in scientific notation are the handouts' (one definition serves both)
+from dpviz.foundation.mathml import _SCI, tex_sci  # noqa: F401  (re-exported as ui.tex_sci)
+
 
 HELP = {
     "n": "Number of training examples. More data means less noise is needed for the same privacy.",
@@ -78,23 +81,12 @@ def latex_plain(tex: str) -> str:
     return re.sub(r"\s+", " ", out).strip()
 
 
-_SCI = re.compile(r"(?<![\\\w.])(\d+(?:\.\d+)?)[eE]([+\-]?)0*(\d+)(?![\w.])")
 _GREEK = {"sigma": "σ", "lambda": "λ", "beta": "β", "epsilon": "ε", "eps": "ε", "delta": "δ", "eta": "η",
           "alpha": "α", "kappa": "κ", "gamma": "γ", "zeta": "ζ", "mu": "μ", "tau": "τ", "xi": "ξ"}
 # a name is replaced unless a letter (or a LaTeX backslash) touches it: "2alpha" -> "2α", "K_alpha" -> "K_α"
 _GREEK_RE = re.compile(r"(?<![\\a-zA-Z])(" + "|".join(sorted(_GREEK, key=len, reverse=True)) + r")(?![a-zA-Z])")
 _SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt(?=\()")
 _POW = {"^2": "²", "^3": "³"}
-
-
-def tex_sci(latex: str) -> str:
-    """LaTeX with numbers like ``1e-06`` written as ``10^{-6}`` (and ``2.5e+03`` as ``2.5 \\times 10^{3}``)."""
-    def rep(m):
-        mant, sign, exp = m.group(1), m.group(2), m.group(3)
-        power = f"10^{{{'-' if sign == '-' else ''}{int(exp)}}}"
-        return power if float(mant) == 1.0 else f"{mant} \\times {power}"
-
-    return _SCI.sub(rep, latex)
 
 
 def pretty(text: str) -> str:
