@@ -199,26 +199,15 @@ def _algorithm_options(setting: str) -> tuple[list, list]:
 
 
 def _shown_algorithms(v: dict) -> list:
-    """The algorithms the page's "Algorithm(s)" box will show in this run, known before the box is drawn (the sidebar
-    stars the inputs they use above it): the view's, or on a first visit -- an empty view and a box never touched --
-    the box's first choice for the view's loss (so that the stars are right before any interaction).  A change to
-    another kind of loss makes the box offer its first choice again."""
+    """The algorithms the page's "Algorithm(s)" box shows in this run (:func:`dpviz_ui.helpers.multiselect_choice`),
+    known before the box is drawn: the sidebar stars the inputs they use above it, right from a first visit."""
     from dpviz.engine import losses
 
     try:
-        setting = losses.get_loss(v["sim_loss"]).setting
+        algs, first = _algorithm_options(losses.get_loss(v["sim_loss"]).setting)
     except ValueError:
         return []
-    if st.session_state.get("_sim_algs_setting") != setting:
-        # another kind of loss (pointwise / pairwise): none of the chosen algorithms fits it, so the box offers its
-        # first choice again, even if it was emptied by hand for the previous kind
-        st.session_state.pop("_touched_sim_algs", None)
-        st.session_state["_sim_algs_setting"] = setting
-    options, first = _algorithm_options(setting)
-    chosen = [a for a in v["sim_algs"] if a in options]  # as the box keeps them (a new loss's setting drops the rest)
-    if chosen or st.session_state.get("_touched_sim_algs"):  # an emptied box stays empty (ui.view_multiselect)
-        return chosen
-    return first
+    return ui.multiselect_choice("sim_algs", algs, first)
 
 
 def body() -> None:

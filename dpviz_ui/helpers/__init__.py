@@ -28,9 +28,9 @@ from .state import (  # noqa: F401
     show_link_notice, sync_url, view, _legacy_pages_fallback, _page_id, _run_local, _script_run_id, _user_acted,
 )
 from .widgets import (  # noqa: F401
-    invalid_inputs, list_input, page_number, parse_number_list, range_text, report_invalid, report_page_invalid,
-    stop_if_invalid, view_checkbox, view_choice, view_multiselect, view_number, view_range, _bind, _commit,
-    _commit_choice, _page_invalid_parts, _snap,
+    invalid_inputs, list_input, multiselect_choice, page_number, parse_number_list, range_text, report_invalid,
+    report_page_invalid, stop_if_invalid, view_checkbox, view_choice, view_multiselect, view_number, view_range, _bind,
+    _commit, _commit_choice, _page_invalid_parts, _snap,
 )
 from .sidebar import (  # noqa: F401
     apply_loss, cached_loss_constants, loss_options, loss_picker, param_widgets, resolve_loss,

@@ -77,18 +77,32 @@ def view_choice(label: str, key: str, options, *, fallback=None, widget=None, co
     return value
 
 
-def view_multiselect(label: str, key: str, options, *, fallback=(), **kwargs) -> list:
-    """A multiselect bound to the view entry ``key`` (a list); ``fallback`` when none of the view's entries is an
-    option."""
+def multiselect_choice(key: str, options, fallback=()) -> list:
+    """What :func:`view_multiselect` with these ``options`` and ``fallback`` shows in this run, known before it is
+    drawn (a page stars the inputs the choice uses above the box): the view's entries that are options, or, when
+    none is, ``fallback`` -- unless the user emptied the box while it offered these same options (an emptied
+    selection stays empty).  Once the box offers other options (another kind of loss, say), that no longer holds and
+    the fallback is offered again."""
     options = list(options)
+    touched = st.session_state.get(f"_touched_{key}")
+    if touched is not None and touched != tuple(options):
+        st.session_state.pop(f"_touched_{key}", None)
+        touched = None
     chosen = [o for o in view()[key] if o in options]
-    if not chosen and not st.session_state.get(f"_touched_{key}"):
+    if not chosen and touched is None:
         chosen = [o for o in fallback if o in options]
+    return chosen
+
+
+def view_multiselect(label: str, key: str, options, *, fallback=(), **kwargs) -> list:
+    """A multiselect bound to the view entry ``key`` (a list), showing :func:`multiselect_choice`."""
+    options = list(options)
+    chosen = multiselect_choice(key, options, fallback)
     view()[key] = chosen
     wkey = _bind(key, chosen)
 
     def _changed() -> None:
-        st.session_state[f"_touched_{key}"] = True  # an emptied selection stays empty
+        st.session_state[f"_touched_{key}"] = tuple(options)  # emptied with these options: it stays empty
         _commit_choice(key)
 
     value = st.multiselect(label, options, key=wkey, on_change=_changed, **kwargs)
