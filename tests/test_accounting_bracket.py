@@ -200,7 +200,7 @@ def test_privacy_statement_at_a_tiny_noise_multiplier_says_no_meaningful_privacy
     import dp_accounting
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
-    acc = rdp.RdpAccountant(rdp.DEFAULT_RDP_ORDERS, dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
+    acc = rdp.RdpAccountant(accounting.RDP_ORDERS, dp_accounting.NeighboringRelation.ADD_OR_REMOVE_ONE)
     acc.compose(dp_accounting.PoissonSampledDpEvent(1e-3, dp_accounting.GaussianDpEvent(1e-3)), 1000)
     ref = acc.get_epsilon(1e-6)
     argv = ["privacy", "--n", "1000", "--batch-size", "1", "--steps", "1000", "--noise-multiplier", "0.001",

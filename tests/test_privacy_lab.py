@@ -30,7 +30,9 @@ def _dp_wor(n, m, z, steps, delta):
 
 
 def _dp_poisson(q, z, steps, delta, pld=False, grid=1e-3):
-    a = pld_privacy_accountant.PLDAccountant(value_discretization_interval=grid) if pld else RdpAccountant()
+    # RDP: the orders of the accountant under test (RDP_ORDERS); dp_accounting computes each order's RDP itself
+    a = (pld_privacy_accountant.PLDAccountant(value_discretization_interval=grid) if pld
+         else RdpAccountant(orders=accounting.RDP_ORDERS))
     a.compose(dp_accounting.SelfComposedDpEvent(
         dp_accounting.PoissonSampledDpEvent(q, dp_accounting.GaussianDpEvent(z)), steps))
     return a.get_epsilon(delta)

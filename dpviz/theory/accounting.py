@@ -13,9 +13,10 @@ accountant of Abadi et al.  dpviz calibrates such noise numerically with this mo
 Two accountants are available:
 
 ``"rdp"`` (default)
-    Rényi DP (Mironov, Talwar & Zhang 2019), :class:`dp_accounting.rdp.RdpAccountant` with its default grid of
-    orders; ``steps`` compositions are added analytically (RDP is additive), so a call costs a few tens of
-    milliseconds whatever ``steps`` is.  The conversion RDP → (ε, δ) is the one of ``dp_accounting``
+    Rényi DP (Mironov, Talwar & Zhang 2019), the per-order RDP of :class:`dp_accounting.rdp.RdpAccountant` over the
+    orders :data:`RDP_ORDERS` (dp_accounting's defaults plus denser orders from 64 to 1024); ``steps``
+    compositions are added analytically (RDP is additive), so a call costs a few tens of milliseconds whatever
+    ``steps`` is.  The conversion RDP → (ε, δ) is the one of ``dp_accounting``
     (Canonne, Kamath & Steinke 2020), slightly tighter than the classical ε = ρ(λ) + log(1/δ)/(λ − 1).
 ``"pld"``
     privacy-loss distributions (self-composition by FFT), tighter but slower, with an error bar.  For Poisson
@@ -68,27 +69,34 @@ def _check_common(delta, steps, sampling_prob, accountant):
     return delta, steps, q
 
 
-def _orders():
-    from dp_accounting.rdp import rdp_privacy_accountant as rdp
-
-    return tuple(float(o) for o in rdp.DEFAULT_RDP_ORDERS)
-
-
-#: Rényi orders of the without-replacement (replace-one) RDP accountant (Wang, Balle & Kasiviswanathan 2019,
-#: Theorem 27): ``dp_accounting``'s ``DEFAULT_RDP_ORDERS`` (1.1 … 10.9 by 0.1, 11 … 63, 128, 256, 512, 1024) plus
-#: every 8th order from 64 to 256 and every 16th from 272 to 1024.  Above 63 the default orders are too sparse for
-#: this bound: at small ε the best order lies between them and the noise found is far larger than the same RDP
-#: analysis certifies.  At n = 20 000 (q = 1/n), T = 1 000, δ = 1/n², the noise multiplier for ε = 0.02, 0.03, 0.05,
-#: 0.07, 0.1 is 7.19, 5.08, 5.08, 3.59, 3.59 with the default orders (plateaus: σ(ε) is the same at ε = 0.03 and 0.05)
-#: and 5.61, 4.67, 3.71, 3.18, 2.70 with these, within 1.3 % of the minimum over every integer order up to 1024
-#: (5.61, 4.65, 3.67, 3.14, 2.66); every 16th order up to 256 and every 64th above gives 4.02 at ε = 0.05.  Any set
+#: Rényi orders of both RDP accountants, the Poisson (add/remove) one of :func:`epsilon_for` and the
+#: without-replacement (replace-one) one of :func:`epsilon_general` (Wang, Balle & Kasiviswanathan 2019, Theorem 27):
+#: ``dp_accounting``'s ``DEFAULT_RDP_ORDERS`` (1.1 … 10.9 by 0.1, 11 … 63, 128, 256, 512, 1024) plus every 8th order
+#: from 64 to 256 and every 16th from 272 to 1024.  Above 63 the default orders are too sparse: at small ε the best
+#: order lies between them and the noise found is far larger than the same RDP analysis certifies.
+#:
+#: Poisson sampling, add/remove (n = 20 000, q = 1/n, T = 1 000, δ = 1/n²): the noise multiplier for ε = 0.05 and
+#: 0.2 is 5.08 and 2.54 with the default orders (a plateau from ε = 0.03 to 0.05, and a step near ε = 0.25 on the
+#: Accounting page's σ-vs-ε chart), 3.70 and 2.01 with these; the same values as ``dp_accounting``'s
+#: ``RdpAccountant`` called with these orders (tests/test_accounting_small_eps.py).
+#:
+#: Without replacement, replace-one, same setting: the noise multiplier for ε = 0.02, 0.03, 0.05, 0.07, 0.1 is 7.19,
+#: 5.08, 5.08, 3.59, 3.59 with the default orders (plateaus: σ(ε) is the same at ε = 0.03 and 0.05) and 5.61, 4.67,
+#: 3.71, 3.18, 2.70 with these, within 1.3 % of the minimum over every integer order up to 1024 (5.61, 4.65, 3.67,
+#: 3.14, 2.66); every 16th order up to 256 and every 64th above gives 4.02 at ε = 0.05.  Any set
 #: of orders gives a valid upper bound on ε (more orders: a tighter one) and the per-order RDP values are unchanged;
 #: the cost is about 1.7x per evaluation (225 orders instead of 156; the forward differences of Theorem 27's exact sum
 #: up to order 256 are computed once whatever the number of orders; above 256 the bound is a cheap closed form).
-#: The Poisson (add/remove) RDP accountant keeps the default orders.
-WOR_ORDERS = tuple(sorted({k / 10.0 for k in range(11, 110)} | set(map(float, range(11, 64)))
+RDP_ORDERS = tuple(sorted({k / 10.0 for k in range(11, 110)} | set(map(float, range(11, 64)))
                           | {128.0, 256.0, 512.0, 1024.0}
                           | set(map(float, range(64, 257, 8))) | set(map(float, range(272, 1025, 16)))))
+#: The orders of the without-replacement accountant (the name under which they were introduced): :data:`RDP_ORDERS`.
+WOR_ORDERS = RDP_ORDERS
+
+
+def _orders():
+    """The Rényi orders of the Poisson RDP accountant: :data:`RDP_ORDERS`."""
+    return RDP_ORDERS
 
 
 def _rdp_poisson_gaussian(q: float, z: float, orders):
@@ -173,7 +181,7 @@ def _log_a_frac(q: float, z: float, alpha: float):
 
 @functools.lru_cache(maxsize=8192)
 def _rdp_eps_idx(z: float, delta: float, steps: int, q: float, idx: tuple[int, ...]) -> tuple[float, int]:
-    """(ε, index of the optimal order) over the default RDP orders with indices ``idx``."""
+    """(ε, index of the optimal order) over the RDP orders (:data:`RDP_ORDERS`) with indices ``idx``."""
     import logging
 
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
@@ -301,7 +309,7 @@ def _root(f, guess: float, rtol: float, what: str, spread: float = 2.0) -> float
     return float(hi)  # pragma: no cover
 
 
-#: A coarse sub-grid of the default RDP orders, used to locate the answer before refining on the full grid.
+#: A coarse sub-grid of :data:`RDP_ORDERS`, used to locate the answer before refining on the full grid.
 #: It must include the largest orders: at small ε the optimal order is large, and a grid that stops early cannot
 #: reach the target at all (its ε has the floor log(1/δ)/(λ_max − 1) whatever the noise).
 _COARSE = (1.5, 2.0, 3.0, 4.0, 6.0, 8.0, 12.0, 16.0, 24.0, 32.0, 48.0, 63.0, 128.0, 256.0, 512.0, 1024.0)
