@@ -89,11 +89,32 @@ def _commit(name: str, key: str, lesson_id: str, k: int) -> None:
         return
     raw = st.session_state.get(key)
     st.session_state["_les_problems"] = []
+    label = INPUT_LABELS.get(name, name)
     try:
-        st.session_state["_les_over"][name] = L._validate_entry(name, raw)
+        # the box holds text, read as the other pages read theirs: 6e4, 60,000 and 60 000 are 60000; 2.5 is not a
+        # whole number (refused, never truncated)
+        number = L.urlstate.parse_number(raw, _kind(name, st.session_state["_les_over"].get(name)))
+    except ValueError as exc:
+        shown = "nothing: the box is empty" if not str(raw or "").strip() else str(exc)
+        st.session_state["_les_invalid"][name] = f"{label}: {shown}"
+        return
+    try:
+        st.session_state["_les_over"][name] = L._validate_entry(name, number)
         st.session_state["_les_invalid"].pop(name, None)
     except ValueError as exc:
-        st.session_state["_les_invalid"][name] = str(exc)
+        msg = str(exc)
+        st.session_state["_les_invalid"][name] = label + msg[len(name):] if msg.startswith(name + " ") else msg
+
+
+def _kind(name: str, value) -> str:
+    """"int" or "float": the kind of a step input (from the view's schema, else from its value)."""
+    if name in L.urlstate.SCHEMA:
+        return L.urlstate.SCHEMA[name][0]
+    from dpviz_ui import audit_page as ap
+
+    if name in ap.SCHEMA:
+        return "int" if ap.SCHEMA[name][0] == "int" else "float"
+    return "int" if isinstance(value, int) else "float"
 
 
 def lesson_list() -> None:
@@ -151,16 +172,14 @@ def _inputs(step, state: dict, lesson_id: str, k: int) -> None:
     cols = st.columns(len(step.inputs) + 1)
     for col, name in zip(cols, step.inputs):
         key = f"les_in_{lesson_id}_{k}_{name}"
-        kind = L.urlstate.SCHEMA[name][0] if name in L.urlstate.SCHEMA else (
-            "int" if isinstance(state[name], int) else "float")
         if key not in st.session_state or name not in invalid:
-            st.session_state[key] = state[name]
+            st.session_state[key] = L.urlstate.number_text(state[name], _kind(name, state[name]))
         locked = name in locks
-        col.number_input(INPUT_LABELS.get(name, name) + (" 🔒" if locked else ""), key=key,
-                         step=1 if kind == "int" else None, format=None if kind == "int" else "%g",
-                         disabled=locked, on_change=_commit, args=(name, key, lesson_id, k),
-                         help="Locked by the lesson link." if locked else "Try another value: every number below "
-                                                                          "is recomputed.")
+        col.text_input(INPUT_LABELS.get(name, name) + (" 🔒" if locked else ""), key=key,
+                       disabled=locked, on_change=_commit, args=(name, key, lesson_id, k),
+                       help="Locked by the lesson link." if locked else "Try another value (6e4, 60,000 and "
+                                                                        "60 000 all mean 60000): every number "
+                                                                        "below is recomputed.")
     if any(name in st.session_state["_les_over"] for name in step.inputs if name not in locks):
         cols[-1].button("Reset to the lesson's values", key=f"les_reset_{lesson_id}_{k}", on_click=_go,
                         args=(lesson_id, k))
@@ -174,7 +193,13 @@ def _question(step, state: dict, values: dict, lesson_id: str, k: int) -> None:
     if q.kind == "choice":
         pred = c1.radio("Your prediction", q.options, index=None, key=f"{base}_pred", horizontal=True)
     else:
-        pred = c1.number_input("Your prediction", value=None, key=f"{base}_pred", format="%g")
+        typed = c1.text_input("Your prediction", key=f"{base}_pred", placeholder="a number, e.g. 2.5 or 6e4")
+        pred = None
+        if typed and typed.strip():
+            try:
+                pred = L.urlstate.parse_number(typed)
+            except ValueError as exc:
+                c1.warning(f"Your prediction is not read: {ui.plain(str(exc))}. Type a number such as 2.5 or 6e4.")
     revealed_key = f"{base}_revealed"
     # a callback (runs before the script) so that a reveal is never lost to a rerun that interrupts this one
     c2.button("Reveal", key=f"{base}_reveal", type="primary",

@@ -187,6 +187,23 @@ def test_lesson_walk_questions_links_presenter_and_lock(server):
         _at_step(page, lesson, 7)
         href = page.get_by_role("link", name=re.compile("Open in Calibrate")).get_attribute("href")
         assert "algorithm=dpgd-sc" in href and "mu=0.5" in href
+        # the n box reads what a person types as every page does: 6e4 is 60000 (a browser number box read 6),
+        # 2.5 is refused (never truncated to 2), 1,500 and 2e3 are numbers; box, URL and numbers after each
+        step7 = lesson.steps[6]
+        for typed, n in (("6e4", 60000), ("2.5", None), ("1,500", 1500), ("2e3", 2000)):
+            _set_input(page, "gaussian", 7, "n", typed)
+            if n is None:
+                _wait(page, lambda: "not a whole number" in page.locator("[data-testid='stAlert']").first.inner_text(),
+                      "the error for 2.5")
+                settle(page)
+                assert page.locator("[data-testid='stMetric']").count() == 0
+                assert page.locator("[data-testid='stException']").count() == 0
+                assert _box(page, "gaussian", 7, "n").input_value() == typed
+                continue
+            _wait(page, lambda: query_of(page).get("n") == str(n), f"n={n} in the URL")
+            _expect_numbers(page, step7, L.step_state(step7, {"n": n}))
+            assert _box(page, "gaussian", 7, "n").input_value() == str(n)
+        page.screenshot(path=str(OUT / "lessons_typed_n.png"))
         browser.close()
 
 

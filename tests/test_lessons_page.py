@@ -54,8 +54,8 @@ def test_hostile_link_is_listed_and_ignored():
 
 def test_lock_next_back_and_url():
     at = _open({"les_id": "gaussian", "les_step": "2", "les_lock": "eps", "eps": "0.5"})
-    box = at.number_input(key="les_in_gaussian_2_eps")
-    assert box.disabled and box.value == 0.5
+    box = at.text_input(key="les_in_gaussian_2_eps")
+    assert box.disabled and box.value == "0.5"
     step = L.get_lesson("gaussian").steps[1]
     want = L.live(step.view, L.step_state(step, {"eps": 0.5}), figure=False)["numbers"][0]
     assert _metrics(at)[want[0]] == ui.fmt(want[1])
@@ -67,20 +67,50 @@ def test_lock_next_back_and_url():
     assert at.header[0].value.startswith("1. ")
     assert at.button(key="les_back").disabled
     # an unlocked input: changed, then the step's own value again with "Reset"; ε stays locked at 0.5 throughout
-    assert at.number_input(key="les_in_gaussian_1_eps").disabled
-    at.number_input(key="les_in_gaussian_1_G").set_value(2.0).run()
+    assert at.text_input(key="les_in_gaussian_1_eps").disabled
+    at.text_input(key="les_in_gaussian_1_G").input("2").run()
     step1 = L.get_lesson("gaussian").steps[0]
     want = L.live(step1.view, L.step_state(step1, {"G": 2.0, "eps": 0.5}), figure=False)["numbers"][0]
     assert _metrics(at)[want[0]] == ui.fmt(want[1])
     at.button(key="les_reset_gaussian_1").click().run()
     want = L.live(step1.view, L.step_state(step1, {"eps": 0.5}), figure=False)["numbers"][0]
     assert _metrics(at)[want[0]] == ui.fmt(want[1])
-    assert at.number_input(key="les_in_gaussian_1_G").value == 1.0
+    assert at.text_input(key="les_in_gaussian_1_G").value == "1"
 
 
 def test_invalid_input_shows_one_error_and_no_numbers():
     at = _open({"les_id": "gaussian", "les_step": "2"})
-    at.number_input(key="les_in_gaussian_2_eps").set_value(-1.0).run()
-    assert len(at.error) == 1 and "eps" in at.error[0].value and not at.metric
-    at.number_input(key="les_in_gaussian_2_eps").set_value(0.5).run()
+    at.text_input(key="les_in_gaussian_2_eps").input("-1").run()
+    assert len(at.error) == 1 and "ε" in at.error[0].value and not at.metric
+    at.text_input(key="les_in_gaussian_2_eps").input("0.5").run()
     assert at.metric and not at.error
+
+
+@pytest.mark.parametrize("typed, n", [("6e4", 60000), ("60,000", 60000), ("60 000", 60000), ("2e3", 2000)])
+def test_typed_numbers_are_read_like_on_every_page(typed, n):
+    # the dpsgd lesson's step 3 has an n box: 6e4 is 60000 (a browser number box read it as 6), and the step's
+    # numbers are those of n = 60000
+    lesson = L.get_lesson("dpsgd")
+    k = next(i for i, s in enumerate(lesson.steps, 1) if "n" in s.inputs)
+    step = lesson.steps[k - 1]
+    at = _open({"les_id": "dpsgd", "les_step": str(k)})
+    at.text_input(key=f"les_in_dpsgd_{k}_n").input(typed).run()
+    assert not at.error and not at.exception
+    assert at.query_params["n"] in (str(n), [str(n)])
+    out = L.live(step.view, L.step_state(step, {"n": n}), figure=False)
+    label, value = out["numbers"][0]
+    assert _metrics(at)[label] == (ui.fmt(value) if not isinstance(value, str) else value)
+
+
+@pytest.mark.parametrize("typed, why", [("2.5", "not a whole number"), ("", "empty"), ("abc", "not a number"),
+                                        ("1,5", "comma")])
+def test_a_bad_number_is_refused_never_truncated(typed, why):
+    lesson = L.get_lesson("dpsgd")
+    k = next(i for i, s in enumerate(lesson.steps, 1) if "n" in s.inputs)
+    at = _open({"les_id": "dpsgd", "les_step": str(k)})
+    at.text_input(key=f"les_in_dpsgd_{k}_n").input(typed).run()
+    assert len(at.error) == 1
+    msg = at.error[0].value.replace("\\", "")  # the page escapes Markdown in the typed text
+    assert why in msg and "n: " in msg
+    assert not at.metric and not at.exception
+    assert at.text_input(key=f"les_in_dpsgd_{k}_n").value == typed  # what was typed stays in the box

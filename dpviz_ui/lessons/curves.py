@@ -77,7 +77,7 @@ def _curve_calibrate(state: dict) -> dict:
         if name == "n" and state["delta_auto"]:
             q["delta"] = 1.0 / float(x) ** 2
         ys.append(_cal_noise(state["algorithm"], q))
-    return {"x": xs, "series": {"σ (None where not private)": ys}, "xname": name if name != "eps" else "ε",
+    return {"x": xs, "series": {"σ (a gap where no σ is private)": ys}, "xname": name if name != "eps" else "ε",
             "yname": "σ", "log": (True, True), "marker": _marker("calibrate", state)}
 
 
