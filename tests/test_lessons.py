@@ -157,7 +157,7 @@ def _catalogue_answer(solver, state, values):
     if solver in ("max_certifiable", "certifiable_times_10"):
         from dpviz.labs import audit
 
-        m = state["aud_trials"] // 2
+        m = state["aud_trials"] // 4  # half the trials per side, half of those evaluate the test (multiples of 4)
         if solver == "max_certifiable":
             return audit.max_certifiable(m, 1e-5)
         return audit.max_certifiable(10 * m, 1e-5) - audit.max_certifiable(m, 1e-5)
@@ -285,11 +285,21 @@ def test_hand_heterogeneity_lesson():
 
 
 def test_hand_audit_lesson():
-    # Clopper-Pearson with no error in m = 1000 trials: upper rate 1 - 0.025^(1/m); eps = log((1 - delta - p)/p)
-    p = 1 - 0.025 ** (1 / 1000)
+    # 2000 trials: 1000 trainings on D and 1000 on D'; the audit chooses its test on 500 of each side and counts the
+    # errors on the other m = 500.  Clopper-Pearson with no error in m trials: upper rate 1 - 0.025^(1/m);
+    # eps = log((1 - delta - p)/p) = 4.9056 (the lesson said 5.6006, the value for m = 1000)
+    import numpy as np
+
+    from dpviz.labs import audit
+
+    p = 1 - 0.025 ** (1 / 500)
     got, _ = _answer("audit", "max_certifiable")
-    assert got == pytest.approx(math.log((1 - 1e-5 - p) / p), rel=1e-6)  # 5.6006
-    q = 1 - 0.025 ** (1 / 10000)
+    assert got == pytest.approx(math.log((1 - 1e-5 - p) / p), rel=1e-6)  # 4.9056
+    assert got == pytest.approx(4.9056, abs=1e-4)
+    # the same m and maximum as an audit of 2000 trials reports (1000 separable statistics per side)
+    res = audit.distinguish(np.zeros(1000), np.ones(1000), delta=1e-5)
+    assert res["m"] == 500 and res["max_certifiable"] == pytest.approx(got, rel=1e-12)
+    q = 1 - 0.025 ** (1 / 5000)
     got, _ = _answer("audit", "certifiable_times_10")
     assert got == pytest.approx(math.log((1 - 1e-5 - q) / q) - math.log((1 - 1e-5 - p) / p), rel=1e-6)
 

@@ -44,7 +44,8 @@ import numpy as np
 from dpviz.foundation import validate as v
 from dpviz.engine import simulate as sim
 
-__all__ = ["monitor_units", "clopper_pearson", "eps_from_rates", "max_certifiable", "distinguish", "canary", "audit", "AuditResult",
+__all__ = ["monitor_units", "clopper_pearson", "eps_from_rates", "evaluation_trials_per_side", "max_certifiable",
+           "distinguish", "canary", "audit", "AuditResult",
            "default_setting", "STATISTICS",
            "LEVEL", "CITATION"]
 
@@ -175,6 +176,16 @@ def eps_from_rates(fpr, fnr, delta: float) -> np.ndarray | float:
         b = np.where(1 - delta - fpr > 0, np.log(np.maximum(1 - delta - fpr, 1e-300)) - np.log(fnr), -np.inf)
     out = np.maximum(np.maximum(a, b), 0.0)
     return float(out) if out.ndim == 0 else out
+
+
+def evaluation_trials_per_side(trials: int) -> int:
+    """Evaluation trials per side of an audit of ``trials`` trials: :func:`audit` trains ``trials // 2`` times on D
+    and as often on D', and :func:`distinguish` chooses the test on the first half of each side and counts its errors
+    on the rest, ``trials // 2 - trials // 4`` (500 of 2000 trials).  This ``m`` is what :func:`max_certifiable`
+    takes."""
+    trials = v.check_int("trials", trials, minimum=8)
+    per_side = trials // 2
+    return per_side - per_side // 2
 
 
 def max_certifiable(m: int, delta: float, level: float = LEVEL) -> float:

@@ -344,12 +344,14 @@ LESSONS: tuple[Lesson, ...] = (
          "catch a broken claim with an audit"),
         (
             Step("A lower bound, not a guarantee",
-                 "Train m times on D and m times on D' = D + canary; a test with false-positive rate fpr and "
+                 "Train as often on D as on D' = D + canary; half of each side's runs choose a test, and on the "
+                 "other m runs per side a test with false-positive rate fpr and "
                  "false-negative rate fnr forces $\\epsilon \\ge \\log\\frac{1-\\delta-\\rm fnr}{\\rm fpr}$ "
                  "(Jagielski, Ullman & Oprea 2020; Nasr et al. 2021), with Clopper–Pearson 95 % bounds on the "
                  "rates.", "certifiable", {"aud_trials": 2000}, inputs=("aud_trials",),
-                 question=Question("With 2000 trials (1000 per side) and no error at all, what is the most ε the "
-                                   "audit can certify (δ = 10⁻⁵)?", "max_certifiable", rtol=0.05)),
+                 question=Question("With 2000 trials (1000 per side: 500 choose the test, 500 evaluate it) and "
+                                   "no error at all, what is the most ε the audit can certify (δ = 10⁻⁵)?",
+                                   "max_certifiable", rtol=0.05)),
             Step("More trials",
                  "Play the number of trials: the most the audit can ever certify grows only like log m.",
                  "certifiable", {"aud_trials": 2000}, animate="aud_trials",

@@ -42,7 +42,7 @@ def _marker(kind: str, state: dict) -> tuple:
     if kind == "gaussian":
         return state["eps"], gaussian.sigma_for(state["eps"], p["delta"], p["G"], rtol=1e-9)
     if kind == "certifiable":
-        return state["aud_trials"], audit.max_certifiable(state["aud_trials"] // 2, 1e-5)
+        return state["aud_trials"], audit.max_certifiable(audit.evaluation_trials_per_side(state["aud_trials"]), 1e-5)
     name = _xparam(kind, state)
     if kind == "bound":
         thm = catalog.get_theorem(state["theorems"][0])
@@ -112,7 +112,7 @@ def _curve_certifiable(state: dict) -> dict:
 
     xs = _logspace(100, 200_000, 30, True)
     delta = 1e-5
-    ys = [audit.max_certifiable(m // 2, delta) for m in xs]
+    ys = [audit.max_certifiable(audit.evaluation_trials_per_side(m), delta) for m in xs]
     return {"x": xs, "series": {"most ε the trials can certify": ys}, "xname": "trials (half on D, half on D′)",
             "yname": "ε", "log": (True, False),
             "marker": _marker("certifiable", state)}

@@ -283,7 +283,7 @@ def _live_audit(state: dict, progress=None) -> dict:
 def _live_certifiable(state: dict, progress=None) -> dict:
     from dpviz.labs import audit
 
-    m = state["aud_trials"] // 2
+    m = audit.evaluation_trials_per_side(state["aud_trials"])
     val = audit.max_certifiable(m, 1e-5)
     values = {"max_certifiable": val, "per_side": m}
     tex = (r"\epsilon_{\max} = \log\frac{1-\delta-\bar p}{\bar p},\quad \bar p = 1-(0.025)^{1/m}"
