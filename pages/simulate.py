@@ -115,8 +115,9 @@ def _losses(ds) -> dict[str, str]:
 
 
 def _theorem_schedule(alg_ids, params, sweep, grid, ds, loss, g_used):
-    """(theorem id, T, η) of the first theorem of the first private algorithm of the run whose schedule is defined and
-    the same at every grid point (the engine runs one T and η per sweep), or a sentence saying why there is none."""
+    """(theorem id, T, η) of the first theorem bounding the excess population risk (what the run measures) of the
+    first private algorithm of the run whose schedule is defined and the same at every grid point (the engine runs
+    one T and η per sweep), or a sentence saying why there is none."""
     from dpviz.engine import losses
 
     private = [a for a in alg_ids if catalog.get_algorithm(a).perturbation != "none"]
@@ -131,7 +132,7 @@ def _theorem_schedule(alg_ids, params, sweep, grid, ds, loss, g_used):
     if g_used is not None:
         base["G"] = g_used
     alg = private[0]
-    for thm in (t for t in catalog.theorems() if t.algorithm == alg):
+    for thm in catalog.theorems_bounding(alg):
         found = set()
         for g in grid:
             p = {**base, sweep: g}
@@ -146,6 +147,8 @@ def _theorem_schedule(alg_ids, params, sweep, grid, ds, loss, g_used):
             T, eta = found.pop()
             return thm.id, T, eta
     name = catalog.get_algorithm(alg).name
+    if not catalog.theorems_bounding(alg):
+        return f"No theorem of the catalogue bounds the excess population risk of {name}, so none sets the schedule."
     return (f"No theorem of {name} has one T and η for the whole {'n' if sweep == 'n' else 'ε'} grid"
             + (" (their T grows with n)" if sweep == "n" else "") + ", and the engine runs one schedule per sweep.")
 
@@ -178,9 +181,10 @@ def _trivial_excess(datasets, loss: str, l2: float, results) -> dict:
 
 def _theory(res, params, prefer: str | None = None):
     """The theorem the run is compared with -- ``prefer`` (the theorem whose schedule the run used) if it bounds this
-    algorithm, else the first theorem of the algorithm that bounds every grid point: (label, bounds) or None."""
+    algorithm's excess population risk (the quantity the run measures), else the first theorem of the algorithm that
+    bounds it at every grid point: (label, bounds) or None."""
     extra = {k: params[k] for k in ("c", "mu") if k in params}
-    thms = [t for t in catalog.theorems() if t.algorithm == res.algorithm]
+    thms = catalog.theorems_bounding(res.algorithm)
     thms.sort(key=lambda t: t.id != prefer)
     for thm in thms:
         b = res.bounds(thm.id, **extra)
@@ -238,7 +242,7 @@ def body() -> None:
     # loss's constants at R); μ and c where the chosen algorithms' calibrations or theorems use them (the catalogue's
     # declarations, dpviz_ui.helpers.starred)
     now = [catalog.get_algorithm(a) for a in _shown_algorithms(v)]
-    uses = ui.starred(algorithms=now, theorems=[t for t in catalog.theorems() if t.algorithm in {a.id for a in now}])
+    uses = ui.starred(algorithms=now, theorems=[t for a in now for t in catalog.theorems_bounding(a.id)])
     required = ({"n", "log10_delta", "T", "eta"} | ({"eps"} if v["sim_sweep"] != "eps" else set())
                 | ({"R"} if v["sim_project"] or sched_src == "theorem" else set()) | (uses & {"c"})
                 | (uses & {"mu"} if not v["l2"] else set()))
@@ -728,8 +732,8 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
               and math.isfinite(lo) and math.isfinite(hi) else "no confidence interval: it needs at least 3 grid points")
         theory = (f"theory ({r['theorem']}): slope {ui.fmt(r['theory slope'])} over this grid, dominant term "
                   f"exponent {ui.fmt(r['dominant term exponent'])}" if r["theorem"] != "—"
-                  else ("no theorem in the catalogue bounds this algorithm" if quantity == "excess_risk" and theory_on
-                        else ""))
+                  else ("no theorem in the catalogue bounds this algorithm's excess population risk at every grid "
+                        "point" if quantity == "excess_risk" and theory_on else ""))
         st.write(f"{r['algorithm']}: fitted log-log slope {r['fitted slope']:.2f} ({ci})"
                  + (f"; {theory}" if theory else ""))
         if r["points"] < 3:
@@ -737,7 +741,9 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
     if not theory_on:  # a sweep's rows: no theorem columns (no calibrations are stored with them)
         slopes = [{k: val for k, val in r.items() if k not in ("theorem", "theory slope", "dominant term exponent")}
                   for r in slopes]
-    st.dataframe(slopes, width="stretch", hide_index=True)
+    # a missing number (no theorem, no interval from fewer than 3 points) is shown as "—", not "None"
+    st.dataframe([{k: ("—" if val is None else val) for k, val in r.items()} for r in slopes], width="stretch",
+                 hide_index=True)
     st.subheader("Results (one row per repetition and grid point that ran)")
     st.dataframe(rows[:500], width="stretch")
     ui.download_table(rows, name, params, container=downloads)

@@ -138,6 +138,38 @@ def test_simulate_page_runs_and_plots_engine_result():
     assert mean_trace["y"] == pytest.approx(list(res.summary()["mean"]), rel=1e-9)
 
 
+def test_theorems_bounding_the_population_risk_by_hand():
+    # what each paper's theorem bounds (the papers' statements): Wang, Lei, Ying & Zhang Thm 7 is uniform argument
+    # stability, Thms 9-10 the excess population risk; Kang, Li, Liu & Wang Thms 1, 6 and Remark 3 the optimality
+    # gap, Thm 2 the generalization gap, Thm 4 the influence-function approximation error, Thms 3, 7 and Remark 4
+    # the excess population risk; Yang, Lei, Lyu & Ying Thm 1 uniform argument stability
+    assert [t.id for t in catalog.theorems_bounding("dpsgd-output")] == ["wang-nonsmooth-thm9", "wang-nonsmooth-thm10"]
+    assert [t.id for t in catalog.theorems_bounding("pidp-sgd")] == ["kang-pidp-thm7"]
+    assert [t.id for t in catalog.theorems_bounding("dpsgd-pl")] == ["kang-pidp-thm3", "kang-pidp-remark4"]
+    assert "yang-pairwise-thm1" not in [t.id for t in catalog.theorems_bounding("pairwise-sgd")]
+    with pytest.raises(ValueError, match="unknown algorithm"):
+        catalog.theorems_bounding("no-such-algorithm")
+
+
+def test_simulate_compares_only_with_population_risk_theorems():
+    # DP-SGD-Output was drawn against Wang, Lei, Ying & Zhang's Theorem 7 (a stability bound) and PIDP-SGD against
+    # Kang, Li, Liu & Wang's Theorem 4 (the influence-function approximation error): neither bounds the excess
+    # population risk the run measures
+    at = _run("pages/simulate.py", query={"T": "50", "n": "200", "dataset": "wang-least-squares",
+                                          "sim_loss": "least-squares", "sim_algs": "dpsgd-output,pidp-sgd",
+                                          "reps": "3"})
+    if any(b.label == "Run simulation" for b in at.button):
+        [b for b in at.button if b.label == "Run simulation"][0].click().run()
+    assert not at.exception
+    text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert "theory (" in text
+    assert "Wang, Lei, Ying & Zhang, Theorem 7" not in text  # no stability bound as 'the theory'
+    assert "Kang, Li, Liu & Wang, Theorem 4" not in text
+    assert "Wang, Lei, Ying & Zhang, Theorem 9" in text or "Wang, Lei, Ying & Zhang, Theorem 10" in text
+    assert "Kang, Li, Liu & Wang, Theorem 7" in text
+    assert "None" not in str(at.dataframe[0].value.to_dict())
+
+
 def test_calibrate_infeasible_shows_reason_not_exception():
     at = _run("pages/calibrate.py", query={"algorithm": "dpsgd-rdp", "n": "20", "eps": "0.01"})
     assert not at.exception

@@ -62,6 +62,8 @@ __all__ = [
     "papers",
     "algorithms",
     "theorems",
+    "POPULATION_RISK",
+    "theorems_bounding",
     "tables",
     "get_algorithm",
     "get_theorem",
@@ -557,6 +559,23 @@ def algorithms() -> list[Algorithm]:
 
 def theorems() -> list[Theorem]:
     return list(_load()["theorems"].values())
+
+
+#: The quantity the simulation engine measures (Simulate, the sweeps and the reproductions plot it): the population
+#: risk at the output minus the best risk over the domain.
+POPULATION_RISK = "excess population risk"
+
+
+def theorems_bounding(algorithm_id: str, quantity: str = POPULATION_RISK) -> list[Theorem]:
+    """The theorems of ``algorithm_id`` whose bound is on ``quantity`` (``Theorem.risk.quantity``; default the excess
+    population risk, what a simulation measures), in catalogue order.
+
+    A bound on another quantity -- uniform argument stability (Wang, Lei, Ying & Zhang, Theorem 7), the optimality
+    gap (Kang, Li, Liu & Wang, Theorem 1), the influence-function approximation error (ibid., Theorem 4) -- must never
+    be drawn against a measured excess population risk as "the theory".
+    """
+    get_algorithm(algorithm_id)  # ValueError naming the known ids
+    return [t for t in theorems() if t.algorithm == algorithm_id and t.risk.quantity == quantity]
 
 
 def tables() -> list[ComparisonTable]:

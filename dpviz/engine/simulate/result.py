@@ -48,7 +48,8 @@ class SimulationResult:
         return stats.loglog_slope(s["grid"].to_numpy(), s["mean"].to_numpy())
 
     def bounds(self, theorem_id: str | None = None, **extra):
-        """The bound of ``theorem_id`` (default: the first theorem of this algorithm) at each grid point.
+        """The bound of ``theorem_id`` (default: the first theorem of this algorithm that bounds the excess population
+        risk, the quantity a simulation measures: :func:`dpviz.theory.catalog.theorems_bounding`) at each grid point.
 
         Columns: ``grid``, ``theorem``, ``bound`` (the rate form, the paper's constant c = 1 unless given in
         ``extra``), ``explicit`` (with the paper's explicit constants, NaN where it gives none), ``n_exp`` and
@@ -57,9 +58,10 @@ class SimulationResult:
         import pandas as pd
 
         if theorem_id is None:
-            ths = [t for t in catalog.theorems() if t.algorithm == self.algorithm]
+            ths = catalog.theorems_bounding(self.algorithm)
             if not ths:
-                raise ValueError(f"no theorem in the catalogue bounds the algorithm {self.algorithm!r}.")
+                raise ValueError(f"no theorem in the catalogue bounds the excess population risk of the algorithm "
+                                 f"{self.algorithm!r}.")
             theorem_id = ths[0].id
         has_explicit = catalog.get_theorem(theorem_id).explicit_bound is not None
         nan = float("nan")
