@@ -41,3 +41,20 @@ def test_calibrate_notes_have_no_ascii_greek(schedule):
     # the command line's ASCII option names; the prose around it may not
     bad = [t for t in texts if ASCII_NAMES.search(re.sub(r"`[^`]*`", "", str(t)))]
     assert not bad, bad
+
+
+@pytest.mark.parametrize("tex, want", [("O(n)", "O(n)"), (r"\mathcal{O}(n)", "O(n)"), (r"\log(n)", "log(n)"),
+                                       (r"T = O(n^2)", "T = O(n^2)"), (r"\sqrt{(n)}", "√n"), ("(n)", "n"),
+                                       (r"\frac{\sqrt{d}}{n\epsilon}", "(√d)/(nε)")])
+def test_latex_plain_keeps_a_functions_parentheses(tex, want):
+    # the Bounds page's comparison tables printed "On" for the gradient complexity O(n)
+    assert ui.latex_plain(tex) == want
+
+
+def test_bounds_tables_print_o_of_n():
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=60)
+    at.run()
+    at.switch_page("pages/bounds.py").run()
+    assert not at.exception
+    cells = " ".join(str(df.value.to_dict()) for df in at.dataframe)
+    assert "O(n)" in cells and "'On'" not in cells

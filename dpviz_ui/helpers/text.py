@@ -76,7 +76,8 @@ def latex_plain(tex: str) -> str:
         out = re.sub(pat + r"(?![a-zA-Z])", rep, out)
     out = out.replace("{", "(").replace("}", ")").replace("\\", "")
     out = re.sub(r"\(\(([^()]*)\)\)", r"(\1)", out)
-    out = re.sub(r"\((√?(?:\d+(?:\.\d+)?|[^\W\d]))\)", r"\1", out)  # (1) -> 1, (√n) -> √n, (nε) stays
+    # (1) -> 1, (√n) -> √n, (nε) stays; a function's argument keeps its parentheses: O(n), log(n), (O)(n) -> O(n)
+    out = re.sub(r"(?<![A-Za-z)\]])\((√?(?:\d+(?:\.\d+)?|[^\W\d]))\)", r"\1", out)
     out = re.sub(r"([(+/])\s+log", r"\1log", out)
     return re.sub(r"\s+", " ", out).strip()
 
