@@ -151,10 +151,13 @@ def main_numbers(alg, params, cal, complexity):
                    help="Gradient complexity: (pair-)gradients computed in total, from the theorem's schedule "
                         "or else counted for the algorithm's update rule: one per SGD step, n per full-gradient step, "
                         "n(n − 1) per full pairwise-gradient step.")
-    if cal["feasible"]:
+    if cal["feasible"] and extras.get("privacy_certified") is False:
+        st.warning("Private only as the paper claims, not certified by dpviz end to end: "
+                   + ui.pretty(extras.get("privacy_check") or "the paper's own counting") + ".")
+    elif cal["feasible"]:
         check = extras.get("privacy_check")
         st.success("Private: with this σ the released output is (ε, δ)-differentially private"
-                   + (f" ({check})." if check else " under the paper's privacy conditions, which hold here."))
+                   + (f" ({ui.pretty(check)})." if check else " under the paper's privacy conditions, which hold here."))
     else:
         st.error(f"Not private at these settings: {ui.pretty(cal.get('reason', ''))}")
         if cal.get("fix"):

@@ -277,7 +277,7 @@ def step_view(lesson_id: str) -> None:
     with st.container():
         if out.get("status"):
             level, msg = out["status"]
-            (st.success if level == "success" else st.error)(ui.pretty(msg))
+            {"success": st.success, "warning": st.warning}.get(level, st.error)(ui.pretty(msg))
     with st.container():
         if out.get("tex"):
             ui.latex(ui.tex_sci(out["tex"]))

@@ -38,4 +38,29 @@ def test_calibrate_page_states_what_dpviz_cannot_certify_for_pidp_sgd():
     assert "What dpviz cannot certify for PIDP-SGD" in captions
     assert "drawn afresh at every step" in captions and "whole data set" in captions
     assert "4G/(n ζ)" in captions or "4G/(nζ)" in captions or "4G/(n zeta)" in captions
-    assert any("as Theorem 5 claims" in s.value for s in at.success)
+    # the guarantee rests on the paper's counting: a warning, never a plain "Private" verdict
+    assert any("as Theorem 5 claims" in w.value and "not certified by dpviz" in w.value for w in at.warning)
+    assert not any(s.value.startswith("Private:") for s in at.success)
+
+
+def test_a_vacuous_delta_from_a_link_is_refused_not_called_private():
+    # δ = 10^-0.0001 ≈ 0.9998 made Calibrate say "Private ... with ε = 0 and δ = 1"; δ is now at most 0.1 on every
+    # page (as Accounting had it): the link value is listed as ignored and the default δ is used
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.query_params.update({"delta_auto": "false", "log10_delta": "-0.0001"})
+    at.switch_page("pages/calibrate.py")  # the link opens Calibrate directly
+    at.run()
+    assert not at.exception
+    warnings = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "log10_delta" in warnings and "-1" in warnings
+    assert at.session_state["_view"]["log10_delta"] == -6.0
+    assert not any("δ = 1" in s.value for s in at.success)
+
+
+def test_dpsgd_pl_says_which_check_makes_it_private():
+    # DP-SGD-PL's σ comes from the matched RDP accountant (Kang, Li, Liu & Wang's eq. (2) has an unspecified c),
+    # not from "the paper's privacy conditions"
+    at = _calibrate({"algorithm": "dpsgd-pl"})
+    text = " ".join(s.value for s in at.success)
+    assert text.startswith("Private:") and "RDP accountant of the paper's mechanism" in text
+    assert "paper's privacy conditions" not in text

@@ -20,7 +20,7 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "n": ("int", 1000, (2, 10**9)),
     "d": ("int", 10, (1, 10**7)),
     "eps": ("float", 1.0, (1e-6, 1e4)),
-    "log10_delta": ("float", -6.0, (-30.0, -0.0001)),
+    "log10_delta": ("float", -6.0, (-30.0, -1.0)),  # δ ≤ 0.1: a larger δ makes (ε, δ)-DP vacuous
     "T": ("int", 1000, (1, 10**12)),
     "eta": ("float", 0.01, (1e-12, 1e6)),
     "G": ("float", 1.0, (1e-12, 1e12)),

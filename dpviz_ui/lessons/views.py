@@ -63,7 +63,10 @@ def _live_calibrate(state: dict, progress=None) -> dict:
     if cal.sigma_schedule:
         values["sigma_schedule"] = [float(s) for s in cal.sigma_schedule]
     numbers += [("T", values["T"]), ("η", values["eta"])]
-    status = (("success", "Private: (ε, δ)-DP by dpviz's tightest check. " + str(ex.get("privacy_check", "")))
+    status = (("warning", "Private only as the paper claims, not certified by dpviz end to end: "
+                          + str(ex.get("privacy_check", "")) + ".")
+              if cal.feasible and ex.get("privacy_certified") is False else
+              ("success", "Private: (ε, δ)-DP by dpviz's tightest check. " + str(ex.get("privacy_check", "")))
               if cal.feasible else ("error", f"Not private here: {cal.reason}" + (f" Fix: {cal.fix}" if cal.fix
                                                                                      else "")))
     return {"values": values, "numbers": numbers, "tex": cal.formula_numbers or cal.formula, "status": status,
