@@ -272,7 +272,9 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
         st.caption(note)
     for r in res["accountants"]:
         if r.get("error"):
-            st.caption(f"{r['label']}: {r['error']}")
+            st.caption(f"{r['label']}: {ui.pretty(r['error'])}")
+        if r.get("caveat"):
+            st.warning(f"{r['label']}: {ui.pretty(r['caveat'])}")
 
     pld = pld_rows(alg, items, user_sigma)
     merged = dict(res)
@@ -294,7 +296,7 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
         ui.statement_download(alg, params, user_sigma, key="acc_statement")
     for r in pld["accountants"]:
         if r.get("error"):
-            st.caption(f"{r['label']}: {r['error']}")
+            st.caption(f"{r['label']}: {ui.pretty(r['error'])}")
     st.caption("Which numbers are safe to claim: RDP and the pessimistic PLD give upper bounds on ε (and σ that "
                "certainly suffices); the analytic Gaussian mechanism is exact. PLD's range [lower, upper] brackets "
                "the exact ε: the upper end is the connect-the-dots PLD, the lower end the PLD of a post-processing "

@@ -208,11 +208,12 @@ def accountant_lines(slot, extras: dict) -> None:
         slot.empty()
         return
     with slot.container():
-        st.write(f"A tight numerical accountant (dp-accounting) needs σ = {ui.fmt(extras['accountant_sigma'])} "
-                 f"for the same (ε, δ), n and T — an RDP upper bound: this σ certainly suffices; RDP gives no lower "
-                 f"bound (the Accounting page shows PLD brackets where they apply).")
+        st.write(f"A numerical accountant of the same mechanism (dp-accounting's RDP) needs σ = "
+                 f"{ui.fmt(extras['accountant_sigma'])} for the same (ε, δ), n and T — an upper bound: this σ "
+                 f"certainly suffices; RDP gives no lower bound (the Accounting page shows PLD brackets where they "
+                 f"apply).")
         if extras.get("accountant_note"):
-            st.caption(ui.pretty(extras["accountant_note"]))
+            (st.warning if extras.get("accountant_floor") else st.caption)(ui.pretty(extras["accountant_note"]))
 
 
 def beta_plot(alg, params, cal) -> None:

@@ -132,7 +132,7 @@ def test_accounting_page_invalid_input_one_error_no_stale_results(typed, shown):
 
 def test_accounting_takes_n_eps_delta_from_calibrate():
     # Calibrate at n = 5000, eps = 2 -> Accounting opens at 5000, 2 and delta = 1/n^2; the matched RDP accountant's
-    # sigma equals Calibrate's "a tight numerical accountant needs sigma = ..." (one computation, one rounding)
+    # sigma equals Calibrate's "a numerical accountant of the same mechanism ... needs sigma = ..." (one computation)
     from dpviz_ui import helpers as ui
     from dpviz.theory import catalog
 
@@ -142,7 +142,7 @@ def test_accounting_takes_n_eps_delta_from_calibrate():
     at.text_input(key="w_n").set_value("5,000").run()
     at.text_input(key="w_eps").set_value("2").run()
     assert not at.exception
-    calib_line = [m.value for m in at.markdown if "tight numerical accountant" in m.value]
+    calib_line = [m.value for m in at.markdown if "numerical accountant of the same mechanism" in m.value]
     at.switch_page("pages/accounting.py").run()
     assert not at.exception
     assert at.text_input(key="w_n").value == "5000" and at.text_input(key="w_eps").value == "2"

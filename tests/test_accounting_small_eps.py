@@ -5,6 +5,9 @@ below z exceeds ε).  ε(z) is a step function of z for sampling without replace
 Balle & Kasiviswanathan 2019, Theorem 27, jumps as z crosses a threshold) and reads exactly 0 once T·RDP < δ²
 (dp_accounting's KL shortcut): the old solver stopped there (σ = 395.6 where 4.88 suffices)."""
 
+import math
+from pathlib import Path
+
 import dp_accounting
 import pytest
 from dp_accounting.rdp import rdp_privacy_accountant as rdp_mod
@@ -121,3 +124,44 @@ def test_poisson_rdp_orders_are_dense_above_63():
     zs = [accounting.noise_multiplier_for(eps=e, delta=delta, steps=T, sampling_prob=1 / n)
           for e in (0.02, 0.03, 0.05, 0.07, 0.1, 0.15, 0.2, 0.25, 0.3)]
     assert all(b < 0.97 * a for a, b in zip(zs, zs[1:]))
+
+
+def test_wor_rdp_floor_by_hand_and_by_dp_accounting():
+    # n = T = 1000 (q = 1/n), δ = 1e-6: the bound above order 256 keeps a noise-free term, so the smallest positive
+    # ε is the conversion at order 256 with zero RDP: log(1 - 1/256) - (log δ + log 256)/255 = 0.0285188 (by hand)
+    n, T, delta = 1000, 1000, 1e-6
+    hand = math.log(1 - 1 / 256) - (math.log(delta) + math.log(256)) / 255
+    assert hand == pytest.approx(0.0285188, abs=1e-7)
+    assert accounting.wor_rdp_floor(delta, T, 1 / n) == pytest.approx(hand, rel=1e-9)
+    # dp_accounting's own accountant (same orders) sits on that floor at large noise, and certifies ε = 0 (its
+    # total-variation shortcut) once the noise is large enough: nothing in between
+    assert _dp_wor(n, 1e4, T, delta) == pytest.approx(hand, rel=1e-5)
+    z = accounting.noise_multiplier_general(eps=0.01, delta=delta, steps=T, sampling_prob=1 / n,
+                                            sampling="without-replacement", neighbouring="replace-one")
+    assert _dp_wor(n, z, T, delta) == 0.0 and _dp_wor(n, z * (1 - 1e-5), T, delta) >= hand * (1 - 1e-6)
+    assert z == pytest.approx(accounting.noise_multiplier_general(  # the same σ (to the solver's tolerance)
+        eps=0.001, delta=delta, steps=T, sampling_prob=1 / n, sampling="without-replacement",
+        neighbouring="replace-one"), rel=1e-5)
+    # the note: below the floor only
+    assert accounting.wor_floor_note(0.01, delta, T, 1 / n).startswith("ε = 0.01 is below 0.02852")
+    assert accounting.wor_floor_note(0.03, delta, T, 1 / n) is None
+    with pytest.raises(ValueError):
+        accounting.wor_rdp_floor(delta, T, 0.0)
+
+
+def test_pages_warn_when_the_matched_rdp_sigma_is_only_certified_through_eps_zero():
+    from streamlit.testing.v1 import AppTest
+
+    app = str(Path(__file__).resolve().parent.parent / "app.py")
+    for page in ("pages/calibrate.py", "pages/accounting.py"):
+        at = AppTest.from_file(app, default_timeout=120)
+        at.query_params.update({"eps": "0.01"})
+        at.switch_page(page)
+        at.run()
+        assert not at.exception
+        warned = [w.value for w in at.warning if "smallest positive ε this RDP accountant certifies" in w.value]
+        assert warned and "0.02852" in warned[0], page
+        at = AppTest.from_file(app, default_timeout=120)
+        at.switch_page(page)
+        at.run()
+        assert not [w.value for w in at.warning if "smallest positive ε" in w.value], page  # ε = 1: no warning

@@ -399,7 +399,8 @@ def test_calibrate_fills_in_the_accountant_line_after_the_main_numbers():
 
     assert at.metric[0].value == ui.fmt(cal.sigma)
     text = " ".join(m.value for m in at.markdown)
-    assert f"A tight numerical accountant (dp-accounting) needs σ = {ui.fmt(cal.extras['accountant_sigma'])}" in text
+    assert (f"A numerical accountant of the same mechanism (dp-accounting's RDP) needs σ = "
+            f"{ui.fmt(cal.extras['accountant_sigma'])}") in text
     assert "computing" not in " ".join(c.value for c in at.caption)
 
 

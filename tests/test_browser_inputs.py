@@ -145,7 +145,8 @@ def test_accounting_contract_and_shared_view(server, page):
     wait_query(page, "n", "5000")
     _type(page, "w_eps", "2")
     wait_query(page, "eps", "2.0")
-    page.wait_for_selector("text=A tight numerical accountant (dp-accounting) needs σ", timeout=WAIT)
+    page.wait_for_selector("text=A numerical accountant of the same mechanism (dp-accounting's RDP) needs σ",
+                           timeout=WAIT)
     settle(page)
     cal = catalog.calibrate("dpsgd-rdp", n=5000, eps=2.0, delta=1 / 5000**2, T=1000, G=1.0)
     acc = ui.fmt(cal.extras["accountant_sigma"])

@@ -152,6 +152,8 @@ def run(args) -> int | None:
                      if r.get("sigma_for_eps_lower") is not None and r["name"] == "pld" else ""))
             if r.get("error"):
                 print(f"  note: {r['error']}")
+            if r.get("caveat"):
+                print(f"  caveat: {r['caveat']}")
         if args.sigma and out["closed_form"].get("eps_of_sigma") is not None:
             print(f"closed form: the smallest eps at which the paper's closed form (with its conditions) gives "
                   f"sigma <= {args.sigma:g} is {out['closed_form']['eps_of_sigma']:.5g} (its conditions can bound "

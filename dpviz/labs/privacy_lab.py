@@ -600,6 +600,10 @@ def evaluate(algorithm_id: str, *, sigma=None, names: tuple[str, ...] | None = N
                                        if row["sigma_for_eps"] and mech.paper_sigma else None)
         if errors:
             row["error"] = "; ".join(errors)
+        if acc.name == "rdp" and acc.sampling == "without-replacement" and row["sigma_for_eps"] is not None:
+            floor = accounting.wor_floor_note(mech.eps, mech.delta, mech.steps, mech.sampling_prob)
+            if floor:
+                row["caveat"] = floor  # its σ for ε is certified only through ε = 0 (accounting.wor_rdp_floor)
         row["seconds"] = time.perf_counter() - t0
         rows.append(row)
     closed = {"formula": mech.closed_form, "sigma_for_eps": _num(mech.paper_sigma),

@@ -45,7 +45,7 @@ from typing import Callable
 from dpviz.foundation import validate as v
 
 __all__ = ["ACCOUNTANTS", "PldTooLarge", "epsilon_for", "noise_multiplier_for", "pld_bracket", "pld_epsilon_bracket",
-           "pld_sigma_bracket", "rdp_epsilon_gaussian"]
+           "pld_sigma_bracket", "rdp_epsilon_gaussian", "wor_rdp_floor", "wor_floor_note"]
 
 #: Supported accountants.
 ACCOUNTANTS = ("rdp", "pld")
@@ -520,6 +520,49 @@ def _wor_eps_opt(z: float, delta: float, steps: int, q: float, max_order: float,
 
 def _wor_eps(z: float, delta: float, steps: int, q: float) -> float:
     return _wor_eps_opt(z, delta, steps, q, math.inf)[0]
+
+
+@functools.lru_cache(maxsize=1024)
+def wor_rdp_floor(delta: float, steps: int, sampling_prob: float) -> float:
+    r"""The smallest *positive* ε the without-replacement RDP accountant certifies, whatever the noise.
+
+    As z → ∞ the RDP of Wang, Balle & Kasiviswanathan (2019, Theorem 27) vanishes at the orders up to 256 (their exact
+    sum), but not above (its Stirling-type bound keeps a term that does not depend on z), so the RDP → (ε, δ)
+    conversion of dp_accounting (Canonne, Kamath & Steinke 2020)
+
+    .. math:: \epsilon(\lambda) = T\rho_\infty(\lambda) + \log(1 - 1/\lambda) - \frac{\log\delta + \log\lambda}{\lambda - 1}
+
+    has a floor: at n = T = 1000 (q = 1/n), δ = 10⁻⁶ it is 0.02852 (order 256).  Below it the accountant certifies
+    only ε = 0, once T·ρ(λ) < δ² at some order (dp_accounting's total-variation shortcut: the two output
+    distributions are then within δ in total variation, so the release is (0, δ)-DP), which needs a far larger noise:
+    every target ε below the floor gets that same σ (z = 63 246 at n = T = 1000).
+    """
+    import numpy as np
+
+    delta = v.check_delta(delta)
+    steps = v.check_int("steps (number of compositions)", steps)
+    q = v.check_real("sampling_prob", sampling_prob)
+    if not 0.0 < q <= 1.0:
+        raise ValueError(f"sampling_prob must lie in (0, 1], got {q:g}.")
+    orders = np.asarray([o for o in WOR_ORDERS if o > 1.01], float)
+    # ρ_∞: 0 at the orders up to 256; above, the z-free term (its value at a large z, where the rest is < 1e-20)
+    rho = np.where(orders <= 256, 0.0, _rdp_wor_gaussian(q, 1e12, orders) if q < 1.0 else 0.0)
+    eps = steps * rho + np.log1p(-1.0 / orders) - (math.log(delta) + np.log(orders)) / (orders - 1.0)
+    return float(max(np.min(eps), 0.0))
+
+
+def wor_floor_note(eps: float, delta: float, steps: int, sampling_prob: float) -> str | None:
+    """A sentence for a σ that the without-replacement RDP accountant finds for a target ε below its floor
+    (:func:`wor_rdp_floor`), else None: that σ is certified only through ε = 0 and is no measure of the noise the
+    mechanism needs."""
+    floor = wor_rdp_floor(delta, steps, sampling_prob)
+    if not eps < floor:
+        return None
+    return (f"ε = {eps:g} is below {floor:.4g}, the smallest positive ε this RDP accountant certifies at any noise (its "
+            "bound at the Rényi orders above 256 does not vanish as σ grows): its σ is the noise at which it certifies "
+            "ε = 0 (the two output distributions within total variation δ), the same for every target below "
+            f"{floor:.4g}. That σ certainly suffices but says nothing about how much noise the mechanism needs; a "
+            "tighter analysis would need far less.")
 
 
 def _solve_pld_fast(eps: float, delta: float, steps: int, q: float, rtol: float, replace: bool = False) -> float:
