@@ -90,6 +90,25 @@ def _open_link(page, query):
     return at.switch_page(page).run()
 
 
+@pytest.mark.parametrize("query, key, why", [
+    ({"eps_grid": "1,abc"}, "eps_grid", "'abc' is not a number"),
+    ({"eps_grid": "1,1e9"}, "eps_grid", "between"),
+    ({"dataset": "wang-least-squares", "sim_loss": "least-squares", "kappas": "abc"}, "kappas",
+     "'abc' is not a number"),
+])
+def test_simulate_link_with_a_bad_list_shows_the_box_and_one_error(query, key, why):
+    # '/simulate?eps_grid=1,abc' showed only "could not convert string to float: 'abc'", without the box to fix it
+    at = _open_link("pages/simulate.py", query)
+    assert not at.exception
+    assert at.text_input(key=f"w_{key}").value == query[key].replace(",", ", ")
+    errors = [e.value.replace("\\", "") for e in at.error]
+    assert len(errors) == 1 and why in errors[0] and "could not convert" not in errors[0]
+    assert not at.metric and not _figs(at)
+    # fixing the box brings the page back
+    at.text_input(key=f"w_{key}").input("1, 2" if key == "eps_grid" else "0").run()
+    assert not at.error and not at.exception
+
+
 def test_url_parameters_round_trip_into_widgets():
     at = _open_link("pages/calibrate.py", {"n": "12345", "eps": "0.25", "T": "not-a-number"})
     assert not at.exception

@@ -332,6 +332,13 @@ def list_input(label: str, key: str, default: list, kind: str, lo: float, hi: fl
     v = view()
     invalid = st.session_state.setdefault("_invalid", {})
     current = v[key] or [repr(float(x)) if kind == "float" else str(int(x)) for x in default]
+    if key not in invalid and v[key]:
+        # a link's list (ids checked only by the URL schema) is read like a typed one: a value that is not a number
+        # or out of range shows in the box with one error, never as a Python message without the box
+        try:
+            parse_number_list(", ".join(v[key]), kind, lo, hi, label)
+        except ValueError as exc:
+            invalid[key] = (", ".join(v[key]), str(exc))
     text = invalid[key][0] if key in invalid else ", ".join(f"{float(c):g}" for c in current)
     wkey = f"w_{key}"
     st.session_state[wkey] = text
