@@ -37,6 +37,16 @@ def refused(argv, *words):
     (["audit", "--algorithm", "sgd", "--trials", "1e308"], ["1e+308 trials need more memory than any machine has"]),
     (["stability", "--algorithm", "sgd", "--reps", "2000", "--over", "n", "--values", "100,200", "--max-gb", "1e-4"],
      ["2000 repetitions", "above the cap of 0.0001 GB"]),
+    # simulate: a --data-n of 1e12 or --reps of 1e9 asked numpy for 73 TiB / 149 GiB (a MemoryError traceback)
+    (["simulate", "--algorithm", "dpsgd-rdp", "--dataset", "wang-logistic", "--loss", "logistic", "--over", "eps",
+      "--values", "1,2", "--reps", "2", "--T", "100", "--eta", "0.1", "--R", "1", "--data-n", "1e12"],
+     ["n = 1000000000000", "2.2e+05 GB of memory", "--max-gb 4"]),
+    (["simulate", "--algorithm", "dpsgd-rdp", "--dataset", "wang-logistic", "--loss", "logistic", "--over", "eps",
+      "--values", "1,2", "--reps", "1e9", "--T", "100", "--eta", "0.1", "--R", "1"],
+     ["1000000000 repetitions", "960 GB of memory"]),
+    (["simulate", "--algorithm", "dpsgd-rdp", "--dataset", "wang-logistic", "--loss", "logistic", "--over", "eps",
+      "--values", "1,2", "--reps", "20", "--T", "100", "--eta", "0.1", "--R", "1", "--max-gb", "1e-4"],
+     ["20 repetitions", "above the guard --max-gb 0.0001"]),
 ])
 def test_memory_is_refused_before_allocating(argv, words):
     refused(argv, *words)

@@ -31,6 +31,7 @@ import sys
 from typing import Any, Sequence
 
 from dpviz.theory import catalog
+from dpviz.foundation import validate as v
 from dpviz.foundation.validate import check_params
 
 __all__ = ["main", "build_parser", "EXTENSIONS"]
@@ -41,6 +42,10 @@ __all__ = ["main", "build_parser", "EXTENSIONS"]
 #: and ``run(args) -> int | None`` (handles ``args.command`` if it is one of its own, else returns None).
 #: Raise ``ValueError`` for bad input: ``main`` turns it into one stderr line and exit code 2.
 EXTENSIONS: list[str] = ["cli.sweep", "cli.account", "cli.audit"]
+
+
+#: Default memory guard of ``simulate`` (GB): the data set and the engine's chains, estimated before anything runs.
+SIMULATE_MAX_GB = 4.0
 
 
 class UsageError(Exception):
@@ -170,6 +175,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--values", required=True, help="its comma-separated values")
     p.add_argument("--reps", type=_whole, required=True, help="repetitions per grid point")
     p.add_argument("--seed", type=_whole, default=0, help="random seed (default 0)")
+    p.add_argument("--max-gb", type=_number, default=None,
+                   help=f"memory guard: refuse a run estimated above this many GB (default {SIMULATE_MAX_GB:g}); "
+                        "the estimate (data set + engine) is made before anything is built")
     _add_param_options(p)
     for mod in _extensions():
         mod.add_parser(sub, _add_param_options, _collect_params)
@@ -193,6 +201,18 @@ def _run_simulate(args: argparse.Namespace) -> int:
         raise UsageError("--values needs at least one value")
     kappas = args.label_noise or [0.0]
     loss = losses.get_loss(args.loss, l2=float(args.l2)) if args.l2 else args.loss
+    max_gb = SIMULATE_MAX_GB if args.max_gb is None else v.check_positive("--max-gb", args.max_gb)
+    # the memory of every run, estimated from the sizes alone before any data set is built (a --data-n of 1e12 or
+    # --reps of 1e9 asked numpy for 73 TiB / 149 GiB and ended in a traceback)
+    for kappa in kappas:
+        plan = D.plan_dataset(args.dataset, n=args.data_n, kappa=kappa)
+        for alg in args.algorithm:
+            est = S.estimate_cost(alg, plan, loss, grid={args.over: values}, reps=args.reps, params=params)
+            if est["bytes"] > max_gb * 1e9:
+                raise UsageError(
+                    f"{alg} on {args.dataset} (n = {plan.n}, {args.reps} repetitions) needs about "
+                    f"{est['bytes'] / 1e9:.3g} GB of memory, above the guard --max-gb {max_gb:g}: use fewer "
+                    "repetitions or a smaller --data-n, or raise --max-gb if the machine has the memory")
     runs = []
     for kappa in kappas:
         ds = D.load_dataset(args.dataset, n=args.data_n, kappa=kappa)  # real data: n and kappa do not apply
