@@ -13,6 +13,27 @@ KINDS = {"rate": "rates (the paper's unspecified constants set to c)",
          "explicit": "explicit constants (only where the paper gives them)"}
 
 
+def _privacy_warning(thm, params: dict, ok: dict) -> None:
+    """A warning beside a bound whose algorithm cannot be made private at these parameters (its calibration, at the
+    theorem's own T and η, is infeasible) or that the theorem's own conditions do not cover (a note saying it is
+    "evaluated formally"): the number is then the formula evaluated, not a guarantee about a private run."""
+    alg = catalog.get_algorithm(thm.algorithm)
+    why = []
+    if alg.calibrate is not None:
+        sched = {k: ok[k] for k in ("T", "eta") if ok.get(k) is not None}
+        if "T" in sched and float(sched["T"]).is_integer():
+            sched["T"] = int(sched["T"])
+        cal = ui.cached_calibrate(alg.id, ui.items(ui.only_params({**params, **sched}, alg.calibrate)))
+        if "ok" in cal and not cal["ok"]["feasible"]:
+            fix = cal["ok"].get("fix")
+            why.append(f"{alg.name} cannot be made private here: {ui.pretty(cal['ok'].get('reason') or '')}."
+                       + (f" What would make it private: {ui.pretty(fix)}." if fix else ""))
+    why += [ui.pretty(n) for n in ok.get("notes", []) if "formally" in n]
+    if why:
+        st.warning("This bound describes no private run at these parameters, only the formula evaluated. "
+                   + " ".join(why))
+
+
 def bound_kind(thm) -> str:
     """"rate" if the theorem's main bound drops constants, "explicit" if it keeps the paper's constants and logs."""
     return getattr(thm, "form", None) or "rate"
@@ -126,6 +147,7 @@ def body() -> None:
                             "gradient_complexity": ok["gradient_complexity"]}
             st.write(f"Bound at the current parameters: **{ui.fmt(ok['total'])}** — step size η = {ui.fmt(ok['eta'])}, "
                      f"iterations T = {ui.fmt(ok['T'])}, gradient complexity {ui.fmt(ok['gradient_complexity'])}")
+            _privacy_warning(thm, params, ok)
             ui.flush()  # the bound line goes to the browser before the curves are computed
             if thm.discrepancy or thm.notes:  # how dpviz reads the paper (misprints, proofs followed): after the bound
                 with st.expander("How dpviz reads this theorem (misprints in the paper, notes)"

@@ -199,6 +199,17 @@ def test_calibrate_infeasible_shows_reason_not_exception():
     assert "increase ε" in fix
 
 
+def test_bounds_says_when_the_algorithm_cannot_be_private():
+    # ε = 0.001, n = 1000: Algorithm 1 of Wang, Lei, Ying & Zhou cannot be calibrated (Theorem 2's conditions need
+    # ε >= 0.9337), yet Theorem 3 (a)'s rate was shown as "Bound at the current parameters: 11.79" with no warning
+    at = _open_link("pages/bounds.py", {"theorems": "wang-lownoise-thm3a", "eps": "0.001"})
+    assert not at.exception
+    warned = [w.value for w in at.warning if "describes no private run" in w.value]
+    assert len(warned) == 1 and "cannot be made private" in warned[0] and "0.9337" in warned[0]
+    at = _open_link("pages/bounds.py", {"theorems": "wang-lownoise-thm3a"})  # ε = 1: private, no warning
+    assert not [w.value for w in at.warning if "describes no private run" in w.value]
+
+
 def test_bounds_empty_selection_warns():
     at = _run("pages/bounds.py")
     at.multiselect[0].set_value([]).run()
