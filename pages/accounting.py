@@ -301,7 +301,8 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
                "certainly suffices); the analytic Gaussian mechanism is exact. PLD's range [lower, upper] brackets "
                "the exact ε: the upper end is the connect-the-dots PLD, the lower end the PLD of a post-processing "
                "of the mechanism whose privacy losses lie on the same grid (Poisson add/remove), on a grid refined "
-               "until the two agree to 1 %. For σ the range is certified too: the low end is a σ whose lower bound "
+               "until the two agree to 1 %; elsewhere (replace-one) the lower end is the optimistic PLD, which can "
+               "stay far below over many steps (the grid is refined until the upper end changes by < 1 %). For σ the range is certified too: the low end is a σ whose lower bound "
                "on ε still exceeds the target (too little noise), the high end one whose upper bound meets it.")
     for w in _looser_pld(merged["accountants"]):
         st.warning(w)
@@ -411,7 +412,9 @@ def calculator_section() -> None:
     st.caption("RDP converts a Rényi-divergence curve to (ε, δ): an upper bound, a little loose, no lower bound. PLD "
                "composes the privacy-loss distribution numerically: connect-the-dots gives the upper bound (safe "
                "to claim); the lower bound comes from a post-processing of the mechanism on the same grid (Poisson "
-               "add/remove; optimistic rounding for replace-one); the grid is refined until the two agree to 1 %. "
+               "add/remove, the grid refined until the two agree to 1 %); for replace-one the lower bound is the "
+               "optimistic rounding, which can stay far below over many steps (the grid is refined until the upper "
+               "bound changes by < 1 %). "
                "dp_accounting has no PLD for sampling without replacement and no RDP for Poisson sampling under "
                "replace-one.")
     rows = [{"accountant": r["accountant"], "eps": r["eps"], "eps_upper": r["eps_upper"], "eps_lower": r["eps_lower"],

@@ -182,7 +182,7 @@ def body() -> None:
                 for note in ex["ok"]["notes"]:
                     st.caption(ui.pretty(note))
             else:
-                st.caption(f"Explicit-constant version not available here: {ui.plain(ex['error'])}")
+                st.caption(f"Explicit-constant version not available here: {ui.pretty(ex['error'])}")
     # every theorem's numbers are on screen before any curve is computed (a curve can take seconds: a numerical
     # accountant per point); each curve is budgeted, and points it skips are computed by the page's next runs
     ui.flush()

@@ -606,11 +606,14 @@ def _lessons(name, row, summary, x, xlab, private, trivial, res, schedule_thm, w
         if useless:
             sig = [c.sigma for c, g in zip(res.calibrations, res.grid_values or [None]) if g in useless
                    and c.sigma is not None]
-            every = len(useless) == len(x)
-            out.append(f"{name}: at {'every grid point' if every else xlab + ' = ' + ', '.join(ui.fmt(g) for g in useless)}"
+            points = xlab + " = " + ", ".join(ui.fmt(g) for g in useless)
+            # "every grid point" only when every point of the grid ran and all are useless (x: the points that ran)
+            where = ("every grid point" if len(useless) == len(x) == len(res.grid_values or x) else points)
+            sig_text = ", ".join(ui.fmt(v) for v in sig[:6]) + (", …" if len(sig) > 6 else "")
+            out.append(f"{name}: at {where}"
                        f" the private runs are no better than the trivial predictor w = 0 (its excess risk is "
                        f"{ui.fmt(trivial)}, inside or below the runs' 95 % band): the noise the privacy guarantee "
-                       f"needs{' (σ = ' + ', '.join(ui.fmt(v) for v in sig[:4]) + ')' if sig else ''} drowns the "
+                       f"needs{' (σ = ' + sig_text + ')' if sig else ''} drowns the "
                        "gradient at this n. The curve then shows the noise, not the theorem's rate: increase n or ε "
                        "to see the rate.")
     slope, theory_slope = row.get("fitted slope"), row.get("theory slope")
@@ -742,8 +745,8 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
         slopes = [{k: val for k, val in r.items() if k not in ("theorem", "theory slope", "dominant term exponent")}
                   for r in slopes]
     # a missing number (no theorem, no interval from fewer than 3 points) is shown as "—", not "None"
-    st.dataframe([{k: ("—" if val is None else val) for k, val in r.items()} for r in slopes], width="stretch",
-                 hide_index=True)
+    st.dataframe([{k: ("—" if val is None else ui.fmt(val) if isinstance(val, float) else val)
+                   for k, val in r.items()} for r in slopes], width="stretch", hide_index=True)
     st.subheader("Results (one row per repetition and grid point that ran)")
     st.dataframe(rows[:500], width="stretch")
     ui.download_table(rows, name, params, container=downloads)

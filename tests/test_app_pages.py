@@ -109,6 +109,21 @@ def test_simulate_link_with_a_bad_list_shows_the_box_and_one_error(query, key, w
     assert not at.error and not at.exception
 
 
+def test_simulate_no_better_than_trivial_names_the_points_that_ran():
+    # n = 3: DP-SGD's calibration is infeasible at ε = 1 .. 8, so only ε = 16 runs; the page said "at every grid
+    # point the private runs are no better than the trivial predictor"
+    at = _open_link("pages/simulate.py", {"n": "3"})
+    for b in at.button:
+        if b.label == "Run simulation":
+            b.click().run()
+            break
+    assert not at.exception
+    texts = [t.value for kind in (at.warning, at.markdown, at.caption, at.info) for t in kind]
+    said = [t for t in texts if "no better than the trivial predictor" in t]
+    assert said and all("every grid point" not in t for t in said) and any("ε = 16" in t for t in said)
+    assert not any("None" in str(df.value.to_dict()) for df in at.dataframe[:1])
+
+
 def test_url_parameters_round_trip_into_widgets():
     at = _open_link("pages/calibrate.py", {"n": "12345", "eps": "0.25", "T": "not-a-number"})
     assert not at.exception

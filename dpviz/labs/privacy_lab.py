@@ -528,8 +528,9 @@ def closed_form_epsilon(mech: Mechanism, sigma) -> float | None:
 METHOD = {
     "rdp": "RDP: upper bound (safe to claim), no lower bound",
     "pld": "PLD: connect-the-dots = upper bound (safe to claim); lower bound from a post-processing of the mechanism "
-           "whose privacy losses lie on the same grid (Poisson add/remove; rounded-down PLD otherwise); the grid is "
-           "refined until the two agree to 1 %",
+           "whose privacy losses lie on the same grid, the grid refined until the two agree to 1 % (Poisson "
+           "add/remove); otherwise the rounded-down PLD, loose over many steps (the grid refined until the upper "
+           "bound changes by < 1 %)",
     "analytic-gaussian": "analytic Gaussian: exact",
 }
 

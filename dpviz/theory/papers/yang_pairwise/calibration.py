@@ -203,8 +203,8 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, 
                 f"the sensitivity bound (Yang, Lei, Lyu & Ying, Theorem 1, eq. (9)) assumes at least as many "
                 f"iterations as examples, T >= n, got T = {T} < n = {n}"
             ),
-            fix=f"run T >= {n} iterations (the paper uses T = n^2 = {n * n}), or use corrected=True, whose "
-                "sensitivity holds for every T",
+            fix=f"run T >= {n} iterations (the paper uses T = n^2 = {float(n * n):.4g}); the sensitivity re-derived "
+                "from the proof of eq. (3) holds for every T (the library's corrected=True, not offered on the pages)",
             formula=formula,
             extras={"T_min": n},
         )
@@ -254,7 +254,8 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, 
     if not corrected and eq9 < eq3:
         notes.append(
             f"Here eq. (9) ({math.sqrt(eq9):.4g}) is smaller than Theorem 1's eq. (3) at t = T ({math.sqrt(eq3):.4g}): "
-            "the simplification from (3) to (9) fails for T close to n; corrected=True gives a bound that holds."
+            "the simplification from (3) to (9) fails for T close to n; the bound re-derived from the proof (the "
+            "library's corrected=True) holds."
         )
     if corrected:
         tex_inner = (
