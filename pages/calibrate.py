@@ -191,8 +191,14 @@ def main_numbers(alg, params, cal, complexity):
     accountant_lines(acc_slot, extras)
     if cal.get("sigma_schedule"):
         st.write("Noise per epoch:")
-        st.dataframe([{"epoch": i + 1, "σ_i": s_} for i, s_ in enumerate(cal["sigma_schedule"])], width="content",
-                     hide_index=True)
+        st.dataframe([{"epoch": i + 1, "σ_i": ui.fmt(s_)} for i, s_ in enumerate(cal["sigma_schedule"])],
+                     width="content", hide_index=True)
+    if (cal.get("formula") or cal.get("formula_numbers")) and extras.get("sigma_paper") is not None \
+            and extras["sigma_paper"] != cal.get("sigma"):
+        st.caption(f"The formula below is the paper's (its σ = {ui.fmt(extras['sigma_paper'])}); the σ above "
+                   f"(σ = {ui.fmt(cal.get('sigma'))}) is the one dpviz releases, the smallest that its exact check "
+                   "accepts" + (f" ({ui.pretty(extras['privacy_check'])})" if extras.get("privacy_check") else "")
+                   + ".")
     if cal.get("formula"):
         ui.latex(ui.tex_sci(cal["formula"]))
     if cal.get("formula_numbers"):

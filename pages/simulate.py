@@ -434,8 +434,12 @@ def body() -> None:
         st.info("Press **Run simulation** to see the results.")
         return
     slot = downloads.container()
+    # the table's downloads carry the parameters the runs used (the loss's G, the theorem's T and η), not the
+    # sidebar's (whose G, L, M, α the run may not use)
+    used = {**fixed, **({"G": g_used} if g_used is not None else {}), "loss": str(loss), "l2": float(lam or 0),
+            "seed": int(seed), "reps": int(reps)}
     show_results(stored["results"], params, sweep, quantity, downloads=slot, schedule_thm=schedule_thm,
-                 trivial=_trivial_excess(datasets, loss, float(lam or 0), stored["results"]))
+                 trivial=_trivial_excess(datasets, loss, float(lam or 0), stored["results"]), table_params=used)
     ui.download_view("simulate", container=slot,
                      inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
                              "loss": loss, "algorithms": list(alg_ids), "sweep": sweep, "grid": grid,
@@ -638,13 +642,14 @@ def _lessons(name, row, summary, x, xlab, private, trivial, res, schedule_thm, w
 
 
 def show_results(results, params, sweep, quantity="excess_risk", *, name="simulation", theory=True,
-                 subtitle="", downloads=None, schedule_thm: str | None = None, trivial: dict | None = None) -> None:
+                 subtitle="", downloads=None, schedule_thm: str | None = None, trivial: dict | None = None,
+                 table_params: dict | None = None) -> None:
     """Plot, rates and table of ``results`` ((κ or label, result) pairs); ``theory=False`` for a sweep's rows (no
     calibrations stored, so no theorem curves); ``name`` names the downloads; ``subtitle`` (plain text, escaped here)
     goes under the figure's title (a sweep's provenance); ``downloads``: where the table's downloads go (a slot the
     page reserved above its run, see :func:`dpviz_ui.helpers.download_view`); ``schedule_thm``: the theorem whose T and η
     the run used (compared first); ``trivial``: the excess risk of w = 0 per κ label, to say when private runs are
-    no better."""
+    no better; ``table_params``: the parameters the runs used, carried by the table's downloads (default ``params``)."""
     theory_on = theory
     curves, rows, slopes, notes, lessons = [], [], [], [], []
     qname = QUANTITIES[quantity]
@@ -749,7 +754,7 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
                    for k, val in r.items()} for r in slopes], width="stretch", hide_index=True)
     st.subheader("Results (one row per repetition and grid point that ran)")
     st.dataframe(rows[:500], width="stretch")
-    ui.download_table(rows, name, params, container=downloads)
+    ui.download_table(rows, name, params if table_params is None else table_params, container=downloads)
 
 
 ui.guarded(body)

@@ -64,3 +64,15 @@ def test_dpsgd_pl_says_which_check_makes_it_private():
     text = " ".join(s.value for s in at.success)
     assert text.startswith("Private:") and "RDP accountant of the paper's mechanism" in text
     assert "paper's privacy conditions" not in text
+
+
+def test_the_formula_on_screen_is_labelled_when_the_released_sigma_differs():
+    # DPEGD (Xue, Yang, Huai & Wang): the page showed only the paper's formula (σ = 0.05299 at these settings) under
+    # the released σ = 0.04225 (the exact Gaussian check's); the per-epoch table rounded to one digit
+    at = _calibrate({"algorithm": "dp-epoch-gd"})
+    cal = catalog.calibrate("dp-epoch-gd", n=1000, eps=1.0, delta=1e-6, G=1.0, eta=0.01)
+    text = " ".join(c.value for c in at.caption)
+    assert f"The formula below is the paper's (its σ = {ui.fmt(cal.extras['sigma_paper'])})" in text
+    assert f"(σ = {ui.fmt(cal.sigma)}) is the one dpviz releases" in text
+    table = [df for df in at.dataframe if "σ_i" in df.value.columns][0].value
+    assert list(table["σ_i"]) == [ui.fmt(s) for s in cal.sigma_schedule]

@@ -646,8 +646,9 @@ def plan_audit(*, target: float, eps_true: float, delta: float, method: str = "g
     kw = dict(method=method, target=target, eps_true=eps_true, mu=mu, delta=delta, assumption=ASSUMPTIONS[method])
     if target >= eps_true:
         return AuditPlan(trials=None, certified=0.0, seconds=None, runs=None, reason=(
-            f"the target {target:g} is not below the mechanism's true epsilon {eps_true:.4g}: no audit can certify "
-            f"it (a sound lower bound stays below the truth)."), **kw)
+            f"the target {target:g} is not below {eps_true:.4g}, the epsilon the plan takes as the mechanism's true "
+            f"one (the accountant's epsilon, an upper bound: the true epsilon may be smaller still): no audit can "
+            f"certify it (a sound lower bound stays below the truth)."), **kw)
 
     def bound(n):
         return _ideal_bound(method, n, mu, delta, level)
