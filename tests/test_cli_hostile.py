@@ -186,3 +186,17 @@ def test_reproduce_options_and_estimate(tmp_path):
     assert code == 0, err
     assert err.startswith("wang-lownoise-fig2: about ") and "at 1 repetitions" in err.splitlines()[0]
     assert json.loads(out)["csv"].endswith(".csv")
+
+
+def test_cli_reads_numbers_as_the_dashboard_does(capsys):
+    # `calibrate --n 60,000` was refused while every dashboard box reads 60,000 as 60000
+    from dpviz.cli.commands import main
+
+    outs = []
+    for n in ("60,000", "60 000", "6e4", "60000"):
+        assert main(["calibrate", "--algorithm", "dpsgd-rdp", "--n", n, "--eps", "1", "--delta", "1e-10", "--T",
+                     "1000", "--G", "1", "--json"]) in (0, None)
+        outs.append(capsys.readouterr().out)
+    assert len(set(outs)) == 1 and json.loads(outs[0])["feasible"] is True
+    refused(["calibrate", "--algorithm", "dpsgd-rdp", "--n", "1,5", "--eps", "1", "--delta", "1e-6", "--T", "10"],
+            "a comma only separates thousands")

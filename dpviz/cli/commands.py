@@ -26,7 +26,6 @@ from __future__ import annotations
 import argparse
 import inspect
 import json
-import math
 import sys
 from typing import Any, Sequence
 
@@ -58,14 +57,14 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _number(text: str) -> float:
-    """Parse a number written by a user (``1e-8``, ``10000``, ``0.5``); never eval."""
+    """Parse a number written by a user as the dashboard's boxes read it (``1e-8``, ``10000``, ``0.5``, ``6e4``,
+    ``60,000``, ``60 000``: :func:`dpviz.foundation.urlstate.parse_number`); never eval."""
+    from dpviz.foundation import urlstate
+
     try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
-    return value
+        return float(urlstate.parse_number(text))
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
 
 
 def _whole(text: str) -> int:
