@@ -225,7 +225,7 @@ def _looser_pld(accountants: list[dict]) -> list[str]:
 def body() -> None:
     st.title("Privacy accounting")
     st.write("What ε does a paper's noise level really buy? For each algorithm, the σ of the paper's closed form "
-             "beside tight numerical accountants of the **same** mechanism (the paper's sampling and neighbouring "
+             "beside numerical accountants of the **same** mechanism (the paper's sampling and neighbouring "
              "relation), and beside the Poisson add/remove accountants that Opacus and TF Privacy use. Both "
              "directions: the σ each accountant needs for your (ε, δ), and the ε a given σ buys.")
     ui.init_state()  # the app's navigation even on a first visit through a shared link
@@ -269,7 +269,7 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
                "really buys under each accountant (more than the target means the paper's σ is not enough for "
                "that accountant's mechanism).")
     for note in res["notes"]:
-        st.caption(note)
+        st.caption(ui.pretty(note))
     for r in res["accountants"]:
         if r.get("error"):
             st.caption(f"{r['label']}: {ui.pretty(r['error'])}")

@@ -218,8 +218,10 @@ def accountant_lines(slot, extras: dict) -> None:
                  f"{ui.fmt(extras['accountant_sigma'])} for the same (ε, δ), n and T — an upper bound: this σ "
                  f"certainly suffices; RDP gives no lower bound (the Accounting page shows PLD brackets where they "
                  f"apply).")
+        if extras.get("accountant_caveat"):
+            st.warning(ui.pretty(extras["accountant_caveat"]))
         if extras.get("accountant_note"):
-            (st.warning if extras.get("accountant_floor") else st.caption)(ui.pretty(extras["accountant_note"]))
+            st.caption(ui.pretty(extras["accountant_note"]))
 
 
 def beta_plot(alg, params, cal) -> None:

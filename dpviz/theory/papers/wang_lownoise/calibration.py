@@ -480,8 +480,9 @@ def _calibrate(alg_id, *, n, eps, delta, T, G, M, L, R, alpha, d, eta, beta, pai
             from dpviz.theory import accounting
 
             floor = accounting.wor_floor_note(eps, delta, T, min(1.0, (2.0 if pairwise else 1.0) / n))
-            extras["accountant_note"] = ACCOUNTANT_NOTE if floor is None else f"{floor} {ACCOUNTANT_NOTE}"
-            extras["accountant_floor"] = floor is not None
+            extras["accountant_note"] = ACCOUNTANT_NOTE
+            if floor is not None:  # its σ is certified only through ε = 0 (accounting.wor_rdp_floor)
+                extras["accountant_caveat"] = floor
             extras["accountant_mechanism"] = ACCOUNTANT_MECHANISM
         except Exception as exc:  # noqa: BLE001 - the accountant is an optional extra
             extras["accountant_note"] = f"numerical accountant unavailable: {exc}"
