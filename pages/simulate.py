@@ -388,7 +388,13 @@ def body() -> None:
             try:
                 cost = S.estimate_cost(a, d_, loss_obj, grid={sweep: grid}, reps=int(reps), params=fixed)
             except ValueError as exc:
-                st.error(f"{catalog.get_algorithm(a).name}: {ui.plain(exc)}")
+                name_, msg = catalog.get_algorithm(a).name, str(exc)
+                st.error(ui.plain(msg if msg.startswith(name_) else f"{name_}: {msg}"))
+                if "strongly convex" in msg or "mu = " in msg:  # the library's advice names a Python call
+                    st.info(f"On this page: set the L2 regulariser λ above (μ = 2λ; Xue, Yang, Huai & Wang use "
+                            f"λ = 10⁻³ for AUC), or remove {name_} from the algorithms to run the others.")
+                else:
+                    st.info(f"Remove {name_} from the algorithms to run the others.")
                 return
             total += cost["seconds"]
     cap = UI_MAX_WORK * S.SECONDS_PER_UNIT

@@ -124,6 +124,18 @@ def test_simulate_no_better_than_trivial_names_the_points_that_ran():
     assert not any("None" in str(df.value.to_dict()) for df in at.dataframe[:1])
 
 
+def test_simulate_an_algorithm_that_cannot_run_is_named_once_with_the_pages_own_fix():
+    # DPGDSC on a loss that is not strongly convex: the error named the algorithm twice and advised a Python call
+    # (get_loss('auc-logistic', l2=1e-3)); the page has an L2 box for that
+    at = _open_link("pages/simulate.py", {"dataset": "two-class", "sim_loss": "auc-logistic",
+                                          "sim_algs": "dpgd-sc,pairwise-sgd-output", "l2": "0"})
+    assert not at.exception
+    name = catalog.get_algorithm("dpgd-sc").name
+    err = at.error[0].value.replace("\\", "")
+    assert err.count(name) == 1
+    assert any("set the L2 regulariser λ" in i.value and f"remove {name}" in i.value for i in at.info)
+
+
 def test_url_parameters_round_trip_into_widgets():
     at = _open_link("pages/calibrate.py", {"n": "12345", "eps": "0.25", "T": "not-a-number"})
     assert not at.exception
