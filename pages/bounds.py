@@ -23,7 +23,12 @@ def _privacy_warning(thm, params: dict, ok: dict) -> None:
         sched = {k: ok[k] for k in ("T", "eta") if ok.get(k) is not None}
         if "T" in sched and float(sched["T"]).is_integer():
             sched["T"] = int(sched["T"])
-        cal = ui.cached_calibrate(alg.id, ui.items(ui.only_params({**params, **sched}, alg.calibrate)))
+        # as Calibrate does: the sidebar's c is the free constant of the rates, not a calibration constant (Kang et
+        # al.'s eq. (2) calibrates its c numerically unless it is given on purpose); no slow accountant extra
+        cp = {k: val for k, val in ui.only_params({**params, **sched}, alg.calibrate).items() if k != "c"}
+        if "accountant_extra" in catalog.parameters_of(alg.calibrate):
+            cp["accountant_extra"] = False
+        cal = ui.cached_calibrate(alg.id, ui.items(cp))
         if "ok" in cal and not cal["ok"]["feasible"]:
             fix = cal["ok"].get("fix")
             why.append(f"{alg.name} cannot be made private here: {ui.pretty(cal['ok'].get('reason') or '')}."

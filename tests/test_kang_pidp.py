@@ -575,3 +575,19 @@ def test_thm1_and_thm6_schedule_notes():
     r6 = catalog.bound("kang-pidp-thm6", n=1000, d=10, eps=1.0, delta=1e-5)
     assert r6.T == 11 and any("ignores mu/L" in n_ and "= 11" in n_ for n_ in r6.notes)
     assert "inconsistent" in catalog.get_theorem("kang-pidp-thm6").discrepancy
+
+
+@pytest.mark.parametrize("eps", [1.0, 0.001])
+def test_advised_c_is_rounded_up_and_suffices(eps):
+    # eq. (2) with too small a c: the advice "use c >= X" printed X to 4 digits rounded to nearest (61.13 at ε = 1,
+    # T = 66, n = 1000, δ = 1e-6, where the threshold is 61.134: c = 61.13 is still not private); it is rounded up
+    import re
+
+    from dpviz.theory import catalog
+
+    kw = dict(n=1000, eps=eps, delta=1e-6, T=66, G=1.0)
+    cal = catalog.calibrate("dpsgd-pl", c=1.0, **kw)
+    assert not cal.feasible
+    advised = float(re.search(r"use c >= ([0-9.e+]+)", cal.fix).group(1))
+    assert advised >= cal.extras["c_needed"]
+    assert catalog.calibrate("dpsgd-pl", c=advised, **kw).feasible

@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from dpviz.foundation import validate as v
+from dpviz.foundation.rounding import fmt_bound  # noqa: F401  (privacy_lab.fmt_bound, used by the statements)
 from dpviz.theory import accounting, catalog, gaussian
 
 __all__ = [
@@ -809,24 +810,6 @@ def meaningful(eps: float, delta: float, beta: float | None = None) -> bool:
     if beta is not None:
         b = max(b, float(beta))
     return b >= NO_PRIVACY_BETA
-
-
-def fmt_bound(x: float, *, up: bool, digits: int = 4) -> str:
-    """``x`` to ``digits`` significant digits rounded *outward*: up for an upper bound or a claimed ε or δ (so the
-    number printed is still certified), down for a lower bound; as ``f"{x:.{digits}g}"`` otherwise ("0" only for an
-    exact 0).  Raises ``ValueError`` for a non-finite ``x``: a statement never prints inf or nan as a number."""
-    from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
-
-    x = float(x)
-    if not math.isfinite(x):
-        raise ValueError(f"a non-finite number ({x}) cannot be stated as a bound.")
-    if x == 0.0:
-        return "0"
-    # the float to 12 significant digits first: 0.1 stays 0.1 and 1.0000000000000002 (a sum's rounding) stays 1 --
-    # far below the accountants' own precision (bisection to 1e-12 relative at best), so no claim grows by it
-    d = Decimal(f"{x:.12g}")
-    r = d.quantize(Decimal(1).scaleb(d.adjusted() - digits + 1), rounding=ROUND_CEILING if up else ROUND_FLOOR)
-    return f"{float(r):.{digits}g}"
 
 
 def _odds(eps: float) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 
 from dpviz.foundation import validate as v
+from dpviz.foundation.rounding import fmt_bound
 from dpviz.theory import accounting, gaussian as _gauss
 from dpviz.theory.catalog import Calibration
 from dpviz.theory.papers._common import log_inv as _ld
@@ -173,8 +174,8 @@ def _training_sigma(n, eps, delta, T, G, c, neighbouring, accountant):
             )
             notes.append(
                 f"With c = {c_used:g} the accountant's eps ({eps_acc:.4g}) exceeds the target {eps:g}: this c is too "
-                f"small for the claimed guarantee (it needs c >= {extras['c_needed']:.4g}); leave c unset to "
-                "calibrate it numerically."
+                f"small for the claimed guarantee (it needs c >= {fmt_bound(extras['c_needed'], up=True)}); leave c "
+                "unset to calibrate it numerically."
             )
     # the c of eq. (2) dpviz's accountant needs (known when it calibrated sigma, or when a user c was too small)
     extras["c_implied"] = c_used if c is None else extras.get("c_needed")
@@ -246,7 +247,7 @@ def _mark_too_small(cal: Calibration) -> Calibration:
     if cal.extras.get("too_small"):
         cal.feasible = False
         cal.reason = cal.extras["too_small"]
-        cal.fix = (f"use c >= {cal.extras['c_needed']:.4g}, or leave c unset so that the accountant calibrates "
+        cal.fix = (f"use c >= {fmt_bound(cal.extras['c_needed'], up=True)}, or leave c unset so that the accountant calibrates "
                    "sigma")
     return cal
 
