@@ -363,8 +363,9 @@ def _method_view(res, state):
                        "seconds here": None if p.seconds is None else round(p.seconds, 3),
                        "certifies": round(p.certified, 4)} for p in plans], hide_index=True)
         st.caption(f"Planned on a mechanism as private as its accountant says (ε = {ui.fmt(res.eps_accountant)}, "
-                   f"δ = {res.delta:.3g}, taken as μ-GDP), with every measured rate equal to its expectation: a real "
-                   "attack needs at least this many.")
+                   f"δ = {res.delta:.3g}, taken as μ-GDP), with every measured rate equal to its expectation: what a "
+                   "typical audit needs, not a lower bound (a run with fewer errors than expected -- luck, or a "
+                   "mechanism less private than its accountant says -- can certify the target with fewer).")
 
 
 ui.guarded(body)

@@ -169,3 +169,16 @@ def test_click_runs_heavy_setting_and_light_ones_run_at_once(monkeypatch):
     monkeypatch.setattr(ap, "HEAVY_SECONDS", 30.0)
     at.text_input(key="w_aud_T").set_value("120").run()  # light: runs at once
     assert not at.exception and "ε lower bound (95 %)" in _metrics(at)
+
+
+def test_missing_accountant_eps_says_why():
+    # output perturbation with σ = 0.001: the analytic Gaussian's ε is infinite; the page said only "No accountant's
+    # ε for this setting (matched, exact: analytic Gaussian, ...)", describing a working accountant
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(__import__("pathlib").Path(__file__).resolve().parent.parent / "app.py"),
+                           default_timeout=120)
+    at.query_params.update({"aud_alg": "dpsgd-output", "aud_noise": "custom", "aud_sigma": "0.001"})
+    at.switch_page("pages/audit.py").run()
+    assert not at.exception
+    assert any("No accountant's ε" in i.value and "infinite or too large to compute" in i.value for i in at.info)

@@ -528,7 +528,9 @@ def _accountant(algorithm_id, plan, spec) -> tuple[float | None, str]:
             eps = eps + e2
             text += (f"; plus ε = {e2:.4g} of the influence-function contribution's noise σ_c at δ₂ = "
                      f"{contribution['delta2']:.3g} (basic composition, total δ = {mech.delta + contribution['delta2']:.3g})")
-        return (float(eps) if math.isfinite(eps) else None), text
+        if not math.isfinite(eps):
+            return None, (f"{text}: its ε is infinite or too large to compute at this noise (no finite guarantee)")
+        return float(eps), text
     except (ValueError, KeyError) as exc:
         return None, f"no accountant's ε for this setting: {exc}"
 

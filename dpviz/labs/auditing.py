@@ -586,7 +586,7 @@ def _ideal_bound(method: str, trials: int, mu: float, delta: float, level: float
             lev = 1.0 - (1.0 - level) / len(_one_run_grid(m, delta, level))  # one_run_audit's confidence split
             best = max(best, one_run_epsilon(m, 2 * k, correct, delta, lev))
         return best
-    m = trials // 4  # evaluation trials per side (half of each side's trials choose the test)
+    m = trials // 2 - trials // 4  # evaluation trials per side, as the audit splits them (audit.evaluation_trials_per_side)
     if m < 2:
         return 0.0
     a = np.geomspace(1.0 / m, 0.5, 200)
@@ -634,7 +634,9 @@ def plan_audit(*, target: float, eps_true: float, delta: float, method: str = "g
                seconds_per_trial: float | None = None, max_trials: int = 10**8) -> AuditPlan:
     """Trials needed to certify ``target`` with ``method`` on a mechanism whose true guarantee is ``eps_true`` at
     ``delta``, taken to be μ-GDP with μ = :func:`gdp_mu_for` (eps_true, δ) (exact for Gaussian releases); the
-    idealised audit of :func:`_ideal_bound`, so a real attack needs at least this many.  Time: ``runs`` ×
+    idealised audit of :func:`_ideal_bound`, whose error counts equal their expectations: a typical size, not a lower
+    bound (a run with fewer errors than expected -- luck, or a mechanism less private than its accountant says -- can
+    certify the target with fewer).  Time: ``runs`` ×
     ``seconds_per_trial``.  The search doubles the trials, then bisects to 1 %."""
     if method not in METHODS:
         raise ValueError(f"--method must be one of {', '.join(METHODS)}, got {method!r}.")
