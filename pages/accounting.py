@@ -118,9 +118,11 @@ def pld_rows(alg: str, items: tuple, sigma) -> dict:
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
-def curves(alg: str, items: tuple, sigma_center: float, eps_target: float) -> dict:
+def curves(alg: str, items: tuple, sigma_lo: float, sigma_hi: float, eps_target: float) -> dict:
+    """Each accountant's σ(ε) over σ in [``sigma_lo``, ``sigma_hi``] (about 8 points a decade), and the closed form."""
     mech = privacy_lab.mechanism(alg, **dict(items))
-    sigmas = [float(s) for s in sigma_center * np.logspace(-1.0, 1.0, 17)]
+    decades = math.log10(sigma_hi / sigma_lo)
+    sigmas = [float(s) for s in np.logspace(math.log10(sigma_lo), math.log10(sigma_hi), min(41, 1 + int(8 * decades)))]
     out = {}
     for acc in privacy_lab.accountants(mech):
         if acc.name == "pld":
@@ -309,7 +311,11 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
 
     center = res["paper_sigma"] or next((r["sigma_for_eps"] for r in res["accountants"] if r["sigma_for_eps"]), None)
     if center:
-        cv = curves(alg, items, float(center), params["eps"])
+        # a decade either side of the paper's (or the matched accountant's) σ, widened to take in every accountant's
+        # σ with a margin: each marker lies on its own curve (at ε = 0.01 they span 9.8 to 1.3·10⁵)
+        shown = [float(s) for s in [res["paper_sigma"]] + [r["sigma_for_eps"] for r in merged["accountants"]] if s]
+        cv = curves(alg, items, min(float(center) / 10.0, min(shown) / 1.5),
+                    max(float(center) * 10.0, max(shown) * 1.5), params["eps"])
         points = {"paper's σ at the target ε": (params["eps"] if res["paper_sigma"] else None, res["paper_sigma"])}
         for r in merged["accountants"]:
             points[f"σ needed: {r['name']}, {r['sampling']}"] = (res["eps_mechanism"], r["sigma_for_eps"])

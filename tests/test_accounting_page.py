@@ -185,3 +185,15 @@ def test_accounting_page_shows_which_numbers_are_bounds():
     at.selectbox(key="w_algorithm").set_value("dpgd-c").run()
     assert not at.exception
     assert _row(at, "matched, exact")["ε of paper σ: range"] == "exact"
+
+
+def test_sigma_eps_chart_puts_every_marker_on_its_curve_at_small_eps():
+    # ε = 0.01 (DP-SGD, n = T = 1000): the σ range was the matched accountant's σ (1.3·10⁵) × [0.1, 10], so the
+    # Poisson accountants' markers (σ ≈ 10) lay far below their curves; now the range takes in every accountant's σ
+    at = _page(query={"eps": "0.01"})
+    assert not at.exception
+    figs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    fig = [f for f in figs if "against ε" in f["layout"]["title"]["text"]][0]
+    ys = [y for t in fig["data"] if t.get("mode") == "lines" for y in t["y"] if y is not None]
+    marks = [t["y"][0] for t in fig["data"] if str(t.get("name", "")).startswith("σ needed") and t["y"][0]]
+    assert marks and all(min(ys) <= m <= max(ys) for m in marks)
