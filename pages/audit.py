@@ -246,7 +246,10 @@ def body():
     elif state["aud_mode"] == "audit":
         m = st.columns(4)
         m[0].metric("ε lower bound (95 %)", ui.fmt(res.eps_lower))
-        m[1].metric("ε claimed", ui.fmt(res.eps_claimed))
+        nominal = any("eps_claimed is nominal" in n for n in (res.notes or []))
+        m[1].metric("ε claimed (nominal)" if nominal else "ε claimed", ui.fmt(res.eps_claimed),
+                    help=("The paper's experimental noise rule is not calibrated to this ε: the accountant's ε (next) "
+                          "is what the noise that ran guarantees." if nominal else None))
         m[2].metric("accountant's ε", ui.fmt(res.eps_accountant))
         m[3].metric("most ε these trials can certify", ui.fmt(res.max_certifiable))
         st.write(f"**Canary**: {res.canary}. **Statistic** (the one that told D from D′ best on the first half "
