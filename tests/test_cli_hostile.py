@@ -200,3 +200,16 @@ def test_cli_reads_numbers_as_the_dashboard_does(capsys):
     assert len(set(outs)) == 1 and json.loads(outs[0])["feasible"] is True
     refused(["calibrate", "--algorithm", "dpsgd-rdp", "--n", "1,5", "--eps", "1", "--delta", "1e-6", "--T", "10"],
             "a comma only separates thousands")
+
+
+def test_simulate_plain_output_names_kappa_only_when_given(capsys):
+    # the plain output said "dpsgd-rdp (kappa = None): 4 rows" while the rows say kappa 0.0
+    from dpviz.cli.commands import main
+
+    argv = ["simulate", "--algorithm", "dpsgd-rdp", "--dataset", "wang-least-squares", "--data-n", "200", "--loss",
+            "least-squares", "--over", "eps", "--values", "1,4", "--reps", "2", "--n", "200", "--T", "30", "--eta",
+            "0.01", "--R", "1.0"]
+    assert main(argv) in (0, None)
+    assert capsys.readouterr().out == "dpsgd-rdp: 4 rows\n"
+    assert main(argv + ["--label-noise", "0.5"]) in (0, None)
+    assert capsys.readouterr().out == "dpsgd-rdp (kappa = 0.5): 4 rows\n"

@@ -58,3 +58,8 @@ def test_bounds_tables_print_o_of_n():
     assert not at.exception
     cells = " ".join(str(df.value.to_dict()) for df in at.dataframe)
     assert "O(n)" in cells and "'On'" not in cells
+
+
+def test_pretty_writes_kang_et_al_superscripts():
+    # the PIDP-SGD texts showed "b^(c)" and "c_t^(o)" (Kang, Li, Liu & Wang's contribution noise and term)
+    assert ui.pretty("not the per-step b^(c) nor c_t^(o)") == "not the per-step b⁽ᶜ⁾ nor c_t⁽ᵒ⁾"

@@ -225,7 +225,8 @@ def _run_simulate(args: argparse.Namespace) -> int:
         print(json.dumps(out, default=str))
     else:
         for r in runs:
-            print(f"{r['algorithm']} (kappa = {r['kappa']}): {len(r['rows'])} rows")
+            print(f"{r['algorithm']}" + (f" (kappa = {r['kappa']:g})" if r["kappa"] is not None else "")
+                  + f": {len(r['rows'])} rows")
     return 0
 
 

@@ -87,7 +87,7 @@ _GREEK = {"sigma": "σ", "lambda": "λ", "beta": "β", "epsilon": "ε", "eps": "
 # a name is replaced unless a letter (or a LaTeX backslash) touches it: "2alpha" -> "2α", "K_alpha" -> "K_α"
 _GREEK_RE = re.compile(r"(?<![\\a-zA-Z])(" + "|".join(sorted(_GREEK, key=len, reverse=True)) + r")(?![a-zA-Z])")
 _SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt(?=\()")
-_POW = {"^2": "²", "^3": "³"}
+_POW = {"^2": "²", "^3": "³", "^(c)": "⁽ᶜ⁾", "^(o)": "⁽ᵒ⁾"}  # Kang et al.'s b^(c), c_t^(o)
 
 
 def pretty(text: str) -> str:
