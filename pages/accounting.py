@@ -304,8 +304,9 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
                "the exact ε: the upper end is the connect-the-dots PLD, the lower end the PLD of a post-processing "
                "of the mechanism whose privacy losses lie on the same grid (Poisson add/remove), on a grid refined "
                "until the two agree to 1 %; elsewhere (replace-one) the lower end is the optimistic PLD, which can "
-               "stay far below over many steps (the grid is refined until the upper end changes by < 1 %). For σ the range is certified too: the low end is a σ whose lower bound "
-               "on ε still exceeds the target (too little noise), the high end one whose upper bound meets it.")
+               "stay far below over many steps (the grid is refined until the upper end changes by < 1 %). For σ "
+               "the range is certified too: the low end is a σ whose lower bound on ε still exceeds the target "
+               "(too little noise), the high end one whose upper bound meets it.")
     for w in _looser_pld(merged["accountants"]):
         st.warning(w)
 

@@ -568,7 +568,7 @@ def one_run_scores(m: int, mu: float, seed: int = 0) -> tuple[np.ndarray, np.nda
 def _ideal_bound(method: str, trials: int, mu: float, delta: float, level: float) -> float:
     """The ε lower bound an idealised audit with ``trials`` (all trainings; canaries for one-run) certifies on a
     mechanism whose curve is G_μ, when every count equals its expectation (the threshold chosen on the true curve)."""
-    from dpviz.labs.audit import eps_from_rates
+    from dpviz.labs.audit import eps_from_rates, evaluation_trials_per_side
 
     if method == "one-run":
         m = trials
@@ -586,7 +586,7 @@ def _ideal_bound(method: str, trials: int, mu: float, delta: float, level: float
             lev = 1.0 - (1.0 - level) / len(_one_run_grid(m, delta, level))  # one_run_audit's confidence split
             best = max(best, one_run_epsilon(m, 2 * k, correct, delta, lev))
         return best
-    m = trials // 2 - trials // 4  # evaluation trials per side, as the audit splits them (audit.evaluation_trials_per_side)
+    m = evaluation_trials_per_side(trials)  # as the audit splits them: half of each side's trials choose the test
     if m < 2:
         return 0.0
     a = np.geomspace(1.0 / m, 0.5, 200)

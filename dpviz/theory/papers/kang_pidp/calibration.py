@@ -247,8 +247,8 @@ def _mark_too_small(cal: Calibration) -> Calibration:
     if cal.extras.get("too_small"):
         cal.feasible = False
         cal.reason = cal.extras["too_small"]
-        cal.fix = (f"use c >= {fmt_bound(cal.extras['c_needed'], up=True)}, or leave c unset so that the accountant calibrates "
-                   "sigma")
+        cal.fix = (f"use c >= {fmt_bound(cal.extras['c_needed'], up=True)}, or leave c unset so that the accountant "
+                   "calibrates sigma")
     return cal
 
 
