@@ -9,6 +9,7 @@ from dpviz_ui import helpers as ui
 from dpviz.theory import catalog
 from dpviz.foundation import privacy_figures
 from dpviz.labs import privacy_lab
+from dpviz.theory import pld_wor
 
 # ---------------------------------------------------------------------------------------------------------------
 # page state: n, ε, δ, T, G, η, μ, L, M, α, R and the algorithm are the dashboard's shared view (a setting made on
@@ -115,6 +116,17 @@ def fast_rows(alg: str, items: tuple, sigma) -> dict:
 @st.cache_data(show_spinner=False, max_entries=256)
 def pld_rows(alg: str, items: tuple, sigma) -> dict:
     return privacy_lab.evaluate(alg, sigma=sigma, names=("pld",), closed_inverse=sigma is not None, **dict(items))
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def wor_pld(alg: str, items: tuple, sigma) -> dict | None:
+    """The tight PLD of the matched DP-SGD mechanism (sampling without replacement, replace-one; pld_wor), or None
+    where it does not apply."""
+    mech = privacy_lab.mechanism(alg, **dict(items))
+    if mech.kind != "sgd" or not pld_wor.applies(n=mech.n, batch_size=mech.sample_size):
+        return None
+    return pld_wor.matched(n=mech.n, batch_size=mech.sample_size, steps=mech.steps, eps=mech.eps, delta=mech.delta,
+                           sensitivity=mech.sensitivity, sigmas={"the paper's σ": mech.paper_sigma, "your σ": sigma})
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
@@ -275,14 +287,23 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
     for r in res["accountants"]:
         if r.get("error"):
             st.caption(f"{r['label']}: {ui.pretty(r['error'])}")
-        if r.get("caveat"):
-            st.warning(f"{r['label']}: {ui.pretty(r['caveat'])}")
+    caveats = st.container()  # the RDP floor caveat, or the tight PLD that lifts it (after the PLD rows)
 
     pld = pld_rows(alg, items, user_sigma)
     merged = dict(res)
     merged["accountants"] = res["accountants"] + pld["accountants"]
     merged["closed_form"] = pld["closed_form"]
     table.dataframe(_table(merged, user_sigma), hide_index=True)
+    wor = wor_pld(alg, items, user_sigma)
+    with caveats:
+        tight = wor is not None and "error" not in wor
+        for r in res["accountants"]:
+            if r.get("caveat") and not (tight and r["sampling"] == "without-replacement"):
+                st.warning(f"{r['label']}: {ui.pretty(r['caveat'])}")
+        if wor is not None:
+            st.markdown("**Matched, tight: PLD, sampling without replacement, replace-one (Δ = 2G)**")
+            st.text("\n".join(pld_wor.matched_lines(wor, res["eps_mechanism"])))
+            st.caption(pld_wor.THEOREM)
     g = ui.cached_guarantee(alg, ui.items(params), user_sigma)  # ready before the slot is redrawn
     if user_sigma and not g.get("ok", {}).get("meaningful", True):  # the statement's own verdict (privacy_lab)
         summary_slot.text(f"{summary}: NO meaningful privacy at your σ (the guarantee allows a test wrong 1 % of the "

@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 from dpviz_ui import helpers as ui
-from dpviz.theory import catalog
+from dpviz.theory import catalog, pld_wor
 from dpviz.foundation import figures
 from dpviz.engine import simulate as S
 
@@ -99,7 +99,7 @@ def body() -> None:
         full = ui.cached_calibrate(alg_id, ui.items(cal_params))
         if "ok" in full:
             cal = full["ok"]
-            accountant_lines(acc_slot, cal.get("extras") or {})
+            accountant_lines(acc_slot, cal.get("extras") or {}, cal_params, cal.get("sigma"))
         else:
             acc_slot.empty()
     # the privacy statement of the released σ (matched accountant), computed before the slot is redrawn so that it
@@ -208,17 +208,36 @@ def main_numbers(alg, params, cal, complexity):
     return acc_slot
 
 
-def accountant_lines(slot, extras: dict) -> None:
-    """The numerical accountant's σ for the same (ε, δ), n and T, with its note, in ``slot`` (empty if none)."""
+@st.cache_data(show_spinner=False, max_entries=128)
+def wor_pld(n: int, b: int, T: int, eps: float, delta: float, sens: float, sigma) -> dict:
+    """The tight PLD of the same mechanism (b of n examples per step without replacement, replace-one; pld_wor)."""
+    return pld_wor.matched(n=n, batch_size=b, steps=T, eps=eps, delta=delta, sensitivity=sens,
+                           sigmas={"the calibrated σ": sigma})
+
+
+def accountant_lines(slot, extras: dict, cal_params: dict | None = None, sigma=None) -> None:
+    """The numerical accountants' σ for the same (ε, δ), n and T — the tight without-replacement PLD where it applies,
+    then dp-accounting's RDP — with their notes, in ``slot`` (empty if none)."""
     if extras.get("accountant_sigma") is None:
         slot.empty()
         return
+    pld = None
+    if cal_params and extras.get("sampling_rate") and pld_wor.applies(
+            n=cal_params["n"], batch_size=round(extras["sampling_rate"] * cal_params["n"])):
+        pld = wor_pld(int(cal_params["n"]), round(extras["sampling_rate"] * cal_params["n"]), int(cal_params["T"]),
+                      float(cal_params["eps"]), float(cal_params["delta"]), float(extras["sensitivity"]), sigma)
+    tight = pld is not None and "error" not in pld
     with slot.container():
+        if pld is not None:
+            st.write("The matched tight accountant (PLD, one example per step without replacement, replace-one, "
+                     "Δ = 2G): " + " ".join(pld_wor.matched_lines(pld, float(cal_params["eps"]))))
+            st.caption(pld_wor.THEOREM)
         st.write(f"A numerical accountant of the same mechanism (dp-accounting's RDP) needs σ = "
                  f"{ui.fmt(extras['accountant_sigma'])} for the same (ε, δ), n and T — an upper bound: this σ "
-                 f"certainly suffices; RDP gives no lower bound (the Accounting page shows PLD brackets where they "
-                 f"apply).")
-        if extras.get("accountant_caveat"):
+                 f"certainly suffices; RDP gives no lower bound" + (" (the PLD above brackets it)." if tight else
+                                                                    " (the Accounting page shows PLD brackets where "
+                                                                    "they apply)."))
+        if extras.get("accountant_caveat") and not tight:  # the RDP floor: the PLD above certifies below it
             st.warning(ui.pretty(extras["accountant_caveat"]))
         if extras.get("accountant_note"):
             st.caption(ui.pretty(extras["accountant_note"]))

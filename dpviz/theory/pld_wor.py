@@ -68,14 +68,14 @@ __all__ = ["THEOREM", "THEOREM_SHORT", "WorBracket", "epsilon_bracket", "noise_b
 
 #: the theorem the upper bound rests on, as shown on the dashboard (Markdown)
 THEOREM = (
-    "**Theorem (dominating pair; Zhu, Dong & Wang, AISTATS 2022; Dong, Roth & Su 2022, Thm 4.2).** "
-    "With a batch of b of the n examples drawn without replacement (γ = b/n), replace-one neighbours and "
-    "noise multiplier z = σ/Δ, one step of DP-SGD is, in both orders of the two data sets, dominated for every "
-    "hockey-stick order α ≥ 1 by P = (1−γ)·N(0,1) + γ·N(1/z,1) against Q = N(0,1). Under composition the order "
-    "of the two data sets can change from step to step (Lebeda, Regehr, Kamath & Steinke 2024), so the upper "
-    "bound composes the symmetrised pair with trade-off function C_γ(G_{1/z}) = min{f, f⁻¹}** (privacy loss of "
-    "(P, Q) above 0, mirrored below). The lower bound composes (P, Q) itself, which one real pair of neighbouring "
-    "data sets attains (a linear loss: every gradient −G except the changed example's +G).")
+    "Theorem (dominating pair; Zhu, Dong & Wang, AISTATS 2022; Dong, Roth & Su 2022, Theorem 4.2). With a batch of "
+    "b of the n examples drawn without replacement (γ = b/n), replace-one neighbours and noise multiplier z = σ/Δ, "
+    "one step of DP-SGD is, in both orders of the two data sets, dominated at every hockey-stick order α ≥ 1 by "
+    "P = (1−γ)·N(0, 1) + γ·N(1/z, 1) against Q = N(0, 1). Under composition the order of the two data sets can "
+    "change from step to step (Lebeda, Regehr, Kamath & Steinke 2024), so the upper bound composes the symmetrised "
+    "pair (trade-off function Cγ(G1/z), the convex hull of min{f, f⁻¹}: the privacy loss of (P, Q) above 0, "
+    "mirrored below). The lower bound composes (P, Q) itself, which one real pair of neighbouring data sets "
+    "attains (a linear loss: every clipped gradient −G except the changed example's +G).")
 #: one line for captions
 THEOREM_SHORT = ("upper: the symmetrised dominating pair of Zhu, Dong & Wang (2022) / Dong, Roth & Su (2022, "
                  "Thm 4.2), composed; lower: an explicit pair of neighbouring data sets")
@@ -608,3 +608,37 @@ def _start(eps, delta, steps, g):
     m = -lg + math.sqrt(lg * lg + 2.0 * eps)
     chi = m * m / (steps * g * g)
     return 1.0 / math.sqrt(math.log1p(chi)) if chi > 0 else 1.0
+
+
+def matched(*, n, batch_size, steps, eps, delta, sensitivity, sigmas=None) -> dict:
+    """What the dashboard shows for DP-SGD with b of n examples per step sampled without replacement (replace-one):
+    the certified σ bracket for the target ``eps`` (σ = z·``sensitivity``, Δ = 2G) and the ε bracket of each named σ
+    in ``sigmas`` ({"paper's σ": 1.3, …}; None values skipped).  On a ValueError (outside this accountant's range)
+    ``{"error": message}``: the callers then keep the Rényi accountant alone."""
+    sens = v.check_positive("sensitivity", sensitivity)
+    try:
+        nb = noise_bracket(eps=eps, delta=delta, steps=steps, n=n, batch_size=batch_size)
+        out = {"sigma_lower": nb["z_lower"] * sens, "sigma_upper": nb["z_upper"] * sens, "eps": {}}
+        for name, s in (sigmas or {}).items():
+            if s is None:
+                continue
+            br = epsilon_bracket(noise_multiplier=float(s) / sens, delta=delta, steps=steps, n=n,
+                                 batch_size=batch_size)
+            out["eps"][name] = br
+    except ValueError as exc:
+        return {"error": str(exc)}
+    return out
+
+
+def matched_lines(res: dict, eps: float) -> list[str]:
+    """Plain sentences for :func:`matched`'s result (the dashboard's text; no Markdown from user input)."""
+    if "error" in res:
+        return [f"The tight without-replacement PLD accountant does not apply here: {res['error']}"]
+    lines = [f"σ for ε = {eps:.4g}: {res['sigma_upper']:.4g} certainly suffices; any σ up to {res['sigma_lower']:.4g} "
+             "certainly does not (an explicit pair of neighbouring data sets then has a larger ε)."]
+    for name, br in res["eps"].items():
+        gap = "" if br["converged"] else (f" (the bracket is {100 * br['rel_width']:.1f} % wide: the price of one "
+                                          "dominating pair for both orders of the two data sets)")
+        lines.append(f"ε of {name}: between {br['eps_lower']:.4g} and {br['eps_upper']:.4g}{gap}; the Rényi "
+                     f"accountant of the same mechanism certifies {br['eps_rdp']:.4g}.")
+    return lines
