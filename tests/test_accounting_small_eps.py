@@ -149,7 +149,7 @@ def test_wor_rdp_floor_by_hand_and_by_dp_accounting():
         accounting.wor_rdp_floor(delta, T, 0.0)
 
 
-def test_pages_warn_when_the_matched_rdp_sigma_is_only_certified_through_eps_zero():
+def test_pages_replace_the_rdp_floor_warning_by_the_tight_pld():
     from streamlit.testing.v1 import AppTest
 
     app = str(Path(__file__).resolve().parent.parent / "app.py")
@@ -159,8 +159,14 @@ def test_pages_warn_when_the_matched_rdp_sigma_is_only_certified_through_eps_zer
         at.switch_page(page)
         at.run()
         assert not at.exception
-        warned = [w.value for w in at.warning if "smallest positive ε this RDP accountant certifies" in w.value]
-        assert warned and "0.02852" in warned[0], page
+        # issue 31: where the tight without-replacement PLD (dpviz.theory.pld_wor) applies, as here (n = T = 1000),
+        # it certifies a σ below the Rényi floor, so the floor's warning gives way to the PLD's σ
+        assert not [w.value for w in at.warning if "smallest positive ε" in w.value], page
+        texts = [t.value for t in at.text] + [m.value for m in at.markdown]
+        assert any("σ for ε = 0.01:" in t and "certainly suffices" in t for t in texts), page
+        from dpviz.theory import accounting
+
+        assert "0.02852" in accounting.wor_floor_note(0.01, 1e-6, 1000, 1e-3)  # the floor the PLD lifts
         at = AppTest.from_file(app, default_timeout=120)
         at.switch_page(page)
         at.run()

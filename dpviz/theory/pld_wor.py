@@ -389,8 +389,8 @@ def _compose(k_first, pmf, h, steps, tau, shift=0.0):
     ib = math.ceil(b / h) + 1
     size = fft.next_fast_len(ib - ia + 1, real=True)
     if size > MAX_POINTS:
-        raise ValueError(f"this PLD needs {size:,} grid points (the most is {MAX_POINTS:,}); use fewer steps, "
-                         "more noise, or the Rényi accountant.")
+        raise ValueError(f"this PLD needs {size:,} grid points (the most is {MAX_POINTS:,}): these settings are "
+                         "outside this accountant's range (fewer steps help); the Rényi accountant still applies.")
     pos = (k_first + np.arange(len(pmf))) % size
     x = np.bincount(pos, weights=pmf, minlength=size)
     f = fft.rfft(x)
@@ -456,9 +456,9 @@ def _eval(z, delta, steps, g, h, which):
     x_top = _tail_x(tau_step, mu, g)
     l_top = float(_loss_of_x(x_top, mu, g))
     kmax = max(int(math.ceil(l_top / h)) + 1, 2)
-    if kmax > MAX_POINTS:
-        raise ValueError(f"this PLD needs {kmax:,} grid points per step (the most is {MAX_POINTS:,}); use more "
-                         "noise or fewer steps, or the Rényi accountant.")
+    if kmax > MAX_POINTS // 2:  # the composition's window is at least about as wide: refused before any work
+        raise ValueError(f"this PLD needs {kmax:,} grid points per step (the most is {MAX_POINTS:,}): these settings "
+                         "are outside this accountant's range; the Rényi accountant still applies.")
     tau = 1e-6 * delta
     if which == "upper":
         pmf, p_inf = _upper_pmf(mu, g, h, kmax)
