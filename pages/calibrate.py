@@ -234,7 +234,7 @@ def accountant_lines(slot, extras: dict, cal_params: dict | None = None, sigma=N
             st.caption(pld_wor.THEOREM)
         st.write(f"A numerical accountant of the same mechanism (dp-accounting's RDP) needs σ = "
                  f"{ui.fmt(extras['accountant_sigma'])} for the same (ε, δ), n and T — an upper bound: this σ "
-                 f"certainly suffices; RDP gives no lower bound" + (" (the PLD above brackets it)." if tight else
+                 f"certainly suffices; RDP gives no lower bound" + (" (the PLD above gives one)." if tight else
                                                                     " (the Accounting page shows PLD brackets where "
                                                                     "they apply)."))
         if extras.get("accountant_caveat") and not tight:  # the RDP floor: the PLD above certifies below it
