@@ -76,3 +76,38 @@ def test_yang_rate_form_labels_show_ln_6e_over_gamma(tid, extra):
     assert t["optimisation"].value == pytest.approx(1 / (T * eta) + eta)
     assert "D^2" not in t["optimisation"].latex
     assert any("ln(6e/gamma)" in x for x in res.notes)
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# 2. the formula field is the formula that produced the released sigma
+
+
+def test_yang_sigma_rule_printed_formula_reproduces_sigma():
+    # Yang, Lei, Lyu & Ying, eq. (5) as printed: sigma^2 = 8 eta^2 G^2 ln(2.5/delta)/eps^2 (T + 3T^2 ln^2(eT) ln^2(2/delta)/n^2)
+    n, eps, delta, T, eta, G = 100, 1.0, 1e-4, 10_000, 1e-3, 1.0
+    a = LN(2 / delta)
+    bracket = T + 3 * T**2 * LN(E * T) ** 2 * a**2 / n**2
+    printed = SQ(8 * eta**2 * G**2 * LN(2.5 / delta) / eps**2 * bracket)
+    proof = SQ(8 * E * eta**2 * G**2 * LN(2.5 / delta) / eps**2 * bracket)
+    cal = catalog.calibrate("pairwise-sgd-output", n=n, eps=eps, delta=delta, T=T, eta=eta, G=G, sigma_rule="printed")
+    assert cal.sigma == pytest.approx(printed, rel=1e-12)
+    assert cal.formula.startswith(r"\sigma^2=\frac{8\,\eta^2G^2")  # no factor e
+    assert "8e" not in cal.formula
+    assert r"\frac{8\cdot0.001^2" in cal.formula_numbers
+    cal = catalog.calibrate("pairwise-sgd-output", n=n, eps=eps, delta=delta, T=T, eta=eta, G=G, sigma_rule="proof")
+    assert cal.sigma == pytest.approx(proof, rel=1e-12)
+    assert "8e" in cal.formula
+    cal = catalog.calibrate("pairwise-sgd-output", n=n, eps=eps, delta=delta, T=T, eta=eta, G=G)
+    # the private sigma is the exact-Gaussian one: its formula names that rule and Delta_T, not eq. (5)
+    assert r"\delta_{\rm exact}" in cal.formula and r"\Delta_T^2=4e" in cal.formula
+    assert cal.sigma < proof
+
+
+def test_xue_private_rule_formula_names_the_rule():
+    cal = catalog.calibrate("dpgd-sc", n=1000, eps=1.0, delta=1e-5, G=1.0, mu=1.0)
+    # printed sigma = 8 sqrt(2 ln(1.25/delta)) G/(mu n eps) = 8 * 4.8454 / 1000
+    assert cal.extras["sigma_paper"] == pytest.approx(8 * SQ(2 * LN(1.25e5)) / 1000, rel=1e-12)
+    assert r"\delta_{\rm exact}" in cal.formula
+    cal = catalog.calibrate("dpgd-sc", n=1000, eps=1.0, delta=1e-5, G=1.0, mu=1.0, sigma_rule="printed")
+    assert cal.sigma == pytest.approx(8 * SQ(2 * LN(1.25e5)) / 1000, rel=1e-12)
+    assert r"\delta_{\rm exact}" not in cal.formula
