@@ -111,3 +111,63 @@ def test_xue_private_rule_formula_names_the_rule():
     cal = catalog.calibrate("dpgd-sc", n=1000, eps=1.0, delta=1e-5, G=1.0, mu=1.0, sigma_rule="printed")
     assert cal.sigma == pytest.approx(8 * SQ(2 * LN(1.25e5)) / 1000, rel=1e-12)
     assert r"\delta_{\rm exact}" not in cal.formula
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# 4. "rounded up" schedules are exact integers
+
+
+def test_wang_lownoise_thm4a_T_is_n_squared_exactly():
+    # Wang, Lei, Ying & Zhou, Theorem 4(a), alpha = 0 < 1/2: T = ceil(n^((2 - 0)/(1 + 0))) = n^2 = 10^12 exactly
+    res = catalog.bound("wang-lownoise-thm4a", n=10**6, alpha=0.0, eps=1.0, delta=1e-5, d=10, G=1.0, L=1.0)
+    assert res.T == 10**12
+    res = catalog.bound("wang-lownoise-thm4a", n=10**6, alpha=0.0, eps=1.0, delta=1e-5, d=10, G=1.0, L=1.0,
+                        R=1.0, Fstar=0.0, M=1.0, explicit=True)
+    assert res.T == 10**12
+
+
+@pytest.mark.parametrize("tid", ["wang-lownoise-thm4b", "wang-lownoise-thm7b"])
+def test_wang_lownoise_lownoise_T_exact(tid):
+    # T = ceil(n^(2/(1+alpha))): alpha = 0.5 gives n^(4/3) = 10^8 at n = 10^6; alpha = 0.25 gives n^(8/5) = 10^9.6
+    kw = dict(eps=1.0, delta=1e-5, d=10, G=1.0, L=1.0)
+    assert catalog.bound(tid, n=10**6, alpha=0.5, **kw).T == 10**8
+    assert catalog.bound(tid, n=10**6, alpha=0.0, **kw).T == 10**12
+    # 10^9.6 = 3 981 071 705.53...: the smallest integer T with T^5 >= 10^48 is 3 981 071 706
+    T = catalog.bound(tid, n=10**6, alpha=0.25, **kw).T
+    assert T == 3_981_071_706
+    assert T**5 >= 10**48 > (T - 1) ** 5
+
+
+def test_ceil_pow_exact_at_integers_and_between():
+    from fractions import Fraction
+
+    from dpviz.theory.papers._common import ceil_pow
+    assert ceil_pow(10**6, 2) == 10**12
+    assert ceil_pow(1000, Fraction(4, 3)) == 10_000          # 1000^(4/3) = 10^4 (float: 9999.999999999995)
+    assert ceil_pow(1001, Fraction(4, 3)) == 10_014          # 1001^(4/3) = 10013.3355...
+    assert ceil_pow(10**9, 3) == 10**27                       # beyond float precision
+    assert ceil_pow(10**9, 3) ** 1 == 10**27
+    assert ceil_pow(8, Fraction(1, 3)) == 2 and ceil_pow(9, Fraction(1, 3)) == 3
+    assert ceil_pow(5, 0) == 1
+    with pytest.raises(ValueError):
+        ceil_pow(0, 2)
+
+
+def test_yang_thm3_T_and_nonsmooth_T_exact():
+    # Yang, Lei, Lyu & Ying, Theorem 3: T = ceil(n^(4/3)); n = 10^6 -> 10^8 exactly, n = 1000 -> 10^4
+    assert catalog.bound("yang-pairwise-thm3", n=10**6).T == 10**8
+    assert catalog.bound("yang-pairwise-thm3", n=1000).T == 10**4
+    # Wang, Lei, Ying & Zhang, Theorem 10: T = ceil(n^((2 - alpha)/(1 + alpha))), alpha = 0 -> n^2
+    res = catalog.bound("wang-nonsmooth-thm10", n=10**6, d=10, eps=1.0, delta=1e-5, alpha=0.0)
+    assert res.T == 10**12
+    # Theorem 9: T = ceil(n^((6 - 3a - a^2)/((1+a)(3+a)))), a = 0: n^2 -> 10^12 at n = 10^6
+    res = catalog.bound("wang-nonsmooth-thm9", n=10**6, d=10, eps=1.0, delta=1e-5, alpha=0.0)
+    assert res.T == 10**12
+
+
+def test_xue_epoch_count_exact_floor_log2():
+    from dpviz.theory.papers.xue_pairwise.calibration import epoch_sizes
+    assert len(epoch_sizes(2**20)) == 20
+    assert len(epoch_sizes(2**20 - 1)) == 19
+    n = 2**53 - 1  # math.log2 rounds this to 53.0
+    assert len(epoch_sizes(n)) == 52

@@ -9,10 +9,13 @@ module is not a paper: it defines no ``PAPER`` and is not listed in :data:`dpviz
 from __future__ import annotations
 
 import math
+from decimal import Decimal, localcontext
+from fractions import Fraction
 
 from dpviz.foundation import validate as v
 
-__all__ = ["log_inv", "exp_or_inf", "normal_cdf", "gaussian_exact_delta", "check_gamma", "gamma_from", "rate_opt"]
+__all__ = ["log_inv", "exp_or_inf", "normal_cdf", "gaussian_exact_delta", "check_gamma", "gamma_from", "rate_opt", "exact_fraction",
+           "ceil_pow"]
 
 
 def log_inv(delta: float) -> float:
@@ -58,3 +61,60 @@ def gamma_from(gamma, delta) -> float:
 def rate_opt(*, n, d, eps, delta) -> float:
     """The optimal (ε, δ)-DP excess-risk rate of convex Lipschitz SCO, ``1/√n + √(d log(1/δ))/(nε)``."""
     return 1.0 / math.sqrt(n) + math.sqrt(d * log_inv(delta)) / (n * eps)
+
+
+def exact_fraction(x) -> Fraction:
+    """The number a user typed, as an exact fraction: ``0.3`` -> 3/10 (its shortest decimal form, not the binary
+    double 0.299999999999999988...), so that a schedule such as T = n^((2 - α)/(1 + α)) is rounded exactly."""
+    if isinstance(x, (int, Fraction)):
+        return Fraction(x)
+    return Fraction(repr(float(x)))
+
+
+def ceil_pow(n: int, p) -> int:
+    """⌈n^p⌉ for an integer n >= 1 and a rational exponent p >= 0, computed exactly (at least 1).
+
+    Floating point gets the papers' "rounded up" schedules wrong at exact powers: ``1e6 ** 2`` is exact but
+    ``1000 ** (4/3)`` = 10000.000000000002 and a relative tolerance turns 10¹² into 999 999 999 999.  Here T is the
+    smallest integer with T^q >= n^r (p = r/q in lowest terms), found by integer arithmetic around the floating-point
+    estimate; exponents with a large denominator (e.g. α = 1/3 typed as 0.3333333333333333) use 60-digit decimals.
+    """
+    n = int(n)
+    if n < 1:
+        raise ValueError(f"ceil_pow needs n >= 1, got {n}.")
+    p = Fraction(p)
+    if p <= 0 or n == 1:
+        return 1
+    r, q = p.numerator, p.denominator
+    if q <= 1000 and r * math.log10(n) <= 20000:
+        target = n**r
+        try:
+            est = math.ceil(float(n) ** (r / q))
+        except OverflowError:
+            est = None
+        if est is None:
+            est = int(_decimal_pow(n, p)) + 1
+        margin = max(2, est // 10**8)
+        lo, hi = max(0, est - margin), est + margin
+        while lo > 0 and lo**q >= target:
+            lo = max(0, lo - 2 * margin)
+        while hi**q < target:
+            hi += 2 * margin
+        while hi - lo > 1:  # invariant: lo^q < target <= hi^q
+            mid = (lo + hi) // 2
+            if mid**q >= target:
+                hi = mid
+            else:
+                lo = mid
+        return max(1, hi)
+    val = _decimal_pow(n, p)
+    with localcontext() as ctx:
+        ctx.prec = 60
+        t = int((val * (1 - Decimal("1e-45"))).to_integral_value(rounding="ROUND_CEILING"))
+    return max(1, t)
+
+
+def _decimal_pow(n: int, p: Fraction) -> Decimal:
+    with localcontext() as ctx:
+        ctx.prec = 60
+        return (Decimal(p.numerator) / Decimal(p.denominator) * Decimal(n).ln()).exp()

@@ -169,7 +169,7 @@ def epoch_sizes(n) -> list[int]:
     pairwise empirical risk is defined.
     """
     n = v.check_n(n)
-    k = max(1, int(math.floor(math.log2(n))))
+    k = max(1, n.bit_length() - 1)  # floor(log2 n), exactly (math.log2(2**53 - 1) rounds up to 53.0)
     sizes = [n // 2**i for i in range(1, k)]
     sizes.append(n - sum(sizes))
     return sizes

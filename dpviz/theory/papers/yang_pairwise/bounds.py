@@ -5,10 +5,11 @@ and Corollaries 1-4 (§4: AUC maximisation and similarity metric learning).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from dpviz.foundation import validate as v
 from dpviz.theory.catalog import Term
-from dpviz.theory.papers._common import check_gamma as _gamma, gamma_from as _gamma_from
+from dpviz.theory.papers._common import ceil_pow, check_gamma as _gamma, gamma_from as _gamma_from
 from dpviz.theory.papers.yang_pairwise.calibration import (_check_bool, _result, _sqrt_sum_bound, c1_constant,
                                                            c2_constant, c3_constant, c4_constant, c5_constant,
                                                            calibrate_pairwise_sgd_output, sensitivity, stability_eq3)
@@ -205,11 +206,8 @@ def bound_thm2(*, n, gamma=0.05, c=1.0, c_eta=1.0):
 
 
 def _T_thm3(n: int) -> int:
-    """T = ⌈n^{4/3}⌉ (Theorem 3), exact for perfect cubes (floating point gives 1000^{4/3} = 9999.999999999995)."""
-    m = round(n ** (1.0 / 3.0))
-    if m**3 == n:
-        return m**4
-    return math.ceil(n ** (4.0 / 3.0))
+    """T = ⌈n^{4/3}⌉ (Theorem 3), exactly (floating point gives 1000^{4/3} = 9999.999999999995)."""
+    return ceil_pow(n, Fraction(4, 3))
 
 
 def _explicit_inputs(n, T, eta, G, R, M0, gamma, kappa, rademacher, c_eta):
