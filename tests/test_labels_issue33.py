@@ -171,3 +171,33 @@ def test_xue_epoch_count_exact_floor_log2():
     assert len(epoch_sizes(2**20 - 1)) == 19
     n = 2**53 - 1  # math.log2 rounds this to 53.0
     assert len(epoch_sizes(n)) == 52
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# 5. Kang, Li, Liu & Wang: Remark 4 / Theorem 7's T, Theorem 6 at k = n
+
+
+def test_kang_remark4_and_thm7_note_their_T():
+    # Remark 4: "Combining the result given in Theorem 1, ... taking T = O(log(n))"; Theorem 7: T = O(log(n)).
+    # The rate forms take T = ceil(ln 1000) = ceil(6.9078) = 7; Theorem 1 with mu/L = 0.1:
+    # ceil(ln 1000 / -ln(0.9)) = ceil(6.9078 / 0.10536) = ceil(65.56) = 66.
+    assert math.ceil(LN(1000)) == 7 and math.ceil(LN(1000) / -LN(0.9)) == 66
+    for tid in ("kang-pidp-remark4", "kang-pidp-thm7"):
+        res = catalog.bound(tid, n=1000, d=10, eps=1.0)
+        assert res.T == 7
+        note = next(x for x in res.notes if x.startswith("T = ceil(ln n) = 7"))
+        assert "O(log(n))" in note and "66 at n = 1000" in note and "Theorem 1" in note
+
+
+def test_kang_thm6_k_equals_n_rate_not_value():
+    n, d, eps, delta = 1000, 10, 1.0, 1e-5
+    res = catalog.bound("kang-pidp-thm6", n=n, d=d, eps=eps, delta=delta)
+    # Theorem 6 at k = n: k m G^2 log(1/delta1) log n / (n^3 eps1^2), eps1 = 0.75, delta1 = 7.5e-6
+    thm6 = n * d * LN(1 / 7.5e-6) * LN(n) / (n**3 * 0.75**2)
+    # Theorem 1: m G^2 log(1/delta) log n / (n^2 eps^2)
+    thm1 = d * LN(1e5) * LN(n) / n**2
+    assert thm6 == pytest.approx(1.449e-3, rel=1e-3) and thm1 == pytest.approx(7.953e-4, rel=1e-3)
+    assert res.total == pytest.approx(thm6, rel=1e-12)
+    assert catalog.bound("kang-pidp-thm1", n=n, d=d, eps=eps, delta=delta).total == pytest.approx(thm1, rel=1e-12)
+    note = res.notes[0]
+    assert "rate" in note and "not its value" in note and "0.001449" in note and "0.0007953" in note
