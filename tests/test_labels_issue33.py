@@ -251,3 +251,65 @@ def test_reproduce_fig1_reports_both_relations(tmp_path):
     assert "Definition 1" in title and "add/remove" in title and "9504" in title
     md = out["md"].read_text(encoding="utf-8")
     assert "Definition 1" in md and "2G" in md and "ε = 9504" in md
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# 8. exports and progress
+
+
+class _Stream:
+    def __init__(self, tty):
+        self.tty, self.parts = tty, []
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, s):
+        self.parts.append(s)
+
+    def flush(self):
+        pass
+
+    @property
+    def text(self):
+        return "".join(self.parts)
+
+
+def test_progress_one_line_per_tenth_when_not_a_terminal():
+    from dpviz.cli.audit import _Progress
+    s = _Stream(False)
+    with _Progress("audit", stream=s) as bar:
+        for f in (0.0, 0.05, 0.12, 0.13, 0.5, 0.9, 0.95, 1.0):
+            bar(f)
+    lines = s.text.split("\n")
+    assert "\r" not in s.text
+    assert lines == ["audit:   0.0 %", "audit:  10.0 %", "audit:  50.0 %", "audit:  90.0 %", "audit: 100.0 %", ""]
+
+
+def test_progress_rewrites_in_place_on_a_terminal():
+    from dpviz.cli.audit import _Progress
+    s = _Stream(True)
+    with _Progress("audit", stream=s) as bar:
+        bar(0.9)
+        bar(1.0)
+    assert s.text == "\raudit:  90.0 %\raudit: 100.0 %\n"
+
+
+def test_audit_json_returns_the_pages_accountant_eps(capsys):
+    import json
+
+    from dpviz.cli.commands import main
+    from dpviz.labs import audit as A
+    # the Audit page's exported command (pages/audit.py command()) ends with --json; it must return the accountant's
+    # eps the page shows (res.eps_accountant of dpviz.labs.audit.audit on the same settings)
+    argv = ["audit", "--algorithm", "dpsgd-rdp", "--trials", "40", "--seed", "0", "--n", "100", "--T", "100",
+            "--eta", "0.1", "--eps", "1.0", "--sigma", "0.05", "--json"]
+    assert main(argv) == 0
+    out, err = capsys.readouterr()
+    d = json.loads(out)
+    ds, loss, p = A.default_setting("dpsgd-rdp", {"n": 100, "T": 100, "eta": 0.1, "eps": 1.0, "sigma": 0.05})
+    page = A.audit("dpsgd-rdp", ds, loss, params=p, trials=40, seed=0)
+    assert d["eps_accountant"] is not None and d["eps_accountant"] == pytest.approx(page.eps_accountant, rel=1e-12)
+    assert d["eps_accountant"] > 1e5  # sigma/(2G) = 0.0125: a huge eps, still a number, not null
+    assert d["sigma"] == 0.05 and d["accountant_note"].startswith("matched")
+    assert "\r" not in err and err.strip().splitlines()[-1] == "audit: 100.0 %"
