@@ -313,3 +313,54 @@ def test_audit_json_returns_the_pages_accountant_eps(capsys):
     assert d["eps_accountant"] > 1e5  # sigma/(2G) = 0.0125: a huge eps, still a number, not null
     assert d["sigma"] == 0.05 and d["accountant_note"].startswith("matched")
     assert "\r" not in err and err.strip().splitlines()[-1] == "audit: 100.0 %"
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# 6. Xue, Yang, Huai & Wang, Section 5 report: one rule (1.96 combined standard errors) for every claim
+
+
+def _xue_df(x, means, ses):
+    import pandas as pd
+
+    from dpviz.studies import xue as X
+    rows = []
+    for m in X.METHODS:
+        for i, xv in enumerate((0.5, 1.0, 2.0) if x == "eps" else (32, 64, 128)):
+            rows.append({"method": m, x: xv, "mean": means.get(m, means["*"])[i], "se": ses.get(m, ses["*"])[i]})
+    return pd.DataFrame(rows)
+
+
+def test_xue_claim_b_a_mean_difference_within_noise_is_not_shown():
+    from dpviz.studies import xue as X
+    # the case: DPEGD ahead by +0.001 on average with standard errors about 0.02, behind at two points
+    means = {"*": [0.6, 0.65, 0.7], "dpegd": [0.590, 0.640, 0.723], "dpgdc2": [0.600, 0.650, 0.700]}
+    ses = {"*": [0.005, 0.005, 0.005], "dpegd": [0.02, 0.02, 0.02], "dpgdc2": [0.02, 0.02, 0.02]}
+    f = X.study_findings(_xue_df("eps", means, ses), "eps")
+    # mean difference (−0.010 − 0.010 + 0.023)/3 = +0.001; its SE = sqrt(6 * 0.02^2)/3 = 0.01633; band 0.0320
+    assert (-0.010 - 0.010 + 0.023) / 3 == pytest.approx(0.001)
+    assert SQ(6 * 0.02**2) / 3 * 1.959963984540054 == pytest.approx(0.0320, abs=1e-4)
+    b = f[1]
+    assert b["claim"].startswith("(b)") and not b["shown"] and "+0.001 vs ±0.032" in b["numbers"]
+    assert "within noise" in b["numbers"]
+    # (a): every private method rises by 0.1 with SE 0.005 -> band 1.96 * sqrt(2) * 0.005 = 0.0139: shown, except
+    # DPEGD (+0.133 vs 1.96 sqrt(2) 0.02 = 0.0554: shown too) and DPGDC2 (+0.1 vs 0.0554: shown)
+    a = f[0]
+    assert a["claim"].startswith("(a)") and a["shown"] and a["failing"] == []
+    assert X.RULE.startswith("Rule for every claim") and "1.96" in X.RULE
+
+
+def test_xue_claim_a_names_the_failing_entry():
+    from dpviz.studies import xue as X
+    means = {"*": [0.6, 0.65, 0.7], "dpgdsc-lap": [0.6, 0.58, 0.55]}
+    ses = {"*": [0.005, 0.005, 0.005]}
+    a = X.study_findings(_xue_df("eps", means, ses), "eps")[0]
+    # DPGDSC, delta = 0 falls by 0.05 beyond 1.96 sqrt(2) 0.005 = 0.0139: contradicted
+    assert not a["shown"] and a["failing"] == ["DPGDSC, δ = 0 (Alg. 1, Laplace)"]
+    assert "NOT shown for: DPGDSC, δ = 0 (Alg. 1, Laplace) (contradicted)" in a["numbers"]
+    # vs n: (a) the gap to the baseline shrinks beyond noise; the baseline is deterministic (se NaN counts as 0)
+    means = {"*": [0.6, 0.65, 0.7], "non-private-sc": [0.8, 0.8, 0.8], "non-private-c": [0.8, 0.8, 0.8]}
+    ses = {"*": [0.01, 0.01, 0.01], "non-private-sc": [float("nan")] * 3, "non-private-c": [float("nan")] * 3}
+    f = X.study_findings(_xue_df("n", means, ses), "n")
+    # gap 0.2 -> 0.1: shrinks by 0.1 vs 1.96 sqrt(2) 0.01 = 0.0277
+    assert f[0]["shown"] and "gap shrinks by +0.100 vs ±0.028" in f[0]["numbers"]
+    assert [x["claim"][:3] for x in f] == ["(a)", "(b)"]
