@@ -364,3 +364,90 @@ def test_xue_claim_a_names_the_failing_entry():
     # gap 0.2 -> 0.1: shrinks by 0.1 vs 1.96 sqrt(2) 0.01 = 0.0277
     assert f[0]["shown"] and "gap shrinks by +0.100 vs ±0.028" in f[0]["numbers"]
     assert [x["claim"][:3] for x in f] == ["(a)", "(b)"]
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# 7. citations name their paper
+
+
+def test_name_citations_names_bare_references_only():
+    from dpviz.theory.papers._common import name_citations as nc
+    W = "Wang, Lei, Ying & Zhou"
+    assert nc("the feasible beta of Theorem 2 (order 12)", W) == "the feasible beta of Wang, Lei, Ying & Zhou's Theorem 2 (order 12)"
+    assert nc("Eq. (5) as printed", "Yang, Lei, Lyu & Ying") == "Yang, Lei, Lyu & Ying's Eq. (5) as printed"
+    for same in ("its exact delta (Balle & Wang 2018, Theorem 8) is 0.1", "Yang, Lei, Lyu & Ying, Theorem 1, eq. (9)",
+                 "Theorem 2 of the low-noise paper", "the paper's Theorem 2", "RDP of Mironov 2017, Proposition 3"):
+        assert nc(same, W) == same
+    once = nc("Lemma 1 and Theorem 3 give", W)
+    assert once == "Wang, Lei, Ying & Zhou's Lemma 1 and Theorem 3 give" and nc(once, W) == once  # idempotent
+
+
+def test_calibrate_dpsgd_rdp_names_the_low_noise_paper():
+    # Wang, Lei, Ying & Zhou, Algorithm 1 / Theorem 2, used with G = M + L R^alpha (the non-smooth paper's setting)
+    cal = catalog.calibrate("dpsgd-rdp", n=1000, eps=1.0, delta=1e-5, T=1000, eta=0.01, M=1.0, L=1.0, R=1.0,
+                            alpha=0.5)
+    assert "Wang, Lei, Ying & Zhou's Theorem 2" in cal.reason
+    assert any("Wang, Lei, Ying & Zhou's Theorem 2" in n for n in cal.notes)
+
+
+def test_every_calibration_and_bound_text_names_its_paper():
+    import inspect
+
+    from dpviz.theory.papers._common import name_citations
+    base = dict(n=1000, eps=1.0, delta=1e-5, T=1000, eta=0.01, G=1.0, L=1.0, M=1.0, R=1.0, alpha=0.5, mu=0.1, d=10)
+    checked = 0
+    for a in catalog.algorithms():
+        if a.calibrate is None:
+            continue
+        names = set(inspect.signature(a.calibrate).parameters)
+        for extra in ({}, {"eps": 1e-3}):
+            p = {k: v for k, v in {**base, **extra}.items() if k in names}
+            try:
+                cal = a.calibrate(**p)
+            except ValueError:
+                continue
+            for t in [cal.reason, cal.fix, *cal.notes]:
+                assert name_citations(t, a.paper.short) == t, (a.id, t)
+                checked += 1
+    for th in catalog.theorems():
+        names = set(inspect.signature(th.bound).parameters)
+        p = {k: v for k, v in base.items() if k in names}
+        try:
+            res = th.bound(**p)
+        except (ValueError, TypeError):
+            continue
+        for t in res.notes:
+            assert name_citations(t, th.paper.short) == t, (th.id, t)
+            checked += 1
+    assert checked > 50
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# 9. plain words at the edges
+
+
+def test_negative_right_hand_side_is_explained():
+    # Wang, Lei, Ying & Zhou, Theorem 2 at n = 100, eps = 0.1, delta = 1e-5, T = 100, beta = 0.5, G = 1:
+    # lambda = log(1e5)/(0.5 * 0.1) + 1 = 231.26; sigma^2 = 14 * 100/(0.5 * 100^2 * 0.1) * (230.26 + 1) = 647.5;
+    # (ii) right-hand side = 647.5/6 * log(100/(231.26 * (1 + 647.5/4))) = 107.9 * log(100/37 671) = -640.1 < 0
+    lam = LN(1e5) / 0.05 + 1
+    s2 = 14 * 100 / (0.5 * 100**2 * 0.1) * (lam - 1 + 1)
+    inside = lam * (1 + s2 / 4)
+    rhs = s2 / 6 * LN(100 / inside)
+    assert lam - 1 == pytest.approx(230.26, abs=0.01) and rhs == pytest.approx(-640.1, abs=0.1)
+    cal = catalog.calibrate("dpsgd-rdp", n=100, eps=0.1, delta=1e-5, T=100, G=1.0, beta=0.5)
+    assert not cal.feasible
+    assert f"lambda - 1 = {lam - 1:.4g} > {rhs:.4g}" in cal.reason
+    assert f"negative because n = 100 is smaller than lambda (1 + sigma^2/(4G^2)) = {inside:.4g}" in cal.reason
+    assert "cannot hold at this beta" in cal.reason
+
+
+def test_lesson_status_is_two_sentences():
+    from dpviz_ui.lessons import views
+    state = {"algorithm": "dpsgd-rdp", "n": 100, "d": 10, "eps": 0.1, "T": 100, "eta": 0.1, "G": 1.0, "L": 1.0,
+             "M": 1.0, "R": 1.0, "alpha": 1.0, "mu": 0.1, "c": 1.0, "kappa": 0.0, "delta_auto": False,
+             "log10_delta": -5.0, "sweep": "eps"}
+    kind, text = views._live_calibrate(state)["status"]
+    # "Not private here: <reason>. Fix: <fix>." -- two sentences, each with its full stop
+    assert kind == "error" and text.startswith("Not private here: ") and ". Fix: increase eps" in text
+    assert text.endswith(".") and ".." not in text

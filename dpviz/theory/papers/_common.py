@@ -9,13 +9,15 @@ module is not a paper: it defines no ``PAPER`` and is not listed in :data:`dpviz
 from __future__ import annotations
 
 import math
+import re
 from decimal import Decimal, localcontext
 from fractions import Fraction
 
 from dpviz.foundation import validate as v
 
 __all__ = ["log_inv", "exp_or_inf", "normal_cdf", "gaussian_exact_delta", "check_gamma", "gamma_from", "rate_opt", "exact_fraction",
-           "ceil_pow"]
+           "ceil_pow", "name_citations", "cited",
+           "cite_entries"]
 
 
 def log_inv(delta: float) -> float:
@@ -118,3 +120,88 @@ def _decimal_pow(n: int, p: Fraction) -> Decimal:
     with localcontext() as ctx:
         ctx.prec = 60
         return (Decimal(p.numerator) / Decimal(p.denominator) * Decimal(n).ln()).exp()
+
+
+# ----------------------------------------------------------------------------------------------------------------
+# citations: every theorem, lemma, remark and equation a student reads is named with its paper
+
+_REF = re.compile(
+    r"(?<![\w'’])(?:Theorems?|Lemmas?|Remarks?|Corollar(?:y|ies)|Propositions?|Definitions?|Assumptions?)"
+    r"\s+\(?\d+[a-z]?(?:\.\d+)?\)?|(?<![\w'’])[Ee]qs?\.\s*\(\d+[a-z]?\)")
+# what marks a clause as already citing someone: a paper's authors ("&", "et al."), a year, a possessive, a key
+_CITED = re.compile(r"&|\bet al\b|\b(?:19|20)\d\d\b|['’]s\s*$|\b(?:wang|kang|yang|xue)-[a-z]+\b|\bpaper\b")
+_CLAUSE_END = ("(", ")", ";", ". ", ": ", chr(10), "[")  # chr(10): a line break
+
+
+def name_citations(text: str, who: str) -> str:
+    """``text`` with every bare reference to a theorem, lemma, remark, corollary, proposition, definition,
+    assumption or equation of a paper named with its authors ``who``: "Theorem 2" -> "Wang, Lei, Ying & Zhou's
+    Theorem 2", "eq. (9)" -> "Yang, Lei, Lyu & Ying's eq. (9)".
+
+    A reference is left as it is when its clause (the text since the last "(", ")", ";", ". ", ": " or line break)
+    already names someone (``who``, authors with "&" or "et al.", a year, a paper key, "the paper", a possessive
+    just before it), or when it is followed by "of" / "in" (e.g. "Theorem 2 of the low-noise paper"): so
+    "(Balle & Wang 2018, Theorem 8)" and "Yang, Lei, Lyu & Ying, Theorem 1" are unchanged, and a run such as
+    "Lemma 1 and Theorem 3" is named once.  Idempotent.
+    """
+    if not text or not who:
+        return text
+    out, pos = [], 0
+    for m in _REF.finditer(text):
+        done = "".join(out) + text[pos:m.start()]
+        start = max(done.rfind(c) for c in _CLAUSE_END)
+        clause = done[start + 1:] if start >= 0 else done
+        after = text[m.end():m.end() + 6]
+        if who in clause or _CITED.search(clause) or re.match(r"\s+(?:of|in)\s", after):
+            continue
+        out.append(text[pos:m.start()])
+        out.append(f"{who}'s {m.group(0)}")
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out)
+
+
+class _Cited:
+    """A calibration or bound function whose result names its paper with every reference (see :func:`cited`); a
+    module-level class, so it pickles (by the wrapped function's reference) into worker processes."""
+
+    def __init__(self, func, who: str):
+        import functools
+
+        self.func, self.who = func, who
+        functools.update_wrapper(self, func)  # __wrapped__: inspect.signature sees the function's parameters
+
+    def __call__(self, *args, **kwargs):
+        res = self.func(*args, **kwargs)
+        if hasattr(res, "notes") and isinstance(res.notes, list):
+            res.notes = [name_citations(t, self.who) if isinstance(t, str) else t for t in res.notes]
+        for attr in ("reason", "fix"):
+            val = getattr(res, attr, None)
+            if isinstance(val, str):
+                setattr(res, attr, name_citations(val, self.who))
+        return res
+
+    def __reduce__(self):
+        return (_Cited, (self.func, self.who))
+
+
+def cited(func, who: str):
+    """``func`` (a calibration or bound function of the paper by ``who``) whose returned ``Calibration``'s
+    ``reason``, ``fix`` and ``notes`` (a ``BoundResult``'s ``notes``) name the paper with every theorem, lemma,
+    remark and equation they cite (:func:`name_citations`).  Keeps the signature; ``None`` stays ``None``."""
+    if func is None or isinstance(func, _Cited):
+        return func
+    return _Cited(func, who)
+
+
+def cite_entries(entries, who: str) -> list:
+    """The catalogue entries (``Algorithm``s or ``Theorem``s) with their ``calibrate`` / ``bound`` /
+    ``explicit_bound`` functions wrapped by :func:`cited`."""
+    import dataclasses
+
+    out = []
+    for e in entries:
+        changes = {f: cited(getattr(e, f), who) for f in ("calibrate", "bound", "explicit_bound")
+                   if getattr(e, f, None) is not None}
+        out.append(dataclasses.replace(e, **changes) if changes else e)
+    return out

@@ -35,11 +35,13 @@ from dpviz.theory.catalog import Algorithm, BoundResult, Calibration, Comparison
 from dpviz.theory.papers._common import (
     ceil_pow,
     check_gamma as _gamma,
+    cite_entries,
     exact_fraction,
     exp_or_inf as _exp,
     gamma_from as _gamma_from,
     gaussian_exact_delta as _gaussian_exact_delta,
     log_inv as _ld,
+    name_citations,
     rate_opt as _rate_opt,
 )
 
@@ -648,7 +650,8 @@ def bound_thm12(*, n, d, eps, delta, alpha, gamma=0.05, R=1.0, c=1.0, L=None, M=
         cal = calibrate_dpsgd_rdp(n=n, eps=eps, delta=delta, T=T, M=M, L=L, R=R, alpha=alpha)
         extras["calibration"] = cal.to_dict()
         if not cal.feasible:
-            notes.append("Algorithm 2 is not private at these values (Theorem 11): " + cal.reason)
+            notes.append("Algorithm 2 is not private at these values (Theorem 11): "
+                         + name_citations(cal.reason, "Wang, Lei, Ying & Zhou"))
     return _result("wang-nonsmooth-thm12", terms, eta=eta, T=T, notes=notes, extras=extras)
 
 
@@ -841,6 +844,10 @@ THEOREMS = [
     t for t in _THEOREMS
     if t.algorithm != "dpsgd-rdp" or importlib.util.find_spec("dpviz.theory.papers.wang_lownoise") is not None
 ]
+
+#: Every calibration and bound names its paper with the theorems, lemmas, remarks and equations it cites.
+ALGORITHMS = cite_entries(ALGORITHMS, PAPER.short)
+THEOREMS = cite_entries(THEOREMS, PAPER.short)
 
 
 # ----------------------------------------------------------------------------------------------------------------

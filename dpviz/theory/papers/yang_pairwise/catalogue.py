@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dpviz.theory.catalog import Algorithm, Paper, Risk, Theorem
+from dpviz.theory.papers._common import cite_entries
 from dpviz.theory.papers.yang_pairwise.calibration import (_ASSUME, _ASSUME_BOUNDED, _OUTPUT_FORMULA,
                                                            calibrate_pairwise_sgd_output)
 from dpviz.theory.papers.yang_pairwise.bounds import (bound_cor1, bound_cor2, bound_cor3, bound_cor4, bound_thm1,
@@ -240,3 +241,7 @@ THEOREMS = [
 ]
 
 TABLES: list = []
+
+#: Every calibration and bound names its paper with the theorems, lemmas, remarks and equations it cites.
+ALGORITHMS = cite_entries(ALGORITHMS, PAPER.short)
+THEOREMS = cite_entries(THEOREMS, PAPER.short)
