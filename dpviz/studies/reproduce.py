@@ -335,13 +335,12 @@ def figure(summary, name: str):
         lo, hi = rule.iloc[0], rule.iloc[-1]
         title += (f"<br><sup>paper's noise rule, the run's ε at δ = 1/n²: {lo['eps_run']:.3g} at target ε = "
                   f"{lo['eps']:g} … {hi['eps_run']:.3g} at target ε = {hi['eps']:g} (Poisson q = 1/n, add/remove, "
-                  "sensitivity G, tight PLD)")
+                  "sensitivity G, tight PLD)</sup>")
         if "eps_run_paper" in rule:
-            title += (f"; {lo['eps_run_paper']:.4g} … {hi['eps_run_paper']:.4g} under the paper's Definition 1 "
-                      "(replace-one, sensitivity 2G, one index per step, RDP upper bound)")
-        title += "</sup>"
+            title += (f"<br><sup>under the paper's Definition 1 (replace-one, sensitivity 2G, one index per step; RDP "
+                      f"upper bound): {lo['eps_run_paper']:.4g} … {hi['eps_run_paper']:.4g}</sup>")
     fig.update_layout(title=title, xaxis_title="target ε of the noise formula (δ = 1/n²)",
-                      yaxis_title=_metric(experiments.get(name)), template="plotly_white", margin=dict(t=90))
+                      yaxis_title=_metric(experiments.get(name)), template="plotly_white", margin=dict(t=110))
     return fig
 
 
