@@ -120,7 +120,8 @@ def test_cli_contracts(capsys):
     assert code == 0
     d = json.loads(out)
     assert list(d) == ["algorithm", "eps_claimed", "eps_lower", "trials", "statistic", "fpr", "fnr",
-                       "max_certifiable", "seconds", "canary", "statistic_detail"]
+                       "max_certifiable", "seconds", "canary", "statistic_detail", "eps_accountant",
+                       "accountant_note", "sigma", "delta", "fpr_upper", "fnr_upper"]
     assert d["eps_claimed"] is None and d["trials"] == 400 and "%" in err  # progress on stderr
     # the canary and the statistic in plain words (issue 21): SGD without noise is scored on its whole trajectory
     assert d["canary"].startswith("example 40 of D replaced by x_c") and "label 1" in d["canary"]

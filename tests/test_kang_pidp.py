@@ -475,7 +475,7 @@ def test_pidp_issue_example_releases_sigma_c_for_the_released_sensitivity():
     text = " ".join(cal.notes)
     assert "4G/(n zeta)" in text and "2G/(n zeta)" in text and "What dpviz cannot certify" in text
     assert "drawn afresh at every step" in text and "whole data set" in text
-    assert "claimed by Theorem 5" in cal.reason and "not the per-step b^(c)" in ex["privacy_check"]
+    assert "claimed by Kang, Li, Liu & Wang's Theorem 5" in cal.reason and "not the per-step b^(c)" in ex["privacy_check"]
 
 
 def test_pidp_printed_contribution_noise_flagged_when_not_private():

@@ -1,7 +1,9 @@
 """``python -m dpviz audit`` and ``python -m dpviz stability`` (registered in ``dpviz.cli.commands.EXTENSIONS``).
 
 audit --algorithm ID [calibrate options] [--sigma S] --trials N --seed S [--method M] --json
-    -> {"algorithm", "eps_claimed", "eps_lower", "trials", "statistic", "fpr", "fnr", "max_certifiable", "seconds"}
+    -> {"algorithm", "eps_claimed", "eps_lower", "trials", "statistic", "fpr", "fnr", "max_certifiable", "seconds",
+        "canary", "statistic_detail", "eps_accountant", "accountant_note", "sigma", "delta", "fpr_upper",
+        "fnr_upper"} (the numbers the Audit page shows, so its exported command returns them)
        (with --method: also "method", "assumption", "eps_lower_clopper_pearson" and the method's details;
        dpviz.labs.auditing)
 audit --algorithm ID [options] --plan --target X [--method M] --json
@@ -13,7 +15,8 @@ stability ... --over n|eta|alpha --values V1,V2,...
     -> the same keys, then "sweep": one row per value (value, n, T, eta, alpha, bound, max, q50, q95, q99,
        level_quantile, ratio, exceed_fraction, deterministic, last_max, average_max)
 
-Progress goes to stderr (its line always ends with a newline); bad input exits with code 2 and one line on stderr
+Progress goes to stderr: on a terminal one line rewritten in place (ended with a newline when the run ends); written
+to a file or a pipe, one line per 10 % step (``audit:  10.0 %`` ...); bad input exits with code 2 and one line on stderr
 (``dpviz.cli.commands.main``).  Every input is checked before any run -- the options' ranges, ``--param`` names (those the
 engine or the algorithm's calibration takes), the theorem's conditions at every ``--values`` entry -- and the memory
 (``--max-gb``, default 1) and work (``--max-work``) of every run are estimated first: above either, nothing runs.
@@ -87,22 +90,42 @@ def _common(p) -> None:
                    help="memory guard: refuse a run estimated above this many GB (default 1)")
 
 
-class _Progress:
-    """``\rname: 42.0 %`` on stderr; the line is ended with a newline when the run ends, even by an error."""
+#: The keys of ``audit --json`` beyond the contract's: the other numbers the Audit page shows.
+PAGE_KEYS = ("eps_accountant", "accountant_note", "sigma", "delta", "fpr_upper", "fnr_upper")
 
-    def __init__(self, name):
+
+class _Progress:
+    """Progress of a run on stderr.  On a terminal: ``\rname: 42.0 %`` rewritten in place, the line ended with a
+    newline when the run ends, even by an error.  Written to a file or a pipe (no terminal to rewrite a line in):
+    one whole line per 10 % step reached (``name:  10.0 %``, ..., ``name: 100.0 %``), so a log reads line by line.
+    Used by ``audit``, ``stability`` and ``reproduce``."""
+
+    def __init__(self, name, stream=None):
         self.name, self.started = name, False
+        self.stream = sys.stderr if stream is None else stream
+        try:
+            self.tty = bool(self.stream.isatty())
+        except (AttributeError, ValueError):
+            self.tty = False
+        self.last_step = -1
 
     def __call__(self, frac: float) -> None:
-        self.started = True
-        print(f"\r{self.name}: {100 * frac:5.1f} %", end="", file=sys.stderr, flush=True)
+        frac = min(1.0, max(0.0, float(frac)))
+        if self.tty:
+            self.started = True
+            print(f"\r{self.name}: {100 * frac:5.1f} %", end="", file=self.stream, flush=True)
+            return
+        step = int(frac * 10 + 1e-9)  # 0 .. 10: a line each time a new tenth is reached
+        if step > self.last_step and (step > 0 or frac > 0):
+            self.last_step = step
+            print(f"{self.name}: {10.0 * step:5.1f} %", file=self.stream, flush=True)
 
     def __enter__(self):
         return self
 
     def __exit__(self, *exc):
         if self.started:
-            print(file=sys.stderr, flush=True)
+            print(file=self.stream, flush=True)
         return False
 
 
@@ -172,6 +195,9 @@ def run(args: argparse.Namespace) -> int | None:
             res = aud.audit(args.algorithm, ds, loss, params=params, trials=args.trials, seed=args.seed,
                             level=args.level, progress=bar, max_work=max_work, max_bytes=max_bytes)
         out = res.to_dict(contract_only=args.json)
+        if args.json:  # the page's other numbers (its exported command ends with --json)
+            full = res.to_dict()
+            out.update({k: full.get(k) for k in PAGE_KEYS})
         if args.method is not None:
             out.update(_method_result(args, res))
     else:

@@ -470,18 +470,11 @@ def _run(argv: Sequence[str] | None) -> int:
         if estimate:
             print(estimate, file=sys.stderr, flush=True)
 
-        started = []
+        from dpviz.cli.audit import _Progress  # in place on a terminal, one line per 10 % in a file or pipe
 
-        def progress(frac: float) -> None:
-            started.append(True)
-            print(f"\r{args.name}: {100 * frac:5.1f} %", end="", file=sys.stderr, flush=True)
-
-        try:
+        with _Progress(args.name) as progress:  # the progress line ends before the result or an error
             result = rep.reproduce(args.name, reps=args.reps, seed=0 if args.seed is None else args.seed,
                                    out_dir=args.out, progress=progress)
-        finally:
-            if started:  # the progress line ends before the result or an error
-                print(file=sys.stderr)
         paths = {k: str(v) for k, v in result.items() if k in ("csv", "html", "md")}
         print(json.dumps(paths))
         return 0

@@ -276,7 +276,7 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         id="xue-pairwise-auc", place="Section 5, Figures 1-2",
         what="Xue, Yang, Huai & Wang, Figs. 1-2: test AUC vs n at eps = 0.8, delta = 1/n (a) and 0 (b); DPGDSC, "
              "DPGDC2, DPEGD vs non-private",
-        claim=("the private algorithms approach the non-private baseline as n grows, and DPEGD (Algorithm 3) "
+        claim=("(a) the private algorithms approach the non-private baseline as n grows, and (b) DPEGD (Algorithm 3) "
                "performs better than DPGDC2 (Algorithm 2) (Remark 2)"),
         x="n", y="test AUC", loss="auc-logistic", l2=1e-3, grid={"n": (64, 128, 256)}, at={"eps": 0.8},
         quick_grid=(32, 64, 128), quick_fixed={}, seconds_estimate=50.0, runner="studies.xue:run_auc",
@@ -286,8 +286,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         id="xue-pairwise-auc-eps", place="Section 5, Table 4",
         what="Xue, Yang, Huai & Wang, Table 4: test AUC vs eps at n = 256, delta = 1/n and 0; DPGDSC, DPGDC2, DPEGD "
              "vs non-private",
-        claim=("the test AUC of the private algorithms does not fall as eps grows, and DPEGD (Algorithm 3) performs "
-               "better than DPGDC2 (Algorithm 2) at every eps (Remark 2)"),
+        claim=("(a) the test AUC of the private algorithms rises as eps grows, and (b) DPEGD (Algorithm 3) performs "
+               "better than DPGDC2 (Algorithm 2) over the eps grid (Remark 2)"),
         x="eps", y="test AUC", loss="auc-logistic", l2=1e-3, grid={"eps": (0.5, 0.8, 1.0, 2.0)}, at={"n": 256},
         quick_grid=(0.5, 1.0, 2.0), quick_fixed={"n": 64}, seconds_estimate=65.0, runner="studies.xue:run_auc",
         default_reps=8),
@@ -297,7 +297,7 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         id="xue-pairwise-metric", place="Section 5, Table 2",
         what="Xue, Yang, Huai & Wang, Table 2: metric learning, KNN accuracy (K = 3) vs n at eps = 1, delta = 1/n "
              "and 0; DPGDSC, DPGDC2, DPEGD vs non-private",
-        claim=("the private algorithms approach the non-private baseline as n grows, and DPEGD (Algorithm 3) "
+        claim=("(a) the private algorithms approach the non-private baseline as n grows, and (b) DPEGD (Algorithm 3) "
                "performs better than DPGDC2 (Algorithm 2) (Remark 2)"),
         x="n", y="KNN accuracy (K = 3)", loss="metric-logistic", l2=1e-2, grid={"n": (32, 64, 128)},
         at={"eps": 1.0}, quick_grid=(16, 32, 64), quick_fixed={}, seconds_estimate=40.0,
@@ -308,8 +308,8 @@ EXPERIMENTS: dict[str, Experiment] = {e.id: e for e in [
         id="xue-pairwise-metric-eps", place="Section 5, Table 3",
         what="Xue, Yang, Huai & Wang, Table 3: metric learning, KNN accuracy (K = 3) vs eps at n = 128, delta = 1/n "
              "and 0; DPGDSC, DPGDC2, DPEGD vs non-private",
-        claim=("the KNN accuracy of the private algorithms does not fall as eps grows, and DPEGD (Algorithm 3) "
-               "outperforms DPGDC2 (Algorithm 2) under different eps (Remark 2)"),
+        claim=("(a) the KNN accuracy of the private algorithms rises as eps grows, and (b) DPEGD (Algorithm 3) "
+               "outperforms DPGDC2 (Algorithm 2) over the eps grid (Remark 2)"),
         x="eps", y="KNN accuracy (K = 3)", loss="metric-logistic", l2=1e-2,
         grid={"eps": (0.2, 0.5, 0.8, 1.0, 1.5, 2.0)}, at={"n": 128}, quick_grid=(0.5, 1.0, 2.0),
         quick_fixed={"n": 32}, seconds_estimate=55.0, runner="studies.xue:run_metric", default_reps=10),
@@ -664,6 +664,8 @@ def _run_study(e: Experiment, *, out: Path, points, progress, reps, seed, paper)
              f"**Claimed finding.** {e.claim}.", "",
              f"**Reproduction** ({reps} repetitions, seed {seed}{', quick grid' if points is not None else ''}). "
              f"{'Shows the finding' if shown else 'Does NOT show every part of the finding'}:", ""]
+    if res.get("rule"):
+        lines += [res["rule"], ""]
     for f in findings:
         lines.append(f"- {f['claim']}: **{'shown' if f['shown'] else 'NOT shown'}** — {f['numbers']}")
     if res.get("paper_notes"):

@@ -519,7 +519,7 @@ def run_study(experiment, *, reps: int, seed: int = 0, quick: bool = False,
     if task == "metric":
         eu = float(knn_accuracy(np.eye(ds.d)[None], ds.X[:points[-1][0]], ds.y[:points[-1][0]], Xt, yt)[0])
         note += f"; for comparison, Euclidean 3-NN (W = I) with n = {points[-1][0]}: accuracy {eu:.3f}"
-    return {"df": df, "findings": findings, "figure": fig, "data_note": note, "paper_notes": notes}
+    return {"df": df, "findings": findings, "figure": fig, "data_note": note, "paper_notes": notes, "rule": RULE}
 
 
 def auc_findings(df, x: str) -> list[dict[str, Any]]:
@@ -537,11 +537,27 @@ def _means(df, method: str, x: str):
     return g[x].to_numpy(float), g["mean"].to_numpy(float), g["se"].to_numpy(float)
 
 
-def _noise_note(change: float, se1: float, se2: float) -> str:
-    """", a change of c: beyond / within 1.96 combined standard errors" -- whether a difference of two means stands
-    out of the repetitions' noise (the verdicts themselves use the point estimates)."""
-    band = _Z95 * math.hypot(se1, se2)
-    return f", change {change:+.3f}: {'beyond' if abs(change) > band else 'within'} ±{band:.3f} (1.96 combined SE)"
+#: The one rule every claim of :func:`study_findings` is judged by (printed in each report).
+RULE = ("Rule for every claim: a difference counts only when it exceeds 1.96 times its combined standard error "
+        "(a two-sided 95 % z-test over the repetitions); a claim is shown when every difference it predicts has the "
+        "predicted sign beyond that band, and not shown when one is within the band ('within noise') or beyond it "
+        "the other way ('contradicted').")
+
+
+def _se(*ses) -> float:
+    """The combined standard error of a sum or difference of independent means (NaN, e.g. of a deterministic
+    non-private run, counts as 0)."""
+    return math.sqrt(sum(0.0 if not math.isfinite(float(x)) else float(x) ** 2 for x in ses))
+
+
+def _verdict(diff: float, se: float) -> str:
+    """'beyond noise', 'within noise' or 'contradicted' for a difference predicted positive (:data:`RULE`)."""
+    band = _Z95 * se
+    if diff > band:
+        return "beyond noise"
+    if diff < -band:
+        return "contradicted"
+    return "within noise"
 
 
 def _why(df, x: str, methods) -> str:
@@ -597,16 +613,18 @@ def study_findings(df, x: str, what: str = "test AUC") -> list[dict[str, Any]]:
     """The claimed findings of Xue, Yang, Huai & Wang (xue-pairwise), Section 5 / Remark 2, checked on a summary.
 
     ``df`` has one row per method (:data:`METHODS`) and grid point with ``mean`` and ``se`` of the score ``what``
-    (test AUC or KNN accuracy); ``x``
-    is the swept column ("n" or "eps").  Every ``shown`` is computed from these numbers (point estimates; the
-    standard errors are printed beside them, and each change is marked beyond or within 1.96 combined standard
-    errors, so a verdict that rests on noise is visible):
+    (test AUC or KNN accuracy); ``x`` is the swept column ("n" or "eps").  Every claim is judged by the one
+    :data:`RULE`: each difference it predicts must have the predicted sign beyond 1.96 combined standard errors.
+    The items are lettered in the order of the experiment's claimed finding:
 
-    * x = "n": (a) for every private method, the gap to its non-private baseline (baseline mean - private mean) at
-      the largest n is smaller than at the smallest n;
-    * both: (b) Remark 2, DPEGD >= DPGDC2: the mean over the grid of DPEGD's mean AUC minus DPGDC2's is >= 0 (the
-      number of grid points where it holds is printed);
-    * x = "eps": (c) for every private method, the mean AUC at the largest eps is not below that at the smallest.
+    * x = "n": (a) for every private method, the gap to its non-private baseline (baseline mean - private mean)
+      shrinks from the smallest to the largest n; (b) Remark 2, DPEGD better than DPGDC2: the mean over the grid of
+      DPEGD's mean score minus DPGDC2's is positive.
+    * x = "eps": (a) for every private method, the mean score rises from the smallest to the largest eps; (b) as
+      above.
+
+    Each finding is ``{"claim", "shown", "numbers", "failing"}``; ``failing`` names the entries (methods) that do
+    not meet the rule.
     """
     if x not in ("n", "eps"):
         raise ValueError(f"x must be 'n' or 'eps', got {x!r}.")
@@ -617,47 +635,57 @@ def study_findings(df, x: str, what: str = "test AUC") -> list[dict[str, Any]]:
     private = [m for m in METHODS if METHODS[m]["private"] and m in set(df["method"])]
     if not private:
         raise ValueError("the summary has no private method to check.")
-    if x == "n":
-        ok, parts, failed = True, [], []
-        for m in private:
-            xs, mu, se = _means(df, m, x)
-            _, b, _ = _means(df, _BASELINE[METHODS[m]["convexity"]], x)
+    ok, parts, failed = True, [], []
+    for m in private:
+        xs, mu, se = _means(df, m, x)
+        if x == "n":
+            _, b, sb = _means(df, _BASELINE[METHODS[m]["convexity"]], x)
             gap_lo, gap_hi = b[0] - mu[0], b[-1] - mu[-1]
-            good = bool(gap_hi < gap_lo)
-            ok &= good
-            if not good:
-                failed.append(m)
-            parts.append(f"{METHODS[m]['label']}: gap {gap_lo:.3f} (± {se[0]:.3f}) at n = {xs[0]:g} -> {gap_hi:.3f} "
-                         f"(± {se[-1]:.3f}) at n = {xs[-1]:g} ({'shrinks' if good else 'does NOT shrink'}"
-                         f"{_noise_note(gap_lo - gap_hi, se[0], se[-1])})")
-        out.append({"claim": "(a) the private algorithms approach the non-private baseline as n grows "
-                             "(Section 5, Metric Learning and AUC Maximization)", "shown": ok,
-                    "numbers": "; ".join(parts) + ("" if ok else _why(df, x, failed))})
+            diff, s_ = gap_lo - gap_hi, _se(se[0], se[-1], sb[0], sb[-1])
+            text = (f"{METHODS[m]['label']}: gap {gap_lo:.3f} (± {se[0]:.3f}) at n = {xs[0]:g} -> {gap_hi:.3f} "
+                    f"(± {se[-1]:.3f}) at n = {xs[-1]:g}, gap shrinks by")
+        else:
+            diff, s_ = mu[-1] - mu[0], _se(se[0], se[-1])
+            text = (f"{METHODS[m]['label']}: {mu[0]:.3f} ± {se[0]:.3f} at eps = {xs[0]:g} -> {mu[-1]:.3f} ± "
+                    f"{se[-1]:.3f} at eps = {xs[-1]:g}, change")
+        verdict = _verdict(diff, s_)
+        good = verdict == "beyond noise"
+        ok &= good
+        if not good:
+            failed.append(m)
+        parts.append(f"{text} {diff:+.3f} vs ±{_Z95 * s_:.3f} (1.96 combined SE): {verdict}")
+    if x == "n":
+        claim = ("(a) the private algorithms approach the non-private baseline as n grows (Section 5, Metric Learning "
+                 "and AUC Maximization)")
+    else:
+        claim = f"(a) the {what} of the private algorithms rises as eps grows (Tables 3-4)"
+    fail_text = ("" if ok else " NOT shown for: " + "; ".join(
+        f"{METHODS[m]['label']} ({_verdict_of(parts, METHODS[m]['label'])})" for m in failed) + ".")
+    why = "" if ok else _why(df, x, failed)
+    out.append({"claim": claim, "shown": ok, "failing": [METHODS[m]["label"] for m in failed],
+                "numbers": "; ".join(parts) + "." + fail_text + (f" {why[2:]}." if why else "")})
     xs, a, sa = _means(df, "dpegd", x)
     _, b, sb = _means(df, "dpgdc2", x)
     diff = a - b
-    good = bool(np.mean(diff) >= 0)
-    pts = ", ".join(f"{x} = {xv:g}: {av:.3f} ± {s1:.3f} vs {bv:.3f} ± {s2:.3f}"
+    mdiff = float(np.mean(diff))
+    s_ = _se(*sa, *sb) / diff.size
+    verdict = _verdict(mdiff, s_)
+    good = verdict == "beyond noise"
+    pts = ", ".join(f"{x} = {xv:g}: {av:.3f} ± {s1:.3f} vs {bv:.3f} ± {s2:.3f} ({_verdict(av - bv, _se(s1, s2))})"
                     for xv, av, s1, bv, s2 in zip(xs, a, sa, b, sb))
     out.append({"claim": "(b) DPEGD (Algorithm 3) performs better than DPGDC2 (Algorithm 2) in practice (Remark 2)",
-                "shown": good,
-                "numbers": (f"mean {what} difference DPEGD - DPGDC2 over the grid {np.mean(diff):+.3f}, DPEGD ahead at "
-                            f"{int(np.sum(diff >= 0))} of {diff.size} points ({pts})")
+                "shown": good, "failing": [] if good else ["DPEGD - DPGDC2 averaged over the grid"],
+                "numbers": (f"mean {what} difference DPEGD - DPGDC2 over the grid {mdiff:+.3f} vs "
+                            f"±{_Z95 * s_:.3f} (1.96 combined SE): {verdict}; per point ({pts})")
                 + ("" if good else _why(df, x, ("dpegd", "dpgdc2")))})
-    if x == "eps":
-        ok, parts, failed = True, [], []
-        for m in private:
-            xs, mu, se = _means(df, m, x)
-            good = bool(mu[-1] >= mu[0])
-            ok &= good
-            if not good:
-                failed.append(m)
-            parts.append(f"{METHODS[m]['label']}: {mu[0]:.3f} ± {se[0]:.3f} at eps = {xs[0]:g} -> {mu[-1]:.3f} ± "
-                         f"{se[-1]:.3f} at eps = {xs[-1]:g} ({'does not fall' if good else 'FALLS'}"
-                         f"{_noise_note(mu[-1] - mu[0], se[0], se[-1])})")
-        out.append({"claim": f"(c) the {what} does not fall as eps grows (Tables 3-4)", "shown": ok,
-                    "numbers": "; ".join(parts) + ("" if ok else _why(df, x, failed))})
     return out
+
+
+def _verdict_of(parts, label) -> str:
+    for p in parts:
+        if p.startswith(label + ":"):
+            return p.rsplit(": ", 1)[-1]
+    return "not shown"
 
 
 def study_figure(df, x: str, what: str = "test AUC"):

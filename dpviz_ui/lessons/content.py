@@ -86,7 +86,7 @@ LESSONS: tuple[Lesson, ...] = (
             Step("The β search of Theorem 2",
                  "Theorem 2 proves privacy only for β meeting two conditions (σ² ≥ 2.68G² and a bound on the "
                  "Rényi order λ). The chart shows σ(β); dpviz searches the feasible β and takes the one with the "
-                 "least noise (Remark 4 suggests the one closest to ½).",
+                 "least noise (Wang, Lei, Ying & Zhang's Remark 4 suggests the one closest to ½).",
                  "beta", {**_G1, "sweep": "eps"}, inputs=("eps", "n", "T"),
                  question=Question("What σ does line 5 give at β = ½ for this step's n, T, ε, δ (G = 1)?",
                                    "sigma_half_beta", rtol=0.05)),

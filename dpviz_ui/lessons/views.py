@@ -67,8 +67,8 @@ def _live_calibrate(state: dict, progress=None) -> dict:
                           + str(ex.get("privacy_check", "")) + ".")
               if cal.feasible and ex.get("privacy_certified") is False else
               ("success", "Private: (ε, δ)-DP by dpviz's tightest check. " + str(ex.get("privacy_check", "")))
-              if cal.feasible else ("error", f"Not private here: {cal.reason}" + (f" Fix: {cal.fix}" if cal.fix
-                                                                                     else "")))
+              if cal.feasible else ("error", f"Not private here: {cal.reason.rstrip('.')}."
+                                    + (f" Fix: {cal.fix.rstrip('.')}." if cal.fix else "")))
     return {"values": values, "numbers": numbers, "tex": cal.formula_numbers or cal.formula, "status": status,
             "notes": list(cal.notes)[:2], "curve": "calibrate",
             "title": f"{alg.paper.short}, {alg.name}: σ against {state['sweep'] if state['sweep'] != 'eps' else 'ε'}"}

@@ -33,11 +33,15 @@ from dpviz.foundation import validate as v
 from dpviz.theory import gaussian as _gauss
 from dpviz.theory.catalog import Algorithm, BoundResult, Calibration, ComparisonRow, ComparisonTable, Paper, Risk, Term, Theorem
 from dpviz.theory.papers._common import (
+    ceil_pow,
     check_gamma as _gamma,
+    cite_entries,
+    exact_fraction,
     exp_or_inf as _exp,
     gamma_from as _gamma_from,
     gaussian_exact_delta as _gaussian_exact_delta,
     log_inv as _ld,
+    name_citations,
     rate_opt as _rate_opt,
 )
 
@@ -523,7 +527,10 @@ def _gamma_range_note(gamma, d, delta):
 
 
 def _T_thm10(n: int, alpha: float) -> int:
-    return max(1, math.ceil(n ** ((2.0 - alpha) / (1.0 + alpha)))) if alpha < 0.5 else n
+    if alpha >= 0.5:
+        return n
+    a = exact_fraction(alpha)
+    return ceil_pow(n, (2 - a) / (1 + a))  # exact: n = 1000, alpha = 0 gives 10^6
 
 
 def bound_thm9(*, n, d, eps, delta, alpha, gamma=0.05, R=1.0, c=1.0, L=None):
@@ -541,8 +548,8 @@ def bound_thm9(*, n, d, eps, delta, alpha, gamma=0.05, R=1.0, c=1.0, L=None):
     ``L`` (optional) only serves to check η < min{1, 1/L}.
     """
     n, d, eps, delta, alpha, gamma, R, c = _utility_inputs(n, d, eps, delta, alpha, gamma, R, c)
-    p = (-alpha**2 - 3 * alpha + 6) / ((1 + alpha) * (3 + alpha))
-    T = max(1, math.ceil(n**p)) if alpha < ALPHA_THM9 else n
+    a = exact_fraction(alpha)
+    T = ceil_pow(n, (-a * a - 3 * a + 6) / ((1 + a) * (3 + a))) if alpha < ALPHA_THM9 else n  # exact rounding up
     lg = math.log(1.0 / gamma)
     eta = n ** (1.0 / (3 + alpha)) / (T * lg ** (1.0 / (3 + alpha)))
     w2 = R**2
@@ -643,7 +650,8 @@ def bound_thm12(*, n, d, eps, delta, alpha, gamma=0.05, R=1.0, c=1.0, L=None, M=
         cal = calibrate_dpsgd_rdp(n=n, eps=eps, delta=delta, T=T, M=M, L=L, R=R, alpha=alpha)
         extras["calibration"] = cal.to_dict()
         if not cal.feasible:
-            notes.append("Algorithm 2 is not private at these values (Theorem 11): " + cal.reason)
+            notes.append("Algorithm 2 is not private at these values (Theorem 11): "
+                         + name_citations(cal.reason, "Wang, Lei, Ying & Zhou"))
     return _result("wang-nonsmooth-thm12", terms, eta=eta, T=T, notes=notes, extras=extras)
 
 
@@ -836,6 +844,10 @@ THEOREMS = [
     t for t in _THEOREMS
     if t.algorithm != "dpsgd-rdp" or importlib.util.find_spec("dpviz.theory.papers.wang_lownoise") is not None
 ]
+
+#: Every calibration and bound names its paper with the theorems, lemmas, remarks and equations it cites.
+ALGORITHMS = cite_entries(ALGORITHMS, PAPER.short)
+THEOREMS = cite_entries(THEOREMS, PAPER.short)
 
 
 # ----------------------------------------------------------------------------------------------------------------

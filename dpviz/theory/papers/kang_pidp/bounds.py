@@ -212,6 +212,15 @@ def _stability_note(which, i, totals, vals, j, taus):
             f"{j + 1} at {vals[j]:.3g}, beside the template's branch {i + 1} at {totals[i]:.3g}.")
 
 
+def _log_T_note(n, T, which) -> str:
+    """Why Remark 4 and Theorem 7 (rate forms without L, mu) run T = ceil(ln n) while Theorem 1 may show another T."""
+    T1 = schedule_T(n=n, L=1.0, mu=0.1)
+    return (f"T = ceil(ln n) = {T}: {which} takes T = O(log(n)), as Kang, Li, Liu & Wang's Theorem 1 does, here with "
+            f"constant 1 (this rate form has no L or mu). dpviz's Theorem 1 schedule with L and mu is the smallest T "
+            f"with (1 - mu/L)^T <= 1/n (e.g. {T1} at n = {n}, mu/L = 0.1): both are O(log n), and the rate does not "
+            "depend on the constant (logs and constants are dropped).")
+
+
 def bound_remark4(*, n, d, eps, c=1.0) -> BoundResult:
     r"""Excess population risk rate of DP-SGD (Kang, Li, Liu & Wang (kang-pidp), Remark 4), with E[L*] = O(1/n):
 
@@ -228,9 +237,11 @@ def bound_remark4(*, n, d, eps, c=1.0) -> BoundResult:
     i = min(range(2), key=totals.__getitem__)
     taus = [1.0, math.sqrt(n) * eps / math.sqrt(d)]
     vals, j = _with_stability(n, c, totals, taus)
-    return _result("kang-pidp-remark4", branches[i], T=max(1, math.ceil(math.log(n))),
+    T = max(1, math.ceil(math.log(n)))
+    return _result("kang-pidp-remark4", branches[i], T=T,
                    notes=[f"branch {i + 1} (tau = {taus[i]:.4g}) is the smaller one; logs and constants dropped.",
-                          _stability_note("Remark 4's template", i, totals, vals, j, taus)],
+                          _stability_note("Remark 4's template", i, totals, vals, j, taus),
+                          _log_T_note(n, T, "Remark 4 (which combines Theorem 1 with Theorem 3)")],
                    extras={"branch": i + 1, "branch_values": totals, "tau": taus[i],
                            "corrected_branch_values": vals, "corrected_branch": j + 1, "corrected_total": vals[j]})
 
@@ -251,8 +262,8 @@ def bound_thm6(*, n, d, eps, delta, G=1.0, L=None, k=None, eps1=None, delta1=Non
     .. math:: \mathbb E[L(\theta_{priv};D) - L^*] \le O\Big(\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}\Big),
               \quad \eta = 1/L,\ T = O\Big(\log\frac{n^3\epsilon_1^2}{kmG^2}\Big),
 
-    with k the number of significant instances (default k = n, which recovers Theorem 1) and (ε₁, δ₁) the training
-    budget (default 3ε/4, 3δ/4 as in ``pidp-sgd``).  One term ``privacy``; T = max(1, ⌈log(n³ε₁²/(kmG²))⌉).
+    with k the number of significant instances (default k = n, which recovers Theorem 1's rate but not its value,
+    since ε₁ = 3ε/4) and (ε₁, δ₁) the training budget (default 3ε/4, 3δ/4 as in ``pidp-sgd``).  One term ``privacy``; T = max(1, ⌈log(n³ε₁²/(kmG²))⌉).
     """
     n, d, eps, delta = _common(n, d, eps, delta)
     G = v.check_positive("G", G)
@@ -266,8 +277,15 @@ def bound_thm6(*, n, d, eps, delta, G=1.0, L=None, k=None, eps1=None, delta1=Non
     val = c * k * d * G**2 * _ld(delta1) * math.log(n) / (n**3 * eps1**2)
     term = Term("privacy", val, -3.0 if k_in is not None else -2.0, -2.0,
                 r"\frac{kmG^2\log(1/\delta_1)\log n}{n^3\epsilon_1^2}")
-    notes = ["k = n (every instance significant) recovers Theorem 1." if k_in is None else
-             f"k = {k} of n = {n} instances get noise (probability k/n per step).",
+    if k_in is None:
+        thm1 = c * d * G**2 * _ld(delta) * math.log(n) / (n**2 * eps**2)
+        first = (f"k = n (every instance significant) recovers Theorem 1's rate m G^2 log(1/delta) log(n)/(n^2 eps^2), "
+                 f"not its value: PIDP-SGD trains with (eps1, delta1) = ({eps1:.4g}, {delta1:.3g}), not (eps, delta) "
+                 f"(pidp-sgd's 3:1 budget split), so this bound is {val:.4g} where Kang, Li, Liu & Wang's Theorem 1 "
+                 f"gives {thm1:.4g} (a factor (eps/eps1)^2 log(1/delta1)/log(1/delta) = {val / thm1:.3g}).")
+    else:
+        first = f"k = {k} of n = {n} instances get noise (probability k/n per step)."
+    notes = [first,
              f"Schedule (dpviz's reading): T = ceil(log(n^3 eps1^2/(k m G^2))) = {T} uses the proof's constant 1 and "
              f"ignores mu/L, so (1 - mu/L)^T need not be small; at k = n it is not Theorem 1's T (dpviz: the "
              f"smallest T with (1 - mu/L)^T <= 1/n)."]
@@ -302,7 +320,9 @@ def bound_thm7(*, n, d, eps, k=None, c=1.0) -> BoundResult:
              f"with the "
              f"stability term {vals[2]:.3g}.",
              _stability_note("Remark 4's template (used by Theorem 7)", i, totals, vals, j, taus)]
-    return _result("kang-pidp-thm7", branches[i], T=max(1, math.ceil(math.log(n))), notes=notes,
+    T = max(1, math.ceil(math.log(n)))
+    notes.append(_log_T_note(n, T, "Theorem 7"))
+    return _result("kang-pidp-thm7", branches[i], T=T, notes=notes,
                    extras={"branch": i + 1, "branch_values": totals, "tau": taus[i], "k": kk,
                            "printed_branch3": printed3, "corrected_branch_values": vals,
                            "corrected_branch": j + 1, "corrected_total": vals[j]})

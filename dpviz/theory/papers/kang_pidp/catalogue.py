@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 
 from dpviz.theory.catalog import Algorithm, ComparisonRow, ComparisonTable, Paper, Risk, Theorem
+from dpviz.theory.papers._common import cite_entries
 from dpviz.theory.papers.kang_pidp.calibration import (_ASSUME, _PIDP_FORMULA, _PL_FORMULA, calibrate_dpsgd_pl,
                                                        calibrate_pidp_sgd)
 from dpviz.theory.papers.kang_pidp.bounds import (bound_remark3, bound_remark4, bound_thm1, bound_thm2, bound_thm3,
@@ -278,3 +279,7 @@ TABLES = [
         ),
     ),
 ]
+
+#: Every calibration and bound names its paper with the theorems, lemmas, remarks and equations it cites.
+ALGORITHMS = cite_entries(ALGORITHMS, PAPER.short)
+THEOREMS = cite_entries(THEOREMS, PAPER.short)

@@ -418,6 +418,19 @@ def _fmt_up(x: float) -> str:
     return f"{math.ceil(x / 10.0**e - 1e-9) * 10.0**e:.4g}"
 
 
+def _cond2_text(n, at, pairwise) -> str:
+    """Condition (ii) at one β in words: its two sides, and why it cannot hold when the right-hand side is negative."""
+    k = 2 if pairwise else 1
+    s, lam, lhs, rhs = at["sigma2_over_G2"], at["lambda"], at["cond2_lhs"], at["cond2_rhs"]
+    text = f"lambda - 1 = {lhs:.4g} {'<=' if at['cond2'] else '>'} {rhs:.4g}"
+    if rhs < 0:
+        inside = k * lam * (1.0 + s / 4.0)
+        text += (f" (the right-hand side sigma^2/(6G^2) log(n/({k if k > 1 else ''}lambda(1 + sigma^2/(4G^2)))) is "
+                 f"negative because n = {n} is smaller than {k if k > 1 else ''}lambda (1 + sigma^2/(4G^2)) = "
+                 f"{inside:.4g}, so condition (ii) cannot hold at this beta)")
+    return text
+
+
 def _which_fails(n, eps, delta, T, pairwise, grid) -> str:
     beta, m1, m2 = grid
     c1, c2 = m1 >= 0, m2 >= 0
@@ -440,8 +453,7 @@ def _which_fails(n, eps, delta, T, pairwise, grid) -> str:
         f"(i) sigma^2 >= 2.68 G^2 holds {where(c1)}, "
         f"(ii) lambda - 1 <= sigma^2/(6G^2) log(n/({k}lambda(1 + sigma^2/(4G^2)))) holds {where(c2)}",
         f"at the closest beta = {b_best:.3g}: sigma^2/G^2 = {at['sigma2_over_G2']:.4g} "
-        f"{'>=' if at['cond1'] else '<'} 2.68 and lambda - 1 = {at['cond2_lhs']:.4g} "
-        f"{'<=' if at['cond2'] else '>'} {at['cond2_rhs']:.4g}",
+        f"{'>=' if at['cond1'] else '<'} 2.68 and {_cond2_text(n, at, pairwise)}",
     ]
     return "; ".join(parts)
 
@@ -524,7 +536,7 @@ def _calibrate(alg_id, *, n, eps, delta, T, G, M, L, R, alpha, d, eta, beta, pai
             if not cond["cond1"]:
                 failing.append(f"(i) sigma^2/G^2 = {s:.4g} < 2.68")
             if not cond["cond2"]:
-                failing.append(f"(ii) lambda - 1 = {cond['cond2_lhs']:.4g} > {cond['cond2_rhs']:.4g}")
+                failing.append(f"(ii) {_cond2_text(n, cond, pairwise)}")
             cal.reason = f"at the given beta = {beta:g} the condition(s) of {thm} fail: " + " and ".join(failing)
             if best is not None:
                 cal.fix = (

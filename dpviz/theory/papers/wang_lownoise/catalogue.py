@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 
 from dpviz.theory.catalog import Algorithm, ComparisonRow, ComparisonTable, Paper, Risk, Theorem
+from dpviz.theory.papers._common import cite_entries
 from dpviz.theory.papers._common import log_inv as _ld, rate_opt as _rate_opt
 from dpviz.theory.papers.wang_lownoise.calibration import _formula, calibrate_dpsgd_rdp, calibrate_dpsgd_rdp_pairwise
 from dpviz.theory.papers.wang_lownoise.constants import (explicit_bound_thm3a, explicit_bound_thm3b, explicit_bound_thm4a,
@@ -336,3 +337,7 @@ TABLES = [
         rows=_table2_rows(),
     ),
 ]
+
+#: Every calibration and bound names its paper with the theorems, lemmas, remarks and equations it cites.
+ALGORITHMS = cite_entries(ALGORITHMS, PAPER.short)
+THEOREMS = cite_entries(THEOREMS, PAPER.short)

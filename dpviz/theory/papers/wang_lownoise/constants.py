@@ -14,7 +14,7 @@ import math
 from dpviz.foundation import validate as v
 from dpviz.theory.catalog import BoundResult, Term
 from dpviz.theory.papers.wang_lownoise.calibration import _golden_max, calibrate_dpsgd_rdp, calibrate_dpsgd_rdp_pairwise
-from dpviz.theory.papers.wang_lownoise.rates import _ceil, _holder_alpha
+from dpviz.theory.papers.wang_lownoise.rates import _T_general, _T_lownoise, _holder_alpha
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -470,13 +470,13 @@ def _explicit_holder(thm_id, *, n, d, eps, delta, alpha, L, R, Fstar, G=None, M=
     root = math.sqrt(d * math.log(1.0 / delta))
     # the theorem's schedule (as in the rate functions _holder_general / _holder_lownoise)
     if lownoise:
-        T = _ceil(n ** (2.0 / (1.0 + alpha))) if T is None else v.check_int("T", T)
+        T = _T_lownoise(n, alpha) if T is None else v.check_int("T", T)
         if eta is None:
             eta = c * min(n ** ((alpha**2 + 2.0 * alpha - 3.0) / (2.0 * (1.0 + alpha))), n * eps / (T * root))
         n_exp = -(1.0 + alpha) / 2.0
     else:
         if T is None:
-            T = n if alpha >= 0.5 else _ceil(n ** ((2.0 - alpha) / (1.0 + alpha)))
+            T = n if alpha >= 0.5 else _T_general(n, alpha)
         T = v.check_int("T", T)
         if eta is None:
             first = 1.0 / math.sqrt(n) if alpha >= 0.5 else n ** (3.0 * (alpha - 1.0) / (2.0 * (1.0 + alpha)))

@@ -9,9 +9,11 @@ paper's free constant c.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from dpviz.foundation import validate as v
 from dpviz.theory.catalog import BoundResult, Term
+from dpviz.theory.papers._common import ceil_pow, exact_fraction
 
 
 # ----------------------------------------------------------------------------------------------------------------
@@ -33,9 +35,15 @@ def _utility_inputs(n, d, eps, delta, c, L):
     return n, d, eps, delta, c, L
 
 
-def _ceil(x: float) -> int:
-    """ceil that ignores floating-point noise (1000 ** (4/3) = 10000.000000000002 -> 10000)."""
-    return max(1, math.ceil(x * (1.0 - 1e-12)))
+def _T_general(n: int, alpha: float) -> int:
+    """T = ⌈n^((2-α)/(1+α))⌉ (α < 1/2, Wang, Lei, Ying & Zhou, Theorems 3(a) and 4(a)), exactly (integer arithmetic)."""
+    a = exact_fraction(alpha)
+    return ceil_pow(n, (2 - a) / (1 + a))
+
+
+def _T_lownoise(n: int, alpha: float) -> int:
+    """T = ⌈n^(2/(1+α))⌉ (Wang, Lei, Ying & Zhou, Theorems 3(b) and 4(b)), exactly: n = 10⁶, α = 0 gives 10¹²."""
+    return ceil_pow(n, Fraction(2) / (1 + exact_fraction(alpha)))
 
 
 def _holder_alpha(alpha) -> float:
@@ -98,7 +106,7 @@ def _holder_general(thm_id, *, n, d, eps, delta, alpha, c, L) -> BoundResult:
         T = n
         eta = c * min(1.0 / math.sqrt(n), eps / root)
     else:
-        T = _ceil(n ** ((2.0 - alpha) / (1.0 + alpha)))
+        T = _T_general(n, alpha)
         eta = c * min(n ** (3.0 * (alpha - 1.0) / (2.0 * (1.0 + alpha))), eps / root)
     terms = [Term("statistical", 1.0 / math.sqrt(n), -0.5, 0.0, r"\frac{1}{\sqrt n}"), _privacy_term(n, d, eps, delta)]
     notes = _eta_notes(eta, L) + [
@@ -111,7 +119,7 @@ def _holder_lownoise(thm_id, *, n, d, eps, delta, alpha, c, L) -> BoundResult:
     n, d, eps, delta, c, L = _utility_inputs(n, d, eps, delta, c, L)
     alpha = _holder_alpha(alpha)
     root = math.sqrt(d * math.log(1.0 / delta))
-    T = _ceil(n ** (2.0 / (1.0 + alpha)))
+    T = _T_lownoise(n, alpha)
     eta = c * min(n ** ((alpha**2 + 2.0 * alpha - 3.0) / (2.0 * (1.0 + alpha))), n * eps / (T * root))
     terms = [
         Term("statistical", n ** (-(1.0 + alpha) / 2.0), -(1.0 + alpha) / 2.0, 0.0, r"n^{-\frac{1+\alpha}{2}}"),

@@ -169,7 +169,7 @@ def epoch_sizes(n) -> list[int]:
     pairwise empirical risk is defined.
     """
     n = v.check_n(n)
-    k = max(1, int(math.floor(math.log2(n))))
+    k = max(1, n.bit_length() - 1)  # floor(log2 n), exactly (math.log2(2**53 - 1) rounds up to 53.0)
     sizes = [n // 2**i for i in range(1, k)]
     sizes.append(n - sum(sizes))
     return sizes
@@ -282,6 +282,15 @@ def schedule_thm3(*, n, d, eps, delta, G, R) -> tuple[float, int]:
 # ----------------------------------------------------------------------------------------------------------------
 # Algorithm 1: DPGDSC (output perturbation, strongly convex)
 
+def released_formula(formula: str, sigma_rule: str, sensitivity_tex: str) -> str:
+    """``formula`` (the paper's σ) followed, under ``sigma_rule="private"``, by the rule that produced the released σ:
+    the smallest σ passing the exact Gaussian check (Balle & Wang 2018, Theorem 8) for ``sensitivity_tex``."""
+    if sigma_rule != "private":
+        return formula
+    return (formula + r";\quad\text{released }(\delta>0):\ \sigma_{\rm private}=\min\{\sigma:\delta_{\rm exact}"
+            + r"(\epsilon;" + sensitivity_tex + r",\sigma)\le\delta\}")
+
+
 _SC_FORMULA = (
     r"\sigma=\frac{8\sqrt{2\ln(1.25/\delta)}\,G}{\mu n\epsilon}\ (\delta>0),\qquad "
     r"\lambda=\frac{8G\sqrt d}{\mu n\epsilon}\ (\delta=0)"
@@ -380,7 +389,8 @@ def calibrate_dpgd_sc(*, n, eps, delta, G, mu, d=None, L=None, eta=None, T=None,
             reason=pick["reason"] or (
                 f"Gaussian mechanism on the last PGD iterate, sensitivity 8G/(mu n) = {sens:.4g} (Lemma 1); sigma "
                 + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "as printed")),
-            fix=pick["fix"], formula=_SC_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
+            fix=pick["fix"], formula=released_formula(_SC_FORMULA, sigma_rule, r"8G/(\mu n)"),
+            formula_numbers=nums, notes=notes, extras=extras,
         )
     lam = sens * math.sqrt(d) / eps
     nums = rf"\lambda=\frac{{8\cdot{G:g}\sqrt{{{d}}}}}{{{mu:g}\cdot{n}\cdot{eps:g}}}={lam:.4g}"
@@ -618,7 +628,8 @@ def calibrate_dp_epoch_gd(*, n, eps, delta, G, eta=None, d=None, R=None, L=None,
             reason=pick["reason"] or (
                 f"Gaussian noise on each of k = {k} epoch averages (sensitivity 4 G eta_i, disjoint blocks); sigma_i "
                 + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private" else "as printed")),
-            fix=pick["fix"], formula=_EPOCH_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
+            fix=pick["fix"], formula=released_formula(_EPOCH_FORMULA, sigma_rule, r"4G\eta_i"),
+            formula_numbers=nums, notes=notes, extras=extras,
         )
     lap = [4.0 * G * e * math.sqrt(d) / eps for e in etas]
     extras["laplace_schedule"] = lap

@@ -7,6 +7,7 @@ from __future__ import annotations
 import math
 
 from dpviz.theory.catalog import Algorithm, ComparisonRow, ComparisonTable, Paper, Risk, Theorem
+from dpviz.theory.papers._common import cite_entries
 from dpviz.theory.papers.xue_pairwise.calibration import (_C_FORMULA, _EPOCH_FORMULA, _SC_FORMULA,
                                                           calibrate_dp_epoch_gd, calibrate_dpgd_c, calibrate_dpgd_sc)
 from dpviz.theory.papers.xue_pairwise.theorems import (_C4_FORMULA, bound_thm1, bound_thm2, bound_thm3, bound_thm4,
@@ -266,3 +267,7 @@ TABLES: list = [
         rows=_table1_rows(),
     ),
 ]
+
+#: Every calibration and bound names its paper with the theorems, lemmas, remarks and equations it cites.
+ALGORITHMS = cite_entries(ALGORITHMS, PAPER.short)
+THEOREMS = cite_entries(THEOREMS, PAPER.short)

@@ -10,8 +10,8 @@ from dpviz.foundation import validate as v
 from dpviz.theory import gaussian as _gauss
 from dpviz.theory.catalog import BoundResult, Calibration, Term
 from dpviz.theory.papers.xue_pairwise.calibration import (_check_mu_L, _delta_any, _delta_positive, _diameter,
-                                                          _laplace_d, _WHO, epoch_sizes, schedule_thm1, schedule_thm2,
-                                                          schedule_thm3)
+                                                          _laplace_d, _WHO, epoch_sizes, released_formula,
+                                                          schedule_thm1, schedule_thm2, schedule_thm3)
 
 
 # Theorems
@@ -253,7 +253,8 @@ def calibrate_dpgdc(*, n, eps, delta, G, T, eta, d=None, L=None, sigma_rule="pri
                 f"Gaussian mechanism on the average of T = {T} PGD iterates, sensitivity 4 eta G T/n = {sens:.4g} "
                 "(Lemma 7); sigma " + ("from the exact (analytic) Gaussian mechanism" if sigma_rule == "private"
                                        else "as printed")),
-            fix=pick["fix"], formula=_C4_FORMULA, formula_numbers=nums, notes=notes, extras=extras,
+            fix=pick["fix"], formula=released_formula(_C4_FORMULA, sigma_rule, r"4\eta GT/n"),
+            formula_numbers=nums, notes=notes, extras=extras,
         )
     lam = sens * math.sqrt(d) / eps
     extras["l1_sensitivity"] = sens * math.sqrt(d)

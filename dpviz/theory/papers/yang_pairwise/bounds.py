@@ -5,10 +5,11 @@ and Corollaries 1-4 (§4: AUC maximisation and similarity metric learning).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 from dpviz.foundation import validate as v
 from dpviz.theory.catalog import Term
-from dpviz.theory.papers._common import check_gamma as _gamma, gamma_from as _gamma_from
+from dpviz.theory.papers._common import ceil_pow, check_gamma as _gamma, gamma_from as _gamma_from
 from dpviz.theory.papers.yang_pairwise.calibration import (_check_bool, _result, _sqrt_sum_bound, c1_constant,
                                                            c2_constant, c3_constant, c4_constant, c5_constant,
                                                            calibrate_pairwise_sgd_output, sensitivity, stability_eq3)
@@ -92,14 +93,37 @@ def _common_inputs(n, gamma, c, c_eta):
     return n, gamma, c, c_eta
 
 
-def _stab_terms(n, T, eta, second_log, c1, *, tex_second):
-    """c1 η ⌈ln n⌉ √T and c1 η ⌈ln n⌉ √3 T ln(eT) second_log / n."""
+def _stab_terms(n, T, eta, second_log, c1, *, tex_second, tex_first=r"c_1\eta\lceil\ln n\rceil\sqrt T"):
+    """c1 η ⌈ln n⌉ √T and c1 η ⌈ln n⌉ √3 T ln(eT) second_log / n (Theorem 1's eq. (9) reading)."""
     cl = math.ceil(math.log(n))
     return [
-        Term("stability", c1 * eta * cl * math.sqrt(T), 0.0, 0.0, r"c_1\eta\lceil\ln n\rceil\sqrt T"),
+        Term("stability", c1 * eta * cl * math.sqrt(T), 0.0, 0.0, tex_first),
         Term("stability-sampling", c1 * eta * cl * math.sqrt(3.0) * T * math.log(math.e * T) * second_log / n,
              -1.0, 0.0, tex_second),
     ]
+
+
+def _sampling_readings(n, T, eta, second_log, c1, *, theorem, printed_tex, printed_value):
+    """Both readings of the last term of Theorems 2 and 5 (Yang, Lei, Lyu & Ying (yang-pairwise)): the one dpviz uses
+    (Theorem 1's eq. (9)) and the one the statement prints; returns (extras entry, note)."""
+    cl = math.ceil(math.log(n))
+    used = c1 * eta * cl * math.sqrt(3.0) * T * math.log(math.e * T) * second_log / n
+    printed = c1 * eta * cl * printed_value
+    log_tex = "ln(6/gamma)" if theorem == "Theorem 2" else "ln(2/delta)"
+    readings = [
+        {"label": "from the proof, eq. (9) (used)", "value": used,
+         "formula": f"c1 eta ceil(ln n) sqrt(3) T ln(eT) {log_tex} / n"},
+        {"label": "as printed in " + theorem, "value": printed, "formula": printed_tex},
+    ]
+    note = (
+        f"The stability-sampling term uses the reading of Yang, Lei, Lyu & Ying's Theorem 1, eq. (9): "
+        f"c1 eta ceil(ln n) sqrt(3) T ln(eT) {log_tex} / n = {used:.4g}. {theorem} prints {printed_tex} = "
+        f"{printed:.4g}. dpviz uses the first because eq. (9), the sensitivity its proof uses, is "
+        "Delta_T^2 <= 4e eta^2 G^2 (T + 3 T^2 ln^2(eT) ln^2(1/gamma)/n^2), whose square root is at most "
+        "2 sqrt(e) eta G (sqrt(T) + sqrt(3) T ln(eT) ln(1/gamma)/n), linear in T as Theorem 1's rate eta T ln(T)/n; "
+        "only this reading gives Theorem 2's stated rate ln^2(n)/sqrt(n) at T = n^2 (Theorem 5 repeats the term)."
+    )
+    return readings, note
 
 
 def _thm2_terms(n, T, eta, gamma, G, D, M0, rad, *, explicit, c=1.0):
@@ -115,10 +139,15 @@ def _thm2_terms(n, T, eta, gamma, G, D, M0, rad, *, explicit, c=1.0):
         gen = c / math.sqrt(T)
         opt = c * (1.0 / (T * eta) + eta)
     stat = c2 * math.sqrt(math.log(6.0 * T / gamma) / n)
+    if explicit:
+        tex = (r"\frac4T\sum_{t=1}^T\mathcal R_t(\ell\circ\mathcal W)", r"\frac{D^2}{2T\eta}+\frac{\eta G^2}{2}",
+               r"c_2\sqrt{\frac{\ln(6T/\gamma)}{n}}")
+    else:  # the rate form's values: G = D = M = 1, every absolute constant (and c_2) replaced by c
+        tex = (r"\frac{1}{\sqrt T}", r"\frac{1}{T\eta}+\eta", r"\sqrt{\frac{\ln(6T/\gamma)}{n}}")
     return c1, [
-        Term("generalisation", gen, 0.0, 0.0, r"\frac4T\sum_{t=1}^T\mathcal R_t(\ell\circ\mathcal W)"),
-        Term("optimisation", opt, 0.0, 0.0, r"\frac{D^2}{2T\eta}+\frac{\eta G^2}{2}"),
-        Term("statistical", stat, -0.5, 0.0, r"c_2\sqrt{\frac{\ln(6T/\gamma)}{n}}"),
+        Term("generalisation", gen, 0.0, 0.0, tex[0]),
+        Term("optimisation", opt, 0.0, 0.0, tex[1]),
+        Term("statistical", stat, -0.5, 0.0, tex[2]),
     ]
 
 
@@ -135,6 +164,12 @@ def _gamma_note(gamma, d, delta):
                 "outside: the bound is evaluated formally."]
     return []
 
+
+#: The rate forms keep c_1's factor ln(6e/gamma) (Theorems 2 and 5): c_1 = c ln(6e/gamma).
+_TEX_RATE_L6 = r"\ln\frac{6e}{\gamma}\,"
+_TEX_RATE_STAB = _TEX_RATE_L6 + r"\eta\lceil\ln n\rceil\sqrt T"
+_RATE_NOTE = ("Rate form: G = D = M = 1 and every absolute constant set to c; c_1 = c ln(6e/gamma) keeps its factor "
+              "ln(6e/gamma), c_2 = c")
 
 _EXP_T2 = {  # n, eps exponents under T = n^2, eta ∝ n^{-3/2}
     "generalisation": (-1.0, 0.0),
@@ -163,19 +198,16 @@ def bound_thm2(*, n, gamma=0.05, c=1.0, c_eta=1.0):
     n, gamma, c, c_eta = _common_inputs(n, gamma, c, c_eta)
     T, eta = _sched_bounded(n, None, None, c_eta)
     c1, terms = _thm2_terms(n, T, eta, gamma, 1.0, 1.0, 1.0, 1.0, explicit=False, c=c)
-    terms += _stab_terms(n, T, eta, math.log(6.0 / gamma), c1,
-                         tex_second=r"\eta\lceil\ln n\rceil\frac{\sqrt3T\ln(eT)\ln(6/\gamma)}{n}")
+    terms += _stab_terms(n, T, eta, math.log(6.0 / gamma), c1, tex_first=_TEX_RATE_STAB,
+                         tex_second=_TEX_RATE_L6 + r"\eta\lceil\ln n\rceil\frac{\sqrt3T\ln(eT)\ln(6/\gamma)}{n}")
     terms = _with_schedule_exponents(terms, _EXP_T2)
     return _result("yang-pairwise-thm2", terms, eta=eta, T=T, extras={"gamma": gamma},
-                   notes=["Rate form: constants G, D, M and c_1, c_2 set to c; with probability 1 - gamma."])
+                   notes=[_RATE_NOTE + "; with probability 1 - gamma."])
 
 
 def _T_thm3(n: int) -> int:
-    """T = ⌈n^{4/3}⌉ (Theorem 3), exact for perfect cubes (floating point gives 1000^{4/3} = 9999.999999999995)."""
-    m = round(n ** (1.0 / 3.0))
-    if m**3 == n:
-        return m**4
-    return math.ceil(n ** (4.0 / 3.0))
+    """T = ⌈n^{4/3}⌉ (Theorem 3), exactly (floating point gives 1000^{4/3} = 9999.999999999995)."""
+    return ceil_pow(n, Fraction(4, 3))
 
 
 def _explicit_inputs(n, T, eta, G, R, M0, gamma, kappa, rademacher, c_eta):
@@ -213,11 +245,16 @@ def explicit_bound_thm2(*, n, G, R, T=None, eta=None, M0=1.0, gamma=0.05, kappa=
     c1, terms = _thm2_terms(n, T, eta, gamma, G, D, M0, rad, explicit=True)
     terms += _stab_terms(n, T, eta, math.log(6.0 / gamma), c1,
                          tex_second=r"c_1\eta\lceil\ln n\rceil\frac{\sqrt3T\ln(eT)\ln(6/\gamma)}{n}")
-    notes = []
+    readings, note = _sampling_readings(
+        n, T, eta, math.log(6.0 / gamma), c1, theorem="Theorem 2",
+        printed_tex="c1 eta ceil(ln n) sqrt(3 T ln(eT) ln(6/gamma)) / n",
+        printed_value=math.sqrt(3.0 * T * math.log(math.e * T) * math.log(6.0 / gamma)) / n)
+    notes = [note]
     if T < n:
         notes.append(f"T = {T} < n = {n}: Theorem 2 assumes T >= n; evaluated formally.")
     return _result("yang-pairwise-thm2", terms, eta=eta, T=T, explicit=True, notes=notes,
-                   extras={"gamma": gamma, "c1": c1, "c2": c2_constant(G=G, M0=M0, D=D), "D": D, "rademacher_B": rad})
+                   extras={"gamma": gamma, "c1": c1, "c2": c2_constant(G=G, M0=M0, D=D), "D": D, "rademacher_B": rad,
+                           "sampling_readings": readings})
 
 
 def bound_thm3(*, n, gamma=0.05, c=1.0, c_eta=1.0):
@@ -327,12 +364,12 @@ def bound_thm5(*, n, d, eps, delta, gamma=0.05, c=1.0, c_eta=1.0):
     delta = v.check_delta(delta)
     T, eta = _sched_bounded(n, None, None, c_eta)
     c1, terms = _thm2_terms(n, T, eta, gamma, 1.0, 1.0, 1.0, 1.0, explicit=False, c=c)
-    terms += _stab_terms(n, T, eta, math.log(2.0 / delta), c1,
-                         tex_second=r"\eta\lceil\ln n\rceil\frac{\sqrt3T\ln(eT)\ln(2/\delta)}{n}")
+    terms += _stab_terms(n, T, eta, math.log(2.0 / delta), c1, tex_first=_TEX_RATE_STAB,
+                         tex_second=_TEX_RATE_L6 + r"\eta\lceil\ln n\rceil\frac{\sqrt3T\ln(eT)\ln(2/\delta)}{n}")
     terms.append(Term("privacy", c * _privacy_rate(n, d, eps, delta, T, eta), -0.5, -1.0,
                       r"\frac{\sqrt d\,\eta\sqrt{\ln(2.5/\delta)}}{\epsilon}\Big(\sqrt T+\frac{T\ln(eT)\ln(2/\delta)}{n}\Big)"))
     terms = _with_schedule_exponents(terms, _EXP_T2)
-    notes = _gamma_note(gamma, d, delta) + ["Rate form: constants G, D, M, c_1, c_2 set to c."]
+    notes = _gamma_note(gamma, d, delta) + [_RATE_NOTE + "."]
     return _result("yang-pairwise-thm5", terms, eta=eta, T=T, notes=notes, extras={"gamma": gamma})
 
 
@@ -358,8 +395,12 @@ def explicit_bound_thm5(*, n, d, eps, delta, G, R, T=None, eta=None, M0=1.0, gam
     c1, terms = _thm2_terms(n, T, eta, gamma, G, D, M0, rad, explicit=True)
     terms += _stab_terms(n, T, eta, math.log(2.0 / delta), c1,
                          tex_second=r"c_1\eta\lceil\ln n\rceil\frac{\sqrt3T\ln(eT)\ln(2/\delta)}{n}")
+    readings, note = _sampling_readings(
+        n, T, eta, math.log(2.0 / delta), c1, theorem="Theorem 5",
+        printed_tex="c1 eta ceil(ln n) sqrt(3T) ln(eT) ln(2/delta) / n",
+        printed_value=math.sqrt(3.0 * T) * math.log(math.e * T) * math.log(2.0 / delta) / n)
     cal = calibrate_pairwise_sgd_output(n=n, eps=eps, delta=delta, T=T, eta=eta, G=G, corrected=corrected)
-    notes = _gamma_note(gamma, d, delta)
+    notes = _gamma_note(gamma, d, delta) + [note]
     if not cal.feasible:
         raise ValueError(f"Algorithm 2 cannot be calibrated at these values: {cal.reason}; {cal.fix}.")
     sigma = cal.extras["sigma_paper"]  # the theorem is stated for the paper's (Lemma 2) sigma
@@ -370,7 +411,7 @@ def explicit_bound_thm5(*, n, d, eps, delta, G, R, T=None, eta=None, M0=1.0, gam
                       r"2G\sigma\sqrt d\ln^{1/4}(4/\gamma)"))
     return _result("yang-pairwise-thm5", terms, eta=eta, T=T, explicit=True, notes=notes + cal.notes,
                    extras={"gamma": gamma, "c1": c1, "sigma": sigma, "sigma_private": cal.extras["sigma_private"],
-                           "D": D, "rademacher_B": rad})
+                           "D": D, "rademacher_B": rad, "sampling_readings": readings})
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -129,6 +129,26 @@ _OUTPUT_FORMULA_CORRECTED = (
     r"c=\ln(e^2T)\Big(\frac{T+1}{n}+\ln\frac2\delta+\sqrt{\frac{2(T+1)\ln(2/\delta)}{n}}\Big)"
 )
 
+_OUTPUT_FORMULA_PRINTED = (  # eq. (5) as printed: no factor e
+    r"\sigma^2=\frac{8\,\eta^2G^2\ln(2.5/\delta)}{\epsilon^2}"
+    r"\Big(T+\frac{3T^2\ln^2(eT)\ln^2(2/\delta)}{n^2}\Big)"
+)
+_DELTA_EQ9 = r"\Delta_T^2=4e\,\eta^2G^2\Big(T+\frac{3T^2\ln^2(eT)\ln^2(2/\delta)}{n^2}\Big)"
+_DELTA_CORRECTED = (r"\Delta_T^2=4e\,\eta^2G^2\big(T+c^2\big),\ "
+                    r"c=\ln(e^2T)\Big(\frac{T+1}{n}+\ln\frac2\delta+\sqrt{\frac{2(T+1)\ln(2/\delta)}{n}}\Big)")
+_PRIVATE_RULE = (r"\sigma=\min\{\sigma:\delta_{\rm exact}(\epsilon;\Delta_T,\sigma)\le\delta/2\}"
+                 r"\ \text{(analytic Gaussian mechanism)},\ ")
+
+
+def _output_formula(sigma_rule: str, corrected: bool) -> str:
+    """The formula that produces the released σ of :func:`calibrate_pairwise_sgd_output` under ``sigma_rule``."""
+    if sigma_rule == "private":
+        return _PRIVATE_RULE + (_DELTA_CORRECTED if corrected else _DELTA_EQ9)
+    if sigma_rule == "printed":
+        return _OUTPUT_FORMULA_PRINTED
+    return _OUTPUT_FORMULA_CORRECTED if corrected else _OUTPUT_FORMULA
+
+
 #: The σ rules of :func:`calibrate_pairwise_sgd_output`: dpviz's private σ, eq. (5) as its proof requires (with the
 #: factor e) and eq. (5) as printed (without it).
 SIGMA_RULES = ("private", "proof", "printed")
@@ -192,7 +212,7 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, 
             f"printed, without the factor e: not private), got {sigma_rule!r}."
         )
     a = math.log(2.0 / delta)
-    formula = _OUTPUT_FORMULA_CORRECTED if corrected else _OUTPUT_FORMULA
+    formula = _output_formula(sigma_rule, corrected)
     if not corrected and T < n:
         return Calibration(
             id="pairwise-sgd-output",
@@ -257,16 +277,31 @@ def calibrate_pairwise_sgd_output(*, n, eps, delta, T, eta, G, corrected=False, 
             "the simplification from (3) to (9) fails for T close to n; the bound re-derived from the proof (the "
             "library's corrected=True) holds."
         )
+    tex_c = ""
     if corrected:
-        tex_inner = (
-            rf"c=\ln(e^2\cdot{T})\Big(\frac{{{T + 1}}}{{{n}}}+{a:.4g}+\sqrt{{\frac{{2\cdot{T + 1}\cdot{a:.4g}}}{{{n}}}}}\Big)"
+        tex_inner = rf"{T}+c^2"
+        tex_c = (
+            rf",\ c=\ln(e^2\cdot{T})\Big(\frac{{{T + 1}}}{{{n}}}+{a:.4g}+\sqrt{{\frac{{2\cdot{T + 1}\cdot{a:.4g}}}{{{n}}}}}\Big)"
         )
     else:
-        tex_inner = rf"T+\frac{{3\cdot{T}^2\ln^2(e\cdot{T})\cdot{a:.4g}^2}}{{{n}^2}}"
-    formula_numbers = (
-        rf"\sigma^2=\frac{{8e\cdot{eta:g}^2\cdot{G:g}^2\cdot\ln(2.5/{delta:.3g})}}{{{eps:g}^2}}\big({tex_inner}\big)"
-        rf",\ \Delta_T={Delta:.4g},\ \sigma_{{\rm paper}}={sigma_paper:.4g},\ \sigma={sigma:.4g}"
-    )
+        tex_inner = rf"{T}+\frac{{3\cdot{T}^2\ln^2(e\cdot{T})\cdot{a:.4g}^2}}{{{n}^2}}"
+    if sigma_rule == "printed":  # eq. (5) as printed: 8 (no e) and always eq. (9)'s bracket
+        tex_inner = rf"{T}+\frac{{3\cdot{T}^2\ln^2(e\cdot{T})\cdot{a:.4g}^2}}{{{n}^2}}"
+        formula_numbers = (
+            rf"\sigma^2=\frac{{8\cdot{eta:g}^2\cdot{G:g}^2\cdot\ln(2.5/{delta:.3g})}}{{{eps:g}^2}}\big({tex_inner}\big)"
+            rf",\ \sigma={sigma:.4g}"
+        )
+    elif sigma_rule == "private":
+        formula_numbers = (
+            rf"\Delta_T^2=4e\cdot{eta:g}^2\cdot{G:g}^2\big({tex_inner}\big){tex_c},\ \Delta_T={Delta:.4g},\ "
+            rf"\delta_{{\rm exact}}({eps:g};{Delta:.4g},\sigma)\le{delta / 2.0:.3g}\Rightarrow\sigma={sigma:.4g}"
+            rf"\ (\text{{eq. (5) as the proof requires: }}\sigma_{{\rm paper}}={sigma_paper:.4g})"
+        )
+    else:
+        formula_numbers = (
+            rf"\sigma^2=\frac{{8e\cdot{eta:g}^2\cdot{G:g}^2\cdot\ln(2.5/{delta:.3g})}}{{{eps:g}^2}}\big({tex_inner}\big)"
+            rf"{tex_c},\ \Delta_T={Delta:.4g},\ \sigma={sigma:.4g}"
+        )
     return Calibration(
         id="pairwise-sgd-output",
         feasible=pick["feasible"],
