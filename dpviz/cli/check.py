@@ -9,6 +9,7 @@
 "steps", "sampling_prob", ...}`` and with ``--sampling shuffle`` also ``"eps_lower_shuffle"``,
 ``"eps_poisson_upper"``, ``"poisson_reportable"``, ``"citations"`` (:func:`dpviz.labs.run_check.check`).
 
+``--statement`` prints the plain-language privacy statement instead (:func:`dpviz.labs.run_check.statement`).
 ``--fail-if-not-met`` makes the exit status 3 when the target is not certified to be met (``meets_target`` false),
 so that a training pipeline can gate on it.  ``--quick`` skips the noise search and the most epochs.  Bad input
 exits with code 2 and one line on stderr.
@@ -47,6 +48,8 @@ def add_parser(sub, add_param_options, collect_params) -> None:
     p.add_argument("--fail-if-not-met", action="store_true",
                    help=f"exit with status {EXIT_NOT_MET} when the target is not certified to be met")
     p.add_argument("--quick", action="store_true", help="the verdict only: skip the noise search and the most epochs")
+    p.add_argument("--statement", action="store_true",
+                   help="print a plain-language privacy statement (with the command that recomputes it)")
     p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -61,6 +64,13 @@ def run(args) -> int | None:
 
     if args.noise_multiplier is None and args.sigma is None:
         raise ValueError("give --noise-multiplier, or --sigma with --clip-norm.")
+    kwargs = dict(n=args.n, batch_size=args.batch_size, sampling_rate=args.sampling_rate,
+                  epochs=args.epochs, steps=args.steps, noise_multiplier=args.noise_multiplier,
+                  sigma=args.sigma, clip_norm=args.clip_norm, delta=args.delta, target_eps=args.target_eps,
+                  sampling=args.sampling, neighbouring=args.neighbouring)
+    if args.statement:
+        print(run_check.statement(kwargs), end="")
+        return 0
     out = run_check.check(n=args.n, batch_size=args.batch_size, sampling_rate=args.sampling_rate,
                           epochs=args.epochs, steps=args.steps, noise_multiplier=args.noise_multiplier,
                           sigma=args.sigma, clip_norm=args.clip_norm, delta=args.delta, target_eps=args.target_eps,

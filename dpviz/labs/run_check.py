@@ -696,3 +696,52 @@ def parse_pasted(text: str) -> dict:
     if call is not None and _fname(call) in ("make_private", "make_private_with_epsilon") and "sampling" not in fields:
         fields["sampling"] = "poisson"  # Opacus' default poisson_sampling=True
     return {"fields": fields, "ignored": ignored, "source": source}
+
+
+def statement(args: dict) -> str:
+    """The plain-language privacy statement of the run ``args`` (keyword arguments of :func:`check`), ending with
+    the ``python -m dpviz check … --statement`` command that recomputes it.  Poisson, fixed-size and full-batch
+    runs: :func:`dpviz.labs.privacy_lab.statement` of the same mechanism; shuffled batches: the certified upper
+    bound without amplification, the certified lower bound, and why the Poisson ε is not a guarantee for it."""
+    from dpviz.foundation.rounding import fmt_bound
+    from dpviz.labs import privacy_lab
+
+    run = resolve(**{k: val for k, val in args.items() if k not in ("curve", "search")})
+    cmd = command(args).removesuffix(" --json") + " --statement"
+    if run.sampling != "shuffle":
+        out = privacy_lab.calculator(n=run.n, noise_multiplier=run.z, delta=run.delta,
+                                     batch_size=run.n if run.sampling == "full-batch" else run.b, steps=run.steps,
+                                     sampling="without-replacement" if run.sampling == "fixed-size" else "poisson",
+                                     neighbouring=run.neighbouring)
+        return privacy_lab.statement(out, cmd)
+    e = epsilon_at(run)
+    who = ("one example is added to or removed from the training data (its slot kept with a zero gradient: the "
+           "zero-out relation)" if run.neighbouring == "add-remove"
+           else "one example of the training data is replaced by another")
+    weak = "" if privacy_lab.meaningful(e["eps_upper"], run.delta) else (
+        "NO meaningful privacy is certified (at this ε the guarantee rules out almost no membership test). ")
+    lines = [
+        "Privacy statement (DP-SGD with shuffled batches, computed by dpviz)",
+        "",
+        f"Guarantee: {weak}the training run is (ε, δ)-differentially private with ε = {fmt_bound(e['eps_upper'], up=True)} "
+        f"and δ = {fmt_bound(run.delta, up=True, digits=3)} — the certified upper bound: each example is used "
+        f"{e['uses']} times (once per epoch), counted as that many Gaussian mechanisms without any amplification by "
+        "sampling.",
+        f"What is protected: any single training example; an observer of the trained model cannot tell whether {who}, "
+        "beyond what (ε, δ) allows.",
+        f"Mechanism: {run.steps} steps; each epoch a fresh random order of the n = {run.n} examples cut into "
+        f"{run.steps_per_epoch} batches of {run.b}; per-example gradients clipped to norm C, Gaussian noise of "
+        f"standard deviation {run.z:g}·C added to each batch's sum.",
+        f"Not better than: ε ≥ {fmt_bound(e['eps_lower_shuffle'], up=False)} — a certified lower bound from a "
+        "specific pair of neighbouring data sets (" + "; ".join(CITATIONS) + ").",
+    ]
+    pu = e.get("eps_poisson_upper")
+    if pu is not None:
+        lines.append(f"The ε of Poisson sampling at the same batch size and steps, ε = {fmt_bound(pu, up=True)}, is "
+                     "NOT a guarantee for this loader" + (
+                         f": the shuffled run's ε is at least {fmt_bound(e['eps_lower_shuffle'], up=False)}, above it."
+                         if e["eps_lower_shuffle"] > pu else "."))
+    lines += ["Covered: the final model and every intermediate iterate. Not covered: hyper-parameter tuning and any "
+              "other use of the data; implementation flaws such as floating-point attacks on the noise.",
+              "", f"Recompute: {cmd}"]
+    return "\n".join(lines) + "\n"

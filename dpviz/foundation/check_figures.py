@@ -1,0 +1,40 @@
+"""Plotly figure of the "Check a run" page: ε against epochs with the target line (pure function of data; no
+streamlit)."""
+
+from __future__ import annotations
+
+import math
+from typing import Sequence
+
+import plotly.graph_objects as go
+
+__all__ = ["eps_epochs_figure"]
+
+
+def _clean(values):
+    return [None if (v is None or not math.isfinite(float(v))) else float(v) for v in values]
+
+
+def eps_epochs_figure(epochs: Sequence[float], series: dict[str, Sequence[float | None]], *,
+                      target: float | None, current: float | None, title: str,
+                      dashed: Sequence[str] = ()) -> go.Figure:
+    """ε (y) against epochs (x): one line per ``series`` entry (``name -> ε values``, None where not computed;
+    names in ``dashed`` drawn dashed, e.g. a lower bound or a number for another sampling), a horizontal line at
+    the ``target`` ε and a vertical one at this run's epochs."""
+    fig = go.Figure()
+    for name, ys in series.items():
+        pts = [(x, y) for x, y in zip(epochs, _clean(ys)) if y is not None]
+        if not pts:
+            continue
+        fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers", name=name,
+                                 line=dict(dash="dash" if name in dashed else "solid")))
+    if target is not None:
+        fig.add_hline(y=float(target), line=dict(color="crimson", dash="dot"),
+                      annotation_text=f"target ε = {float(target):g}", annotation_position="top left")
+    if current is not None:
+        fig.add_vline(x=float(current), line=dict(color="grey", dash="dot"),
+                      annotation_text="this run", annotation_position="bottom right")
+    fig.update_layout(title=title, xaxis_title="epochs", yaxis_title="ε (at the run's δ)", template="plotly_white",
+                      legend=dict(orientation="h", yanchor="top", y=-0.18), margin=dict(t=60, b=40))
+    fig.update_yaxes(rangemode="tozero")
+    return fig
