@@ -31,7 +31,7 @@ def add_parser(sub, add_param_options, collect_params) -> None:
 
     p = sub.add_parser("check", help="is a DP-SGD run private enough? verdict against a target epsilon")
     p.add_argument("--n", type=_whole, required=True, help="data set size n")
-    g = p.add_mutually_exclusive_group(required=True)
+    g = p.add_mutually_exclusive_group()  # required except with --sampling full-batch (checked by run_check)
     g.add_argument("--batch-size", type=_whole, default=None, help="examples per step b")
     g.add_argument("--sampling-rate", type=_number, default=None, help="sampling rate q = b/n in (0, 1]")
     g = p.add_mutually_exclusive_group(required=True)
@@ -79,9 +79,9 @@ def run(args) -> int | None:
         print(json.dumps(out, indent=2))
     else:
         t = out["target_eps"]
-        head = {"meets": f"MEETS eps = {t:g}", "does-not-meet": f"DOES NOT MEET eps = {t:g}",
-                "unproven": f"NOT PROVEN to meet eps = {t:g} (the target lies inside the bracket)",
-                "no-target": "no target given"}[out["verdict"]]
+        head = ("no target given" if t is None else
+                {"meets": f"MEETS eps = {t:g}", "does-not-meet": f"DOES NOT MEET eps = {t:g}",
+                 "unproven": f"NOT PROVEN to meet eps = {t:g} (the target lies inside the bracket)"}[out["verdict"]])
         print(f"{head} — {out['sampling']}, {out['neighbouring']}, {out['steps']} steps at q = "
               f"{out['sampling_prob']:.4g}, noise multiplier {out['noise_multiplier']:.4g}, delta = {out['delta']:g}")
         print(f"  eps in [{_f(out['eps_lower'])}, {_f(out['eps_upper'])}] ({out['accountant']}); RDP eps "

@@ -413,8 +413,8 @@ def plain_sentence(eps: float, delta: float, neighbouring: str) -> str:
 def command(args: dict) -> str:
     """The ``python -m dpviz check …`` command that reproduces ``check(**args)``."""
     parts = ["python -m dpviz check", f"--n {int(args['n'])}"]
-    if args.get("batch_size") is not None:
-        parts.append(f"--batch-size {int(args['batch_size'])}")
+    if args.get("batch_size") is not None or args.get("sampling") == "full-batch":
+        parts.append(f"--batch-size {int(args.get('batch_size') or args['n'])}")
     elif args.get("sampling_rate") is not None:
         parts.append(f"--sampling-rate {float(args['sampling_rate'])!r}")
     if args.get("steps") is not None:
