@@ -183,7 +183,8 @@ def show_verdict(out: dict) -> None:
     t = out["target_eps"]
     lo, up = out["eps_lower"], out["eps_upper"]
     where = {"pld": "PLD", "rdp": "RDP", "analytic-gaussian": "exact (analytic Gaussian)",
-             "no-amplification": "no amplification (shuffled batches)"}[out["accountant"]]
+             "no-amplification": "shuffled batches: lower bound of Chua et al., upper bound without amplification"}[
+        out["accountant"]]
     bracket = (f"ε ∈ [{ui.fmt(lo)}, {ui.fmt(up)}]" if lo is not None and lo != up else
                f"ε = {ui.fmt(up)} (exact)" if lo is not None else f"ε ≤ {ui.fmt(up)}")
     if out["verdict"] == "meets":
@@ -200,7 +201,10 @@ def show_verdict(out: dict) -> None:
     m = st.columns(4)
     m[0].metric("ε upper bound (safe to claim)", ui.fmt(up))
     m[1].metric("ε lower bound (certified)", ui.fmt(lo) if lo is not None else "—")
-    m[2].metric("RDP ε (upper bound)", ui.fmt(out["eps_rdp"]) if out["eps_rdp"] is not None else "—")
+    if out["sampling"] == "shuffle":
+        m[2].metric("Poisson ε (NOT a guarantee for this loader)", ui.fmt(out["eps_poisson_upper"]))
+    else:
+        m[2].metric("RDP ε (upper bound)", ui.fmt(out["eps_rdp"]) if out["eps_rdp"] is not None else "—")
     m[3].metric("steps · sampling rate", f"{out['steps']} · {out['sampling_prob']:.4g}")
 
 
@@ -243,8 +247,11 @@ def show_search(out: dict) -> None:
                + (f" RDP alone needs {ui.fmt(nm['rdp'])}." if nm.get("rdp") else ""))
     me = out["max_epochs_at_target"]
     c2.metric(f"most epochs at σ/C = {out['noise_multiplier']:.4g}", ui.fmt(me))
-    c2.caption(f"{out['max_steps_at_target']} steps keep the certified upper ε at most {out['target_eps']:g}"
-               + (f"; {out['steps_exceeding_target']} steps exceed it." if out.get("steps_exceeding_target") else "."))
+    c2.caption(f"At most {out['max_steps_at_target']} steps keep the certified upper ε at or below "
+               f"{out['target_eps']:g}" + (f" (the check exceeds it from {out['steps_exceeding_target']} steps on)"
+                                           if out.get("steps_exceeding_target") else "")
+               + (": shuffled batches are counted without amplification, one use per epoch." if
+                  out["sampling"] == "shuffle" else "."))
 
 
 def show_curve(args: dict, out: dict) -> None:
@@ -310,7 +317,6 @@ def body() -> None:
     ui.init_state()
     paste_box()
     args = inputs()
-    slot = st.empty()  # "download this view" and the statement: gone at once when the page recomputes
     with st.container():  # its size varies (an error, or the results): what follows keeps its place
         if args is None:
             return
@@ -323,6 +329,7 @@ def body() -> None:
         show_verdict(quick)
         if quick["sentence"]:
             st.write(quick["sentence"])
+        slot = st.empty()  # "download this view" and the statement, above the slow parts: gone at once on a rerun
         with st.container():
             if quick["sampling"] == "shuffle":
                 show_shuffle(quick)

@@ -369,3 +369,23 @@ def test_utility_covered_and_not_covered():
     assert not u["covered"] and u["nearest"]["theorem"] == "wang-nonsmooth-thm12" and "256" in u["reason"]
     u = rc.utility(n=60000, d=10, eps=3.0, delta=1e-5, G=1.0, R=2.0, batch_size=60000, sampling="full-batch")
     assert not u["covered"] and u["nearest"]["theorem"] == "xue-pairwise-thm2"
+
+
+def test_pld_contradicting_rdp_falls_back_to_rdp(monkeypatch):
+    """If the PLD bracket's lower end exceeds the RDP ε (impossible for exact arithmetic: RDP's ε is an upper bound),
+    the RDP ε is the upper bound, no lower bound is claimed, and a note says so."""
+    from dpviz.theory import accounting
+
+    real = accounting.pld_epsilon_bracket
+
+    def broken(**kw):
+        out = dict(real(**kw))
+        out["eps_lower"], out["eps_upper"] = 50.0, 60.0
+        return out
+
+    monkeypatch.setattr(accounting, "pld_epsilon_bracket", broken)
+    out = rc.check(n=60000, batch_size=256, epochs=60, noise_multiplier=1.1, delta=1e-5, target_eps=3.0,
+                   search=False)
+    assert out["accountant"] == "rdp" and out["eps_lower"] is None
+    assert out["eps_upper"] == out["eps_rdp"] == pytest.approx(_dp_rdp(256 / 60000, 1.1, 14063, 1e-5), rel=1e-9)
+    assert out["verdict"] == "meets" and any("contradicts RDP" in note for note in out["notes"])

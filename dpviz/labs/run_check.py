@@ -405,9 +405,13 @@ def plain_sentence(eps: float, delta: float, neighbouring: str) -> str:
     who = ("whether any one person's example was in the training data" if neighbouring == "add-remove"
            else "which of two values any one person's example had")
     odds = f"e^ε ≈ {math.exp(eps):.3g}" if eps < 700 else "an astronomically large factor"
+    from dpviz.labs import privacy_lab
+
+    weak = ("" if privacy_lab.meaningful(eps, delta) else
+            " At this ε the guarantee rules out almost no membership test: no meaningful privacy is certified.")
     return (f"Whatever else is in the data, anyone who sees the trained model (and every intermediate step) can "
             f"raise their odds of guessing {who} by at most a factor {odds} (ε = {eps:.3g}), except with a "
-            f"probability of at most δ = {delta:.3g}.")
+            f"probability of at most δ = {delta:.3g}." + weak)
 
 
 def command(args: dict) -> str:
