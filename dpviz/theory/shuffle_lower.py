@@ -48,6 +48,11 @@ __all__ = ["PAIRS", "single_epoch_delta", "epsilon_lower", "FFT_ERROR"]
 #: (mean_upper, mean_lower) of the pair of data sets, in units of the clipping norm C, per neighbouring relation
 PAIRS = {"add-remove": (2.0, 1.0), "replace-one": (1.0, -1.0)}
 
+#: Most slices of one epoch's max statistic, and most grid points of the composed PMF (both bound the work and the
+#: memory: about 20 MB and a second at most; beyond them the slices / the grid get coarser, which keeps the bound)
+MAX_SLICES = 200_000
+MAX_COMPOSED = 4_000_000
+
 #: A bound on the absolute error of the FFT convolutions of the composed PMF (added to the target δ).
 FFT_ERROR = 1e-12
 
@@ -78,11 +83,16 @@ def single_epoch_delta(eps: float, sigma: float, mean_upper: float, mean_lower: 
     best = 0.0
     grid = np.linspace(lo, hi, 4001)
     for _ in range(3):  # a coarse grid, then two zooms around the best cap of each set
-        lu = _log_cdf_max(grid, sigma, mean_upper, r, w)
-        ll = _log_cdf_max(grid, sigma, mean_lower, r, w)
-        su, sl = -np.expm1(lu), -np.expm1(ll)  # P(max > C)
-        e = math.exp(eps)
-        cands = [su - e * sl, sl - e * su, np.exp(lu) - e * np.exp(ll), np.exp(ll) - e * np.exp(lu)]
+        lu = np.minimum(_log_cdf_max(grid, sigma, mean_upper, r, w), 0.0)
+        ll = np.minimum(_log_cdf_max(grid, sigma, mean_lower, r, w), 0.0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            su, sl = np.log(-np.expm1(lu)), np.log(-np.expm1(ll))  # log P(max > C)
+
+        def hs(la, lb):  # A − e^ε B from log A, log B, without overflow at large ε
+            x = np.minimum(eps + lb - la, 0.0)
+            return np.where(eps + lb - la < 0.0, np.exp(la) * -np.expm1(x), 0.0)
+
+        cands = [hs(su, sl), hs(sl, su), hs(lu, ll), hs(ll, lu)]
         vals = [float(np.max(c)) for c in cands]
         i = int(np.argmax(vals))
         best = max(best, vals[i])
@@ -114,14 +124,15 @@ def _eps_from_delta_fn(delta_fn, delta: float, hi: float) -> float:
     return lo
 
 
-def _bucket_pmf(sigma: float, mu: float, ml: float, r: int, w: float, grid: float, slice_width: float):
-    """The PMF (offset, masses) of the privacy loss log(dP/dQ) of one epoch's bucketed max statistic, under P
-    (example shift ``mu``; Q: shift ``ml``), each bucket's exact loss rounded down to a multiple of ``grid``."""
+def _bucket_pmf(sigma: float, mu: float, ml: float, r: int, w: float, slice_width: float):
+    """(losses, P-masses, P-mass of infinite loss) of one epoch's bucketed max statistic: each bucket's exact
+    privacy loss log(P(bucket)/Q(bucket)) (example shift ``mu`` under P, ``ml`` under Q)."""
     top = max(mu, ml, 0.0)
     low = min(mu, ml, 0.0)
     lo_cap = low + sigma * float(special.ndtri(math.exp(_LOG_TAIL / max(r, 1))))
     hi_cap = top + sigma * float(-special.ndtri(-math.expm1(math.log1p(-math.exp(_LOG_TAIL)) / max(r, 1))))
     hi_cap = max(hi_cap, top + 12.0 * sigma)
+    slice_width = max(slice_width, (hi_cap - lo_cap) / MAX_SLICES)  # wider slices: a coarser post-processing
     count = int(math.ceil((hi_cap - lo_cap) / slice_width))
     edges = lo_cap + slice_width * np.arange(count + 1)
     lp = _log_cdf_max(edges, sigma, mu, r, w)
@@ -139,10 +150,14 @@ def _bucket_pmf(sigma: float, mu: float, ml: float, r: int, w: float, grid: floa
     keep = (p > 0) & (q > 0)
     lost_p = float(p[(p > 0) & (q <= 0)].sum())  # loss +inf: kept as infinite mass (it only adds to delta)
     loss = np.log(p[keep]) - np.log(q[keep])
+    return loss, p[keep], lost_p
+
+
+def _bin(loss: np.ndarray, mass: np.ndarray, grid: float):
+    """(offset, PMF) of the losses rounded down to multiples of ``grid``."""
     k = np.floor(loss / grid).astype(np.int64)
     kmin = int(k.min())
-    pmf = np.bincount(k - kmin, weights=p[keep])
-    return kmin, pmf, lost_p
+    return kmin, np.bincount(k - kmin, weights=mass)
 
 
 def fftconvolve(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -234,17 +249,24 @@ def epsilon_lower(*, noise_multiplier: float, delta: float, n: int, batch_size: 
     if grid is None:
         grid = min(1e-3, 0.02 / E)
     drop = DROP * float(delta)
+    used_grid = grid
     best = single
     for upper, lower in ((mu, ml), (ml, mu)):
+        width = min(grid * z * z / abs(upper - lower), 0.05 * z)
+        pieces = [(_bucket_pmf(z, upper, lower, steps_in, w, width), times) for steps_in, times in parts]
+        # the composed support spans about E times one epoch's losses: a coarser grid where it would be too long
+        # (rounding down to a coarser grid is still rounding down: the bound stays a lower bound, only looser)
+        span = max(float(pc[0][0].max() - pc[0][0].min()) for pc in pieces)
+        g = max(grid, span * E / MAX_COMPOSED)
         tot_k, tot, inf_mass = 0, np.array([1.0]), 0.0
-        for steps_in, times in parts:
-            kmin, pmf, lost = _bucket_pmf(z, upper, lower, steps_in, w, grid,
-                                              min(grid * z * z / abs(upper - lower), 0.05 * z))
+        for (loss, mass, lost), times in pieces:
+            kmin, pmf = _bin(loss, mass, g)
             ck, cp = _compose(kmin, pmf, times, drop)
             tot_k, tot = _drop_low(tot_k + ck, np.maximum(fftconvolve(tot, cp), 0.0), drop)
             inf_mass = 1.0 - (1.0 - inf_mass) * (1.0 - lost) ** times
-        fn = _delta_curve(tot_k, tot, grid, inf_mass)
+        used_grid = max(used_grid, g)
+        fn = _delta_curve(tot_k, tot, g, inf_mass)
         eps = _eps_from_delta_fn(fn, float(delta) + FFT_ERROR, max(best, 0.1))
         best = max(best, eps)
     return {"eps_lower": best, "eps_single_epoch": single, "epochs": epochs, "partial_steps": r,
-            "steps_per_epoch": k, "grid": grid, "pair": (mu, ml)}
+            "steps_per_epoch": k, "grid": used_grid, "pair": (mu, ml)}
