@@ -88,11 +88,12 @@ def single_epoch_delta(eps: float, sigma: float, mean_upper: float, mean_lower: 
         with np.errstate(divide="ignore", invalid="ignore"):
             su, sl = np.log(-np.expm1(lu)), np.log(-np.expm1(ll))  # log P(max > C)
 
-        def hs(la, lb):  # A − e^ε B from log A, log B, without overflow at large ε
-            x = np.minimum(eps + lb - la, 0.0)
-            return np.where(eps + lb - la < 0.0, np.exp(la) * -np.expm1(x), 0.0)
+        def hs(la, lb):  # A − e^ε B from log A, log B, without overflow at large ε (0 where A = 0)
+            d = eps + lb - la
+            return np.where(d < 0.0, np.exp(la) * -np.expm1(np.minimum(d, 0.0)), 0.0)
 
-        cands = [hs(su, sl), hs(sl, su), hs(lu, ll), hs(ll, lu)]
+        with np.errstate(invalid="ignore"):  # −inf − (−inf) where both masses are 0: nan, mapped to 0 above
+            cands = [hs(su, sl), hs(sl, su), hs(lu, ll), hs(ll, lu)]
         vals = [float(np.max(c)) for c in cands]
         i = int(np.argmax(vals))
         best = max(best, vals[i])
