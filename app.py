@@ -71,7 +71,7 @@ def load_presets() -> tuple[list[dict], list[str]]:
 def home() -> None:
     st.title("dpviz — the theory of differentially private SGD")
     st.page_link("pages/check.py", label="Training with DP-SGD? **Check a run** — is it private enough for your "
-                 "target ε (batch size, epochs, noise multiplier, δ; Poisson or shuffled batches)?", icon="✅")
+                 "target ε (batch size, epochs, noise multiplier, δ; Poisson or shuffled batches)?")
     st.write("dpviz turns five papers on differentially private (stochastic) gradient methods into calculators: "
              "calibrate the noise for a privacy budget, compare excess-risk bounds, and check them against "
              "simulations. Every number comes from a formula of one of the papers, shown with the numbers plugged in.")

@@ -248,7 +248,7 @@ def show_search(out: dict) -> None:
     me = out["max_epochs_at_target"]
     c2.metric(f"most epochs at σ/C = {out['noise_multiplier']:.4g}", ui.fmt(me))
     c2.caption(f"At most {out['max_steps_at_target']} steps keep the certified upper ε at or below "
-               f"{out['target_eps']:g}" + (f" (the check exceeds it from {out['steps_exceeding_target']} steps on)"
+               f"{out['target_eps']:g}" + (f" (exceeded from step {out['steps_exceeding_target']} on)"
                                            if out.get("steps_exceeding_target") else "")
                + (": shuffled batches are counted without amplification, one use per epoch." if
                   out["sampling"] == "shuffle" else "."))

@@ -36,5 +36,11 @@ def eps_epochs_figure(epochs: Sequence[float], series: dict[str, Sequence[float 
                       annotation_text="this run", annotation_position="bottom right")
     fig.update_layout(title=title, xaxis_title="epochs", yaxis_title="ε (at the run's δ)", template="plotly_white",
                       legend=dict(orientation="h", yanchor="top", y=-0.18), margin=dict(t=60, b=40))
-    fig.update_yaxes(rangemode="tozero")
+    values = [y for ys in series.values() for y in _clean(ys) if y is not None and y > 0]
+    if target is not None:
+        values.append(float(target))
+    if values and max(values) > 20 * min(values):  # curves far apart (shuffled batches): a log axis keeps the
+        fig.update_yaxes(type="log", exponentformat="power")  # target line and the lower curves readable
+    else:
+        fig.update_yaxes(rangemode="tozero")
     return fig
