@@ -18,18 +18,18 @@ BATCH_KIND = {"batch": "batch size", "rate": "sampling rate"}
 LENGTH_KIND = {"epochs": "epochs", "steps": "steps"}
 NOISE_KIND = {"multiplier": "noise multiplier σ/C", "sigma": "σ and clipping norm C"}
 #: every number box of the form (which of them are read depends on the choices)
-BOXES = ["chk_n", "chk_batch", "chk_rate", "chk_epochs", "chk_steps", "chk_nm", "chk_sigma", "chk_C", "chk_delta",
-         "chk_target"]
+BOXES = ["verify_n", "verify_batch", "verify_rate", "verify_epochs", "verify_steps", "verify_nm", "verify_sigma", "verify_C", "verify_delta",
+         "verify_target"]
 UTILITY_BOXES = ["G", "R", "d"]
 #: pasted field -> view entry (and the choice it implies)
-PASTE_TO_VIEW = {"n": ("chk_n", None), "batch_size": ("chk_batch", ("chk_batch_kind", "batch")),
-                 "sampling_rate": ("chk_rate", ("chk_batch_kind", "rate")),
-                 "epochs": ("chk_epochs", ("chk_length_kind", "epochs")),
-                 "steps": ("chk_steps", ("chk_length_kind", "steps")),
-                 "noise_multiplier": ("chk_nm", ("chk_noise_kind", "multiplier")),
-                 "sigma": ("chk_sigma", ("chk_noise_kind", "sigma")), "clip_norm": ("chk_C", None),
-                 "delta": ("chk_delta", None), "target_eps": ("chk_target", None),
-                 "sampling": ("chk_sampling", None), "neighbouring": ("chk_neighbouring", None)}
+PASTE_TO_VIEW = {"n": ("verify_n", None), "batch_size": ("verify_batch", ("verify_batch_kind", "batch")),
+                 "sampling_rate": ("verify_rate", ("verify_batch_kind", "rate")),
+                 "epochs": ("verify_epochs", ("verify_length_kind", "epochs")),
+                 "steps": ("verify_steps", ("verify_length_kind", "steps")),
+                 "noise_multiplier": ("verify_nm", ("verify_noise_kind", "multiplier")),
+                 "sigma": ("verify_sigma", ("verify_noise_kind", "sigma")), "clip_norm": ("verify_C", None),
+                 "delta": ("verify_delta", None), "target_eps": ("verify_target", None),
+                 "sampling": ("verify_sampling", None), "neighbouring": ("verify_neighbouring", None)}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -64,11 +64,11 @@ def utility(items: tuple) -> dict:
 
 def _fill_from_paste() -> None:
     """Button callback: read the paste box (never evaluated) into the form's view entries."""
-    text = st.session_state.get("chk_paste", "")
+    text = st.session_state.get("verify_paste", "")
     try:
         got = run_check.parse_pasted(text)
     except ValueError as exc:
-        st.session_state["_chk_paste_msg"] = ("error", str(exc), [])
+        st.session_state["_verify_paste_msg"] = ("error", str(exc), [])
         return
     from dpviz.foundation import urlstate
 
@@ -89,20 +89,20 @@ def _fill_from_paste() -> None:
         if choice:
             view[choice[0]] = choice[1]
         filled.append(f"{field} = {value:g}")
-    st.session_state["_chk_paste_msg"] = ("ok", f"Read a {got['source']}.", filled, ignored)
+    st.session_state["_verify_paste_msg"] = ("ok", f"Read a {got['source']}.", filled, ignored)
 
 
 def paste_box() -> None:
     with st.expander("Paste your training code or config (Opacus, TF Privacy, JSON, YAML)"):
         st.text_area("An Opacus make_private(...) / make_private_with_epsilon(...) call, a TF Privacy "
-                     "compute_dp_sgd_privacy(...) call, or JSON / YAML with the same names", key="chk_paste",
+                     "compute_dp_sgd_privacy(...) call, or JSON / YAML with the same names", key="verify_paste",
                      height=110, max_chars=run_check.MAX_PASTE,
                      placeholder="compute_dp_sgd_privacy(n=60000, batch_size=256, noise_multiplier=1.1, epochs=60, "
                                  "delta=1e-5)")
-        st.button("Fill the form", key="chk_paste_go", on_click=_fill_from_paste)
+        st.button("Fill the form", key="verify_paste_go", on_click=_fill_from_paste)
         st.caption("Nothing is run: the text is parsed as data (literal values only); variables and expressions "
                    "are named and skipped. Opacus takes the batch size and n from its data loader: type them below.")
-        msg = st.session_state.get("_chk_paste_msg")
+        msg = st.session_state.get("_verify_paste_msg")
         if msg:
             if msg[0] == "error":
                 st.error("Could not read the pasted text: " + ui.plain(msg[1]))
@@ -116,61 +116,61 @@ def paste_box() -> None:
 def inputs() -> dict | None:
     """The form; the arguments of :func:`run_check.check`, or None (one error shown) while an input is invalid."""
     c1, c2, c3, c4 = st.columns(4)
-    ui.view_number("chk_n", "n (training examples)", container=c1)
+    ui.view_number("verify_n", "n (training examples)", container=c1)
     with c2:
-        kind = ui.view_choice("batches given as", "chk_batch_kind", list(BATCH_KIND),
+        kind = ui.view_choice("batches given as", "verify_batch_kind", list(BATCH_KIND),
                               format_func=BATCH_KIND.get, widget=st.radio, horizontal=True)
         if kind == "batch":
-            ui.view_number("chk_batch", "batch size b", help="examples per step (expected, for Poisson)")
+            ui.view_number("verify_batch", "batch size b", help="examples per step (expected, for Poisson)")
         else:
-            ui.view_number("chk_rate", "sampling rate q = b/n")
+            ui.view_number("verify_rate", "sampling rate q = b/n")
     with c3:
-        length = ui.view_choice("length given as", "chk_length_kind", list(LENGTH_KIND), format_func=LENGTH_KIND.get,
+        length = ui.view_choice("length given as", "verify_length_kind", list(LENGTH_KIND), format_func=LENGTH_KIND.get,
                                 widget=st.radio, horizontal=True)
         if length == "epochs":
-            ui.view_number("chk_epochs", "epochs", help="passes over the data: steps = ⌈epochs·n/b⌉")
+            ui.view_number("verify_epochs", "epochs", help="passes over the data: steps = ⌈epochs·n/b⌉")
         else:
-            ui.view_number("chk_steps", "steps")
+            ui.view_number("verify_steps", "steps")
     with c4:
-        noise = ui.view_choice("noise given as", "chk_noise_kind", list(NOISE_KIND), format_func=NOISE_KIND.get,
+        noise = ui.view_choice("noise given as", "verify_noise_kind", list(NOISE_KIND), format_func=NOISE_KIND.get,
                                widget=st.radio, horizontal=True)
         if noise == "multiplier":
-            ui.view_number("chk_nm", "noise multiplier σ/C", help="the noise standard deviation over the clipping "
+            ui.view_number("verify_nm", "noise multiplier σ/C", help="the noise standard deviation over the clipping "
                                                                 "norm (Opacus, TF Privacy: noise_multiplier)")
         else:
             a, b = st.columns(2)
-            ui.view_number("chk_sigma", "σ", container=a, help="noise standard deviation added to the batch sum")
-            ui.view_number("chk_C", "C", container=b, help="clipping norm (max_grad_norm, l2_norm_clip)")
+            ui.view_number("verify_sigma", "σ", container=a, help="noise standard deviation added to the batch sum")
+            ui.view_number("verify_C", "C", container=b, help="clipping norm (max_grad_norm, l2_norm_clip)")
     k1, k2, k3, k4 = st.columns([1, 1, 2, 1.3])
-    ui.view_number("chk_delta", "δ", container=k1, help="typed as 1e-5; well below 1/n")
-    ui.view_number("chk_target", "target ε (0 = none)", container=k2, help="the ε your release must meet")
-    ui.view_choice("batch sampling", "chk_sampling", list(SAMPLING_LABEL), container=k3,
+    ui.view_number("verify_delta", "δ", container=k1, help="typed as 1e-5; well below 1/n")
+    ui.view_number("verify_target", "target ε (0 = none)", container=k2, help="the ε your release must meet")
+    ui.view_choice("batch sampling", "verify_sampling", list(SAMPLING_LABEL), container=k3,
                    format_func=SAMPLING_LABEL.get)
-    ui.view_choice("neighbouring data sets", "chk_neighbouring", list(NEIGHBOURING_LABEL), container=k4,
+    ui.view_choice("neighbouring data sets", "verify_neighbouring", list(NEIGHBOURING_LABEL), container=k4,
                    format_func=NEIGHBOURING_LABEL.get)
     ui.sync_url()
     v = ui.view()
-    read = ["chk_n", "chk_delta", "chk_target",
-            "chk_batch" if kind == "batch" else "chk_rate",
-            "chk_epochs" if length == "epochs" else "chk_steps"] + (
-        ["chk_nm"] if noise == "multiplier" else ["chk_sigma", "chk_C"])
+    read = ["verify_n", "verify_delta", "verify_target",
+            "verify_batch" if kind == "batch" else "verify_rate",
+            "verify_epochs" if length == "epochs" else "verify_steps"] + (
+        ["verify_nm"] if noise == "multiplier" else ["verify_sigma", "verify_C"])
     if ui.report_invalid(read):
         return None
-    args = {"n": int(v["chk_n"]), "delta": float(v["chk_delta"]), "sampling": v["chk_sampling"],
-            "neighbouring": v["chk_neighbouring"], "target_eps": float(v["chk_target"]) or None}
-    if v["chk_sampling"] != "full-batch":
+    args = {"n": int(v["verify_n"]), "delta": float(v["verify_delta"]), "sampling": v["verify_sampling"],
+            "neighbouring": v["verify_neighbouring"], "target_eps": float(v["verify_target"]) or None}
+    if v["verify_sampling"] != "full-batch":
         if kind == "batch":
-            args["batch_size"] = int(v["chk_batch"])
+            args["batch_size"] = int(v["verify_batch"])
         else:
-            args["sampling_rate"] = float(v["chk_rate"])
+            args["sampling_rate"] = float(v["verify_rate"])
     if length == "epochs":
-        args["epochs"] = float(v["chk_epochs"])
+        args["epochs"] = float(v["verify_epochs"])
     else:
-        args["steps"] = int(v["chk_steps"])
+        args["steps"] = int(v["verify_steps"])
     if noise == "multiplier":
-        args["noise_multiplier"] = float(v["chk_nm"])
+        args["noise_multiplier"] = float(v["verify_nm"])
     else:
-        args["sigma"], args["clip_norm"] = float(v["chk_sigma"]), float(v["chk_C"])
+        args["sigma"], args["clip_norm"] = float(v["verify_sigma"]), float(v["verify_C"])
     try:
         run_check.resolve(**args)
     except ValueError as exc:
@@ -303,7 +303,7 @@ def show_utility(args: dict, out: dict) -> None:
             near = u["nearest"]
             st.caption(f"Labelled as such — {near['text']}.")
             if st.button(f"Open the nearest covered setting on {near['page']} ({near['theorem']})",
-                         key="chk_nearest"):
+                         key="verify_nearest"):
                 ui.set_view(theorems=[near["theorem"]])
                 ui.sync_url()
                 st.switch_page("pages/bounds.py")
@@ -353,7 +353,7 @@ def body() -> None:
                 st.caption(f"No privacy statement: {ui.plain(str(exc))}")
             else:
                 st.download_button("Download the privacy statement", text, file_name="privacy_statement.txt",
-                                   mime="text/plain", key="chk_statement")
+                                   mime="text/plain", key="verify_statement")
         show_utility(args, full)
 
 

@@ -18,7 +18,8 @@ if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
 MNIST = dict(n=60000, batch_size=256, epochs=60.0, noise_multiplier=1.1, delta=1e-5)
 
 
-KEYS = {"noise multiplier σ/C": "w_chk_nm", "target ε (0 = none)": "w_chk_target", "n (training examples)": "w_chk_n"}
+KEYS = {"noise multiplier σ/C": "w_verify_nm", "target ε (0 = none)": "w_verify_target",
+        "n (training examples)": "w_verify_n"}
 
 
 def _box(page, label):
@@ -67,20 +68,20 @@ def test_check_page_changes_in_a_row(server):
         _wait_for(page, r"Does not meet ε = 3")
         _wait_for(page, re.escape(_upper(**{**MNIST, "noise_multiplier": 0.7})))
         assert _box(page, "noise multiplier σ/C").input_value() == "0.7"
-        assert "chk_nm=0.7" in page.url
+        assert "verify_nm=0.7" in page.url
 
         # 2. target 3 -> 10: met again
         _set(page, "target ε (0 = none)", "10")
         _wait_for(page, r"Meets ε = 10")
-        assert "chk_target=10.0" in page.url
+        assert "verify_target=10.0" in page.url
         assert _box(page, "target ε (0 = none)").input_value() == "10"
 
         # 3. shuffled batches: the Poisson number is not a guarantee; the lower bound is shown
-        choose(page, "w_chk_sampling", rc_label := "shuffled batches (a fresh random order each epoch, cut into "
+        choose(page, "w_verify_sampling", rc_label := "shuffled batches (a fresh random order each epoch, cut into "
                                                    "batches — most data loaders)", typed="shuffled")
         _wait_for(page, r"not a proven guarantee for this loader")
-        assert chosen(page, "w_chk_sampling") == rc_label
-        assert "chk_sampling=shuffle" in page.url
+        assert chosen(page, "w_verify_sampling") == rc_label
+        assert "verify_sampling=shuffle" in page.url
         lb = rc.check(search=False, sampling="shuffle", target_eps=10.0, **{**MNIST, "noise_multiplier": 0.7})
         _wait_for(page, re.escape(f"{lb['eps_lower_shuffle']:.4g}"))
 
@@ -90,7 +91,7 @@ def test_check_page_changes_in_a_row(server):
         lb2 = rc.check(search=False, sampling="shuffle", target_eps=10.0,
                        **{**MNIST, "noise_multiplier": 0.7, "n": 120000})
         _wait_for(page, re.escape(f"{lb2['eps_lower_shuffle']:.4g}"))
-        assert query_of(page)["chk_n"] == "120000"
+        assert query_of(page)["verify_n"] == "120000"
 
         # 5. a bad value: one error and no numbers; then fixed (typed with a thousands separator)
         _set(page, "n (training examples)", "12,0000")
@@ -98,7 +99,7 @@ def test_check_page_changes_in_a_row(server):
         assert page.locator("[data-testid='stMetric']").count() == 0
         _set(page, "n (training examples)", "60,000")
         _wait_for(page, r"not a proven guarantee for this loader")
-        assert "chk_n" not in query_of(page)  # back to the default: not in the link
+        assert "verify_n" not in query_of(page)  # back to the default: not in the link
         _wait_for(page, re.escape(f"{lb['eps_lower_shuffle']:.4g}"))
 
         # the link restores the view in a fresh tab
@@ -107,6 +108,6 @@ def test_check_page_changes_in_a_row(server):
         fresh.goto(url)
         _wait_for(fresh, r"not a proven guarantee for this loader")
         _wait_for(fresh, re.escape(f"{lb['eps_lower_shuffle']:.4g}"))
-        fresh.wait_for_function("() => { const e = document.querySelector('.st-key-w_chk_nm input[type=text]');"
+        fresh.wait_for_function("() => { const e = document.querySelector('.st-key-w_verify_nm input[type=text]');"
                                 " return e && e.value === '0.7'; }", timeout=30000)
         browser.close()

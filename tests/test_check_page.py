@@ -43,7 +43,7 @@ def test_default_is_mnist_and_meets_target_3():
 
 
 def test_shuffle_says_poisson_cannot_be_reported_and_cites_papers():
-    at = _open({"chk_sampling": "shuffle"})
+    at = _open({"verify_sampling": "shuffle"})
     assert any("Does not meet ε = 3" in e.value for e in at.error)
     assert any("cannot be reported for this loader" in e.value for e in at.error)
     text = " ".join(c.value for c in at.caption) + " ".join(md.value for md in at.markdown)
@@ -52,26 +52,26 @@ def test_shuffle_says_poisson_cannot_be_reported_and_cites_papers():
 
 def test_changes_bad_input_and_restore():
     at = _open()
-    at.text_input(key="w_chk_nm").set_value("2.0").run()
+    at.text_input(key="w_verify_nm").set_value("2.0").run()
     assert not at.exception
-    assert at.query_params["chk_nm"] == ["2.0"] or at.query_params["chk_nm"] == "2.0"
+    assert at.query_params["verify_nm"] == ["2.0"] or at.query_params["verify_nm"] == "2.0"
     ref = rc.check(search=False, target_eps=3.0, **{**MNIST, "noise_multiplier": 2.0})
     assert _metrics(at)["ε upper bound (safe to claim)"] == f"{ref['eps_upper']:.4g}"
-    at.text_input(key="w_chk_n").set_value("6e4").run()  # typed as people type it
+    at.text_input(key="w_verify_n").set_value("6e4").run()  # typed as people type it
     assert not at.error and _metrics(at)
-    at.text_input(key="w_chk_n").set_value("abc").run()
+    at.text_input(key="w_verify_n").set_value("abc").run()
     assert len(at.error) == 1 and "n (training examples)" in at.error[0].value
     assert not at.metric and not at.success  # no numbers while the input is invalid
-    at.text_input(key="w_chk_n").set_value("60,000").run()
+    at.text_input(key="w_verify_n").set_value("60,000").run()
     assert not at.error and at.metric
-    at.text_input(key="w_chk_batch").set_value("100000").run()  # batch > n: one error, no numbers
+    at.text_input(key="w_verify_batch").set_value("100000").run()  # batch > n: one error, no numbers
     assert len(at.error) == 1 and "cannot exceed" in at.error[0].value and not at.metric
 
 
 def test_link_restores_view_and_delta_warning():
-    at = _open({"chk_n": "1000", "chk_batch": "10", "chk_epochs": "2", "chk_nm": "3", "chk_delta": "0.01",
-                "chk_target": "0", "chk_neighbouring": "replace-one"})
-    assert at.text_input(key="w_chk_n").value == "1000"
+    at = _open({"verify_n": "1000", "verify_batch": "10", "verify_epochs": "2", "verify_nm": "3", "verify_delta": "0.01",
+                "verify_target": "0", "verify_neighbouring": "replace-one"})
+    assert at.text_input(key="w_verify_n").value == "1000"
     assert any("not much smaller than 1/n" in w.value for w in at.warning)
     assert any("No target given" in i.value for i in at.info)
     ref = rc.check(search=False, n=1000, batch_size=10, epochs=2, noise_multiplier=3.0, delta=0.01,
@@ -80,20 +80,20 @@ def test_link_restores_view_and_delta_warning():
 
 
 def test_hostile_link_is_ignored_with_one_notice():
-    at = _open({"chk_n": "<script>", "chk_sampling": "../../etc", "chk_delta": "1e400"})
+    at = _open({"verify_n": "<script>", "verify_sampling": "../../etc", "verify_delta": "1e400"})
     assert not at.exception
     assert any("Meets ε = 3" in s.value for s in at.success)  # the defaults, not the hostile values
 
 
 def test_paste_box_fills_the_form():
     at = _open()
-    at.text_area(key="chk_paste").set_value(
+    at.text_area(key="verify_paste").set_value(
         "compute_dp_sgd_privacy(n=50000, batch_size=500, noise_multiplier=0.9, epochs=10, delta=1e-6, "
         "foo=bar)").run()
-    at.button(key="chk_paste_go").click().run()
+    at.button(key="verify_paste_go").click().run()
     assert not at.exception
-    assert at.text_input(key="w_chk_n").value == "50000"
-    assert at.text_input(key="w_chk_nm").value == "0.9"
+    assert at.text_input(key="w_verify_n").value == "50000"
+    assert at.text_input(key="w_verify_nm").value == "0.9"
     assert any("foo" in i.value for i in at.info)  # the field it could not use is named
     ref = rc.check(search=False, target_eps=3.0, n=50000, batch_size=500, epochs=10, noise_multiplier=0.9,
                    delta=1e-6)
@@ -101,7 +101,7 @@ def test_paste_box_fills_the_form():
 
 
 def test_download_view_command_reproduces_the_page():
-    at = _open({"chk_sampling": "full-batch", "chk_epochs": "20", "chk_nm": "8"})
+    at = _open({"verify_sampling": "full-batch", "verify_epochs": "20", "verify_nm": "8"})
     doc = at.session_state["_view_docs"]["check"]
     argv = shlex.split(doc["command"])[3:]
     out = io.StringIO()
