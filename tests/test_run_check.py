@@ -397,9 +397,8 @@ def test_eps_epochs_figure_is_a_pure_function_of_its_data():
     fig = check_figures.eps_epochs_figure([10, 20, 30], {"ε upper bound": [1.0, 1.5, None], "RDP ε": [1.2, 1.8, 2.2]},
                                           target=1.6, current=20, title="t", dashed=["RDP ε"])
     data = fig.to_dict()["data"]
-    assert [d["name"] for d in data] == ["ε upper bound", "RDP ε"]
+    assert [d["name"] for d in data] == ["ε upper bound", "RDP ε", "target ε = 1.6"]
     assert list(data[0]["y"]) == [1.0, 1.5] and data[1]["line"]["dash"] == "dash"
-    shapes = fig.to_dict()["layout"]["shapes"]
-    assert any(s_["y0"] == 1.6 and s_["y1"] == 1.6 for s_ in shapes)  # the target line
+    assert list(data[2]["x"]) == [10, 30] and list(data[2]["y"]) == [1.6, 1.6]  # the target line
     wide = check_figures.eps_epochs_figure([1, 2], {"a": [0.5, 60.0]}, target=3, current=None, title="t")
     assert wide.to_dict()["layout"]["yaxis"]["type"] == "log"

@@ -28,9 +28,11 @@ def eps_epochs_figure(epochs: Sequence[float], series: dict[str, Sequence[float 
             continue
         fig.add_trace(go.Scatter(x=[p[0] for p in pts], y=[p[1] for p in pts], mode="lines+markers", name=name,
                                  line=dict(dash="dash" if name in dashed else "solid")))
-    if target is not None:
-        fig.add_hline(y=float(target), line=dict(color="crimson", dash="dot"),
-                      annotation_text=f"target ε = {float(target):g}", annotation_position="top left")
+    if target is not None and len(epochs):
+        # a trace, not add_hline: its legend entry names it, and it stays right on a log axis (an hline's
+        # annotation is placed at log10 of its value there)
+        fig.add_trace(go.Scatter(x=[min(epochs), max(epochs)], y=[float(target)] * 2, mode="lines",
+                                 name=f"target ε = {float(target):g}", line=dict(color="crimson", dash="dot")))
     if current is not None:
         fig.add_vline(x=float(current), line=dict(color="grey", dash="dot"),
                       annotation_text="this run", annotation_position="bottom right")
@@ -40,7 +42,8 @@ def eps_epochs_figure(epochs: Sequence[float], series: dict[str, Sequence[float 
     if target is not None:
         values.append(float(target))
     if values and max(values) > 20 * min(values):  # curves far apart (shuffled batches): a log axis keeps the
-        fig.update_yaxes(type="log", exponentformat="power")  # target line and the lower curves readable
+        fig.update_yaxes(type="log", exponentformat="power", showexponent="all",  # target line and the lower
+                         dtick=1, minor=dict(ticks="outside", dtick="D1"))  # curves readable
     else:
         fig.update_yaxes(rangemode="tozero")
     return fig
