@@ -25,7 +25,7 @@ st.html("<style>.katex-display{overflow-x:auto;overflow-y:hidden;padding-bottom:
 PRESETS = Path(__file__).parent / "assets" / "presets"
 
 
-PAGES = ("calibrate", "bounds", "simulate", "accounting", "audit")
+PAGES = ("calibrate", "bounds", "simulate", "accounting", "audit", "check")
 
 
 def load_presets() -> tuple[list[dict], list[str]]:
@@ -70,6 +70,8 @@ def load_presets() -> tuple[list[dict], list[str]]:
 
 def home() -> None:
     st.title("dpviz — the theory of differentially private SGD")
+    st.page_link("pages/check.py", label="Training with DP-SGD? **Check a run** — is it private enough for your "
+                 "target ε (batch size, epochs, noise multiplier, δ; Poisson or shuffled batches)?")
     st.write("dpviz turns five papers on differentially private (stochastic) gradient methods into calculators: "
              "calibrate the noise for a privacy budget, compare excess-risk bounds, and check them against "
              "simulations. Every number comes from a formula of one of the papers, shown with the numbers plugged in.")
@@ -115,6 +117,7 @@ ui.init_state()
 ui.show_link_notice()
 nav = st.navigation([
     st.Page(home, title="Home", default=True),
+    st.Page("pages/check.py", title="Check a run"),
     st.Page("pages/calibrate.py", title="Calibrate"),
     st.Page("pages/bounds.py", title="Bounds"),
     st.Page("pages/simulate.py", title="Simulate"),

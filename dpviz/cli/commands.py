@@ -40,7 +40,7 @@ __all__ = ["main", "build_parser", "EXTENSIONS"]
 #: ``add_param_options(p)`` adds the common calibrate/bound options, ``collect_params(args)`` reads and checks them)
 #: and ``run(args) -> int | None`` (handles ``args.command`` if it is one of its own, else returns None).
 #: Raise ``ValueError`` for bad input: ``main`` turns it into one stderr line and exit code 2.
-EXTENSIONS: list[str] = ["cli.sweep", "cli.account", "cli.audit"]
+EXTENSIONS: list[str] = ["cli.sweep", "cli.account", "cli.audit", "cli.check"]
 
 
 #: Default memory guard of ``simulate`` (GB): the data set and the engine's chains, estimated before anything runs.

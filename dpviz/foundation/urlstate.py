@@ -88,6 +88,25 @@ SCHEMA: dict[str, tuple[str, Any, tuple[float, float] | None]] = {
     "acc_calc_log10_delta": ("float", -5.0, (-30.0, -1.0)),
     "acc_calc_sampling": ("str", "poisson", None),
     "acc_calc_neighbouring": ("str", "add-remove", None),
+    # Check a run (pages/check.py; the verify_ names sort after every other entry, so adding them moved no other
+    # entry in sorted(SCHEMA); G, R and d of its utility section are the shared entries): the run as a
+    # practitioner states it, MNIST-like defaults (batch size or sampling rate, epochs or steps, noise multiplier or
+    # σ with the clipping norm C), δ, the target ε (0 = none), the batch sampling and the neighbouring relation
+    "verify_n": ("int", 60000, (2, 10**9)),
+    "verify_batch_kind": ("str", "batch", None),
+    "verify_batch": ("int", 256, (1, 10**9)),
+    "verify_rate": ("float", 0.004, (1e-9, 1.0)),
+    "verify_length_kind": ("str", "epochs", None),
+    "verify_epochs": ("float", 60.0, (1e-3, 1e6)),
+    "verify_steps": ("int", 14063, (1, 10**7)),
+    "verify_noise_kind": ("str", "multiplier", None),
+    "verify_nm": ("float", 1.1, (1e-3, 1e4)),
+    "verify_sigma": ("float", 1.1, (1e-12, 1e12)),
+    "verify_C": ("float", 1.0, (1e-12, 1e12)),
+    "verify_delta": ("float", 1e-5, (1e-30, 0.1)),
+    "verify_target": ("float", 3.0, (0.0, 1e4)),
+    "verify_sampling": ("str", "poisson", None),
+    "verify_neighbouring": ("str", "add-remove", None),
 }
 
 #: Link parameters of earlier versions of the Accounting and Audit pages, now the shared entries (old links keep
