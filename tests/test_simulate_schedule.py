@@ -173,3 +173,75 @@ def test_the_cli_reruns_the_theorem_schedule(ds, capsys):
                               params=_base(ds, n=400))
     assert {r["grid"]: r["T"] for r in rows} == {0.05: pts[0].T, 2.0: pts[1].T}
     assert catalog.get_theorem("wang-lownoise-thm3a")
+
+
+def test_theory_curves_mark_vacuous_explicit_points_and_draw_over_the_whole_grid():
+    import pandas as pd
+
+    from dpviz_ui import simulate_view as SV
+
+    s = pd.DataFrame({"grid": [1.0, 2.0], "mean": [0.2, 0.1], "ci_low": [0.1, 0.05], "ci_high": [0.3, 0.15]})
+    b = pd.DataFrame({"grid": [0.5, 1.0, 2.0], "bound": [0.8, 0.4, 0.2], "explicit": [90.0, 0.15, 0.05],
+                      "n_exp": [0, 0, 0], "eps_exp": [-1, -1, -1], "error": ["", "", ""]})
+    curves, facts = SV.theory_curves("DP-SGD", "DP-SGD", [0.5, 1.0, 2.0], s, b, "Thm", 0, trivial=0.12)
+    fitted = [c for c in curves if c["kind"] == "fitted"][0]
+    # one constant fitted to the means: exp(mean(log(0.2/0.4), log(0.1/0.2))) = 0.5, drawn over the whole grid
+    assert fitted["x"] == [0.5, 1.0, 2.0] and fitted["y"] == pytest.approx([0.4, 0.2, 0.1])
+    explicit = [c for c in curves if c["kind"] == "explicit"][0]
+    assert explicit["vacuous"] == [0.5, 1.0] and "vacuous here at 2 of 3 points" in explicit["detail"]
+    assert facts["vacuous"] == [0.5, 1.0]
+    assert facts["theory slope"] == pytest.approx(-1.0)  # 0.8, 0.4, 0.2 over 0.5, 1, 2
+    assert SV.vacuous_points({1.0: 0.5, 2.0: 0.05}, 0.12) == [1.0] and SV.vacuous_points({1.0: 9.0}, None) == []
+
+
+def test_simulation_figure_breaks_lines_at_gaps_and_marks_them():
+    from dpviz.foundation import figures
+
+    fig = figures.simulation_figure(
+        [{"name": "A", "x": [0.25, 1, 2, 8], "mean": [None, 0.1, 0.08, 0.05], "ci_low": [None, 0.09, 0.07, 0.04],
+          "ci_high": [None, 0.11, 0.09, 0.06]},
+         {"name": "A: bound", "x": [1, 2, 8], "y": [5.0, 0.1, 0.04], "kind": "explicit", "vacuous": [1.0]}],
+        x_title="ε", gaps=[{"x": 0.25, "reason": "infeasible", "name": "A"}],
+        levels=[{"name": "w = 0 (trivial predictor)", "y": 0.12}])
+    names = [t.name for t in fig.data]
+    mean = [t for t in fig.data if t.name == "A" and t.mode == "lines+markers"][0]
+    assert list(mean.y)[0] is None and mean.connectgaps is False
+    gap = [t for t in fig.data if t.name == "not run (hover: why)"][0]
+    assert list(gap.x) == [0.25] and "infeasible" in gap.text[0]
+    assert "w = 0 (trivial predictor)" in names
+    vac = [t for t in fig.data if (t.name or "").endswith("vacuous here")][0]
+    assert list(vac.x) == [1.0] and list(vac.y) == [5.0]
+    assert len(fig.layout.yaxis.tickvals) >= 3
+
+
+def test_log_ticks_give_at_least_three_ticks_over_a_narrow_range():
+    from dpviz.foundation import figures
+
+    # the issue: one tick (0.2) over the chart's data; 1-2-5 has only 0.2 in [0.11, 0.45]
+    ticks = figures.log_ticks(0.11, 0.45)
+    assert len(ticks) >= 3 and all(0.11 <= t <= 0.45 * 1.0001 for t in ticks)
+    assert figures.log_ticks(0.01, 10) == [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10]  # unchanged over decades
+
+
+def test_trivial_bound_is_G_times_R_and_marks_vacuous_bounds():
+    from dpviz.theory import vacuous
+
+    # the issue's case: Theorem 3 (a)'s explicit bound 73.93 with the logistic loss at kappa = R = 1, G = 0.7311
+    t = vacuous.trivial_bound("wang-lownoise-thm3a", {"G": 0.7311, "R": 1.0})
+    assert t[0] == pytest.approx(0.7311) and "G·R" in t[1]
+    assert vacuous.is_vacuous(73.93, t) and not vacuous.is_vacuous(0.043, t)
+    assert vacuous.trivial_bound("yang-pairwise-thm1", {"R": 2.0})[0] == 4.0  # stability: the diameter 2R
+    assert vacuous.trivial_bound("kang-pidp-thm3", {"G": 1.0, "R": 1.0}) is None  # W = R^d: no ball
+    assert vacuous.trivial_bound("wang-nonsmooth-lemma13", {"G": 1.0, "R": 1.0}) is None  # a privacy budget
+
+
+def test_bounds_applicability_by_hand():
+    from dpviz_ui import bounds_view as BV
+
+    assert "pairwise loss" in BV.loss_reason("yang-pairwise-thm2", "logistic")
+    assert "α < 1" in BV.loss_reason("wang-lownoise-thm4a", "logistic")
+    assert "smooth loss" in BV.loss_reason("wang-lownoise-thm3a", "hinge")
+    assert BV.loss_reason("wang-lownoise-thm4a", "q-norm-hinge", 1.5) == ""  # alpha = 0.5
+    assert BV.loss_reason("wang-lownoise-thm3a", None) == ""  # custom constants: the user's assumption
+    assert BV.switch_loss("wang-lownoise-thm4a", ["logistic", "hinge"]) == "hinge"
+    assert BV.switch_loss("yang-pairwise-thm2", ["logistic"]) is None
