@@ -1,66 +1,9 @@
-"""Which theorems apply to the Bounds page's chosen loss, computed without Streamlit: a theorem that does not is
-shown greyed with the reason (a pairwise loss needed, a smooth loss needed, a Hölder α below 1 needed ...) and the
-loss to switch to, one click away (``pages/bounds.py`` draws it)."""
+"""Which theorems apply to the Bounds page's chosen loss (a theorem that does not is shown greyed with the reason and
+the loss to switch to, one click away; ``pages/bounds.py`` draws it).  The rule is the library's,
+:mod:`dpviz.engine.applicability`, which the Simulate run plan uses too."""
 
 from __future__ import annotations
 
-from functools import lru_cache
-
-from dpviz.theory import catalog
+from dpviz.engine.applicability import loss_reason, refuses_smooth, switch_loss
 
 __all__ = ["loss_reason", "switch_loss", "refuses_smooth"]
-
-
-@lru_cache(maxsize=None)
-def refuses_smooth(theorem_id: str) -> bool:
-    """Whether an α-Hölder theorem refuses α = 1 (e.g. Wang, Lei, Ying & Zhou's Theorems 4 and 7 need α in [0, 1):
-    the smooth case is their Theorems 3 and 6), probed once with the theorem's own bound."""
-    thm = catalog.get_theorem(theorem_id)
-    if "holder" not in thm.assumptions or "alpha" not in catalog.parameters_of(thm.bound):
-        return False
-    probe = {"n": 1000, "d": 10, "eps": 1.0, "delta": 1e-6, "T": 1000, "eta": 0.01, "G": 1.0, "L": 1.0, "M": 1.0,
-             "R": 1.0, "mu": 0.1, "c": 1.0, "kappa": 1.0}
-    names = set(catalog.parameters_of(thm.bound))
-    try:
-        catalog.bound(theorem_id, **{k: v for k, v in {**probe, "alpha": 1.0}.items() if k in names})
-    except ValueError as exc:
-        return "alpha" in str(exc).lower() or "α" in str(exc)
-    return False
-
-
-def _loss(loss_id: str, q: float | None):
-    from dpviz.engine import losses
-
-    lossobj = losses.get_loss(loss_id)
-    if getattr(lossobj, "q", None) is not None and q is not None:
-        lossobj = losses.get_loss(loss_id, q=float(q))
-    return lossobj
-
-
-def loss_reason(theorem_id: str, loss_id: str | None, q: float | None = None) -> str:
-    """Why theorem ``theorem_id`` does not apply to the loss ``loss_id`` (with exponent ``q`` for a q-norm loss),
-    or "" when it does (or no loss is chosen: "custom" constants are the user's assumption)."""
-    if loss_id is None:
-        return ""
-    thm = catalog.get_theorem(theorem_id)
-    lossobj = _loss(loss_id, q)
-    setting = catalog.get_algorithm(thm.algorithm).setting
-    have = getattr(lossobj, "setting", "pointwise")
-    if setting != have:
-        return (f"needs a {setting} loss ({catalog.get_algorithm(thm.algorithm).name} is a {setting} algorithm); "
-                f"{lossobj.name} is {have}")
-    alpha = float(getattr(lossobj, "alpha", 1.0))
-    if "smooth" in thm.assumptions and alpha < 1:
-        return f"needs a smooth loss (α = 1); {lossobj.name} is only α-Hölder smooth with α = {alpha:g}"
-    if "holder" in thm.assumptions and alpha >= 1 and refuses_smooth(theorem_id):
-        return (f"needs an α-Hölder loss with α < 1 (the smooth case α = 1 is another theorem of the paper); "
-                f"{lossobj.name} is smooth (α = 1)")
-    return ""
-
-
-def switch_loss(theorem_id: str, options: list[str], q: float | None = None) -> str | None:
-    """The first loss of ``options`` (ids, in the page's order) to which theorem ``theorem_id`` applies, or None."""
-    for lid in options:
-        if not loss_reason(theorem_id, lid, q):
-            return lid
-    return None

@@ -87,12 +87,15 @@ def empirical_curve(name: str, short: str, x_all: list[float], s, colour: int, r
             "detail": f"empirical mean of {reps} repetitions, 95 % band"}
 
 
-def theory_for(res, params: dict, prefer: str | None = None):
+def theory_for(res, params: dict, prefer: str | None = None, loss=None):
     """The theorem the run is compared with -- ``prefer`` (the theorem whose schedule the run used) if it bounds this
     algorithm's excess population risk (the quantity the run measures), else the first theorem of the algorithm that
-    bounds it at every grid point of the run: (label, theorem id, bounds frame) or None."""
+    bounds it at every grid point of the run; only theorems that apply to ``loss`` (a loss object; None: any):
+    (label, theorem id, bounds frame) or None."""
+    from dpviz.engine.applicability import loss_reason
+
     extra = {k: params[k] for k in ("c", "mu") if k in params}
-    thms = catalog.theorems_bounding(res.algorithm)
+    thms = [t for t in catalog.theorems_bounding(res.algorithm) if not loss_reason(t.id, loss)]
     thms.sort(key=lambda t: t.id != prefer)
     for thm in thms:
         b = res.bounds(thm.id, **extra)

@@ -201,7 +201,7 @@ def _schedule(sched_src, alg_ids, params, fixed, sweep, grid, ds, loss_obj, g_us
                                                              {"delta": float(params["delta"])}),
                               loss=loss_obj, data_bound=ds.x_bound, d=ds.d, G=g_used)
     own = SC.point_params(base, sweep, float(params[sweep]), delta_auto=bool(v["delta_auto"]))
-    choice = SC.choose_schedule_theorem(alg_ids, own, bound=_bound)
+    choice = SC.choose_schedule_theorem(alg_ids, own, bound=_bound, loss=loss_obj)
     if choice.theorem is None:
         note = (f"{choice.note} This run uses the sidebar's T = {ui.fmt(params['T'])} and η = "
                 f"{ui.fmt(params['eta'])} at every grid point (choose 'the sidebar (manual)' above to change them).")
@@ -460,7 +460,7 @@ def _run_view(i: SimpleNamespace, pl: SimpleNamespace) -> None:
             "seed": int(seed), "reps": int(reps), **({"q": q} if q is not None else {})}
     show_results(stored["results"], params, sweep, quantity, downloads=slot, schedule_thm=schedule_thm,
                  trivial=_trivial_excess(datasets, loss_obj, stored["results"]), table_params=used,
-                 grid=grid, gaps=gaps)
+                 grid=grid, gaps=gaps, loss=loss_obj)
     ui.download_view("simulate", container=slot,
                      inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
                              "loss": loss, "q": q, "algorithms": list(alg_ids), "sweep": sweep, "grid": grid,
@@ -635,7 +635,7 @@ def sweep_view() -> None:
 
 def show_results(results, params, sweep, quantity="excess_risk", *, name="simulation", theory=True,
                  subtitle="", downloads=None, schedule_thm: str | None = None, trivial: dict | None = None,
-                 table_params: dict | None = None, grid=None, gaps=()) -> None:
+                 table_params: dict | None = None, grid=None, gaps=(), loss=None) -> None:
     """Plot, rates and table of ``results`` ((κ or label, result) pairs); ``theory=False`` for a sweep's rows (no
     calibrations stored, so no theorem curves); ``name`` names the downloads; ``subtitle`` (plain text, escaped here)
     goes under the figure's title (a sweep's provenance); ``downloads``: where the table's downloads go (a slot the
@@ -643,7 +643,8 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
     the run used (compared first); ``trivial``: the excess risk of w = 0 per κ label, to say when private runs are
     no better and when a bound is vacuous; ``table_params``: the parameters the runs used, carried by the table's
     downloads (default ``params``); ``grid``: every grid value of the page (default: the runs' own); ``gaps``: the
-    page's grid points that did not run (:class:`dpviz.engine.simulate.schedule.PointSchedule` with a reason)."""
+    page's grid points that did not run (:class:`dpviz.engine.simulate.schedule.PointSchedule` with a reason);
+    ``loss``: the loss object of the runs (only the theorems that apply to it are drawn as their theory)."""
     theory_on = theory
     curves, rows, slopes, notes, lessons, gap_marks, levels, vacuous = [], [], [], [], [], [], [], []
     qname = QUANTITIES[quantity]
@@ -681,7 +682,7 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
                "95 % CI high": emp.get("ci_high"), "points": len(x), "theorem": "—", "theory slope": None,
                "dominant term exponent": None}
         triv = (trivial or {}).get(kappa)
-        found = SV.theory_for(res, params, schedule_thm) if quantity == "excess_risk" and theory_on else None
+        found = SV.theory_for(res, params, schedule_thm, loss) if quantity == "excess_risk" and theory_on else None
         if found is not None:
             thm_label, _tid, b = found
             more, facts = SV.theory_curves(name_, short, x_all, s, b, thm_label, i, trivial=triv)

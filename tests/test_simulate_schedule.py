@@ -245,3 +245,18 @@ def test_bounds_applicability_by_hand():
     assert BV.loss_reason("wang-lownoise-thm3a", None) == ""  # custom constants: the user's assumption
     assert BV.switch_loss("wang-lownoise-thm4a", ["logistic", "hinge"]) == "hinge"
     assert BV.switch_loss("yang-pairwise-thm2", ["logistic"]) is None
+
+
+def test_the_schedule_theorem_applies_to_the_loss():
+    from dpviz.engine import losses
+
+    # q = 1.5: the q-norm hinge is alpha-Hölder with alpha = q - 1 = 0.5, so Wang, Lei, Ying & Zhou's smooth
+    # Theorem 3 (a) does not cover it and their Hölder Theorem 4 (a) sets the schedule
+    loss = losses.get_loss("q-norm-hinge", q=1.5)
+    base = SC.schedule_params({"n": 1000, "eps": 1.0, "R": 1.0, "c": 1.0, "mu": 0.1}, loss=loss, data_bound=1.0,
+                              d=10)
+    ch = SC.choose_schedule_theorem(["dpsgd-rdp", "sgd"], base, loss=loss)
+    assert ch.theorem == "wang-lownoise-thm4a"
+    assert ch.tried[0] == ("wang-lownoise-thm3a", "needs a smooth loss (α = 1); q-norm hinge is only α-Hölder "
+                                                  "smooth with α = 0.5")
+    assert SC.choose_schedule_theorem(["dpsgd-rdp"], base, loss="logistic").theorem == "wang-lownoise-thm3a"

@@ -136,10 +136,13 @@ def _schedule_at(theorem_id: str, p: dict, bound: BoundFn) -> tuple[int | None, 
         return None, None, str(exc)
 
 
-def choose_schedule_theorem(alg_ids, params: dict, *, bound: BoundFn | None = None) -> ScheduleChoice:
+def choose_schedule_theorem(alg_ids, params: dict, *, bound: BoundFn | None = None, loss=None) -> ScheduleChoice:
     """The theorem whose schedule the run uses: the first theorem (catalogue order) of the first private algorithm
-    of ``alg_ids`` that bounds the excess population risk and gives a T and η at ``params`` (the sidebar's own
-    point, never the grid; δ = 1/n² when none is given), or ``theorem=None`` with the reason."""
+    of ``alg_ids`` that bounds the excess population risk, applies to ``loss`` (a loss object or id; None: any;
+    :func:`dpviz.engine.applicability.loss_reason`) and gives a T and η at ``params`` (the sidebar's own point, never
+    the grid; δ = 1/n² when none is given), or ``theorem=None`` with the reason."""
+    from dpviz.engine.applicability import loss_reason
+
     bound = bound or _default_bound
     if params.get("delta") is None and params.get("n"):
         params = {**params, "delta": 1.0 / float(params["n"]) ** 2}  # as the engine does
@@ -149,6 +152,10 @@ def choose_schedule_theorem(alg_ids, params: dict, *, bound: BoundFn | None = No
     tried = []
     for alg in private:
         for thm in catalog.theorems_bounding(alg):
+            why = loss_reason(thm.id, loss)
+            if why:
+                tried.append((thm.id, why))
+                continue
             T, eta, why = _schedule_at(thm.id, params, bound)
             if why:
                 tried.append((thm.id, why))
