@@ -659,9 +659,10 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
         if quantity == "metric" and len(ran):
             qname = f"test {ran['metric_name'].iloc[0]}"
         s = res.summary(quantity) if len(ran) else None
-        own_gaps = SV.run_gaps(res, quantity) if res.grid_values else {}
-        x_all = sorted({float(g) for g in (grid if grid is not None else res.grid_values or [])}
-                       | {float(g) for g in (res.grid_values or [])})
+        grid_values = getattr(res, "grid_values", None) or []  # a sweep's rows (FrameResult) carry none
+        own_gaps = SV.run_gaps(res, quantity) if grid_values else {}
+        x_all = sorted({float(g) for g in (grid or [])} | {float(g) for g in grid_values}
+                       | ({float(g) for g in s["grid"]} if s is not None else set()))
         for g, why in own_gaps.items():
             gap_marks.append({"x": g, "reason": why, "name": short})
         if s is not None:
