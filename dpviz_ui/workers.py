@@ -299,12 +299,15 @@ def shared_pool() -> WorkerPool:
 
 
 # ----------------------------------------------------------------------------------------------- jobs
-def run_simulation(algorithm_id: str, data, loss_id: str, l2: float, *, progress=None, cancel=None, **kwargs):
-    """:func:`dpviz.engine.simulate.simulate` as a pool job: the loss is given by id and L2 weight (picklable) and rebuilt
-    in the worker; every other argument is passed on unchanged (``grid, reps, seed, params, max_work, ...``)."""
+def run_simulation(algorithm_id: str, data, loss_id: str, l2: float, *, progress=None, cancel=None,
+                   loss_q: float | None = None, **kwargs):
+    """:func:`dpviz.engine.simulate.simulate` as a pool job: the loss is given by id, L2 weight and exponent q of a
+    q-norm loss (``loss_q``; picklable) and rebuilt in the worker; every other argument is passed on unchanged
+    (``grid, reps, seed, params, max_work, ...``)."""
     from dpviz.engine import losses, simulate
 
-    loss = losses.get_loss(loss_id, l2=float(l2)) if l2 else loss_id
+    extra = {"q": float(loss_q)} if loss_q is not None else {}
+    loss = losses.get_loss(loss_id, l2=float(l2), **extra) if (l2 or extra) else loss_id
     return simulate.simulate(algorithm_id, data, loss, progress=progress, cancel=cancel, **kwargs)
 
 

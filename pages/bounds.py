@@ -3,8 +3,8 @@
 import numpy as np
 import streamlit as st
 
-from dpviz_ui import helpers as ui
-from dpviz.theory import catalog
+from dpviz_ui import bounds_view as BV, helpers as ui
+from dpviz.theory import catalog, vacuous
 from dpviz.foundation import figures
 
 GRIDS = {"n": [int(x) for x in np.unique(np.logspace(2, 7, 21).astype(int))],
@@ -73,6 +73,45 @@ def _commands(tid: str, p: dict, outputs: dict) -> str:
     return " ; ".join(cmds)
 
 
+def _switch(tid: str, loss_id: str, chosen: list) -> None:
+    """Button callback: the loss to which theorem ``tid`` applies, and ``tid`` among the chosen theorems."""
+    ui.set_view(loss=loss_id, theorems=list(dict.fromkeys(list(chosen) + [tid])))
+
+
+def _switch_button(tid: str, reason: str, loss_id: str | None, q, chosen: list, key: str) -> None:
+    """The reason theorem ``tid`` does not apply, and one click to the first loss it applies to."""
+    target = BV.switch_loss(tid, list(ui.loss_options(None)), q)
+    if target is None:
+        return
+    from dpviz.engine import losses
+
+    st.button(f"Switch the loss to {losses.get_loss(target).name}", key=key, on_click=_switch,
+              args=(tid, target, chosen), help=f"Sets the loss to {target} (to which this theorem applies) and adds "
+                                                "the theorem to the chosen ones.")
+
+
+def _not_applying(ids, labels, loss_id, q, chosen) -> None:
+    """The theorems that do not apply to the chosen loss, greyed, each with its reason and a switch."""
+    out = [(t, BV.loss_reason(t, loss_id, q)) for t in ids]
+    out = [(t, why) for t, why in out if why]
+    if not out:
+        return
+    with st.expander(f"{len(out)} theorems do not apply to this loss (greyed here, with the reason and a switch)"):
+        for t, why in out:
+            c1, c2 = st.columns([3, 1])
+            c1.caption(f"~~{labels[t]}~~ — {ui.pretty(why)}.")
+            with c2:
+                _switch_button(t, why, loss_id, q, chosen, key=f"switch_{t}")
+
+
+def _vacuous_line(tid: str, value, p: dict, what: str) -> None:
+    """Say so when ``value`` (the bound, or its explicit version) is above the trivial bound of the theorem's
+    quantity: then it says nothing here."""
+    triv = vacuous.trivial_bound(tid, p)
+    if vacuous.is_vacuous(value, triv):
+        st.warning(f"{what} {ui.fmt(value)} is **vacuous here**: the trivial bound is {ui.pretty(triv[1])}.")
+
+
 def body() -> None:
     st.title("Risk bounds")
     thms = catalog.theorems()
@@ -98,6 +137,8 @@ def body() -> None:
                                                   loss_id=loss_id, shown=shown))
     ui.stop_if_invalid()
     params = ui.apply_loss(params, loss_id, shown)
+    q = float(v["q"]) if loss_id is not None and "q" in ui.sidebar_names(shown, loss_id) else None
+    _not_applying(ids, labels, loss_id, q, chosen)
     if any("Fstar" in catalog.parameters_of(catalog.get_theorem(t).explicit_bound)
            for t in chosen if catalog.get_theorem(t).explicit_bound is not None):
         ui.view_number("Fstar", "F(w*) (explicit bounds)", container=st.sidebar,
@@ -143,6 +184,11 @@ def body() -> None:
                 ui.latex(ui.tex_sci(thm.statement))
             p = ui.only_params(params, thm.bound, thm.explicit_bound)
             p = at[tid] = explicit_at_schedule(thm, p)
+            why = BV.loss_reason(tid, loss_id, q)
+            if why:  # a number for a loss the theorem does not cover would be misleading: the reason and a switch
+                st.warning(f"Does not apply to the chosen loss: {ui.pretty(why)}.")
+                _switch_button(tid, why, loss_id, q, chosen, key=f"switch_chosen_{tid}")
+                continue
             here = ui.cached_bound(tid, ui.items(p))
             if "error" in here:
                 st.error(ui.plain(here["error"]))
@@ -152,6 +198,8 @@ def body() -> None:
                             "gradient_complexity": ok["gradient_complexity"]}
             st.write(f"Bound at the current parameters: **{ui.fmt(ok['total'])}** — step size η = {ui.fmt(ok['eta'])}, "
                      f"iterations T = {ui.fmt(ok['T'])}, gradient complexity {ui.fmt(ok['gradient_complexity'])}")
+            with st.container():  # "vacuous here" or nothing: a container of its own keeps the page in place
+                _vacuous_line(tid, ok["total"], params, "This bound")
             _privacy_warning(thm, params, ok)
             ui.flush()  # the bound line goes to the browser before the curves are computed
             if thm.discrepancy or thm.notes:  # how dpviz reads the paper (misprints, proofs followed): after the bound
@@ -182,6 +230,7 @@ def body() -> None:
                 outputs[tid]["explicit_total"] = ex["ok"]["total"]
                 st.write(f"With the paper's explicit constants: **{ui.fmt(ex['ok']['total'])}**"
                          f" — η = {ui.fmt(ex['ok']['eta'])}, T = {ui.fmt(ex['ok']['T'])}")
+                _vacuous_line(tid, ex["ok"]["total"], params, "The explicit bound")
                 st.dataframe([{"explicit term": name, "value": ui.fmt(val)} for name, val in ex["ok"]["terms"]],
                              hide_index=True, width="content")
                 for note in ex["ok"]["notes"]:

@@ -6,6 +6,7 @@ import math
 import os
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import streamlit as st
@@ -14,7 +15,8 @@ from dpviz_ui import helpers as ui
 from dpviz.theory import catalog
 from dpviz.engine import data as D, simulate as S
 from dpviz.foundation import figures
-from dpviz_ui import sweep_open as SO, workers
+from dpviz_ui import simulate_view as SV, sweep_open as SO, workers
+from dpviz.engine.simulate import schedule as SC
 
 EPS_CHOICES = [0.05, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0]
 N_CHOICES = [50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000]
@@ -114,85 +116,6 @@ def _losses(ds) -> dict[str, str]:
     return out
 
 
-def _theorem_schedule(alg_ids, params, sweep, grid, ds, loss, g_used):
-    """(theorem id, T, η) of the first theorem bounding the excess population risk (what the run measures) of the
-    first private algorithm of the run whose schedule is defined and the same at every grid point (the engine runs
-    one T and η per sweep), or a sentence saying why there is none."""
-    from dpviz.engine import losses
-
-    private = [a for a in alg_ids if catalog.get_algorithm(a).perturbation != "none"]
-    if not private:
-        return "No private algorithm is chosen, so no theorem sets the schedule."
-    consts = {}
-    try:
-        consts = losses.get_loss(loss).constants(kappa=max(ds.x_bound, 1e-12), R=float(params["R"]))
-    except (TypeError, ValueError, KeyError):
-        pass
-    base = {**params, **{k: val for k, val in consts.items() if k in ("L", "M", "alpha")}, "d": ds.d}
-    if g_used is not None:
-        base["G"] = g_used
-    alg = private[0]
-    for thm in catalog.theorems_bounding(alg):
-        found = set()
-        for g in grid:
-            p = {**base, sweep: g}
-            if sweep == "n" and ui.view()["delta_auto"]:
-                p["delta"] = 1.0 / float(g) ** 2
-            b = ui.cached_bound(thm.id, ui.items(ui.only_params(p, thm.bound)))
-            if "error" in b or b["ok"]["T"] is None or b["ok"]["eta"] is None:
-                found = None
-                break
-            found.add((max(1, int(round(b["ok"]["T"]))), float(f"{b['ok']['eta']:.12g}")))
-        if found and len(found) == 1:
-            T, eta = found.pop()
-            return thm.id, T, eta
-    name = catalog.get_algorithm(alg).name
-    if not catalog.theorems_bounding(alg):
-        return f"No theorem of the catalogue bounds the excess population risk of {name}, so none sets the schedule."
-    return (f"No theorem of {name} has one T and η for the whole {'n' if sweep == 'n' else 'ε'} grid"
-            + (" (their T grows with n)" if sweep == "n" else "") + ", and the engine runs one schedule per sweep.")
-
-
-def _trivial_excess(datasets, loss: str, l2: float, results) -> dict:
-    """Excess risk of always predicting with w = 0 (the trivial predictor), per curve label (κ or None): F(0) on the
-    engine's evaluation sample minus the reference the run's excess risk is measured against."""
-    from dpviz.engine import losses
-
-    out = {}
-    by_label = {(d_.kappa if len(datasets) > 1 else None): d_ for d_ in datasets}
-    for label, res in results:
-        if label in out or label not in by_label or "excess_risk" not in res.frame or "pop_risk" not in res.frame:
-            continue
-        ok = res.frame[np.isfinite(res.frame["excess_risk"])]
-        if ok.empty:
-            continue
-        ds = by_label[label]
-        try:
-            lossobj = losses.get_loss(loss, l2=l2) if l2 else losses.get_loss(loss)
-            pairs = getattr(lossobj, "setting", "pointwise") == "pairwise"
-            Xp, yp, Xp2, yp2 = S._eval_sample(ds, pairs, "test", S._EVAL_ROWS)
-            shape = (ds.d, ds.d) if getattr(lossobj, "param", "vector") == "matrix" else (ds.d,)
-            f0 = float(np.ravel(S._mean_loss(lossobj, np.zeros((1,) + shape), Xp, yp, Xp2, yp2))[0])
-        except (ValueError, AttributeError, TypeError, KeyError, IndexError):
-            continue
-        out[label] = f0 - float((ok["pop_risk"] - ok["excess_risk"]).iloc[0])
-    return out
-
-
-def _theory(res, params, prefer: str | None = None):
-    """The theorem the run is compared with -- ``prefer`` (the theorem whose schedule the run used) if it bounds this
-    algorithm's excess population risk (the quantity the run measures), else the first theorem of the algorithm that
-    bounds it at every grid point: (label, bounds) or None."""
-    extra = {k: params[k] for k in ("c", "mu") if k in params}
-    thms = catalog.theorems_bounding(res.algorithm)
-    thms.sort(key=lambda t: t.id != prefer)
-    for thm in thms:
-        b = res.bounds(thm.id, **extra)
-        if (b["error"] == "").all():
-            return f"{thm.paper.short}, {thm.number}", b
-    return None
-
-
 def _algorithm_options(setting: str) -> tuple[list, list]:
     """(the algorithms the page can run for a loss of ``setting``, the first choice: the first private one and the
     first non-private baseline)."""
@@ -214,77 +137,19 @@ def _shown_algorithms(v: dict) -> list:
     return ui.multiselect_choice("sim_algs", algs, first)
 
 
-def body() -> None:
-    st.title("Simulate")
-    st.write("Run an algorithm many times on data and compare its **empirical excess risk** (population risk at the "
-             "output minus the best risk) with the theory's curve. Each grid point and repetition has its own random "
-             "stream from the seed: same seed, same numbers.")
-    source = ui.view_choice("Results from", "sim_source", ["run", "sweep"], widget=st.radio, horizontal=True,
-                            format_func={"run": "a simulation run on this page",
-                                         "sweep": "a sweep's output (python -m dpviz sweep)"}.get,
-                            help="A sweep (python -m dpviz sweep SPEC.toml --out DIR) runs a larger rate study, "
-                                 "e.g. on a Dask cluster; open its Parquet output here to plot it like a run.")
-    if source == "sweep":
-        sweep_view()
-        return
-    v = ui.view()
-    experiment = _experiment_note(v)
-    sched_src = ui.view_choice("T and η from", "sim_schedule", ["theorem", "manual"], widget=st.radio,
-                               horizontal=True,
-                               format_func={"theorem": "the theorem the run is compared with",
-                                            "manual": "the sidebar (manual)"}.get,
-                               help="A theorem's bound holds for its own step size η and number of iterations T: "
-                                    "comparing a run with it means running at that schedule. 'manual' runs at the "
-                                    "sidebar's T and η (the theory curve is then only a reference).")
-    names = ["n", "eps", "log10_delta"] + (["T", "eta"] if sched_src == "manual" else []) + ["R", "mu", "c"]
-    # "*": the inputs that change the run or its theory curve -- n; ε unless it is swept; δ (its box shows when it is
-    # not tied to n); T and η when set by hand; R when the iterates are projected or a theorem sets the schedule (the
-    # loss's constants at R); μ and c where the chosen algorithms' calibrations or theorems use them (the catalogue's
-    # declarations, dpviz_ui.helpers.starred)
-    now = [catalog.get_algorithm(a) for a in _shown_algorithms(v)]
-    uses = ui.starred(algorithms=now, theorems=[t for a in now for t in catalog.theorems_bounding(a.id)])
-    required = ({"n", "log10_delta", "T", "eta"} | ({"eps"} if v["sim_sweep"] != "eps" else set())
-                | ({"R"} if v["sim_project"] or sched_src == "theorem" else set()) | (uses & {"c"})
-                | (uses & {"mu"} if not v["l2"] else set()))
-    params = ui.param_widgets(names, required=required & set(names))
-    ui.stop_if_invalid(names)
-    sweep = ui.view_choice("Sweep over", "sim_sweep", ["eps", "n"], widget=st.radio, horizontal=True,
-                           format_func={"eps": "ε (smaller = more private)", "n": "sample size n"}.get,
-                           help="The parameter on the x-axis; the other one stays at its sidebar value.")
-    if sweep == "eps":
-        default = [e for e in EPS_CHOICES if v["eps_lo"] <= e <= v["eps_hi"]]
-        grid = ui.list_input("ε grid (comma-separated)", "eps_grid", default, "float", 1e-4, 1e4,
-                          "The ε values of the sweep; smaller ε = more private.")
-    else:
-        default = [m for m in N_CHOICES if v["n_lo"] <= m <= v["n_hi"]]
-        grid = ui.list_input("n grid (comma-separated)", "n_grid", default, "int", 2, 10**7,
-                          "The sample sizes of the sweep.")
-    ui.stop_if_invalid(["eps_grid", "n_grid"])
-    n_needed = max(int(v["n"]), max(grid) if sweep == "n" else 0)
-    datasets = _data(int(n_needed))
-    if not datasets:
-        return
-    ds = datasets[0]
-    opts = _losses(ds)
-    if not opts:
-        st.error("No loss of dpviz fits this data set's task.")
-        return
-    loss = ui.view_choice("Loss", "sim_loss", opts, format_func=opts.get,
-                          help="Pointwise losses use one example per step, pairwise losses (AUC, metric learning) a "
-                               "pair.")
+def _takes_q(loss_id: str) -> bool:
+    """Whether the loss has an exponent q (the q-norm losses: α = q − 1, Wang, Lei, Ying & Zhang, Section 1)."""
     from dpviz.engine import losses
 
-    algs, first = _algorithm_options(losses.get_loss(loss).setting)
-    alg_ids = ui.view_multiselect(
-        "Algorithm(s)", "sim_algs", algs, fallback=first,
-        format_func=lambda i: f"{catalog.get_algorithm(i).name} — {catalog.get_algorithm(i).paper.short}",
-        help="Private algorithms and their non-private baselines for this kind of loss.")
-    run_inf = ui.view_checkbox("Noise as in the papers' experiments (no privacy guarantee from the theorem)",
-                               "run_infeasible",
-                               help="Wang, Lei, Ying & Zhou §5 choose β to minimise σ over all of (0, 1) without "
-                                    "checking their Theorem 2's privacy conditions, which gives far less noise than a "
-                                    "feasible β. Tick to use that rule (and to run settings whose calibration is "
-                                    "infeasible); untick for the calibrated, provably private noise.")
+    try:
+        return getattr(losses.get_loss(loss_id), "q", None) is not None
+    except ValueError:
+        return False
+
+
+def _domain_inputs(alg_ids) -> tuple[bool, bool, bool]:
+    """The expander of the domain W and of the noise's G, and PIDP-SGD's start: (project, G from the loss,
+    PIDP-SGD starts at the non-private minimiser)."""
     with st.expander("Domain and Lipschitz constant G of the noise (the line below says what the run uses)"):
         project = ui.view_checkbox("Project the iterates onto the ball ||w|| ≤ R (untick: W = R^d, no projection)",
                                    "sim_project",
@@ -306,7 +171,6 @@ def body() -> None:
                            help="The bound on the loss gradient's norm that the private algorithms' noise is "
                                 "calibrated to.")
             ui.stop_if_invalid(["G"])
-    g_note = st.empty()
     pidp_erm = False
     if "pidp-sgd" in alg_ids:
         pidp_erm = ui.view_checkbox("PIDP-SGD: start at the non-private minimiser (the paper's line 2)", "pidp_erm",
@@ -317,6 +181,141 @@ def body() -> None:
         if pidp_erm:
             st.warning("PIDP-SGD starts at the non-private minimiser: it leaks the training data, so these runs are "
                        "NOT differentially private (they are marked so in the results).")
+    return project, g_auto, pidp_erm
+
+
+def _bound(theorem_id: str, p: dict) -> dict:
+    """The schedule rule's bound, through the cache every session shares."""
+    return ui.cached_bound(theorem_id, ui.items(p))
+
+
+def _schedule(sched_src, alg_ids, params, fixed, sweep, grid, ds, loss_obj, g_used, v):
+    """(one schedule per grid point, the theorem that set it or None, the sentence saying where T and η come from,
+    the parameters the theorem was evaluated with): the rule of :mod:`dpviz.engine.simulate.schedule`."""
+    if sched_src == "manual":
+        return ([SC.PointSchedule(float(g), int(params["T"]), float(params["eta"])) for g in grid], None,
+                f"T = {ui.fmt(params['T'])} and η = {ui.fmt(params['eta'])} from the sidebar at every grid point.",
+                None)
+    base = SC.schedule_params({**fixed, "R": float(params["R"]), "c": float(params["c"]),
+                               "mu": float(params["mu"])} | ({} if v["delta_auto"] else
+                                                             {"delta": float(params["delta"])}),
+                              loss=loss_obj, data_bound=ds.x_bound, d=ds.d, G=g_used)
+    own = SC.point_params(base, sweep, float(params[sweep]), delta_auto=bool(v["delta_auto"]))
+    choice = SC.choose_schedule_theorem(alg_ids, own, bound=_bound, loss=loss_obj)
+    if choice.theorem is None:
+        note = (f"{choice.note} This run uses the sidebar's T = {ui.fmt(params['T'])} and η = "
+                f"{ui.fmt(params['eta'])} at every grid point (choose 'the sidebar (manual)' above to change them).")
+        return ([SC.PointSchedule(float(g), int(params["T"]), float(params["eta"])) for g in grid], None, note,
+                None)
+    points = SC.theorem_schedule(choice.theorem, sweep=sweep, grid=grid, params=base,
+                                 delta_auto=bool(v["delta_auto"]), bound=_bound)
+    what = "ε" if sweep == "eps" else "n" + (" (and δ = 1/n²)" if v["delta_auto"] else "")
+    note = (f"T and η at every grid point: {choice.note}, evaluated at that point's own {what} -- never at the "
+            "other grid values, so adding or removing grid values changes no other point. Every algorithm of the run "
+            "(baselines included) uses it.")
+    return points, choice.theorem, note, base
+
+
+def _point_cost(datasets, alg_ids, loss_obj, sweep, reps, fixed, pt) -> float:
+    """The estimated seconds of grid point ``pt`` for every algorithm and data set of the run."""
+    total = 0.0
+    for d_ in datasets:
+        for a in alg_ids:
+            total += S.estimate_cost(a, d_, loss_obj, grid={sweep: [pt.value]}, reps=int(reps),
+                                     params={**fixed, "T": pt.T, "eta": pt.eta})["seconds"]
+    return total
+
+
+def body() -> None:
+    st.title("Simulate")
+    st.write("Run an algorithm many times on data and compare its **empirical excess risk** (population risk at the "
+             "output minus the best risk) with the theory's curve. Each grid point and repetition has its own random "
+             "stream from the seed and the point's own value: same seed, same numbers, whatever the other grid "
+             "values.")
+    source = ui.view_choice("Results from", "sim_source", ["run", "sweep"], widget=st.radio, horizontal=True,
+                            format_func={"run": "a simulation run on this page",
+                                         "sweep": "a sweep's output (python -m dpviz sweep)"}.get,
+                            help="A sweep (python -m dpviz sweep SPEC.toml --out DIR) runs a larger rate study, "
+                                 "e.g. on a Dask cluster; open its Parquet output here to plot it like a run.")
+    if source == "sweep":
+        sweep_view()
+        return
+    i = _inputs()
+    if i is None:
+        return
+    pl = _plan_view(i)
+    if pl is None:
+        return
+    _run_view(i, pl)
+
+
+def _inputs() -> SimpleNamespace | None:
+    """Every widget of a run: the sidebar, the grid, the data, the loss (and its q), the algorithms, the domain and G,
+    repetitions and seed; None when the page stops (an input is invalid or missing: its message is on screen)."""
+    v = ui.view()
+    experiment = _experiment_note(v)
+    sched_src = ui.view_choice("T and η from", "sim_schedule", ["theorem", "manual"], widget=st.radio,
+                               horizontal=True,
+                               format_func={"theorem": "the theorem the run is compared with",
+                                            "manual": "the sidebar (manual)"}.get,
+                               help="A theorem's bound holds for its own step size η and number of iterations T: "
+                                    "comparing a run with it means running at that schedule, set at every grid "
+                                    "point from that point's own n or ε. 'manual' runs at the sidebar's T and η "
+                                    "(the theory curve is then only a reference).")
+    takes_q = _takes_q(v["sim_loss"])
+    names = (["n", "eps", "log10_delta"] + (["T", "eta"] if sched_src == "manual" else []) + ["R", "mu", "c"]
+             + (["q"] if takes_q else []))
+    # "*": the inputs that change the run or its theory curve -- n; ε unless it is swept; δ (its box shows when it is
+    # not tied to n); T and η when set by hand; R when the iterates are projected or a theorem sets the schedule (the
+    # loss's constants at R); μ and c where the chosen algorithms' calibrations or theorems use them (the catalogue's
+    # declarations, dpviz_ui.helpers.starred); q (α = q − 1) of a q-norm loss
+    now = [catalog.get_algorithm(a) for a in _shown_algorithms(v)]
+    uses = ui.starred(algorithms=now, theorems=[t for a in now for t in catalog.theorems_bounding(a.id)])
+    required = ({"n", "log10_delta", "T", "eta", "q"} | ({"eps"} if v["sim_sweep"] != "eps" else set())
+                | ({"R"} if v["sim_project"] or sched_src == "theorem" else set()) | (uses & {"c"})
+                | (uses & {"mu"} if not v["l2"] else set()))
+    params = ui.param_widgets(names, required=required & set(names))
+    ui.stop_if_invalid(names)
+    sweep = ui.view_choice("Sweep over", "sim_sweep", ["eps", "n"], widget=st.radio, horizontal=True,
+                           format_func={"eps": "ε (smaller = more private)", "n": "sample size n"}.get,
+                           help="The parameter on the x-axis; the other one stays at its sidebar value.")
+    if sweep == "eps":
+        default = [e for e in EPS_CHOICES if v["eps_lo"] <= e <= v["eps_hi"]]
+        grid = ui.list_input("ε grid (comma-separated)", "eps_grid", default, "float", 1e-4, 1e4,
+                             "The ε values of the sweep; smaller ε = more private.")
+    else:
+        default = [m for m in N_CHOICES if v["n_lo"] <= m <= v["n_hi"]]
+        grid = ui.list_input("n grid (comma-separated)", "n_grid", default, "int", 2, 10**7,
+                             "The sample sizes of the sweep.")
+    ui.stop_if_invalid(["eps_grid", "n_grid"])
+    grid = sorted({float(g) for g in grid})
+    n_needed = max(int(v["n"]), int(max(grid)) if sweep == "n" else 0)
+    datasets = _data(int(n_needed))
+    if not datasets:
+        return None
+    ds = datasets[0]
+    opts = _losses(ds)
+    if not opts:
+        st.error("No loss of dpviz fits this data set's task.")
+        return None
+    loss = ui.view_choice("Loss", "sim_loss", opts, format_func=opts.get,
+                          help="Pointwise losses use one example per step, pairwise losses (AUC, metric learning) a "
+                               "pair. A q-norm loss takes its exponent q (α = q − 1) from the sidebar.")
+    from dpviz.engine import losses
+
+    algs, first = _algorithm_options(losses.get_loss(loss).setting)
+    alg_ids = ui.view_multiselect(
+        "Algorithm(s)", "sim_algs", algs, fallback=first,
+        format_func=lambda i: f"{catalog.get_algorithm(i).name} — {catalog.get_algorithm(i).paper.short}",
+        help="Private algorithms and their non-private baselines for this kind of loss.")
+    run_inf = ui.view_checkbox("Noise as in the papers' experiments (no privacy guarantee from the theorem)",
+                               "run_infeasible",
+                               help="Wang, Lei, Ying & Zhou §5 choose β to minimise σ over all of (0, 1) without "
+                                    "checking their Theorem 2's privacy conditions, which gives far less noise than a "
+                                    "feasible β. Tick to use that rule (and to run settings whose calibration is "
+                                    "infeasible); untick for the calibrated, provably private noise.")
+    project, g_auto, pidp_erm = _domain_inputs(alg_ids)
+    g_note = st.empty()
     quantity = ui.view_choice("Plot", "plot_value", list(QUANTITIES), widget=st.radio, horizontal=True,
                               format_func=QUANTITIES.get,
                               help="Excess risk (against the best risk over the same domain) is what the theorems "
@@ -331,62 +330,59 @@ def body() -> None:
                           help="Independent runs per grid point (for the 95 % band: mean ± 1.96 standard errors).")
     seed = ui.view_number("seed", "Seed", container=c2, help="Same seed, same results.")
     ui.stop_if_invalid(["reps", "seed", "l2"])
-    loss_obj = losses.get_loss(loss, l2=float(lam)) if lam and float(lam) > 0 else loss
-    if g_auto:
-        try:
-            g_used = losses.get_loss(loss, **({"l2": float(lam)} if lam else {})).constants(
-                kappa=max(ds.x_bound, 1e-12), R=float(params["R"]))["G"]
-            g_src = f"from the loss at sup ||x|| = {ds.x_bound:.3g} and R = {params['R']:g}"
-        except (TypeError, ValueError, KeyError):
-            g_used, g_src = None, "from the loss"
-    else:
-        g_used, g_src = float(v["G"]), "given"
+    q = float(v["q"]) if _takes_q(loss) else None
+    try:
+        loss_obj = losses.get_loss(loss, **({"q": q} if q is not None else {}),
+                                   **({"l2": float(lam)} if lam else {}))
+    except ValueError as exc:
+        st.error(f"This loss cannot be used with these settings: {ui.plain(exc)}")
+        return None
+    if q is not None:
+        st.caption(f"{loss_obj.name}: q = {ui.fmt(q)}, so its gradient is α-Hölder with α = q − 1 = "
+                   f"{ui.fmt(loss_obj.alpha)} (the sidebar's q sets it).")
+    try:
+        g_used = loss_obj.constants(kappa=max(ds.x_bound, 1e-12), R=float(params["R"]))["G"] if g_auto else \
+            float(v["G"])
+        g_src = f"from the loss at sup ||x|| = {ds.x_bound:.3g} and R = {params['R']:g}" if g_auto else "given"
+    except (TypeError, ValueError, KeyError):
+        g_used, g_src = None, "from the loss"
     g_note.caption(f"Noise calibrated to G = {'?' if g_used is None else f'{g_used:.4g}'} ({g_src}); iterates "
                    + (f"projected onto ||w|| ≤ R = {params['R']:g}." if project else "not projected (W = R^d)."))
-    if sweep == "n" and max(grid) > ds.n:
-        st.warning(f"This data set has {ds.n} training examples: the n grid is cut at {ds.n}.")
-        grid = [m for m in grid if m <= ds.n]
     if len(grid) < 2:
         st.warning("Choose at least two grid points (a slope needs two, a confidence interval three).")
-        return
+        return None
     if not alg_ids:
         st.warning("Choose at least one algorithm.")
-        return
-    schedule_thm = None
-    if sched_src == "theorem":
-        found = _theorem_schedule(alg_ids, params, sweep, grid, ds, loss, g_used)
-        if isinstance(found, str):
-            st.warning(f"{found} This run uses the sidebar's T = {ui.fmt(v['T'])} and η = {ui.fmt(v['eta'])} "
-                       "(choose 'the sidebar (manual)' above to change them).")
-        else:
-            schedule_thm, params["T"], params["eta"] = found
-            thm = catalog.get_theorem(schedule_thm)
-            st.caption(f"T = {ui.fmt(params['T'])} and η = {ui.fmt(params['eta'])}: the schedule of {thm.paper.short}, "
-                       f"{thm.number} at n = {ui.fmt(params['n'])} (the same at every grid point), the theorem the "
-                       "run is compared with. Every algorithm of the run (baselines included) uses it.")
-    fixed = {"T": params["T"], "eta": params["eta"]}
-    if project:
-        fixed["R"] = params["R"]
-    if not g_auto:
-        fixed["G"] = float(v["G"])
-    if not lam:  # with a regulariser the strong-convexity constant comes from the loss (μ = 2λ)
-        fixed["mu"] = params["mu"]
-    if pidp_erm:
-        fixed["pidp_start"] = "erm"
-    if run_inf:
-        fixed["run_infeasible"] = True
-        fixed["noise_rule"] = "experiment"
-    if not v["delta_auto"]:
-        fixed["delta"] = params["delta"]  # otherwise the engine uses δ = 1/n² at every grid point
-    if sweep == "eps":
-        fixed["n"] = min(ds.n, int(params["n"]))
+        return None
+    return SimpleNamespace(experiment=experiment, sched_src=sched_src, params=params, sweep=sweep, grid=grid, n_needed=n_needed, datasets=datasets, ds=ds, loss=loss, alg_ids=alg_ids, run_inf=run_inf, project=project, g_auto=g_auto, pidp_erm=pidp_erm, quantity=quantity, lam=lam, reps=reps, seed=seed, q=q, loss_obj=loss_obj, g_used=g_used)
+
+
+def _plan_view(i: SimpleNamespace) -> SimpleNamespace | None:
+    """The run plan (:mod:`dpviz.engine.simulate.schedule`) on screen: where T and η come from, the grid points
+    that will not run with their reasons, the estimate; None when nothing can run."""
+    v = ui.view()
+    experiment, sched_src, params, sweep, grid, n_needed, datasets, ds, loss, alg_ids, run_inf, project, g_auto, pidp_erm, quantity, lam, reps, seed, q, loss_obj, g_used = (i.experiment, i.sched_src, i.params, i.sweep, i.grid, i.n_needed, i.datasets, i.ds, i.loss, i.alg_ids, i.run_inf, i.project, i.g_auto, i.pidp_erm, i.quantity, i.lam, i.reps, i.seed, i.q, i.loss_obj, i.g_used)
+    fixed = SC.fixed_params(params=params, sweep=sweep, data_n=ds.n, manual=True, project=project,
+                            G=None if g_auto else float(v["G"]), l2=float(lam or 0), delta_auto=bool(v["delta_auto"]),
+                            pidp_erm=pidp_erm, experiment_noise=run_inf)
+    fixed.pop("T"), fixed.pop("eta")  # set per grid point below
+    points, schedule_thm, sched_note, sched_base = _schedule(sched_src, alg_ids, params, fixed, sweep, grid, ds,
+                                                             loss_obj, g_used, v)
+    if schedule_thm is None and sched_src == "theorem":
+        st.warning(sched_note)
     else:
-        fixed["eps"] = params["eps"]
-    total = 0.0
-    for d_ in datasets:
+        st.caption(sched_note)
+    if sweep == "n":  # a grid point above the data set's size is a gap, not a silent cut
+        points = [pt if pt.value <= ds.n else SC.PointSchedule(pt.value, pt.T, pt.eta,
+                                                               f"this data set has only {ds.n:,} training examples")
+                  for pt in points]
+    cap = UI_MAX_WORK * S.SECONDS_PER_UNIT
+    ok = [pt for pt in points if pt.ok]
+    if ok:  # an algorithm that cannot run at all (e.g. DPGDSC without strong convexity) is named once, with its fix
         for a in alg_ids:
             try:
-                cost = S.estimate_cost(a, d_, loss_obj, grid={sweep: grid}, reps=int(reps), params=fixed)
+                S.estimate_cost(a, ds, loss_obj, grid={sweep: [ok[0].value]}, reps=int(reps),
+                                params={**fixed, "T": ok[0].T, "eta": ok[0].eta})
             except ValueError as exc:
                 name_, msg = catalog.get_algorithm(a).name, str(exc)
                 st.error(ui.plain(msg if msg.startswith(name_) else f"{name_}: {msg}"))
@@ -395,17 +391,35 @@ def body() -> None:
                             f"λ = 10⁻³ for AUC), or remove {name_} from the algorithms to run the others.")
                 else:
                     st.info(f"Remove {name_} from the algorithms to run the others.")
-                return
-            total += cost["seconds"]
-    cap = UI_MAX_WORK * S.SECONDS_PER_UNIT
+                return None
+    runnable, gaps, total = SC.split_runnable(
+        points, lambda pt: _point_cost(datasets, alg_ids, loss_obj, sweep, reps, fixed, pt), cap)
+    xlab = XLABELS[sweep]
+    with st.container():  # the grid points that will not run, each with its reason (their number varies)
+        if gaps:
+            st.warning("Not run (drawn as gaps): " + "; ".join(f"{xlab} = {ui.fmt(pt.value)}: {ui.pretty(pt.reason)}"
+                                                              for pt in gaps))
     too_big = total > cap
     if too_big:
         st.error(f"Estimated run time {total:.0f} s is above this page's cap of about {cap:.0f} s: reduce the "
                  "repetitions, the grid, T or n (or run it from Python with dpviz.engine.simulate, which takes any cap).")
-    else:
+    elif runnable:
         st.caption(f"Estimated run time: {total:.1f} s (runs over about {cap:.0f} s are refused).")
-    key = (tuple((d_.name, d_.n, d_.kappa) for d_ in datasets), loss, float(lam or 0), tuple(alg_ids), sweep, tuple(grid), int(reps),
-           int(seed), ui.items(fixed))
+    else:
+        st.error("No grid point can run (see above).")
+        return None
+    grid_run = [pt.value for pt in runnable]
+    run_fixed = ({**fixed, "T": [pt.T for pt in runnable], "eta": [pt.eta for pt in runnable]} if schedule_thm
+                 else {**fixed, "T": int(params["T"]), "eta": float(params["eta"])})  # the sidebar's, everywhere
+    return SimpleNamespace(fixed=fixed, points=points, schedule_thm=schedule_thm, gaps=gaps, runnable=runnable, total=total, too_big=too_big, grid_run=grid_run, run_fixed=run_fixed)
+
+
+def _run_view(i: SimpleNamespace, pl: SimpleNamespace) -> None:
+    """The run button, the runs in the worker pool, and the results of the last run of this plan."""
+    experiment, sched_src, params, sweep, grid, n_needed, datasets, ds, loss, alg_ids, run_inf, project, g_auto, pidp_erm, quantity, lam, reps, seed, q, loss_obj, g_used = (i.experiment, i.sched_src, i.params, i.sweep, i.grid, i.n_needed, i.datasets, i.ds, i.loss, i.alg_ids, i.run_inf, i.project, i.g_auto, i.pidp_erm, i.quantity, i.lam, i.reps, i.seed, i.q, i.loss_obj, i.g_used)
+    fixed, points, schedule_thm, gaps, runnable, total, too_big, grid_run, run_fixed = (pl.fixed, pl.points, pl.schedule_thm, pl.gaps, pl.runnable, pl.total, pl.too_big, pl.grid_run, pl.run_fixed)
+    key = (tuple((d_.name, d_.n, d_.kappa) for d_ in datasets), loss, q, float(lam or 0), tuple(alg_ids), sweep,
+           tuple(grid), int(reps), int(seed), repr(sorted(run_fixed.items())))
     first_view = not st.session_state.get("_sim_seen")
     st.session_state["_sim_seen"] = True
     run = st.button("Run simulation", type="primary", disabled=too_big)
@@ -422,9 +436,9 @@ def body() -> None:
         t0 = time.perf_counter()
         for k, (d_, a) in enumerate(jobs):
             try:  # in the shared worker pool: a long run does not slow other users' pages
-                res = ui.run_job(workers.run_simulation, a, d_, loss, float(lam or 0), grid={sweep: grid},
-                                 reps=int(reps), seed=int(seed), params=fixed, max_work=UI_MAX_WORK,
-                                 label=f"running {k + 1}/{len(jobs)}: {catalog.get_algorithm(a).name}")
+                res = ui.run_job(workers.run_simulation, a, d_, loss, float(lam or 0), grid={sweep: grid_run},
+                                 reps=int(reps), seed=int(seed), params=run_fixed, max_work=UI_MAX_WORK,
+                                 loss_q=q, label=f"running {k + 1}/{len(jobs)}: {catalog.get_algorithm(a).name}")
             except S.CostTooHigh as exc:
                 st.error(f"Refused: {ui.plain(exc)}")
                 continue
@@ -442,26 +456,49 @@ def body() -> None:
     slot = downloads.container()
     # the table's downloads carry the parameters the runs used (the loss's G, the theorem's T and η), not the
     # sidebar's (whose G, L, M, α the run may not use)
-    used = {**fixed, **({"G": g_used} if g_used is not None else {}), "loss": str(loss), "l2": float(lam or 0),
-            "seed": int(seed), "reps": int(reps)}
+    used = {**run_fixed, **({"G": g_used} if g_used is not None else {}), "loss": str(loss), "l2": float(lam or 0),
+            "seed": int(seed), "reps": int(reps), **({"q": q} if q is not None else {})}
     show_results(stored["results"], params, sweep, quantity, downloads=slot, schedule_thm=schedule_thm,
-                 trivial=_trivial_excess(datasets, loss, float(lam or 0), stored["results"]), table_params=used)
+                 trivial=_trivial_excess(datasets, loss_obj, stored["results"]), table_params=used,
+                 grid=grid, gaps=gaps, loss=loss_obj)
     ui.download_view("simulate", container=slot,
                      inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
-                             "loss": loss, "algorithms": list(alg_ids), "sweep": sweep, "grid": grid,
-                             "reps": int(reps), **fixed,
+                             "loss": loss, "q": q, "algorithms": list(alg_ids), "sweep": sweep, "grid": grid,
+                             "grid_run": grid_run, "gaps": {pt.value: pt.reason for pt in gaps},
+                             "schedule_theorem": schedule_thm, "reps": int(reps), **run_fixed,
                              "paper_experiment": experiment.id if experiment is not None else None},
                      outputs={"rows": [r for _k, res in stored["results"] for r in res.frame.to_dict("records")],
                               "seconds": stored["seconds"], "estimated_seconds": stored["estimate"]},
-                     command=_command(datasets, loss, float(lam or 0), alg_ids, sweep, grid, int(reps), int(seed),
-                                      fixed, n_needed),
+                     command=_command(datasets, loss, q, float(lam or 0), alg_ids, sweep, grid_run, int(reps),
+                                      int(seed), fixed if schedule_thm else run_fixed, n_needed,
+                                      schedule=(schedule_thm, params["c"], params["R"]) if schedule_thm else None),
                      seed=int(seed))
 
 
-def _command(datasets, loss: str, lam: float, alg_ids, sweep: str, grid, reps: int, seed: int, fixed: dict,
-             n_needed: int) -> str | None:
-    """The ``python -m dpviz simulate`` command that reruns exactly this page's runs (same data, loss, grid, fixed
-    parameters, repetitions and seed), or None for an uploaded CSV (a command cannot carry the file)."""
+def _trivial_excess(datasets, loss_obj, results) -> dict:
+    """Excess risk of always predicting with w = 0 (the trivial predictor), per curve label (κ or None): F(0) on the
+    engine's evaluation sample minus the reference the run's excess risk is measured against."""
+    out = {}
+    by_label = {(d_.kappa if len(datasets) > 1 else None): d_ for d_ in datasets}
+    for label, res in results:
+        if label in out or label not in by_label or "excess_risk" not in res.frame or "pop_risk" not in res.frame:
+            continue
+        ok = res.frame[np.isfinite(res.frame["excess_risk"])]
+        if ok.empty:
+            continue
+        try:
+            out[label] = SC.trivial_excess(by_label[label], loss_obj,
+                                           reference=float((ok["pop_risk"] - ok["excess_risk"]).iloc[0]))
+        except (ValueError, AttributeError, TypeError, KeyError, IndexError):
+            continue
+    return out
+
+
+def _command(datasets, loss: str, q, lam: float, alg_ids, sweep: str, grid, reps: int, seed: int, fixed: dict,
+             n_needed: int, schedule=None) -> str | None:
+    """The ``python -m dpviz simulate`` command that reruns exactly this page's runs (same data, loss, grid points
+    that ran, fixed parameters, schedule rule, repetitions and seed), or None for an uploaded CSV (a command cannot
+    carry the file)."""
     if st.session_state.get("w_data_source") == "csv":
         return None
     parts = ["python -m dpviz simulate", *(f"--algorithm {a}" for a in alg_ids), f"--dataset {datasets[0].name}"]
@@ -469,9 +506,18 @@ def _command(datasets, loss: str, lam: float, alg_ids, sweep: str, grid, reps: i
         parts.append(f"--data-n {int(n_needed)}")
     if len(datasets) > 1 or datasets[0].name in SYNTHETIC[:2]:
         parts += [f"--label-noise {float(d_.kappa)!r}" for d_ in datasets]
-    parts += [f"--loss {loss}"] + ([f"--l2 {lam!r}"] if lam else [])
-    parts += [f"--over {sweep}", "--values " + ",".join(str(x) if isinstance(x, int) else repr(float(x)) for x in grid),
-              f"--reps {reps}", f"--seed {seed}", ui.cli_options(fixed), "--json"]
+    parts += [f"--loss {loss}"] + ([f"--loss-q {float(q)!r}"] if q is not None else []) + (
+        [f"--l2 {lam!r}"] if lam else [])
+    values = [int(x) if sweep == "n" else float(x) for x in grid]
+    parts += [f"--over {sweep}", "--values " + ",".join(str(x) if isinstance(x, int) else repr(x) for x in values),
+              f"--reps {reps}", f"--seed {seed}"]
+    if schedule is not None:
+        thm, c, R = schedule
+        parts += [f"--schedule {thm}", f"--schedule-c {float(c)!r}", f"--schedule-R {float(R)!r}"]
+        parts.append(ui.cli_options(fixed))
+    else:
+        parts.append(ui.cli_options(fixed))
+    parts.append("--json")
     return " ".join(p for p in parts if p)
 
 
@@ -587,97 +633,47 @@ def sweep_view() -> None:
                      command=None, seed=None)
 
 
-def _label(res, kappa, short: bool = False) -> str:
-    """The curve's name: the algorithm's name (``short``: up to its first parenthesis, e.g. "DP-SGD"), the papers'
-    noise rule if the run used it, and κ."""
-    from dpviz.studies.reproduce import noise_rule_label
-
-    name = catalog.get_algorithm(res.algorithm).name
-    if short:
-        name = name.split(" (")[0]
-    name += noise_rule_label(res)
-    if kappa is None:
-        return name
-    return f"{name} ({kappa})" if isinstance(kappa, str) else f"{name} (κ = {kappa:g})"
-
-
-def _trend(slope: float) -> str:
-    return "rises" if slope > 0 else "falls"
-
-
-def _lessons(name, row, summary, x, xlab, private, trivial, res, schedule_thm, with_theory) -> list[str]:
-    """Plain-words warnings for one curve: private runs no better than the trivial predictor w = 0, a fitted slope of
-    the opposite sign to the theory's, and a theory curve whose schedule the run did not use."""
-    out = []
-    useless = []
-    if private and trivial is not None and trivial > 0:
-        # not demonstrably better: the excess risk of w = 0 lies inside or below the runs' 95 % band
-        useless = [g for g, hi in zip(x, summary["ci_high"]) if hi >= trivial * (1 - 1e-9)]
-        if useless:
-            sig = [c.sigma for c, g in zip(res.calibrations, res.grid_values or [None]) if g in useless
-                   and c.sigma is not None]
-            points = xlab + " = " + ", ".join(ui.fmt(g) for g in useless)
-            # "every grid point" only when every point of the grid ran and all are useless (x: the points that ran)
-            where = ("every grid point" if len(useless) == len(x) == len(res.grid_values or x) else points)
-            sig_text = ", ".join(ui.fmt(v) for v in sig[:6]) + (", …" if len(sig) > 6 else "")
-            out.append(f"{name}: at {where}"
-                       f" the private runs are no better than the trivial predictor w = 0 (its excess risk is "
-                       f"{ui.fmt(trivial)}, inside or below the runs' 95 % band): the noise the privacy guarantee "
-                       f"needs{' (σ = ' + sig_text + ')' if sig else ''} drowns the "
-                       "gradient at this n. The curve then shows the noise, not the theorem's rate: increase n or ε "
-                       "to see the rate.")
-    slope, theory_slope = row.get("fitted slope"), row.get("theory slope")
-    if with_theory and slope is not None and theory_slope is not None and math.isfinite(slope) \
-            and abs(theory_slope) > 1e-9 and slope * theory_slope < 0:
-        lo, hi = row.get("95 % CI low"), row.get("95 % CI high")
-        within = lo is not None and hi is not None and math.isfinite(lo) and math.isfinite(hi) and lo <= 0 <= hi
-        why = (" The runs are no better than w = 0 at some points (above), which explains it." if useless else
-               " Its 95 % interval contains 0: with more repetitions the sign may change." if within else "")
-        out.append(f"{name}: the simulated excess risk {_trend(slope)} with {xlab} (fitted slope {slope:+.2f}), "
-                   f"while {row['theorem']} says it {_trend(theory_slope)} (slope {theory_slope:+.2f} over this "
-                   f"grid): this run does not show the theory's trend.{why}")
-    if with_theory and private and row.get("theorem", "—") != "—" and schedule_thm is not None:
-        thm = catalog.get_theorem(schedule_thm)
-        if thm.algorithm != res.algorithm:
-            out.append(f"{name} ran at the schedule of {thm.paper.short}, {thm.number} (another algorithm's "
-                       "theorem), not at the schedule of the theorem it is compared with.")
-    elif with_theory and private and row.get("theorem", "—") != "—" and schedule_thm is None:
-        out.append(f"{name} ran at the sidebar's T and η, not at the step size and iterations {row['theorem']} "
-                   "prescribes: its curve is the theorem's rate, not a prediction for this run.")
-    return out
-
-
 def show_results(results, params, sweep, quantity="excess_risk", *, name="simulation", theory=True,
                  subtitle="", downloads=None, schedule_thm: str | None = None, trivial: dict | None = None,
-                 table_params: dict | None = None) -> None:
+                 table_params: dict | None = None, grid=None, gaps=(), loss=None) -> None:
     """Plot, rates and table of ``results`` ((κ or label, result) pairs); ``theory=False`` for a sweep's rows (no
     calibrations stored, so no theorem curves); ``name`` names the downloads; ``subtitle`` (plain text, escaped here)
     goes under the figure's title (a sweep's provenance); ``downloads``: where the table's downloads go (a slot the
     page reserved above its run, see :func:`dpviz_ui.helpers.download_view`); ``schedule_thm``: the theorem whose T and η
     the run used (compared first); ``trivial``: the excess risk of w = 0 per κ label, to say when private runs are
-    no better; ``table_params``: the parameters the runs used, carried by the table's downloads (default ``params``)."""
+    no better and when a bound is vacuous; ``table_params``: the parameters the runs used, carried by the table's
+    downloads (default ``params``); ``grid``: every grid value of the page (default: the runs' own); ``gaps``: the
+    page's grid points that did not run (:class:`dpviz.engine.simulate.schedule.PointSchedule` with a reason);
+    ``loss``: the loss object of the runs (only the theorems that apply to it are drawn as their theory)."""
     theory_on = theory
-    curves, rows, slopes, notes, lessons = [], [], [], [], []
+    curves, rows, slopes, notes, lessons, gap_marks, levels, vacuous = [], [], [], [], [], [], [], []
     qname = QUANTITIES[quantity]
     xlab = XLABELS.get(sweep, sweep)
+    page_gaps = {float(pt.value): pt.reason for pt in gaps}
     for i, (kappa, res) in enumerate(results):
-        label = _label(res, kappa)
-        short = _label(res, kappa, short=True)
+        label = SV.curve_label(res, kappa)
+        short = SV.curve_label(res, kappa, short=True)
         name_ = label
         frame = res.frame
         ran = frame[np.isfinite(frame[quantity])] if quantity in frame else frame.iloc[0:0]
         if quantity == "metric" and len(ran):
             qname = f"test {ran['metric_name'].iloc[0]}"
         s = res.summary(quantity) if len(ran) else None
+        grid_values = getattr(res, "grid_values", None) or []  # a sweep's rows (FrameResult) carry none
+        own_gaps = SV.run_gaps(res, quantity) if grid_values else {}
+        x_all = sorted({float(g) for g in (grid or [])} | {float(g) for g in grid_values}
+                       | ({float(g) for g in s["grid"]} if s is not None else set()))
+        for g, why in own_gaps.items():
+            gap_marks.append({"x": g, "reason": why, "name": short})
         if s is not None:
             s = s[np.isfinite(s["mean"])]
         if s is None or s.empty:
             st.warning(f"{name_}: no grid point could run ({ui.pretty('; '.join(res.notes)) or 'not private'}).")
             continue
         x = [float(g) for g in s["grid"]]
-        curves.append({"name": name_, "short": short, "x": x, "mean": list(s["mean"]), "ci_low": list(s["ci_low"]),
-                       "ci_high": list(s["ci_high"]), "colour": i,
-                       "detail": f"empirical mean of {int(res.frame['rep'].nunique())} repetitions, 95 % band"})
+        reps_n = int(res.frame['rep'].nunique())
+        curve = SV.empirical_curve(name_, short, x_all, s, i, reps_n)
+        curves.append(curve)
         emp = {}
         try:
             emp = res.slope(quantity)
@@ -686,34 +682,37 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
         row = {"algorithm": name_, "fitted slope": emp.get("slope"), "95 % CI low": emp.get("ci_low"),
                "95 % CI high": emp.get("ci_high"), "points": len(x), "theorem": "—", "theory slope": None,
                "dominant term exponent": None}
-        theory = _theory(res, params, schedule_thm) if quantity == "excess_risk" and theory_on else None
-        if theory is not None:
-            thm_label, b = theory
-            b = b[b["grid"].isin(x)]  # the grid points that ran
-            tot = list(b["bound"])
-            ok = [(m, r) for m, r in zip(s["mean"], tot) if m > 0 and r > 0 and math.isfinite(r)]
-            if ok:
-                const = math.exp(float(np.mean([math.log(m / r) for m, r in ok])))
-                curves.append({"name": f"{name_}: {thm_label} rate × fitted constant {const:.3g}",
-                               "short": f"{short}: theory (fitted)", "x": x, "y": [const * r for r in tot],
-                               "kind": "fitted", "colour": i,
-                               "detail": f"{thm_label}: its rate × one constant ({const:.3g}) fitted to the means"})
-            if b["explicit"].notna().any():
-                curves.append({"name": f"{name_}: {thm_label} bound with the paper's constants",
-                               "short": f"{short}: paper's bound", "x": x,
-                               "y": [None if math.isnan(e) else e for e in b["explicit"]], "kind": "explicit",
-                               "colour": i, "detail": f"{thm_label} with the paper's explicit constants"})
+        triv = (trivial or {}).get(kappa)
+        found = SV.theory_for(res, params, schedule_thm, loss) if quantity == "excess_risk" and theory_on else None
+        if found is not None:
+            thm_label, _tid, b = found
+            more, facts = SV.theory_curves(name_, short, x_all, s, b, thm_label, i, trivial=triv)
+            curves.extend(more)
             exp_col = "n_exp" if sweep == "n" else "eps_exp"
-            row.update({"theorem": thm_label, "theory slope": figures.loglog_slope(x, tot),
+            row.update({"theorem": thm_label, "theory slope": facts["theory slope"],
                         "dominant term exponent": float(b[exp_col].iloc[-1])})
+            if facts["vacuous"]:
+                vacuous.append(f"{short}: {thm_label}'s bound with the paper's constants is **vacuous here** at "
+                               f"{xlab} = {', '.join(ui.fmt(g) for g in facts['vacuous'])} ("
+                               + ", ".join(ui.fmt(facts["explicit"][g]) for g in facts["vacuous"][:4])
+                               + (", …" if len(facts["vacuous"]) > 4 else "")
+                               + f"): above the trivial bound, the excess risk of w = 0 ({ui.fmt(triv)}), which "
+                               "outputting 0 achieves without looking at the data.")
+        if row["fitted slope"] is not None:  # the fitted slope beside the theory's, in the legend
+            curve["short"] = (f"{short} (slope {row['fitted slope']:+.2f}"
+                              + (f"; theory {row['theory slope']:+.2f})" if row["theory slope"] is not None else ")"))
+        if quantity == "excess_risk" and triv is not None and triv > 0 and not any(
+                abs(lv["y"] - triv) <= 1e-12 * triv for lv in levels):
+            levels.append({"name": "w = 0 (trivial predictor)" + (f", κ = {kappa:g}" if isinstance(kappa, float)
+                                                                  else ""), "y": triv})
         private = catalog.get_algorithm(res.algorithm).perturbation != "none"
         if quantity == "excess_risk":  # the lessons are about the excess risk (w = 0's is not a test metric)
-            lessons.extend(_lessons(name_, row, s, x, xlab, private, (trivial or {}).get(kappa), res, schedule_thm,
-                                    theory_on))
+            lessons.extend(SV.lessons(name_, row, s, x, xlab, private, triv, res, schedule_thm, theory_on))
         slopes.append(row)
         notes.extend(f"{name_}: {ui.pretty(note)}" for note in res.notes)
         rows.extend(r for r in frame.to_dict("records")  # grid points that did not run are not rows
                     if isinstance(r.get("pop_risk"), float) and math.isfinite(r["pop_risk"]))
+    gap_marks += [{"x": g, "reason": why, "name": "every algorithm", "plan": True} for g, why in page_gaps.items()]
     if any("every step got noise" in n for n in notes):
         st.info("PIDP-SGD added noise at every step under its own calibration: its decision rule never skipped the "
                 "noise here, so it ran as DP-SGD with extra work (see the notes).")
@@ -724,6 +723,13 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
     with st.container():  # in plain words, above the chart: when the run does not show what the theory says (a
         for line in lessons:  # container of its own: their number varies, the chart after it keeps its place)
             st.warning(line)
+        for line in vacuous:
+            st.warning(line)
+        engine_gaps = [m for m in gap_marks if not m.get("plan")]
+        if engine_gaps:
+            st.caption("Did not run (crosses on the chart): " + "; ".join(
+                f"{m['name']} at {xlab} = {ui.fmt(m['x'])}: {ui.pretty(m['reason'])}" for m in engine_gaps[:12])
+                + (" …" if len(engine_gaps) > 12 else ""))
     if not curves:
         return
     title = f"{qname.capitalize()} vs {xlab}"
@@ -731,12 +737,14 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
         import html
 
         title += f"<br><sub>{html.escape(subtitle)}</sub>"
-    fig = figures.simulation_figure(curves, x_title=xlab, y_title=qname, title=title)
+    fig = figures.simulation_figure(curves, x_title=xlab, y_title=qname, title=title, gaps=gap_marks, levels=levels)
     ui.show_figure(fig, f"{name}_{sweep}", params)
     if quantity == "excess_risk" and theory_on:
-        st.caption("Dashed: the theorem's rate multiplied by one constant fitted to the simulated means (the papers "
-                   "leave constants unspecified). Dotted: the bound with the paper's explicit constants, where it "
-                   "gives them.")
+        st.caption("Solid: the simulated mean with its 95 % band (the legend gives its fitted log-log slope and the "
+                   "theory's over the same grid). Dashed: the theorem's rate multiplied by one constant fitted to the "
+                   "simulated means (the papers leave constants unspecified). Dotted: the bound with the paper's "
+                   "explicit constants, where it gives them; circled 'vacuous' where it is above the excess risk of "
+                   "w = 0 (dash-dotted). Crosses: grid points that did not run (hover for why).")
     st.subheader("Rates: fitted log-log slope" + (" vs theory" if quantity == "excess_risk" and theory_on else ""))
     for r in slopes:
         if r["fitted slope"] is None:

@@ -5,7 +5,12 @@ change here means a change of the random streams or of the arithmetic, which mus
 Issue 9 changed three defaults deliberately; their cases select the old behaviour, which must reproduce the old
 hashes: DPEGD ``epoch_average="printed"`` (the new default averages w_0..w_{n_i} as Lemma 9 of the proof does),
 PIDP-SGD ``pidp_start="erm"`` with a zeta below the Hessian's smallest eigenvalue (the new default starts at 0 and
-needs zeta), DPGDSC with a caller's mu on a loss that is not strongly convex ``allow_nonprivate=True``."""
+needs zeta), DPGDSC with a caller's mu on a loss that is not strongly convex ``allow_nonprivate=True``.
+
+Issue 33 changed the random streams of a grid run deliberately: a grid point's streams come from the seed and the
+point's own value (``run._point_key``), no longer from its position in the grid.  The old hashes of the grid cases
+still pin the arithmetic: with the streams by position put back (``_positional``), they are reproduced bit for bit;
+``GOLDEN_KEYED`` pins the new streams of those cases."""
 
 import hashlib
 
@@ -129,13 +134,35 @@ def _rounded_digest(r):
     return _digest(*[np.round(np.asarray(a, dtype=float), 8) + 0.0 for a in _arrays(r)])
 
 
+#: the grid cases with the streams keyed by each point's value (issue 33)
+GOLDEN_KEYED = {
+    'dpgd-c': 'b851b134d870c71a0547',
+    'dpsgd-rdp': '3c4f776c76b09c3fba96',
+    'dpsgd-rdp-sigma': '3929a09403452a64cc21',
+    'sgd': '19439655c24a389aa222',
+}
+
+
+def _check(case, r, golden):
+    if case in GOLDEN_ROUNDED and _result_digest(r) != golden[case]:
+        assert _rounded_digest(r) == GOLDEN_ROUNDED[case]
+    else:
+        assert _result_digest(r) == golden[case]
+
+
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_engine_outputs_are_bit_identical(case):
     r = CASES[case]()
-    if case in GOLDEN_ROUNDED and _result_digest(r) != GOLDEN[case]:
-        assert _rounded_digest(r) == GOLDEN_ROUNDED[case]
-    else:
-        assert _result_digest(r) == GOLDEN[case]
+    _check(case, r, {**GOLDEN, **GOLDEN_KEYED})
+
+
+@pytest.mark.parametrize("case", sorted(GOLDEN_KEYED))
+def test_grid_cases_reproduce_the_old_hashes_with_the_streams_by_position(case, monkeypatch):
+    from dpviz.engine.simulate import run
+
+    real = run._streams
+    monkeypatch.setattr(run, "_streams", lambda seed, G, coupled=False, keys=None: real(seed, G, coupled))
+    _check(case, CASES[case](), GOLDEN)
 
 
 def test_run_chains_coupled_and_independent():

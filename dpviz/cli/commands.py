@@ -170,6 +170,15 @@ def build_parser() -> argparse.ArgumentParser:
                    help="label noise kappa of a Wang et al. design (repeatable: one data set per value)")
     p.add_argument("--loss", required=True, help="loss id")
     p.add_argument("--l2", type=_number, default=0.0, help="L2 regulariser lambda (adds lambda ||w||^2)")
+    p.add_argument("--loss-q", type=_number, default=None, dest="loss_q",
+                   help="exponent q of a q-norm loss, 1 < q <= 2 (its gradient is alpha-Hölder, alpha = q - 1)")
+    p.add_argument("--schedule", default=None, metavar="THEOREM",
+                   help="T and eta at every grid point from this theorem's bound at that point's own n or eps "
+                        "(the Simulate page's 'theorem' schedule; dpviz.engine.simulate.schedule)")
+    p.add_argument("--schedule-c", type=_number, default=1.0, dest="schedule_c",
+                   help="the theorem's free constant c for --schedule (default 1)")
+    p.add_argument("--schedule-R", type=_number, default=None, dest="schedule_R",
+                   help="the radius R the --schedule theorem and the loss's constants use (default --R)")
     p.add_argument("--over", required=True, choices=("eps", "n"), help="the swept parameter")
     p.add_argument("--values", required=True, help="its comma-separated values")
     p.add_argument("--reps", type=_whole, required=True, help="repetitions per grid point")
@@ -199,14 +208,18 @@ def _run_simulate(args: argparse.Namespace) -> int:
     if not values:
         raise UsageError("--values needs at least one value")
     kappas = args.label_noise or [0.0]
-    loss = losses.get_loss(args.loss, l2=float(args.l2)) if args.l2 else args.loss
+    extra = {"q": float(args.loss_q)} if args.loss_q is not None else {}
+    loss = losses.get_loss(args.loss, l2=float(args.l2), **extra) if (args.l2 or extra) else args.loss
     max_gb = SIMULATE_MAX_GB if args.max_gb is None else v.check_positive("--max-gb", args.max_gb)
     # the memory of every run, estimated from the sizes alone before any data set is built (a --data-n of 1e12 or
     # --reps of 1e9 asked numpy for 73 TiB / 149 GiB and ended in a traceback)
     for kappa in kappas:
         plan = D.plan_dataset(args.dataset, n=args.data_n, kappa=kappa)
         for alg in args.algorithm:
-            est = S.estimate_cost(alg, plan, loss, grid={args.over: values}, reps=args.reps, params=params)
+            # with --schedule, T and eta are known once the data set is built: the guard then counts the data set
+            # and the chains at T = 1 (the history of pairwise SGD, which grows with T, is not counted)
+            est = S.estimate_cost(alg, plan, loss, grid={args.over: values}, reps=args.reps,
+                                  params={**params, "T": 1, "eta": 1.0} if args.schedule else params)
             if est["bytes"] > max_gb * 1e9:
                 raise UsageError(
                     f"{alg} on {args.dataset} (n = {plan.n}, {args.reps} repetitions) needs about "
@@ -215,9 +228,10 @@ def _run_simulate(args: argparse.Namespace) -> int:
     runs = []
     for kappa in kappas:
         ds = D.load_dataset(args.dataset, n=args.data_n, kappa=kappa)  # real data: n and kappa do not apply
+        run_params = _schedule_params(args, params, ds, loss, values) if args.schedule else params
         for alg in args.algorithm:
             res = S.simulate(alg, ds, loss, grid={args.over: values}, reps=args.reps, seed=args.seed,
-                             params=params, max_work=None)
+                             params=run_params, max_work=None)
             runs.append({"algorithm": alg, "kappa": kappa if args.label_noise else None,
                          "rows": catalog._json_safe(res.frame.to_dict("records")), "notes": list(res.notes)})
     out = {"runs": runs}
@@ -228,6 +242,25 @@ def _run_simulate(args: argparse.Namespace) -> int:
             print(f"{r['algorithm']}" + (f" (kappa = {r['kappa']:g})" if r["kappa"] is not None else "")
                   + f": {len(r['rows'])} rows")
     return 0
+
+
+def _schedule_params(args: argparse.Namespace, params: dict, ds, loss, values) -> dict:
+    """``params`` with T and eta per grid point from the theorem ``--schedule`` at each point's own n or eps (the
+    rule of :mod:`dpviz.engine.simulate.schedule`, the Simulate page's); a point without a schedule is an error."""
+    from dpviz.engine.simulate import schedule as SC
+
+    R = args.schedule_R if args.schedule_R is not None else params.get("R")
+    if R is None:
+        raise UsageError("--schedule needs the radius R (--R or --schedule-R)")
+    base = SC.schedule_params({**params, "R": float(R), "c": float(args.schedule_c)}, loss=loss,
+                              data_bound=ds.x_bound, d=ds.d, G=params.get("G"))
+    points = SC.theorem_schedule(args.schedule, sweep=args.over, grid=values, params=base,
+                                 delta_auto="delta" not in params)
+    bad = [pt for pt in points if not pt.ok]
+    if bad:
+        raise UsageError(f"--schedule {args.schedule} gives no T and eta at {args.over} = {bad[0].value:g}: "
+                         f"{bad[0].reason}; leave that value out of --values")
+    return {**params, "T": [pt.T for pt in points], "eta": [pt.eta for pt in points]}
 
 
 def _extensions() -> list:

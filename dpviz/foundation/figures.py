@@ -34,16 +34,27 @@ def tick_label(v: float) -> str:
 
 def log_ticks(lo: float, hi: float) -> list[float]:
     """Tick values for a log axis over [lo, hi]: 1-2-5 per decade over up to 3 decades, else powers of ten (every
-    k-th decade over very wide ranges)."""
+    k-th decade over very wide ranges).  A narrow range (less than about a decade) gets finer mantissas (1-2-3-5,
+    then every digit, then halves) until at least three ticks fall inside it, so a value can be read off."""
     if not (lo > 0 and hi > 0 and math.isfinite(lo) and math.isfinite(hi)):
         raise ValueError("log-axis ticks need a positive finite range")
     lo, hi = min(lo, hi), max(lo, hi)
     k0, k1 = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
     decades = max(1, k1 - k0)
-    mantissas = (1, 2, 5) if decades <= 3 else (1,)
     step = max(1, math.ceil(decades / 10))
-    ticks = [m * 10.0**k for k in range(k0, k1 + 1, step if mantissas == (1,) else 1) for m in mantissas]
-    inside = [t for t in ticks if lo / 1.0001 <= t <= hi * 1.0001]
+
+    def _inside(mantissas, every=1):
+        ticks = [m * 10.0**k for k in range(k0, k1 + 1, every) for m in mantissas]
+        return ticks, [t for t in ticks if lo / 1.0001 <= t <= hi * 1.0001]
+
+    if decades > 3:
+        ticks, inside = _inside((1,), step)
+    else:
+        ticks, inside = _inside((1, 2, 5))
+        for finer in ((1, 2, 3, 5), tuple(range(1, 10)), (1, 1.5, 2, 2.5, 3, 3.5, 4, 4.5, 5, 6, 7, 8, 9)):
+            if len(inside) >= 3:
+                break
+            ticks, inside = _inside(finer)
     return inside if len(inside) >= 2 else [t for t in ticks if lo / 10 <= t <= hi * 10]
 
 
@@ -258,20 +269,41 @@ def sigma_beta_figure(betas: Sequence[float], sigmas: Sequence[float | None],
     return readable_log_axes(fig)
 
 
+def _segments(x: list, y: list) -> list[list[int]]:
+    """The runs of consecutive indices where ``y`` is not None."""
+    out, cur = [], []
+    for i, val in enumerate(y):
+        if val is None:
+            if cur:
+                out.append(cur)
+            cur = []
+        else:
+            cur.append(i)
+    if cur:
+        out.append(cur)
+    return out
+
+
 def simulation_figure(curves: Sequence[dict], *, x_title: str, y_title: str = "excess risk",
-                      title: str = "Empirical vs theoretical excess risk", plot_height: int = 460) -> go.Figure:
+                      title: str = "Empirical vs theoretical excess risk", plot_height: int = 460,
+                      gaps: Sequence[dict] = (), levels: Sequence[dict] = ()) -> go.Figure:
     """Simulation results against theory on log-log axes.
 
     Each entry of ``curves`` is a dict with ``name`` and ``x`` and one of
 
-    * ``mean`` with ``ci_low`` / ``ci_high`` (an empirical curve: markers + line, with a shaded 95 % band), or
+    * ``mean`` with ``ci_low`` / ``ci_high`` (an empirical curve: markers + line, with a shaded 95 % band); a None
+      mean is a grid point that did not run: the line and the band break there, or
     * ``y`` with ``kind`` = "fitted" (theory rate times a fitted constant: dashed) or "explicit" (bound with the
-      paper's explicit constants: dotted).
+      paper's explicit constants: dotted); an explicit curve's optional ``vacuous`` lists the x values where the
+      bound is vacuous (above the excess risk of w = 0): marked with open circles and "vacuous here" on hover.
 
     Optional ``short`` is the legend's name (default ``name``) and ``detail`` a line of text shown on hover (the full
-    name is always in the hover).  The legend sits below the plot, one entry per line of the plot (a band is toggled
-    with its mean), and the figure grows with the legend so that the plotting area keeps ``plot_height`` pixels.
-    Non-positive values are dropped (log axes), and the band's lower edge is clipped at a small positive value.
+    name is always in the hover).  ``gaps``: grid points that did not run, ``{"x", "reason", "name"}`` each, drawn
+    as grey crosses along the bottom of the plot with their reason on hover (never silently left out).
+    ``levels``: horizontal reference lines ``{"name", "y", "colour"}`` (e.g. the excess risk of w = 0), dash-dotted.
+    The legend sits below the plot, one entry per line of the plot (a band is toggled with its mean), and the
+    figure grows with the legend so that the plotting area keeps ``plot_height`` pixels.  Non-positive values are
+    dropped (log axes), and the band's lower edge is clipped at a small positive value.
     """
     import html
 
@@ -280,24 +312,31 @@ def simulation_figure(curves: Sequence[dict], *, x_title: str, y_title: str = "e
     fig = go.Figure()
     palette = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2", "#17becf"]
     legend_names = []
+    all_x: list[float] = []
+    all_y: list[float] = []
     for i, c in enumerate(curves):
         colour = palette[c.get("colour", i) % len(palette)]
         x = [float(v) for v in c["x"]]
+        all_x += x
         short = c.get("short") or c["name"]
         hover = "<b>" + html.escape(c["name"]) + "</b>" + (
             "<br>" + html.escape(c["detail"]) if c.get("detail") else "")
         group = f"g{c.get('colour', i)}"
         if "mean" in c:
-            mean = [float(v) for v in c["mean"]]
-            hi = [float(v) for v in c["ci_high"]]
-            pos = [m for m in mean if m > 0]
+            mean = [None if v is None else float(v) for v in c["mean"]]
+            hi = [None if v is None else float(v) for v in c["ci_high"]]
+            pos = [m for m in mean if m is not None and m > 0]
             floor = (min(pos) / 100.0) if pos else 1e-12
-            lo = [max(float(v), floor) for v in c["ci_low"]]
-            fig.add_trace(go.Scatter(x=x + x[::-1], y=hi + lo[::-1], mode="lines", fill="toself", fillcolor=colour,
-                                     opacity=0.2,
-                                     line=dict(width=0), name=f"{short}: 95 % band", hoverinfo="skip",
-                                     legendgroup=group, showlegend=False))
-            fig.add_trace(go.Scatter(x=x, y=[m if m > 0 else None for m in mean], mode="lines+markers",
+            lo = [None if v is None else max(float(v), floor) for v in c["ci_low"]]
+            for seg in _segments(x, mean):  # one band per run of consecutive grid points that ran
+                xs = [x[j] for j in seg]
+                fig.add_trace(go.Scatter(x=xs + xs[::-1], y=[hi[j] for j in seg] + [lo[j] for j in seg][::-1],
+                                         mode="lines", fill="toself", fillcolor=colour, opacity=0.2,
+                                         line=dict(width=0), name=f"{short}: 95 % band", hoverinfo="skip",
+                                         legendgroup=group, showlegend=False))
+            all_y += [m for m in mean if m is not None and m > 0]
+            fig.add_trace(go.Scatter(x=x, y=[m if m is not None and m > 0 else None for m in mean],
+                                     mode="lines+markers", connectgaps=False,
                                      line=dict(color=colour), name=short, legendgroup=group,
                                      hovertemplate=f"{hover}<br>{x_title} = %{{x:.4g}}<br>mean = %{{y:.4g}}"
                                                    "<extra>empirical mean ± 95 % band</extra>"))
@@ -310,6 +349,36 @@ def simulation_figure(curves: Sequence[dict], *, x_title: str, y_title: str = "e
                                      legendgroup=group,
                                      hovertemplate=f"{hover}<br>{x_title} = %{{x:.4g}}<br>%{{y:.4g}}<extra></extra>"))
             legend_names.append(short)
+            vac = {float(v) for v in c.get("vacuous", ())}
+            if vac:
+                vx = [a for a, b in zip(x, y) if a in vac and b is not None]
+                vy = [b for a, b in zip(x, y) if a in vac and b is not None]
+                fig.add_trace(go.Scatter(x=vx, y=vy, mode="markers+text", text=["vacuous"] * len(vx),
+                                         textposition="top center", textfont=dict(size=10, color=colour),
+                                         marker=dict(symbol="circle-open", size=11, color=colour),
+                                         legendgroup=group, showlegend=False, name=f"{short}: vacuous here",
+                                         hovertemplate=f"{hover}<br>{x_title} = %{{x:.4g}}<br>%{{y:.4g}}: vacuous "
+                                                       "here (above the excess risk of w = 0)<extra></extra>"))
+    for lv in levels:
+        yv = float(lv["y"])
+        if not (yv > 0 and math.isfinite(yv)) or not all_x:
+            continue
+        colour = palette[lv.get("colour", 0) % len(palette)] if "colour" in lv else "#555555"
+        name = lv.get("name", "reference")
+        fig.add_trace(go.Scatter(x=[min(all_x), max(all_x)], y=[yv, yv], mode="lines",
+                                 line=dict(color=colour, dash="dashdot", width=1.5), name=name,
+                                 hovertemplate=html.escape(name) + "<br>%{y:.4g}<extra></extra>"))
+        legend_names.append(name)
+    gaps = [g for g in gaps if g.get("x") is not None and float(g["x"]) > 0]
+    if gaps:
+        ys = all_y or [float(lv["y"]) for lv in levels if float(lv["y"]) > 0] or [1.0]
+        base = min(ys) / 1.6
+        fig.add_trace(go.Scatter(x=[float(g["x"]) for g in gaps], y=[base] * len(gaps), mode="markers",
+                                 marker=dict(symbol="x", size=11, color="#7f7f7f"), name="not run (hover: why)",
+                                 text=[html.escape(str(g.get("name", "")) + (": " if g.get("name") else "")
+                                                   + str(g["reason"]))[:300] for g in gaps],
+                                 hovertemplate=f"{x_title} = %{{x:.4g}}: %{{text}}<extra>not run</extra>"))
+        legend_names.append("not run (hover: why)")
     # the legend below the plot: estimate its rows from the names' lengths (about 7 px a character at 12 px type,
     # for a chart about 900 px wide) and make the figure that much taller
     width = max(len(nm) for nm in legend_names) * 7 + 50

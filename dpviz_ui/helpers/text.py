@@ -34,7 +34,8 @@ HELP = {
 NUMERIC = ["n", "d", "eps", "log10_delta", "T", "eta", "G", "L", "M", "R", "alpha", "mu", "c", "kappa"]
 #: Constants a loss determines (from κ and R); hidden from the sidebar unless the user overrides them.
 LOSS_CONSTANTS = ["G", "L", "M", "alpha"]
-LABELS = {"log10_delta": "log10 δ", "eps": "ε", "eta": "η", "alpha": "α", "mu": "μ", "kappa": "κ (data radius)"}
+LABELS = {"log10_delta": "log10 δ", "eps": "ε", "eta": "η", "alpha": "α", "mu": "μ", "kappa": "κ (data radius)",
+          "q": "q (q-norm loss: α = q − 1)"}
 
 
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:=&])")

@@ -41,9 +41,11 @@ with rounds or epochs of their own (PIDP-SGD, DPEGD) run one grid point at a tim
 rule on several training sets side by side (neighbouring S and S' with shared indices and noise, or independent
 trials on D and D'), which is what ``dpviz.labs.stability`` and ``dpviz.labs.audit`` build on.
 
-Random numbers: ``SeedSequence(seed)`` spawns one child per grid point, and each child three independent streams
-(indices, per-step noise, output noise) of the fast ``SFC64`` bit generator.  Same seed -> identical results; the
-k-th grid point's streams depend only on (seed, k), not on the other grid values; algorithms run with the same seed
+Random numbers: each grid point gets ``SeedSequence(seed, spawn_key=key)`` with a key made from the swept parameter's
+name and the point's own value (``run._point_key``; a run without a grid: ``SeedSequence(seed).spawn(1)``), and from
+it three independent streams (indices, per-step noise, output noise) of the fast ``SFC64`` bit generator.  Same seed
+-> identical results; a grid point's streams depend only on (seed, its value), not on its position or the other grid
+values (issue 33: adding or removing grid values changes no other point); algorithms run with the same seed
 share their index sequences (common random numbers, so DP-SGD and SGD differ only by the noise).  SFC64 is used
 because it draws normals about 1.4x faster than numpy's default PCG64 (the noise is the engine's floor; see
 benchmarks/RESULTS.md).  Noise and indices can be injected (``noise``, ``indices``, ``output_noise``) to check an

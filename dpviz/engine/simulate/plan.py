@@ -132,8 +132,18 @@ def _plan(algorithm_id, data, loss, grid, reps, params):
     if sig_list is not None and np.ndim(sig_list) > 0:
         if len(sig_list) != len(gvals):
             raise ValueError(f"params['sigma'] lists {len(sig_list)} values for {len(gvals)} grid points.")
+    per_point = {}  # T and eta given per grid point (a theorem's schedule at each point's own n or eps)
+    for key in ("T", "eta"):
+        val = params.get(key)
+        if val is not None and np.ndim(val) > 0:
+            if gname in (key, None) or len(val) != len(gvals):
+                raise ValueError(f"params['{key}'] lists {len(val)} values: give one {key}, or one per grid point "
+                                 f"({len(gvals)}) of a grid over another parameter.")
+            per_point[key] = list(val)
     for gi, gv in enumerate(gvals):
         p = dict(params)
+        for key, vals in per_point.items():
+            p[key] = vals[gi]
         if gname is not None:
             p[gname] = int(gv) if gname in ("n", "T") else gv
         n = v.check_n(p.get("n", data.n))

@@ -21,14 +21,34 @@ from dpviz.engine.simulate.rules import RULES, _Chains
 from dpviz.engine.simulate.spec import _BUF_FLOATS, _EVAL_ROWS, DEFAULT_MAX_WORK, SECONDS_PER_UNIT, Cancelled, CostTooHigh
 
 
-def _streams(seed, G, coupled=False):
-    """(indices, per-step noise, output noise) SFC64 streams per grid point from ``SeedSequence(seed)``.
+def _point_key(name, value) -> tuple[int, ...]:
+    """The spawn key of the grid point ``name = value``: made from the parameter's name and the value's float64 bits
+    alone, so a point's random streams do not depend on where it sits in the grid or on the other grid values."""
+    import struct
+    import zlib
 
-    ``coupled=True``: every grid point gets the streams of the first child (same indices, same noise).
+    bits = struct.unpack("<Q", struct.pack("<d", float(value) + 0.0))[0]  # + 0.0: -0.0 and 0.0 share a key
+    return (1, zlib.crc32(str(name).encode()), bits >> 32, bits & 0xFFFFFFFF)
+
+
+def _streams(seed, G, coupled=False, keys=None):
+    """(indices, per-step noise, output noise) SFC64 streams per grid point.
+
+    ``keys`` (one per grid point, from :func:`_point_key`): the point's streams come from ``SeedSequence(seed,
+    spawn_key=key)`` -- they depend on the seed and the point's own value only, so adding or removing other grid
+    values leaves them unchanged.  Without ``keys`` (no grid, or the training sets of :func:`run_chains`):
+    ``SeedSequence(seed).spawn(G)``, one child per position.  ``coupled=True``: every grid point gets the streams
+    of the first child (same indices, same noise).
     """
-    streams = [ch.spawn(3) for ch in np.random.SeedSequence(seed).spawn(1 if coupled else G)]
-    if coupled:
-        streams = streams * G  # the same three seed sequences: a fresh generator from each repeats its numbers
+    if keys is not None and not coupled:
+        if len(keys) != G:
+            raise ValueError(f"{len(keys)} stream keys for {G} grid points.")
+        roots = [np.random.SeedSequence(seed, spawn_key=tuple(k)) for k in keys]
+        streams = [r.spawn(3) for r in roots]
+    else:
+        streams = [ch.spawn(3) for ch in np.random.SeedSequence(seed).spawn(1 if coupled else G)]
+        if coupled:
+            streams = streams * G  # the same three seed sequences: a fresh generator from each repeats its numbers
     return [[np.random.Generator(np.random.SFC64(s)) for s in three] for three in streams]
 
 
@@ -181,7 +201,8 @@ def simulate(algorithm_id: str, data, loss, *, grid=None, reps: int = 100, seed:
             f"{max_work:.3g} (~{max_work * SECONDS_PER_UNIT:.0f} s); reduce repetitions, grid points, T or n.")
     rule = RULES[algorithm_id]
     ctx = _Chains(lossobj=lossobj, spec=spec, X=np.asarray(data.X, float), y=np.asarray(data.y, float), plans=plans,
-                  reps=reps, pshape=pshape, R=R, rngs=_streams(seed, len(plans)), noise=noise, indices=indices,
+                  reps=reps, pshape=pshape, R=R, noise=noise, indices=indices,
+                  rngs=_streams(seed, len(plans), keys=None if gname is None else [_point_key(gname, g) for g in gvals]),
                   output_noise=output_noise)
     out, _ = _loop(rule, ctx, progress, cancel)
     out = _release(rule, ctx, out)
