@@ -28,6 +28,7 @@ PRESENTER_CSS = (
     ".stMarkdown p,.stMarkdown li{font-size:1.08rem!important;line-height:1.4}"
     "h2{font-size:1.6rem!important;padding:0.1rem 0 0.2rem!important}"
     ".st-key-les_title p{font-size:0.95rem!important;color:#555;margin:0}"
+    "@media (max-width:1150px){.st-key-les_title{display:none!important}}"
     "[data-testid='stMetricValue']{font-size:1.7rem!important}"
     "[data-testid='stMetricLabel'] p{font-size:0.95rem!important}"
     ".katex{font-size:1.05em!important}.katex-display{margin:0.2em 0!important}"
@@ -276,8 +277,9 @@ def _nav(lesson, k: int, present: bool) -> None:
     the progress: one row whose buttons keep their one-line labels."""
     n_steps = len(lesson.steps)
     with st.container(horizontal=True, vertical_alignment="center", key="les_nav", gap="small"):
-        if present:
-            st.markdown(f"**{lesson.title}**", width="content")
+        if present:  # hidden on a screen narrower than 1150 px (the style sheet), where the row would wrap
+            with st.container(key="les_title", width="content"):
+                st.markdown(f"**{lesson.title}**", width="content")
         st.button("◀ Back", key="les_back", on_click=_go, args=(lesson.id, k - 1), disabled=k <= 1,
                   **({"shortcut": "Left"} if _KEYS else {}))
         st.button("Next ▶", key="les_next", on_click=_go, args=(lesson.id, k + 1), disabled=k >= n_steps,
@@ -285,7 +287,7 @@ def _nav(lesson, k: int, present: bool) -> None:
         st.button("Exit presenter mode" if present else "Presenter mode", key="les_present_btn",
                   on_click=_toggle_present)
         if present:
-            with st.popover("🔗 Copy link to this step", key="les_copy"):
+            with st.popover("Copy link to this step", icon=":material/link:", key="les_copy"):
                 st.caption("The link opens this step (in presenter mode) with its settings; the copy icon at the "
                            "right of the box copies it.")
                 st.code(step_url(present=True), language=None, wrap_lines=True)
@@ -377,7 +379,11 @@ def _step_body(lesson, k: int, step, present: bool, chart_column) -> None:
                            " through its values.")
             figure = go.Figure(fig)
             if present:  # the chart beside the text fits a 720-pixel-high screen with its Play control
-                figure.update_layout(height=PRESENTER_CHART_HEIGHT)
+                title = str(figure.layout.title.text or "")
+                if ": " in title:  # "paper, algorithm: σ against n" on two lines, so that it is never cut
+                    head, tail = title.rsplit(": ", 1)
+                    title = f"{head}:<br>{tail}"
+                figure.update_layout(height=PRESENTER_CHART_HEIGHT, title={"text": title, "font": {"size": 14}})
                 if step.animate:
                     figure.update_layout(margin={"t": 70, "b": 120})
             ui.show_figure(figure, f"lesson_{lesson_id}_{k}", params=L.params_of(state))

@@ -222,4 +222,10 @@ def animated_figure(step: Step, state: dict, title: str) -> dict:
 
 
 def _label(v) -> str:
-    return f"{v:g}"
+    """A frame's label (the slider's): 0.13, 1000, 10⁶ (never 1e+06)."""
+    text = f"{v:g}"
+    if "e" not in text:
+        return text
+    mant, exp = text.split("e")
+    power = "10" + str(int(exp)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return power if float(mant) == 1 else f"{mant}·{power}"
