@@ -170,9 +170,27 @@ def _compute(step, state: dict) -> dict:
     store = st.session_state.setdefault("_les_heavy", {})
     if key not in store:
         res = ui.run_job(L.live, step.view, state, label="running this step's computation")
-        store.clear()  # keep only the latest run of the session
+        while len(store) >= HEAVY_KEPT:  # the session keeps its latest runs (the handout reuses them)
+            store.pop(next(iter(store)))
         store[key] = {"ok": res}
     return store[key]
+
+
+#: worker-pool runs a session keeps (a lesson has at most four; a handout reuses those at the steps' own settings)
+HEAVY_KEPT = 12
+
+
+def _session_runs(lesson) -> dict:
+    """The worker-pool results this session has at the steps' own settings: {step number: live result}."""
+    store = st.session_state.get("_les_heavy", {})
+    out = {}
+    for k, step in enumerate(lesson.steps, 1):
+        if step.view in L.HEAVY:
+            state_json = json.dumps(L.step_state(step), sort_keys=True, default=str)
+            got = store.get(hashlib.sha256(f"{step.view}|{state_json}".encode()).hexdigest())
+            if got and "ok" in got:
+                out[k] = got["ok"]
+    return out
 
 
 def _inputs(step, state: dict, lesson_id: str, k: int) -> None:
@@ -422,7 +440,8 @@ def lecturer_tools(lesson, k: int, step, state: dict) -> None:
             mime="application/x-ipynb+json", key=f"les_nb_sol_{lesson.id}", on_click="ignore")
         hkey = f"_les_html_{lesson.id}"
         if st.button("Prepare the offline HTML handout (computes every step)", key=f"les_html_btn_{lesson.id}"):
-            st.session_state[hkey] = ui.run_job(L.html_job, lesson.id, label="writing the handout")
+            st.session_state[hkey] = ui.run_job(L.html_job, lesson.id, _session_runs(lesson),
+                                                label="writing the handout")
         if st.session_state.get(hkey):
             st.download_button("Download the HTML handout (works offline)", st.session_state[hkey],
                                file_name=f"dpviz_lesson_{lesson.id}.html", mime="text/html",

@@ -7,6 +7,7 @@ Imports :mod:`.model`, :mod:`.views`, :mod:`.solvers` and :mod:`.content`.
 
 from __future__ import annotations
 
+import functools
 import html
 import inspect
 import math
@@ -58,31 +59,40 @@ def _plotly_js() -> str:
     return get_plotlyjs()
 
 
-def _still(fig: dict):
-    """A chart as the handout draws it: still (no animation frames, Play buttons or slider: a page on paper or a
-    screen at the step's own settings) and with basic traces only (a histogram as the bars of its counts)."""
-    import numpy as np
-    import plotly.graph_objects as go
-
+@functools.lru_cache(maxsize=1)
+def _look() -> dict:
+    """The default look of a chart (plotly's template, its layout part only: the per-trace defaults add a few kB a
+    chart)."""
     import plotly.io as pio
 
-    src = go.Figure(fig)
-    out = go.Figure(layout=src.layout)
-    # the default look without the template's per-trace defaults (a few kB a chart, and every trace type named)
-    out.update_layout(template=go.layout.Template(layout=pio.templates["plotly"].layout), updatemenus=[], sliders=[],
-                      height=min(int(src.layout.height or 420), 420))
-    if src.layout.margin is not None and src.layout.margin.b is not None:
-        out.update_layout(margin={"b": 60})
-    for tr in src.data:
-        if tr.type == "histogram":
-            x = _array(tr.x)
+    return {"layout": pio.templates["plotly"].layout.to_plotly_json()}
+
+
+def _still(fig: dict) -> dict:
+    """A chart as the handout draws it (a plain dict, not validated again): still (no animation frames, Play buttons
+    or slider: a page on paper or a screen at the step's own settings) and with basic traces only (a histogram as
+    the bars of its counts)."""
+    import numpy as np
+
+    layout = {k: v for k, v in (fig.get("layout") or {}).items() if k not in ("updatemenus", "sliders", "template")}
+    layout["template"] = _look()
+    layout["height"] = min(int(layout.get("height") or 420), 420)
+    if isinstance(layout.get("margin"), dict) and "b" in layout["margin"]:
+        layout["margin"] = {**layout["margin"], "b": 60}
+    data = []
+    for tr in fig.get("data") or []:
+        if tr.get("type") == "histogram":
+            x = _array(tr.get("x"))
             x = x[np.isfinite(x)]
-            counts, edges = np.histogram(x, bins=int(tr.nbinsx or 50)) if x.size else (np.zeros(0), np.zeros(1))
-            tr = go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, width=np.diff(edges), name=tr.name,
-                        opacity=tr.opacity, marker=tr.marker.to_plotly_json() if tr.marker else None)
-            out.update_layout(barmode="overlay", bargap=0)
-        out.add_trace(tr)
-    return out
+            counts, edges = np.histogram(x, bins=int(tr.get("nbinsx") or 50)) if x.size else (np.zeros(0),
+                                                                                             np.zeros(1))
+            tr = {k: v for k, v in {"type": "bar", "x": ((edges[:-1] + edges[1:]) / 2).tolist(),
+                                    "y": np.asarray(counts).tolist(), "width": np.diff(edges).tolist(),
+                                    "name": tr.get("name"), "opacity": tr.get("opacity"),
+                                    "marker": tr.get("marker")}.items() if v is not None}
+            layout.update(barmode="overlay", bargap=0)
+        data.append(tr)
+    return {"data": data, "layout": layout}
 
 
 def _array(x):
@@ -99,17 +109,26 @@ def _array(x):
 
 
 def _chart_html(fig: dict, div_id: str) -> str:
-    import plotly.io as pio
+    """A chart's ``<div>`` and the call that draws it (plotly.js is in the page once)."""
+    from plotly.io.json import to_json_plotly
 
-    return pio.to_html(_still(fig), include_plotlyjs=False, full_html=False, div_id=div_id,
-                       config={"displaylogo": False, "responsive": True})
+    f = _still(fig)
+
+    def js(obj) -> str:  # JSON inside a script: "</" cannot close it
+        return to_json_plotly(obj).replace("</", "<\\/")
+
+    return (f'<div id="{div_id}" class="plotly-graph-div" style="height:{f["layout"]["height"]}px;width:100%">'
+            f'</div><script>Plotly.newPlot("{div_id}", {js(f["data"])}, {js(f["layout"])}, '
+            '{"displaylogo": false, "responsive": true});</script>')
 
 
-def lesson_html(lesson_id: str, *, figures: bool = True) -> str:
+def lesson_html(lesson_id: str, *, figures: bool = True, computed: dict | None = None) -> str:
     """One offline HTML file of a lesson: text, formulas (MathML, which the browser renders with no script; the
     LaTeX source kept with each), numbers, answers and charts (plotly.js's basic bundle embedded once, each chart
     still, at the step's settings), every number computed now by :func:`live` and the solvers at each step's
-    default state.  Each question's answer is folded away (``<details>``)."""
+    default state.  Each question's answer is folded away (``<details>``).  ``computed`` maps a step's number
+    (1-based) to a :func:`live` result already computed at that step's default state (the page passes the
+    simulations and audits its session has run, so that the handout does not run them again)."""
     from dpviz.foundation.mathml import math_html
 
     lesson = get_lesson(lesson_id)
@@ -118,7 +137,7 @@ def lesson_html(lesson_id: str, *, figures: bool = True) -> str:
     charts = 0
     for i, step in enumerate(lesson.steps, 1):
         state = step_state(step)
-        res = live(step.view, state, figure=figures)
+        res = (computed or {}).get(i) or live(step.view, state, figure=figures)
         parts.append(f"<h2>Step {i}. {html.escape(step.title)}</h2><p>{_md_html(step.text)}</p>")
         hide = set(step.hide)
         parts.append("<table>" + "".join(f"<tr><td>{html.escape(str(k))}</td><td>{_num_html(v)}</td></tr>"
@@ -194,9 +213,9 @@ _COPY_TEX_JS = (
     "e.clipboardData.setData('text/plain',d.textContent);e.preventDefault();});")
 
 
-def html_job(lesson_id: str, progress=None, cancel=None) -> str:
+def html_job(lesson_id: str, computed: dict | None = None, progress=None, cancel=None) -> str:
     """:func:`lesson_html` for the worker pool (the page's "prepare the handout" button)."""
-    return lesson_html(lesson_id)
+    return lesson_html(lesson_id, computed=computed)
 
 
 def _solver_source(name: str) -> str:

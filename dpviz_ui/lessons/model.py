@@ -203,6 +203,21 @@ _fmt = tex_number
 def calibrated_noise(algorithm_id: str, p: dict) -> float | None:
     """The calibrated σ (or Laplace scale) of ``algorithm_id`` at the parameters ``p``, or None where no noise is
     private (the calibration is infeasible or refuses the settings)."""
+    key = (algorithm_id, tuple(sorted((k, v) for k, v in p.items())))
+    if key in _NOISE_MEMO:
+        return _NOISE_MEMO[key]
+    out = _calibrated_noise(algorithm_id, p)
+    if len(_NOISE_MEMO) >= 8192:
+        _NOISE_MEMO.clear()
+    _NOISE_MEMO[key] = out
+    return out
+
+
+#: memo of :func:`calibrated_noise` (a lesson's charts, steps and handout ask for the same points again)
+_NOISE_MEMO: dict = {}
+
+
+def _calibrated_noise(algorithm_id: str, p: dict) -> float | None:
     from dpviz.theory import catalog
 
     alg = catalog.get_algorithm(algorithm_id)
