@@ -17,7 +17,7 @@ from pathlib import Path
 from dpviz.foundation.mathml import tex_sci
 
 from dpviz_ui.lessons.content import get_lesson
-from dpviz_ui.lessons.model import step_state
+from dpviz_ui.lessons.model import on_screen, step_state
 from dpviz_ui.lessons.solvers import SOLVERS, answer
 from dpviz_ui.lessons.views import live
 
@@ -122,6 +122,25 @@ def _chart_html(fig: dict, div_id: str) -> str:
             '{"displaylogo": false, "responsive": true});</script>')
 
 
+def _view_html(view: dict, chart_id: str | None) -> list[str]:
+    """The parts of a step's view (:func:`~dpviz_ui.lessons.model.on_screen`) as HTML: numbers, verdict, formula,
+    notes, chart."""
+    from dpviz.foundation.mathml import math_html
+
+    out = []
+    if view["numbers"]:
+        out.append("<table>" + "".join(f"<tr><td>{html.escape(str(k))}</td><td>{_num_html(v)}</td></tr>"
+                                       for k, v in view["numbers"]) + "</table>")
+    if view.get("status"):
+        out.append(f"<p class='{view['status'][0]}'>{html.escape(_pretty(view['status'][1]))}</p>")
+    if view.get("tex"):
+        out.append(f"<div class='formula'>{math_html(tex_sci(view['tex']), display=True)}</div>")
+    out += [f"<p class='note'>{html.escape(_pretty(n))}</p>" for n in view.get("notes") or []]
+    if chart_id and view.get("chart") and view.get("figure") is not None:
+        out.append(_chart_html(view["figure"], chart_id))
+    return out
+
+
 def lesson_html(lesson_id: str, *, figures: bool = True, computed: dict | None = None) -> str:
     """One offline HTML file of a lesson: text, formulas (MathML, which the browser renders with no script; the
     LaTeX source kept with each), numbers, answers and charts (plotly.js's basic bundle embedded once, each chart
@@ -134,29 +153,28 @@ def lesson_html(lesson_id: str, *, figures: bool = True, computed: dict | None =
     lesson = get_lesson(lesson_id)
     parts = [f"<h1>{html.escape(lesson.title)}</h1>", "<p><b>After this lesson you can:</b></p><ul>"]
     parts += [f"<li>{html.escape(o)}</li>" for o in lesson.objectives] + ["</ul>"]
-    charts = 0
     for i, step in enumerate(lesson.steps, 1):
         state = step_state(step)
         res = (computed or {}).get(i) or live(step.view, state, figure=figures)
         parts.append(f"<h2>Step {i}. {html.escape(step.title)}</h2><p>{_md_html(step.text)}</p>")
-        hide = set(step.hide)
-        parts.append("<table>" + "".join(f"<tr><td>{html.escape(str(k))}</td><td>{_num_html(v)}</td></tr>"
-                                         for k, v in res["numbers"] if k not in hide) + "</table>")
-        if res["status"] and "status" not in hide:
-            parts.append(f"<p class='{res['status'][0]}'>{html.escape(_pretty(res['status'][1]))}</p>")
-        if res["tex"] and "formula" not in hide:
-            parts.append(f"<div class='formula'>{math_html(tex_sci(res['tex']), display=True)}</div>")
-        if "notes" not in hide:
-            parts += [f"<p class='note'>{html.escape(_pretty(n))}</p>" for n in res["notes"] or []]
-        if res["figure"] is not None:
-            charts += 1
-            parts.append(_chart_html(res["figure"], f"chart{charts}"))
+        # as on the page: before a question only what cannot give its answer away; the rest with the answer
+        before = on_screen(step, res, answered=False)
+        after = on_screen(step, res, answered=True)
+        shown_labels = {label for label, _v in before["numbers"]}
+        parts += _view_html(before, f"chart{i}" if figures else None)
         if step.question:
             rev = answer(step, state, res["values"])
+            rest = {**after, "numbers": [(k, v) for k, v in after["numbers"] if k not in shown_labels],
+                    "status": after["status"] if not before["status"] else None,
+                    "tex": after["tex"] if not before["tex"] else "",
+                    "notes": after["notes"] if not before["notes"] else [],
+                    "chart": after["chart"] and not before["chart"]}
             parts.append(f"<div class='q'><p><b>Predict:</b> {_md_html(step.question.prompt)}</p>"
                          f"<details><summary>Reveal</summary><p><b>Answer: {_num_html(rev['answer'])}</b>. "
                          f"{html.escape(_pretty(rev['text']))}</p><div class='formula'>"
-                         f"{math_html(tex_sci(rev['tex']), display=True)}</div></details></div>")
+                         f"{math_html(tex_sci(rev['tex']), display=True)}</div>"
+                         + "".join(_view_html(rest, f"chart{i}r" if figures else None)) + "</details></div>")
+    charts = sum(1 for p in parts if "Plotly.newPlot" in p)
     from dpviz import __version__
 
     style = ("body{font-family:sans-serif;max-width:60em;margin:auto;padding:1em;line-height:1.45}"
@@ -176,7 +194,7 @@ def lesson_html(lesson_id: str, *, figures: bool = True, computed: dict | None =
             "are MathML, drawn by the browser with nothing loaded (copying a formula copies its LaTeX source); every "
             "number was computed by dpviz when this file was written; charts by plotly.js (basic bundle, MIT "
             "licence), included once in this file.</small></p>"
-            f"<script>{_COPY_TEX_JS}</script></body></html>")
+            f"<script>{_COPY_TEX_JS}{_DETAILS_JS}</script></body></html>")
 
 
 _GREEK = {"sigma": "σ", "lambda": "λ", "beta": "β", "epsilon": "ε", "eps": "ε", "delta": "δ", "eta": "η",
@@ -211,6 +229,13 @@ _COPY_TEX_JS = (
     "x.replaceWith(document.createTextNode(x.getAttribute('display')==='block'?'$$'+t+'$$':'$'+t+'$'));});"
     "var d=document.createElement('div');d.appendChild(f);"
     "e.clipboardData.setData('text/plain',d.textContent);e.preventDefault();});")
+
+
+#: a constant script of the handout: a chart inside a folded answer is laid out again when the answer is unfolded
+#: (drawn while hidden, it has no width)
+_DETAILS_JS = ("document.querySelectorAll('details').forEach(function(d){d.addEventListener('toggle',function(){"
+               "if(d.open&&window.Plotly){d.querySelectorAll('.plotly-graph-div').forEach(function(g){"
+               "Plotly.Plots.resize(g);});}});});")
 
 
 def html_job(lesson_id: str, computed: dict | None = None, progress=None, cancel=None) -> str:
