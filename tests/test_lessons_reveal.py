@@ -152,3 +152,15 @@ def test_an_answer_given_reveals_and_a_step_opens_unanswered():
     at.button(key="les_back").click().run()
     assert at.header[0].value.startswith("4. ")
     assert "exact σ" not in {m.label for m in at.metric}
+
+
+@pytest.mark.parametrize("lesson_id", [lesson.id for lesson in L.LESSONS])
+def test_every_shown_and_hidden_name_exists(lesson_id):
+    """A misspelt label in ``Question.shown`` or ``Step.hide`` would silently hold back (or fail to hold back) a
+    number: every name is a part of the screen or a label of the step's numbers (quick steps, computed here)."""
+    for k, step in enumerate(L.get_lesson(lesson_id).steps, 1):
+        names = set(step.hide) | set(step.question.shown if step.question else ())
+        if step.view in L.HEAVY or not names:
+            continue
+        labels = {label for label, _v in L.live(step.view, L.step_state(step), figure=False)["numbers"]}
+        assert names <= labels | set(L.PARTS), (lesson_id, k, names - labels - set(L.PARTS))
