@@ -401,9 +401,10 @@ def _step_body(lesson, k: int, step, present: bool, chart_column) -> None:
                 if ": " in title:  # "paper, algorithm: σ against n" on two lines, so that it is never cut
                     head, tail = title.rsplit(": ", 1)
                     title = f"{head}:<br>{tail}"
-                figure.update_layout(height=PRESENTER_CHART_HEIGHT, title={"text": title, "font": {"size": 14}})
+                figure.update_layout(height=PRESENTER_CHART_HEIGHT, title={"text": title, "font": {"size": 14}},
+                                     margin={"t": 100})  # two title lines above the legend
                 if step.animate:
-                    figure.update_layout(margin={"t": 70, "b": 120})
+                    figure.update_layout(margin={"t": 100, "b": 120})
             ui.show_figure(figure, f"lesson_{lesson_id}_{k}", params=L.params_of(state))
         elif view["held"] and (out.get("figure") is not None or out.get("curve") is not None
                                or step.view in L.LATE_FIGURES):
