@@ -92,6 +92,7 @@ def home() -> None:
         "Privacy budget: **smaller ε means more privacy** and therefore more noise; δ is the small probability "
         "with which the guarantee may fail (by default δ = 1/n²). Every setting lives in the page's address: copy "
         "the link to share exactly what you see.")
+    teaching()
     st.write("Papers covered:")
     for p in catalog.papers():
         st.write(f"- {p.cite()}: {p.title}")
@@ -110,6 +111,17 @@ def home() -> None:
             ui.sync_url()
             st.switch_page(f"pages/{pr['page']}.py")
         c2.caption(pr["text"])
+
+
+def teaching() -> None:
+    """Home's way in for a lecturer: the Lessons page, one line per lesson."""
+    from dpviz_ui import lessons
+
+    st.subheader("Teaching? Start here")
+    st.page_link("pages/lessons.py", label="Lessons: guided steps to run in front of a class (predict, then reveal; "
+                 "presenter mode; handouts)", icon=":material/school:")
+    st.markdown("\n".join(f"- **{lesson.title}** — {len(lesson.steps)} steps, about {lesson.minutes} minutes"
+                          for lesson in lessons.LESSONS))
 
 
 st.session_state["_nav_ready"] = True  # this run goes through st.navigation (see dpviz_ui.helpers._legacy_pages_fallback)

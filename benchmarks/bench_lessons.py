@@ -3,6 +3,7 @@ of the step animations once computed.
 
     python benchmarks/bench_lessons.py [--lessons gaussian,dpsgd] [--passes 2] [--slow 0.5]
     python benchmarks/bench_lessons.py --compute   # the numbers of each quick step in this process, no browser
+    python benchmarks/bench_lessons.py --handouts  # seconds and bytes of each lesson's offline HTML handout
 
 Pass 1 runs on a fresh server (cold caches: every step computed for the first time), pass 2 on warm caches (what
 the second student of a class sees).  A wait is timed in the page, as in ``bench_pages.py``: from the ``pointerdown``
@@ -62,9 +63,13 @@ def main() -> None:
     ap.add_argument("--passes", type=int, default=2)
     ap.add_argument("--slow", type=float, default=0.5, help="list the quick steps of pass 1 slower than this")
     ap.add_argument("--compute", action="store_true", help="time the computations only (no server, no browser)")
+    ap.add_argument("--handouts", action="store_true", help="time and size the HTML handouts (no browser)")
     args = ap.parse_args()
     if args.compute:
         compute_only(args.lessons.split(","))
+        return
+    if args.handouts:
+        handouts(args.lessons.split(","))
         return
     from playwright.sync_api import sync_playwright
 
@@ -86,7 +91,9 @@ def main() -> None:
                     settle(page)
                     for k in range(2, len(lesson.steps) + 1):
                         step = lesson.steps[k - 1]
-                        label, value = L.live(step.view, L.step_state(step), figure=False)["numbers"][0]
+                        # the first number on screen before the step's question is answered (lessons.on_screen)
+                        label, value = L.on_screen(step, L.live(step.view, L.step_state(step), figure=False))[
+                            "numbers"][0]
                         shown = ui.fmt(value) if not isinstance(value, str) else value
                         page.evaluate(ARM_JS)
                         t0 = time.perf_counter()
@@ -145,6 +152,20 @@ def compute_only(lesson_ids: list[str]) -> None:
         print(f"{what:48s} {a:6.3f}s {b:6.2f}s")
     xs = sorted(a for a, _b, _w in rows)
     print(f"numbers: {len(xs)} steps, median {statistics.median(xs):.3f} s, max {xs[-1]:.3f} s")
+
+
+def handouts(lesson_ids: list[str]) -> None:
+    """Seconds to prepare each lesson's HTML handout in this process (what the page's worker runs), twice: cold
+    (the first lesson of the process also pays the imports) and again (the library's caches warm), and its size."""
+    L.lesson_html(lesson_ids[0], figures=False)  # the imports, once
+    print(f"{'lesson':14s} cold     again    size")
+    for lid in lesson_ids:
+        t0 = time.perf_counter()
+        page = L.lesson_html(lid)
+        t1 = time.perf_counter()
+        L.lesson_html(lid)
+        t2 = time.perf_counter()
+        print(f"{lid:14s} {t1 - t0:6.2f}s  {t2 - t1:6.2f}s  {len(page.encode('utf-8')) / 1e6:.3f} MB")
 
 
 if __name__ == "__main__":

@@ -15,21 +15,32 @@ import streamlit as st
 from dpviz_ui import helpers as ui
 from dpviz_ui import lessons as L
 
-# Presenter mode: a constant style sheet (nothing from the user goes in): no sidebar, larger type.
+# Constant style sheets (nothing from the user goes in).  Every lesson view: the navigation buttons never wrap.
+LESSON_CSS = ("<style>.st-key-les_nav button p,.st-key-les_nav [data-testid='stPopover'] button p"
+              "{white-space:nowrap!important}</style>")
+# Presenter mode (a projector, 1024 x 768 up): no sidebar, header or page chrome; the step's title, inputs, main numbers
+# and question on the left, the chart with its Play control on the right, all on one screen; the figure's download
+# button (a desk feature) hidden.
 PRESENTER_CSS = (
     "<style>section[data-testid='stSidebar'],[data-testid='stSidebarCollapsedControl'],"
-    "header[data-testid='stHeader']{display:none!important}"
-    ".stMainBlockContainer,.block-container{max-width:100%!important;padding:1rem 2.5rem!important}"
-    ".stMarkdown p,.stMarkdown li{font-size:1.55rem!important;line-height:1.5}"
-    "h1{font-size:2.4rem!important}h2,h3{font-size:2rem!important}"
-    "[data-testid='stMetricValue']{font-size:2.6rem!important}"
-    "[data-testid='stMetricLabel'] p{font-size:1.25rem!important}.katex{font-size:1.45em!important}</style>")
+    "header[data-testid='stHeader'],[class*='st-key-dl_lesson_']{display:none!important}"
+    ".stMainBlockContainer,.block-container{max-width:100%!important;padding:0.6rem 1.6rem 0.5rem!important}"
+    ".stMarkdown p,.stMarkdown li{font-size:1.08rem!important;line-height:1.4}"
+    "h2{font-size:1.6rem!important;padding:0.1rem 0 0.2rem!important}"
+    ".st-key-les_title p{font-size:0.95rem!important;color:#555;margin:0}"
+    "@media (max-width:1150px){.st-key-les_title{display:none!important}}"
+    "[data-testid='stMetricValue']{font-size:1.7rem!important}"
+    "[data-testid='stMetricLabel'] p{font-size:0.95rem!important}"
+    ".katex{font-size:1.05em!important}.katex-display{margin:0.2em 0!important}"
+    "[data-testid='stVerticalBlock']{gap:0.45rem!important}</style>")
 
 INPUT_LABELS = {"n": "n", "d": "d", "eps": "ε", "log10_delta": "log10 δ", "T": "T", "eta": "η", "G": "G (Δ)",
                 "L": "L", "mu": "μ", "alpha": "α", "reps": "repetitions", "aud_trials": "trials",
                 "aud_reps": "repetitions", "aud_n": "n", "aud_eps": "ε claimed"}
 #: keyboard arrows for Back / Next where the installed Streamlit has button shortcuts
 _KEYS = "shortcut" in inspect.signature(st.button).parameters
+#: the chart's height in presenter mode (pixels): beside the step's text on a 1280 x 720 or 1024 x 768 screen
+PRESENTER_CHART_HEIGHT = 470
 PAGE_TITLES = {"calibrate": "Calibrate", "bounds": "Bounds", "simulate": "Simulate", "accounting": "Accounting",
                "audit": "Audit"}
 
@@ -159,9 +170,27 @@ def _compute(step, state: dict) -> dict:
     store = st.session_state.setdefault("_les_heavy", {})
     if key not in store:
         res = ui.run_job(L.live, step.view, state, label="running this step's computation")
-        store.clear()  # keep only the latest run of the session
+        while len(store) >= HEAVY_KEPT:  # the session keeps its latest runs (the handout reuses them)
+            store.pop(next(iter(store)))
         store[key] = {"ok": res}
     return store[key]
+
+
+#: worker-pool runs a session keeps (a lesson has at most four; a handout reuses those at the steps' own settings)
+HEAVY_KEPT = 12
+
+
+def _session_runs(lesson) -> dict:
+    """The worker-pool results this session has at the steps' own settings: {step number: live result}."""
+    store = st.session_state.get("_les_heavy", {})
+    out = {}
+    for k, step in enumerate(lesson.steps, 1):
+        if step.view in L.HEAVY:
+            state_json = json.dumps(L.step_state(step), sort_keys=True, default=str)
+            got = store.get(hashlib.sha256(f"{step.view}|{state_json}".encode()).hexdigest())
+            if got and "ok" in got:
+                out[k] = got["ok"]
+    return out
 
 
 def _inputs(step, state: dict, lesson_id: str, k: int) -> None:
@@ -189,19 +218,22 @@ def _question(step, state: dict, values: dict, lesson_id: str, k: int) -> None:
     q = step.question
     base = f"les_q_{lesson_id}_{k}"
     st.markdown(f"**Predict, then reveal.** {q.prompt}")
-    c1, c2 = st.columns([2, 1])
+    revealed_key = f"{base}_revealed"
+    c1, c2 = st.columns([2, 1], vertical_alignment="bottom")
+    # an answer (a choice, or a number typed and entered) reveals, as the lecturer's Reveal does; both are callbacks
+    # (run before the script) so that a reveal is never lost to a rerun that interrupts this one
     if q.kind == "choice":
-        pred = c1.radio("Your prediction", q.options, index=None, key=f"{base}_pred", horizontal=True)
+        pred = c1.radio("Your prediction", q.options, index=None, key=f"{base}_pred", horizontal=True,
+                        on_change=_answer_given, args=(f"{base}_pred", revealed_key, True))
     else:
-        typed = c1.text_input("Your prediction", key=f"{base}_pred", placeholder="a number, e.g. 2.5 or 6e4")
+        typed = c1.text_input("Your prediction", key=f"{base}_pred", placeholder="a number, e.g. 2.5 or 6e4",
+                              on_change=_answer_given, args=(f"{base}_pred", revealed_key, False))
         pred = None
         if typed and typed.strip():
             try:
                 pred = L.urlstate.parse_number(typed)
             except ValueError as exc:
                 c1.warning(f"Your prediction is not read: {ui.plain(str(exc))}. Type a number such as 2.5 or 6e4.")
-    revealed_key = f"{base}_revealed"
-    # a callback (runs before the script) so that a reveal is never lost to a rerun that interrupts this one
     c2.button("Reveal", key=f"{base}_reveal", type="primary",
               on_click=lambda: st.session_state.__setitem__(revealed_key, True))
     if not st.session_state.get(revealed_key):
@@ -222,7 +254,21 @@ def _question(step, state: dict, values: dict, lesson_id: str, k: int) -> None:
         st.warning(f"Not quite: the answer is **{shown}**, you predicted {ui.plain(pred if q.kind == 'choice' else ui.fmt(float(pred)))}.")
     st.markdown(ui.pretty(rev["text"]))
     if rev["tex"]:
-        ui.latex(rev["tex"])
+        ui.latex(ui.tex_sci(rev["tex"]))
+
+
+def _answer_given(pred_key: str, revealed_key: str, choice: bool) -> None:
+    """Callback of a prediction: an answer that can be read reveals the step's answer (an unreadable number does
+    not: the box says why)."""
+    raw = st.session_state.get(pred_key)
+    if raw is None or (not choice and not str(raw).strip()):
+        return
+    if not choice:
+        try:
+            L.urlstate.parse_number(raw)
+        except ValueError:
+            return
+    st.session_state[revealed_key] = True
 
 
 def step_view(lesson_id: str) -> None:
@@ -233,18 +279,60 @@ def step_view(lesson_id: str) -> None:
     k = min(max(1, int(les["les_step"])), n_steps)
     les["les_step"] = k
     step = lesson.steps[k - 1]
-    if present:
-        st.html(PRESENTER_CSS)
-    st.markdown(f"### {lesson.title}")
-    top = st.columns([1.2, 1.2, 1.8, 4])
-    top[0].button("◀ Back", key="les_back", on_click=_go, args=(lesson_id, k - 1), disabled=k <= 1,
-                  width="stretch", **({"shortcut": "Left"} if _KEYS else {}))
-    top[1].button("Next ▶", key="les_next", on_click=_go, args=(lesson_id, k + 1), disabled=k >= n_steps,
-                  width="stretch", type="primary", **({"shortcut": "Right"} if _KEYS else {}))
-    top[2].button("Exit presenter mode" if present else "Presenter mode", key="les_present_btn",
-                  on_click=_toggle_present, width="stretch")
-    top[3].progress(k / n_steps, text=f"Step {k} of {n_steps}")
+    st.html(LESSON_CSS + (PRESENTER_CSS if present else ""))
+    if not present:
+        st.markdown(f"### {lesson.title}")
+    _nav(lesson, k, present)
     st.header(f"{k}. {step.title}")
+    # presenter mode: text, inputs, numbers and question on the left, the chart on the right (one screen)
+    left, right = st.columns([1, 1.05], gap="medium") if present else (st.container(), None)
+    with left:
+        _step_body(lesson, k, step, present, right)
+
+
+def _nav(lesson, k: int, present: bool) -> None:
+    """Back / Next (arrow keys), presenter mode on / off, in presenter mode a "copy link to this step" popover, and
+    the progress: one row whose buttons keep their one-line labels."""
+    n_steps = len(lesson.steps)
+    with st.container(horizontal=True, vertical_alignment="center", key="les_nav", gap="small"):
+        if present:  # hidden on a screen narrower than 1150 px (the style sheet), where the row would wrap
+            with st.container(key="les_title", width="content"):
+                st.markdown(f"**{lesson.title}**", width="content")
+        st.button("◀ Back", key="les_back", on_click=_go, args=(lesson.id, k - 1), disabled=k <= 1,
+                  **({"shortcut": "Left"} if _KEYS else {}))
+        st.button("Next ▶", key="les_next", on_click=_go, args=(lesson.id, k + 1), disabled=k >= n_steps,
+                  type="primary", **({"shortcut": "Right"} if _KEYS else {}))
+        st.button("Exit presenter mode" if present else "Presenter mode", key="les_present_btn",
+                  on_click=_toggle_present)
+        if present:
+            with st.popover("Copy link to this step", icon=":material/link:", key="les_copy"):
+                st.caption("The link opens this step (in presenter mode) with its settings; the copy icon at the "
+                           "right of the box copies it.")
+                st.code(step_url(present=True), language=None, wrap_lines=True)
+                st.code(step_url(present=False), language=None, wrap_lines=True)
+                st.caption("First: presenter mode; second: the ordinary view, for students.")
+        st.progress(k / n_steps, text=f"Step {k} of {n_steps}")
+
+
+def step_url(*, present: bool) -> str:
+    """The full link of the step on screen (its changed and locked inputs), in presenter mode or not."""
+    les = st.session_state["_les"]
+    values = dict(st.session_state["_les_over"])
+    values.update(st.session_state["_les_locks"])
+    query = _q(L.encode_state({**les, "les_present": present}, values))
+    try:
+        base = str(st.context.url or "").split("?")[0]
+    except Exception:  # noqa: BLE001 - no browser context (tests)
+        base = ""
+    return f"{base}?{query}" if base else f"lessons?{query}"
+
+
+def _answered(lesson_id: str, k: int) -> bool:
+    return bool(st.session_state.get(f"les_q_{lesson_id}_{k}_revealed"))
+
+
+def _step_body(lesson, k: int, step, present: bool, chart_column) -> None:
+    lesson_id = lesson.id
     st.markdown(step.text)
 
     locks = st.session_state["_les_locks"]
@@ -267,30 +355,38 @@ def step_view(lesson_id: str) -> None:
             st.error(ui.plain(res["error"]))
             return
         out = res["ok"]
-        nums = out["numbers"]
-        cols = st.columns(min(len(nums), 5)) if nums else []
-        for i, (label, value) in enumerate(nums[:5]):
+        # before the question is answered only what cannot give the answer away is on screen (L.on_screen)
+        view = L.on_screen(step, out, _answered(lesson_id, k))
+        nums = view["numbers"]
+        most = 3 if present else 5  # presenter mode: half the width, larger type
+        cols = st.columns(min(len(nums), most)) if nums else []
+        for i, (label, value) in enumerate(nums[:most]):
             cols[i].metric(label, ui.fmt(value) if not isinstance(value, str) else value)
-        if len(nums) > 5:
-            st.caption(" · ".join(f"{label}: {ui.fmt(value)}" for label, value in nums[5:]))
+        if len(nums) > most:
+            st.caption(" · ".join(f"{label}: {ui.fmt(value)}" for label, value in nums[most:]))
     ui.flush()
     with st.container():
-        if out.get("status"):
-            level, msg = out["status"]
+        if view.get("status"):
+            level, msg = view["status"]
             {"success": st.success, "warning": st.warning}.get(level, st.error)(ui.pretty(msg))
     with st.container():
-        if out.get("tex"):
-            ui.latex(ui.tex_sci(out["tex"]))
-    chart_box = st.container()  # filled after the question: the chart is the slowest part of a step
+        if view.get("tex"):
+            ui.latex(ui.tex_sci(view["tex"]))
+    # filled after the question: the chart is the slowest part of a step
+    chart_box = chart_column.container() if chart_column is not None else st.container()
     with st.container():
-        for note in out.get("notes") or []:
+        for note in view.get("notes") or []:
             st.caption(ui.pretty(note))
+        if view["held"]:
+            st.caption("The rest of this step's numbers appear with the answer.")
     with st.container(key=f"les_question_{lesson_id}_{k}"):
         if step.question:
             _question(step, state, out["values"], lesson_id, k)
     with chart_box:
-        fig = out.get("figure")
-        if out.get("curve") is not None or step.view in L.LATE_FIGURES:
+        fig = out.get("figure") if view["chart"] else None
+        if not view["chart"]:
+            pass
+        elif out.get("curve") is not None or step.view in L.LATE_FIGURES:
             got = _cached_chart(step.view, json.dumps(state, sort_keys=True, default=str), step.animate)
             if "error" in got:
                 st.error(ui.plain(got["error"]))
@@ -299,7 +395,20 @@ def step_view(lesson_id: str) -> None:
             if step.animate:
                 st.caption(f"Press ▶ Play (or drag the slider) to play {INPUT_LABELS.get(step.animate, step.animate)}"
                            " through its values.")
-            ui.show_figure(go.Figure(fig), f"lesson_{lesson_id}_{k}", params=L.params_of(state))
+            figure = go.Figure(fig)
+            if present:  # the chart beside the text fits a 720-pixel-high screen with its Play control
+                title = str(figure.layout.title.text or "")
+                if ": " in title:  # "paper, algorithm: σ against n" on two lines, so that it is never cut
+                    head, tail = title.rsplit(": ", 1)
+                    title = f"{head}:<br>{tail}"
+                figure.update_layout(height=PRESENTER_CHART_HEIGHT, title={"text": title, "font": {"size": 14}},
+                                     margin={"t": 100})  # two title lines above the legend
+                if step.animate:
+                    figure.update_layout(margin={"t": 100, "b": 120})
+            ui.show_figure(figure, f"lesson_{lesson_id}_{k}", params=L.params_of(state))
+        elif view["held"] and (out.get("figure") is not None or out.get("curve") is not None
+                               or step.view in L.LATE_FIGURES):
+            st.caption("The chart appears with the answer: it shows it.")
     with st.container():
         link = L.page_link(step, state)
         if link and not present:
@@ -332,7 +441,8 @@ def lecturer_tools(lesson, k: int, step, state: dict) -> None:
             mime="application/x-ipynb+json", key=f"les_nb_sol_{lesson.id}", on_click="ignore")
         hkey = f"_les_html_{lesson.id}"
         if st.button("Prepare the offline HTML handout (computes every step)", key=f"les_html_btn_{lesson.id}"):
-            st.session_state[hkey] = ui.run_job(L.html_job, lesson.id, label="writing the handout")
+            st.session_state[hkey] = ui.run_job(L.html_job, lesson.id, _session_runs(lesson),
+                                                label="writing the handout")
         if st.session_state.get(hkey):
             st.download_button("Download the HTML handout (works offline)", st.session_state[hkey],
                                file_name=f"dpviz_lesson_{lesson.id}.html", mime="text/html",

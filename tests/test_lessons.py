@@ -4,6 +4,7 @@ written out below (formulas stable under calibration changes: the Gaussian mecha
 theorems' printed rates, Clopper-Pearson)."""
 
 import math
+import re
 from urllib.parse import parse_qsl, urlparse
 
 import pytest
@@ -118,8 +119,20 @@ def _catalogue_answer(solver, state, values):
         kw = {k: v for k, v in p.items() if k in catalog.parameters_of(catalog.get_algorithm(alg).calibrate)}
         kw.pop("c", None)
         return catalog.calibrate(alg, **kw).extras["sigma_paper"]
-    if solver in ("sigma_n_doubles", "private_sigma_n_doubles", "sigma_T_quadruples"):
-        name, f = ("T", 4) if solver == "sigma_T_quadruples" else ("n", 2)
+    if solver in ("sigma_n_doubles", "sigma_T_quadruples"):
+        # line 5 at the beta dpviz chose, held fixed: sigma^2 = 14 G^2 T / (beta n^2 eps) (log(1/delta)/((1-beta)eps) + 1)
+        kw = {k: v for k, v in p.items() if k in catalog.parameters_of(catalog.get_algorithm(alg).calibrate)}
+        kw.pop("c", None)
+        beta = catalog.calibrate(alg, **kw).beta
+        n2, T2 = (p["n"], 4 * p["T"]) if solver == "sigma_T_quadruples" else (2 * p["n"], p["T"])
+
+        def line5(n, T):
+            return math.sqrt(14 * p["G"] ** 2 * T / (beta * n**2 * p["eps"])
+                             * (math.log(1 / p["delta"]) / ((1 - beta) * p["eps"]) + 1))
+
+        return line5(n2, T2) / line5(p["n"], p["T"])
+    if solver == "private_sigma_n_doubles":
+        name, f = "n", 2
         kw = {k: v for k, v in p.items() if k in catalog.parameters_of(catalog.get_algorithm(alg).calibrate)}
         kw.pop("c", None)
         return _cal_sigma(alg, **{**kw, name: kw[name] * f}) / _cal_sigma(alg, **kw)
@@ -127,7 +140,7 @@ def _catalogue_answer(solver, state, values):
         from dpviz.theory.papers import wang_lownoise as wl
 
         return wl.sigma_of_beta(n=p["n"], eps=p["eps"], delta=p["delta"], T=p["T"], G=p["G"], beta=0.5)
-    if solver == "paper_over_tight":
+    if solver == "paper_over_tight":  # the RDP accountant of the same mechanism (dp_accounting's)
         res = privacy_lab.evaluate(alg, n=p["n"], eps=p["eps"], delta=p["delta"], T=p["T"], G=p["G"])
         row = next(r for r in res["accountants"] if r["matches_paper"])
         return res["paper_sigma"] / row["sigma_for_eps"]
@@ -240,6 +253,37 @@ def test_hand_dpsgd_lesson():
     got, _ = _answer("dpsgd", "sigma_half_beta")
     assert got == pytest.approx(math.sqrt(0.028 * (math.log(1e6) / 0.5 + 1)), rel=1e-12)
     assert got == pytest.approx(0.8954, rel=1e-4)
+    # ... and it is NOT private: Theorem 2's condition (i) needs sigma^2 >= 2.68 G^2 (0.8017 < 2.68); the answer says so
+    assert 0.028 * (math.log(1e6) / 0.5 + 1) < 2.68
+    rev = _reveal("dpsgd", "sigma_half_beta")
+    assert "NOT private" in rev["text"]
+
+
+def _reveal(lid, solver):
+    lesson = L.get_lesson(lid)
+    step = next(s for s in lesson.steps if s.question and s.question.solver == solver)
+    state = L.step_state(step)
+    return L.answer(step, state, L.live(step.view, state, figure=False)["values"])
+
+
+def test_hand_dpsgd_fixed_beta_questions():
+    """Steps 3 and 4 hold β fixed, as their text does: line 5 gives σ ∝ √T/n, so n × 2 halves σ and T × 4 doubles
+    it -- the rule of the text is the answer.  At the β chosen for n = T = 1000, ε = 1, δ = 1e-6, condition (ii)
+    of Theorem 2 holds with equality (the search's edge); after either change it fails, so that σ is not private."""
+    beta = catalog.calibrate("dpsgd-rdp", n=1000, T=1000, eps=1.0, delta=1e-6, G=1.0).beta
+    lam = math.log(1e6) / ((1 - beta) * 1.0) + 1  # the Renyi order, which depends on neither n nor T
+
+    def cond2(n, T):  # lambda - 1 <= s/6 log(n / (lambda (1 + s/4))), s = sigma^2/G^2 from line 5
+        s = 14 * T / (beta * n**2) * lam
+        return lam - 1 <= s / 6 * math.log(n / (lam * (1 + s / 4)))
+
+    for solver, factor, n, T in (("sigma_n_doubles", 0.5, 2000, 1000), ("sigma_T_quadruples", 2.0, 1000, 4000)):
+        got, _ = _answer("dpsgd", solver)
+        assert got == pytest.approx(factor, rel=1e-12)
+        assert not cond2(n, T)
+        assert "NOT private" in _reveal("dpsgd", solver)["text"]
+        step = next(s for s in L.get_lesson("dpsgd").steps if s.question and s.question.solver == solver)
+        assert L.check_prediction(step.question, factor, got)  # a student who applies the text is right
 
 
 def test_hand_rates_lesson():
@@ -247,10 +291,14 @@ def test_hand_rates_lesson():
     # sqrt(d log(1/delta))/(n eps) = sqrt(10 * 18.42)/1e4 = 0.001357
     assert 1 / math.sqrt(1e4) > math.sqrt(10 * math.log(1e8)) / 1e4
     assert _answer("rates", "dominant")[0] == "statistical"
-    # n = 1000 -> 10000: (1/sqrt(1e4) + sqrt(10 ln 1e8)/1e4) / (1/sqrt(1e3) + sqrt(10 ln 1e8)/1e3)
-    a = 1 / math.sqrt(1e3) + math.sqrt(10 * math.log(1e8)) / 1e3
-    b = 1 / math.sqrt(1e4) + math.sqrt(10 * math.log(1e8)) / 1e4
+    # n = 1e4 -> 1e5: (1/sqrt(1e5) + sqrt(10 ln 1e8)/1e5) / (1/sqrt(1e4) + sqrt(10 ln 1e8)/1e4) = 0.2904
+    a = 1 / math.sqrt(1e4) + math.sqrt(10 * math.log(1e8)) / 1e4
+    b = 1 / math.sqrt(1e5) + math.sqrt(10 * math.log(1e8)) / 1e5
     assert _answer("rates", "total_n_times_10")[0] == pytest.approx(b / a, rel=1e-9)
+    assert b / a == pytest.approx(0.2904, abs=1e-4)
+    # the text's rule (the total follows the flatter term, slope -1/2) is counted right: 10^(-1/2) = 0.3162
+    step = next(s for s in L.get_lesson("rates").steps if s.question and s.question.solver == "total_n_times_10")
+    assert L.check_prediction(step.question, 10 ** -0.5, b / a)
 
 
 def test_hand_nonsmooth_lesson():
@@ -372,3 +420,24 @@ def test_precompute_fills_the_caches_behind_the_quick_steps():
     memo = L._smallest_feasible_eps("dpsgd-rdp", p)
     L._FEASIBLE_MEMO.clear()
     assert L._smallest_feasible_eps("dpsgd-rdp", p) == memo
+
+
+#: the questions whose answer is a σ (or a ratio of σ): the reveal says whether that σ is private
+SIGMA_SOLVERS = ("sigma_half_beta", "paper_sigma", "sigma_n_doubles", "sigma_T_quadruples", "private_sigma_n_doubles",
+                 "paper_over_tight")
+
+
+@pytest.mark.parametrize("lid,i", [(lid, i) for lid, i in QUESTIONS
+                                   if L.get_lesson(lid).steps[i].question.solver in SIGMA_SOLVERS])
+def test_every_sigma_answer_says_whether_it_is_private(lid, i):
+    step, state = _step(lid, i)
+    rev = L.answer(step, state, L.live(step.view, state, figure=False)["values"])
+    assert re.search(r"\b(is|are|still) (NOT )?private|NOT private|Both σ .* are private", rev["text"]), rev["text"]
+
+
+def test_hand_T_alpha_follows_the_steps_text():
+    # Theorem 9's schedule as the step states it: T = n^((6 - 3a - a^2)/((1 + a)(3 + a))) below a = 0.386, else n;
+    # at n = 1e4: alpha = 0 gives n^2 = 1e8, alpha = 1 gives n = 1e4: the factor 1e4
+    got, _ = _answer("nonsmooth", "T_alpha")
+    assert got == pytest.approx(1e8 / 1e4, rel=1e-12)
+    assert (6 - 0 - 0) / ((1 + 0) * (3 + 0)) == 2 and (math.sqrt(73) - 7) / 4 == pytest.approx(0.386, abs=1e-3)

@@ -214,3 +214,43 @@ def test_handout_math_renders_in_chromium_offline(handouts, lesson_id, tmp_path)
         shown.scroll_into_view_if_needed()
         page.screenshot(path=str(OUT / f"lesson_handout_{lesson_id}_reveal.png"))
         browser.close()
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# class-ready (issue 30): every number printed, plotly.js once, small enough to mail
+# ---------------------------------------------------------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("lesson_id", [lesson.id for lesson in L.LESSONS])
+def test_handout_is_class_ready(handouts, lesson_id):
+    from dpviz_ui.lessons import handout
+
+    page = _handout(handouts, lesson_id)
+    assert len(page.encode("utf-8")) < 1.5e6, len(page.encode("utf-8"))
+    # plotly.js (its basic bundle) is in the file exactly once, and every chart is drawn with it
+    assert page.count("plotly.js (basic - minified)") == 1
+    assert page.count(handout._plotly_js()[:2000]) == 1
+    assert page.count("Plotly.newPlot") >= 1 and not re.search(r'"type":\s*"histogram"', page)
+    # every number printed: no None / nan / inf anywhere a reader sees (scripts and styles apart)
+    rest = re.sub(r"<[^>]+>", " ", _outside_math(page))
+    assert not re.search(r"\b(None|nan|NaN|inf|Infinity)\b", rest), re.findall(r".{0,60}\b(?:None|nan|inf)\b.{0,20}",
+                                                                             rest)[:3]
+    lesson = L.get_lesson(lesson_id)
+    for i, step in enumerate(lesson.steps, 1):
+        assert f"Step {i}. " in page
+        out = L.live(step.view, L.step_state(step), figure=False)
+        for label, value in out["numbers"]:
+            if label in step.hide:  # shown on a later step (the one that asks for it)
+                continue
+            assert f"<td>{html.escape(label)}</td><td>{handout._num_html(value)}</td>" in page, (label, value)
+    assert page.count("<details>") == sum(1 for s in lesson.steps if s.question)
+
+
+def test_handout_numbers_are_words_a_reader_understands():
+    from dpviz_ui.lessons import handout
+
+    assert handout._num_html(None) == "none (not defined at these settings)"
+    assert handout._num_html(float("nan")) == "none (not defined at these settings)"
+    assert handout._num_html(float("inf")) == "∞"
+    assert handout._num_html(7.3886908007965175) == "7.389"
+    assert handout._num_html(4.1136919538185224e-08) == "4.114·10<sup>−8</sup>"
+    assert handout._num_html(1e-6) == "10<sup>−6</sup>" and handout._num_html(1000) == "1000"

@@ -36,7 +36,7 @@ def test_list_shows_every_lesson_with_objectives_and_length():
 def test_first_step_of_every_lesson(lesson_id):
     at = _open({"les_id": lesson_id})
     step = L.get_lesson(lesson_id).steps[0]
-    out = L.live(step.view, L.step_state(step), figure=False)
+    out = L.on_screen(step, L.live(step.view, L.step_state(step), figure=False))
     shown = _metrics(at)
     for label, value in out["numbers"][:5]:
         assert shown[label] == (ui.fmt(value) if not isinstance(value, str) else value)
@@ -114,3 +114,24 @@ def test_a_bad_number_is_refused_never_truncated(typed, why):
     assert why in msg and "n: " in msg
     assert not at.metric and not at.exception
     assert at.text_input(key=f"les_in_dpsgd_{k}_n").value == typed  # what was typed stays in the box
+
+
+def test_home_leads_a_lecturer_to_the_lessons():
+    """Home: "Teaching? Start here", a link to the Lessons page and one line per lesson (title, steps, minutes)."""
+    at = AppTest.from_file(str(APP), default_timeout=60)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert "Teaching? Start here" in [s.value for s in at.subheader]
+    links = [el for el in at.get("page_link")]
+    assert any(el.proto.page == "lessons" for el in links)
+    text = " ".join(m.value for m in at.markdown)
+    for lesson in L.LESSONS:
+        assert f"**{lesson.title}** — {len(lesson.steps)} steps, about {lesson.minutes} minutes" in text
+
+
+def test_presenter_mode_has_a_copy_link_control():
+    at = _open({"les_id": "dpsgd", "les_step": "3", "les_present": "1", "n": "2000"})
+    codes = [c.value for c in at.code]
+    assert len(codes) == 2, codes
+    assert "les_id=dpsgd" in codes[0] and "les_step=3" in codes[0] and "les_present=1" in codes[0]
+    assert "n=2000" in codes[0] and "les_present" not in codes[1] and "n=2000" in codes[1]

@@ -28,21 +28,26 @@ Which file holds what (each imports only the ones above it):
 * :mod:`.handout` — the handouts (:func:`lesson_html`, :func:`html_job`, :func:`lesson_notebook`,
   :func:`dumps_notebook`).
 
-Every name of ``__all__`` is importable from this package (``from dpviz_ui import lessons``; ``lessons.live``), and so
-are the private names its callers use: the helpers the solution notebooks import (``from dpviz_ui.lessons import
-params_of, _only, _fmt, _txt, _LE, _cal_noise, _ratio_of, _smallest_feasible_eps``), ``_validate_entry`` and
-``urlstate`` (the Lessons page), ``_FEASIBLE_MEMO`` (the tests).
+Every name of ``__all__`` is importable from this package (``from dpviz_ui import lessons``; ``lessons.live``),
+among them the helpers the solution notebooks import (``params_of``, ``only_params``, ``number_text``,
+``tex_number``, ``LE``, ``calibrated_noise``, ``ratio_of``, ``smallest_feasible_eps``, ``fixed_beta_change``,
+``fixed_beta_text``: public names only); so are ``_validate_entry`` and ``urlstate`` (the Lessons page),
+``_FEASIBLE_MEMO`` (the tests) and the older private spellings of the helpers (``_fmt``, ``_txt``, ``_only``, …).
 """
 
 from __future__ import annotations
 
 from dpviz.foundation import urlstate
-from dpviz_ui.lessons.model import (_FEASIBLE_MEMO, _LE, FRAME_MS, HEAVY, LESSON_INPUTS, VIEWS, Lesson, Question, Step,
-                                    _cal_noise, _fmt, _only, _smallest_feasible_eps, _txt, _validate_entry,
-                                    animation_values, params_of, step_state)
+from dpviz_ui.lessons.model import (_FEASIBLE_MEMO, _LE, FRAME_MS, HEAVY, LESSON_INPUTS, PARTS, VIEWS, Lesson, Question,
+                                    Step, _cal_noise, _fmt, _only, _smallest_feasible_eps, _txt, _validate_entry,
+                                    animation_values, calibrated_noise, number_text, on_screen, only_params, params_of,
+                                    smallest_feasible_eps, step_state, tex_number)
 from dpviz_ui.lessons.curves import animated_figure
 from dpviz_ui.lessons.views import LATE_FIGURES, chart, live
-from dpviz_ui.lessons.solvers import SOLVERS, _ratio_of, answer, check_prediction
+from dpviz_ui.lessons.solvers import (LE, SOLVERS, answer, check_prediction, fixed_beta_change, fixed_beta_text,
+                                      ratio_of)
+
+_ratio_of = ratio_of
 from dpviz_ui.lessons.content import LESSONS, get_lesson, precompute, validate_all, validate_lesson
 from dpviz_ui.lessons.links import STATE_SCHEMA, encode_state, page_link, state_from_query
 from dpviz_ui.lessons.handout import dumps_notebook, html_job, lesson_html, lesson_notebook
@@ -52,3 +57,6 @@ __all__ = ["Question", "Step", "Lesson", "LESSONS", "VIEWS", "HEAVY", "SOLVERS",
            "lesson_html", "lesson_notebook", "STATE_SCHEMA", "state_from_query", "encode_state", "LESSON_INPUTS",
            "animation_values"]
 __all__ += ["dumps_notebook", "animated_figure", "html_job", "chart", "LATE_FIGURES", "precompute"]
+# what the page and the solution notebooks use (the notebooks use no name that starts with "_")
+__all__ += ["PARTS", "on_screen", "number_text", "tex_number", "only_params", "calibrated_noise",
+            "smallest_feasible_eps", "ratio_of", "fixed_beta_change", "fixed_beta_text", "LE"]

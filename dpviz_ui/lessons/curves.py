@@ -8,6 +8,7 @@ Imports :mod:`.model` only.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Callable
 
@@ -60,10 +61,19 @@ def _curve_gaussian(state: dict) -> dict:
     p = params_of(state)
     xs = _logspace(0.1, 10.0, 33)
     classical = [gaussian.classical_sigma(e, p["delta"], p["G"]) for e in xs]
-    exact = [gaussian.sigma_for(e, p["delta"], p["G"], rtol=1e-9) for e in xs]
+    exact = list(_exact_sigmas(float(p["delta"]), float(p["G"])))
     return {"x": xs, "series": {"classical σ = Δ√(2 ln(1.25/δ))/ε": classical, "exact σ (Balle & Wang)": exact},
             "xname": "ε", "yname": "σ", "log": (True, True),
             "marker": _marker("gaussian", state)}
+
+
+@functools.lru_cache(maxsize=64)
+def _exact_sigmas(delta: float, sens: float) -> tuple:
+    """The exact σ of the Gaussian mechanism over the ε-grid of its chart (the same for every ε of a step: the
+    steps of a lesson and the frames of its animation share them)."""
+    from dpviz.theory import gaussian
+
+    return tuple(gaussian.sigma_for(e, delta, sens, rtol=1e-9) for e in _logspace(0.1, 10.0, 33))
 
 
 def _curve_calibrate(state: dict) -> dict:
@@ -222,4 +232,10 @@ def animated_figure(step: Step, state: dict, title: str) -> dict:
 
 
 def _label(v) -> str:
-    return f"{v:g}"
+    """A frame's label (the slider's): 0.13, 1000, 10⁶ (never 1e+06)."""
+    text = f"{v:g}"
+    if "e" not in text:
+        return text
+    mant, exp = text.split("e")
+    power = "10" + str(int(exp)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+    return power if float(mant) == 1 else f"{mant}·{power}"

@@ -29,6 +29,9 @@ class Question:
     kind: str = "number"
     options: tuple[str, ...] = ()
     rtol: float = 0.1
+    #: what is on screen BEFORE the answer (everything else of the step appears with it): labels of the step's
+    #: numbers, and "formula", "status", "notes", "chart" -- only parts from which the answer does not follow
+    shown: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,9 @@ class Step:
     inputs: tuple[str, ...] = ()
     animate: str | None = None
     question: Question | None = None
+    #: parts of the view this step never shows (labels of its numbers, "notes", "formula", "status"): what a LATER
+    #: question of the lesson asks for at the same settings (the exact σ before the step that asks for it)
+    hide: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,9 @@ class Lesson:
 #: inputs a lesson step may expose (numbers of the URL schema or the Audit page's schema)
 LESSON_INPUTS = ("n", "d", "eps", "log10_delta", "T", "eta", "G", "L", "mu", "alpha", "reps", "aud_trials", "aud_reps",
                  "aud_n", "aud_eps")
+
+#: the parts of a step's screen besides its numbers, which a question may hold back until it is answered
+PARTS = ("formula", "status", "notes", "chart")
 
 #: view kind -> the dashboard page that shows the same computation (for the "Open in …" link), or None
 VIEWS: dict[str, str | None] = {
@@ -144,24 +153,31 @@ def params_of(state: dict) -> dict:
     return p
 
 
-def _only(params: dict, func) -> dict:
+def only_params(params: dict, func) -> dict:
+    """The entries of ``params`` that ``func`` (a calibration or bound function of the catalogue) takes."""
     from dpviz.theory import catalog
 
     names = set(catalog.parameters_of(func))
     return {k: v for k, v in params.items() if k in names}
 
 
+_only = only_params
 _LE = r"\le"
 
 
-def _txt(x) -> str:
-    """A number for plain text (the page writes 1e-08 as 10⁻⁸)."""
+def number_text(x) -> str:
+    """A number for plain text, 4 significant digits (the page writes 1e-08 as 10⁻⁸); None as "—"."""
+    if x is None:
+        return "—"
     if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x):
         return f"{x:.4g}"
     return str(x)
 
 
-def _fmt(x) -> str:
+_txt = number_text
+
+
+def tex_number(x) -> str:
     """A number for text and LaTeX: 4 significant digits, powers of ten written out."""
     if x is None:
         return "—"
@@ -178,10 +194,30 @@ def _fmt(x) -> str:
     return f"{x:.4g}"
 
 
+_fmt = tex_number
+
+
 # ----------------------------------------------------------------------------------------------------------------------
 # the calibrated noise at a view's parameters (the charts, the views and the solvers share it)
 # ----------------------------------------------------------------------------------------------------------------------
-def _cal_noise(algorithm_id: str, p: dict) -> float | None:
+def calibrated_noise(algorithm_id: str, p: dict) -> float | None:
+    """The calibrated σ (or Laplace scale) of ``algorithm_id`` at the parameters ``p``, or None where no noise is
+    private (the calibration is infeasible or refuses the settings)."""
+    key = (algorithm_id, tuple(sorted((k, v) for k, v in p.items())))
+    if key in _NOISE_MEMO:
+        return _NOISE_MEMO[key]
+    out = _calibrated_noise(algorithm_id, p)
+    if len(_NOISE_MEMO) >= 8192:
+        _NOISE_MEMO.clear()
+    _NOISE_MEMO[key] = out
+    return out
+
+
+#: memo of :func:`calibrated_noise` (a lesson's charts, steps and handout ask for the same points again)
+_NOISE_MEMO: dict = {}
+
+
+def _calibrated_noise(algorithm_id: str, p: dict) -> float | None:
     from dpviz.theory import catalog
 
     alg = catalog.get_algorithm(algorithm_id)
@@ -197,11 +233,14 @@ def _cal_noise(algorithm_id: str, p: dict) -> float | None:
     return float(val) if c.feasible and val is not None else None
 
 
+_cal_noise = calibrated_noise
+
+
 #: memo of :func:`_smallest_feasible_eps` (the Lemma 13 step, its chart and its question ask for the same n)
 _FEASIBLE_MEMO: dict = {}
 
 
-def _smallest_feasible_eps(algorithm_id: str, p: dict, lo: float = 1e-3, hi: float = 1e3) -> float | None:
+def smallest_feasible_eps(algorithm_id: str, p: dict, lo: float = 1e-3, hi: float = 1e3) -> float | None:
     """The smallest ε at which the calibration is feasible (bisection in log ε; feasibility grows with ε).
     Memoised by the other settings (at most 4096 of them)."""
     key = (algorithm_id, tuple(sorted((k, v) for k, v in p.items() if k != "eps")), lo, hi)
@@ -209,7 +248,7 @@ def _smallest_feasible_eps(algorithm_id: str, p: dict, lo: float = 1e-3, hi: flo
         return _FEASIBLE_MEMO[key]
 
     def ok(e):
-        return _cal_noise(algorithm_id, {**p, "eps": e}) is not None
+        return calibrated_noise(algorithm_id, {**p, "eps": e}) is not None
 
     if not ok(hi):
         out = None
@@ -224,3 +263,34 @@ def _smallest_feasible_eps(algorithm_id: str, p: dict, lo: float = 1e-3, hi: flo
         _FEASIBLE_MEMO.clear()
     _FEASIBLE_MEMO[key] = out
     return out
+
+
+_smallest_feasible_eps = smallest_feasible_eps
+
+
+def on_screen(step: Step, out: dict, answered: bool = False) -> dict:
+    """What of ``out`` (a step's :func:`~dpviz_ui.lessons.views.live` output) is on screen.
+
+    A step never shows what its ``hide`` names.  Before its question is answered (or revealed by the lecturer), a
+    question step shows only what ``question.shown`` names: the answer, and every number it follows from trivially,
+    appear with it.  Returns a copy of ``out`` with ``numbers``, ``tex``, ``status`` and ``notes`` cut to what is
+    shown, ``chart`` (whether the chart is drawn) and ``held`` (whether anything waits for the answer)."""
+    hide = set(step.hide)
+    q = step.question
+    allowed = None if (q is None or answered) else set(q.shown)
+
+    def ok(name: str) -> bool:
+        return name not in hide and (allowed is None or name in allowed)
+
+    view = dict(out)
+    view["numbers"] = [(label, value) for label, value in out.get("numbers") or [] if ok(label)]
+    view["tex"] = out.get("tex") if ok("formula") else ""
+    view["status"] = out.get("status") if ok("status") else None
+    view["notes"] = list(out.get("notes") or []) if ok("notes") else []
+    view["chart"] = ok("chart")
+    if not view["chart"]:
+        view["figure"] = None
+    view["held"] = allowed is not None and (
+        len(view["numbers"]) < len([1 for label, _v in out.get("numbers") or [] if label not in hide])
+        or any(not ok(part) and part not in hide for part in PARTS))
+    return view

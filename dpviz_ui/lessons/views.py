@@ -14,6 +14,22 @@ from dpviz_ui.lessons.curves import _CURVES, _curve_figure, _logspace, animated_
 from dpviz_ui.lessons.model import Step, _fmt, _only, _smallest_feasible_eps, _txt, params_of
 
 
+def _sup(x: float) -> str:
+    """An exponent as superscript characters (ε⁻¹), for chart text where no LaTeX is drawn."""
+    return f"{x:g}".translate(str.maketrans("-0123456789.", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹·"))
+
+
+def _plain(x) -> str:
+    """A number for chart text (titles, legends): 4 significant digits, powers of ten as 10⁻⁶, never LaTeX."""
+    if isinstance(x, (int, float)) and not isinstance(x, bool) and x != 0 and (abs(x) < 1e-3 or abs(x) >= 1e5):
+        import math
+
+        k = math.floor(math.log10(abs(x)))
+        m = x / 10.0**k
+        return f"10{_sup(k)}" if abs(m - 1) < 5e-4 else f"{m:.4g}·10{_sup(k)}"
+    return _txt(x)
+
+
 def _live_gaussian(state: dict, progress=None) -> dict:
     from dpviz.theory import gaussian
 
@@ -51,7 +67,7 @@ def _live_calibrate(state: dict, progress=None) -> dict:
                else ("σ", cal.sigma)]
     if cal.beta is not None:
         numbers.append(("β", cal.beta))
-    for key, label in (("sigma_paper", "the paper's σ"), ("accountant_sigma", "tight accountant's σ"),
+    for key, label in (("sigma_paper", "the paper's σ"), ("accountant_sigma", "RDP accountant's σ"),
                        ("sigma_c", "σ_c released"), ("sigma_c_paper", "σ_c of Theorem 5 as printed")):
         if ex.get(key) is not None:
             values[key] = float(ex[key])
@@ -139,15 +155,24 @@ def _live_accounting(state: dict, progress=None) -> dict:
     numbers = [("the paper's σ", res["paper_sigma"])]
     row = next((r for r in res["accountants"] if r["matches_paper"]), None)
     if row is not None:
+        who = _ACCOUNTANT_NAMES.get(row["name"], row["name"])
         values["matched_sigma"] = row["sigma_for_eps"]
         values["matched_eps_of_paper_sigma"] = row["eps_of_paper_sigma"]
-        numbers.append(("σ of a tight accountant of the same mechanism", row["sigma_for_eps"]))
-        numbers.append(("ε the paper's σ really buys", row["eps_of_paper_sigma"]))
+        values["matched_name"] = who
+        numbers.append((f"σ the {who} accountant needs", row["sigma_for_eps"]))
+        numbers.append((f"ε the {who} accountant gives the paper's σ", row["eps_of_paper_sigma"]))
     if values.get("matched_sigma") and res["paper_sigma"]:
         values["ratio"] = res["paper_sigma"] / values["matched_sigma"]
-        numbers.append(("paper σ / tight σ", values["ratio"]))
-    return {"values": values, "numbers": numbers, "tex": res["closed_form"]["formula"] or "", "status": None,
-            "notes": list(res["notes"])[:2], "figure": None, "curve": None}
+        numbers.append(("paper's σ / accountant's σ", values["ratio"]))
+    # the closed form is plain text (σ² = 14G²T/...): a note, never KaTeX
+    notes = ([f"The paper's σ: {res['closed_form']['formula']}."] if res["closed_form"].get("formula") else []) \
+        + list(res["notes"])[:2]
+    return {"values": values, "numbers": numbers, "tex": "", "status": None, "notes": notes, "figure": None,
+            "curve": None}
+
+
+#: the accountants' names on screen (dpviz.labs.privacy_lab's ``name``); only the analytic Gaussian one is exact
+_ACCOUNTANT_NAMES = {"rdp": "RDP", "pld": "PLD", "analytic-gaussian": "exact analytic-Gaussian"}
 
 
 def _figure_accounting(state: dict) -> dict:
@@ -163,7 +188,7 @@ def _figure_accounting(state: dict) -> dict:
         names.append(f"{row['name']} ({row['sampling']}, {row['neighbouring']})")
         sig.append(row["sigma_for_eps"])
     fig = go.Figure(go.Bar(x=sig, y=names, orientation="h"))
-    fig.update_layout(title=f"σ each accountant needs for (ε, δ) = ({_fmt(res['eps'])}, {_fmt(res['delta'])})",
+    fig.update_layout(title=f"σ each accountant needs for (ε, δ) = ({_plain(res['eps'])}, {_plain(res['delta'])})",
                       xaxis_title="σ", height=360, margin={"l": 320})
     return fig.to_plotly_json()
 
@@ -234,7 +259,7 @@ def _live_simulate(state: dict, progress=None) -> dict:
                              error_y={"type": "data", "array": [float(x) for x in 1.96 * s["se"]]}))
     scale = ys[0] / xs[0] ** privacy_exp
     fig.add_trace(go.Scatter(x=xs, y=[scale * x**privacy_exp for x in xs], mode="lines", line={"dash": "dash"},
-                             name=f"privacy term's rate ε^{privacy_exp:g}, scaled to the first point"))
+                             name=f"privacy term's rate ε{_sup(privacy_exp)}, scaled to the first point"))
     fig.update_layout(title=f"DP-SGD, n = {state['n']}, T = {state['T']}, {state['reps']} repetitions: fitted slope "
                             f"{fit['slope']:.2f}", xaxis_type="log", yaxis_type="log", xaxis_title="ε",
                       yaxis_title="excess risk", height=420)
