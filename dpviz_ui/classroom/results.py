@@ -38,8 +38,9 @@ def normalise(question: Question, raw) -> str:
     return repr(float(x))
 
 
-def revealed_answer(question: Question, answer, shown: str) -> dict:
-    """The dict stored when a question is revealed (see the module's docstring)."""
+def revealed_answer(question: Question, answer, shown: str, text: str = "", tex: str = "") -> dict:
+    """The dict stored when a question is revealed (see the module's docstring), with the solver's explanation
+    (``text``, ``tex``) so that the students' pages show it without computing it again."""
     if question.kind == "choice":
         ans = str(answer)
     else:
@@ -47,7 +48,7 @@ def revealed_answer(question: Question, answer, shown: str) -> dict:
         if not math.isfinite(ans):
             raise ValueError("the answer is not a finite number")
     return {"kind": question.kind, "answer": ans, "rtol": float(question.rtol), "options": list(question.options),
-            "shown": str(shown)}
+            "shown": str(shown), "text": str(text or "")[:8000], "tex": str(tex or "")[:8000]}
 
 
 def _question_of(rev: dict) -> Question:

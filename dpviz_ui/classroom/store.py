@@ -230,6 +230,8 @@ def _insert(eng: sa.Engine, table: sa.Table):
 _SUBMITS = RateLimiter(SUBMITS_PER_WINDOW, SUBMIT_WINDOW_S)
 _FAILED_CLIENT = RateLimiter(FAILED_LOOKUPS_PER_CLIENT, 60.0)
 _FAILED_PROCESS = RateLimiter(FAILED_LOOKUPS_PER_PROCESS, 60.0)
+#: (url, code) -> (when read, ClassState or None): :meth:`ClassStore.get_cached`
+_RECENT: dict = {}
 
 
 class ClassStore:
@@ -284,6 +286,20 @@ class ClassStore:
                           expires_at=float(row["expires_at"]), updated_at=float(row["updated_at"]),
                           revealed=revealed)
 
+    def get_cached(self, code, max_age: float = 0.4) -> ClassState | None:
+        """:meth:`get`, answered from this process's memory when read less than ``max_age`` s ago (the students'
+        pages poll their class every second: one read a class per ``max_age`` per process however many follow)."""
+        key = (self.url, normalise_code(code))
+        now = time.monotonic()
+        hit = _RECENT.get(key)
+        if hit is not None and now - hit[0] < max_age:
+            return hit[1]
+        cls = self.get(code)
+        if len(_RECENT) > 10_000:
+            _RECENT.clear()
+        _RECENT[key] = (now, cls)
+        return cls
+
     def find(self, code, client: str) -> ClassState | None:
         """:meth:`get` for a student who typed or followed a code, rate-limited: after
         :data:`FAILED_LOOKUPS_PER_CLIENT` failed look-ups a minute from ``client`` (or
@@ -335,7 +351,7 @@ class ClassStore:
         if not isinstance(answer, dict):
             raise ValueError("answer must be a dict")
         text = json.dumps(answer, sort_keys=True, allow_nan=False)
-        if len(text) > 4000:
+        if len(text) > 20000:
             raise ValueError("the revealed answer is too long")
         now = self.clock()
         with self.engine.begin() as conn:
