@@ -296,7 +296,7 @@ def student_view(raw_code: str) -> None:
     step = lesson.steps[k - 1]
     show_step(lesson, k, explore=True)
     if step.question:
-        with st.container(key=f"cls_question_{k}", border=True):
+        with st.container(key="cls_question", border=True):
             q = step.question
             st.markdown(f"**Predict.** {q.prompt}")
             mine = store.answer_of(cls.code, k, me)
@@ -401,7 +401,7 @@ def presenter_view(code: str, key: str) -> None:
     step = lesson.steps[k - 1]
     out = show_step(lesson, k, explore=True)
     if step.question:
-        with st.container(key=f"cls_question_{k}", border=True):
+        with st.container(key="cls_question", border=True):
             st.markdown(f"**Predict.** {step.question.prompt}")
             if k in cls.revealed:
                 show_distribution(cls, k, None, "presenter")
