@@ -136,6 +136,7 @@ nav = st.navigation([
     st.Page("pages/accounting.py", title="Accounting"),
     st.Page("pages/audit.py", title="Audit"),
     st.Page("pages/lessons.py", title="Lessons"),
+    st.Page("pages/live_class.py", title="Live class", url_path="class"),
 ])
 try:
     nav.run()

@@ -417,6 +417,13 @@ def _step_body(lesson, k: int, step, present: bool, chart_column) -> None:
     with st.container():
         if not present:
             lecturer_tools(lesson, k, step, state)
+    # a live class at this step (pages/live_class.py): students follow on their own devices
+    if st.button("Start a live class from this step", key="les_live_class", help="Students join with a code or QR "
+                 "code, follow your Next / Back on their devices and predict before you reveal."):
+        from dpviz_ui.classroom import store as class_store
+
+        code, key = class_store.ClassStore().create(lesson.id, n_steps, step=k)
+        st.switch_page("pages/live_class.py", query_params={"cls_code": code, "cls_key": key})
 
 
 def lecturer_tools(lesson, k: int, step, state: dict) -> None:

@@ -122,7 +122,7 @@ _MAX_STR = 80
 
 
 #: Prefixes of link parameters that a page keeps and validates itself (e.g. the Audit page's ``aud_*``).
-PAGE_PREFIXES: tuple[str, ...] = ("aud_", "les_")
+PAGE_PREFIXES: tuple[str, ...] = ("aud_", "les_", "cls_")
 
 
 def _clean_str(value: Any) -> str | None:
