@@ -1366,7 +1366,8 @@ def _checked_bracket(z: float, delta: float, steps: int, q: float, replace: bool
     if rdp is None or not math.isfinite(br.eps_upper):
         if rdp is not None and not math.isfinite(br.eps_upper):
             return PldBracket(rdp, None, rdp, br.grid, br.change, False, br.seconds, br.points,
-                              _join(br.note, "PLD certifies no finite ε here; the upper bound shown is RDP's ε"),
+                              _join(br.note, f"PLD certifies no finite ε at δ = {delta:.3g} (δ is below the "
+                                             "probability mass its grid truncates); the upper bound shown is RDP's ε"),
                               None, "rdp")
         br.converged = br.eps_lower is not None and br.eps_upper - br.eps_lower <= 0.01 * br.eps_upper
         if br.eps_lower is not None and not br.converged and br.lower_from == "pld-optimistic":
