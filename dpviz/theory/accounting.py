@@ -1361,8 +1361,8 @@ def _checked_bracket(z: float, delta: float, steps: int, q: float, replace: bool
         if rdp is None:
             raise
         return PldBracket(rdp, None, rdp, None, None, False, time.perf_counter() - t0, 0,
-                          f"PLD not settled: {exc}; the upper bound shown is RDP's ε (a valid bound), with no "
-                          "certified lower bound", None, "rdp")
+                          f"PLD not settled at δ = {delta:.3g}: {exc}; the upper bound shown is RDP's ε (a valid "
+                          "bound), with no certified lower bound", None, "rdp")
     if rdp is None or not math.isfinite(br.eps_upper):
         if rdp is not None and not math.isfinite(br.eps_upper):
             return PldBracket(rdp, None, rdp, br.grid, br.change, False, br.seconds, br.points,

@@ -626,21 +626,34 @@ def _compose_eps(k0: int, probs, grid: float, inf: float, steps: int, delta: flo
     losses1 = (k0 + np.arange(len(p)) + theta) * grid
     with np.errstate(divide="ignore"):
         logp1 = np.log(p)
-    t0 = _chernoff_tilt(losses1, logp1, steps, delta) if steps > 1 else 0.0
     budget = NOISE_SHARE * delta
     last = None
     tried: list[float] = []
-    t = t0
-    for _attempt in range(6):
+    too_large = None
+    # first the plain composition (no tilt: the window dp_accounting would use), then, where its noise is too large
+    # for δ, the Chernoff tilt and tilts centred on the answers found
+    t = 0.0
+    for _attempt in range(7):
         if t is None:
             break
         tried.append(t)
-        nxt_default = t / 4.0 if t > 1e-2 else (0.0 if t > 0 else None)
-        losses, log_scale, c, noise = _tilted_compose(k0, p, grid, steps, theta, t)
+        if len(tried) == 1:
+            nxt_default = _chernoff_tilt(losses1, logp1, steps, delta) if steps > 1 else None
+        else:
+            nxt_default = t / 4.0 if t > 1e-2 else None
+        try:
+            losses, log_scale, c, noise = _tilted_compose(k0, p, grid, steps, theta, t)
+        except ValueError as exc:  # this tilt's window does not fit: a smaller tilt's may
+            too_large = exc
+            t = nxt_default
+            continue
         with np.errstate(over="ignore", under="ignore"):
             # the atoms whose numerical noise alone could exceed the δ budget: not usable
             log_noise_atom = log_scale + math.log(max(noise, 1e-320))
-        usable = log_noise_atom <= math.log(budget * 1e-3) if noise > 0 else np.ones(len(c), bool)
+        if noise > 0 and t > 0:
+            usable = log_noise_atom <= math.log(budget * 1e-3)
+        else:  # no tilt: every atom has the same noise; the total error is checked below
+            usable = np.ones(len(c), bool)
         first = int(np.argmax(usable)) if usable.any() else len(c)
         if first >= len(c):
             last = ("noise", t)
@@ -701,6 +714,8 @@ def _compose_eps(k0: int, probs, grid: float, inf: float, steps: int, delta: flo
             t = retilt(e)
             continue
         return e
+    if too_large is not None and last is None:
+        raise too_large
     raise Unsettled(f"the FFT composition of {steps} steps cannot resolve delta = {delta:g} at grid step {grid:g}: "
                     "its numerical noise could move delta(eps) by more than "
                     f"{NOISE_SHARE:g}·delta at every exponential tilt tried ({len(tried)} tilts)")
