@@ -39,7 +39,7 @@ the T-th power multiplies it by up to T; where ε is decided by atoms far smalle
 of 10⁻¹⁷ under a noise of 10⁻¹⁴) the plain FFT returns any number.  :func:`_compose_eps` composes the exponentially
 tilted PMF p_i e^{tℓ_i}/M(t) instead (the T-fold composition of the tilted PMF is the tilted composition), with t
 the Chernoff-optimal tilt at δ, so the atoms near ε carry most of the tilted mass; it measures the noise (the
-transform's negative outputs, at least 10·2⁻⁵² of the peak, plus the truncated mass), bounds the resulting error of
+transform's negative outputs, twice the largest, plus the truncated mass), bounds the resulting error of
 δ(ε) and charges it to δ (the upper bound reads ε at δ − err, the lower at δ + err), and where no tilt brings that
 error below 10⁻³·δ it raises :class:`Unsettled` rather than return an uncertified number.
 """
@@ -575,7 +575,8 @@ def _tilted_compose(k0: int, probs, grid: float, steps: int, theta: float, t: fl
     FFT's absolute rounding error ~10⁻¹⁶ is relative to the tilted mass where ε lies, not to the bulk of the
     distribution near loss 0.  Returns (losses, log-scale of each atom, tilted composed masses clipped at 0, noise):
     the composed mass of atom j is exp(log_scale_j)·c_j, and each c_j is within ``noise`` of its exact value (the
-    noise measured from the FFT's negative outputs, at least 10·2⁻⁵² of the peak, plus the truncated mass)."""
+    noise measured from the FFT's negative outputs, twice the largest, at least 2·2⁻⁵² of the peak), up to the truncated (wrapped)
+    tilted mass, at most ``trunc`` in all (returned last)."""
     import numpy as np
 
     p = np.asarray(probs, dtype=float)
@@ -592,10 +593,12 @@ def _tilted_compose(k0: int, probs, grid: float, steps: int, theta: float, t: fl
         trunc = 0.0
     K = k0 * steps + lo + np.arange(len(c))
     out_losses = (K + steps * theta) * grid
-    noise = 10.0 * max(-float(c.min()), 2.2e-16 * float(c.max())) + trunc if steps > 1 else 0.0
+    # the largest negative output is the largest error seen where the exact value is 0 (of millions of outputs, the
+    # FFT's errors being of one size everywhere); twice it, and at least 2·2⁻⁵² of the peak, bounds each output's error
+    noise = 2.0 * max(-float(c.min()), 2.2e-16 * float(c.max())) if steps > 1 else 0.0
     c = np.maximum(c, 0.0)
     log_scale = steps * logM - t * out_losses
-    return out_losses, log_scale, c, noise
+    return out_losses, log_scale, c, noise, trunc
 
 
 def _compose_eps(k0: int, probs, grid: float, inf: float, steps: int, delta: float, pessimistic: bool,
@@ -642,7 +645,7 @@ def _compose_eps(k0: int, probs, grid: float, inf: float, steps: int, delta: flo
         else:
             nxt_default = t / 4.0 if t > 1e-2 else None
         try:
-            losses, log_scale, c, noise = _tilted_compose(k0, p, grid, steps, theta, t)
+            losses, log_scale, c, noise, trunc = _tilted_compose(k0, p, grid, steps, theta, t)
         except ValueError as exc:  # this tilt's window does not fit: a smaller tilt's may
             too_large = exc
             t = nxt_default
@@ -667,13 +670,15 @@ def _compose_eps(k0: int, probs, grid: float, inf: float, steps: int, delta: flo
         mass = np.exp(np.minimum(log_scale[sl], 700.0)) * c[sl]
 
         def err_at(e):
-            """Bound on |computed − exact| δ(e) from the noise of the atoms above e."""
-            if noise <= 0:
+            """Bound on |computed − exact| δ(e): the noise of each atom above e, and the truncated tilted mass (at most
+            ``trunc`` in all, wrapped onto the window) at the largest untilting factor above e."""
+            if noise <= 0 and trunc <= 0:
                 return 0.0
             above = losses[sl] > e
             if not above.any():
                 return 0.0
-            return float(noise * np.exp(log_scale[sl][above]).sum())
+            f = np.exp(log_scale[sl][above])
+            return float(noise * f.sum() + trunc * f.max())
 
         # lost top mass (tilted truncation above the window): at most 1e-15/2 tilted, untilted below the top atom
         top_loss = float(np.exp(steps * _log_mgf(losses1, logp1, t) - t * losses[-1])) * 1e-15 if (
