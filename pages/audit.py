@@ -309,6 +309,12 @@ def body():
                                            stab.TRACE_LABEL.get(res.algorithm, "bound")), "stability_trace")
 
 
+def au_plan_sims() -> int:
+    from dpviz.labs import auditing as au
+
+    return au.PLAN_SIMULATIONS
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _plans(target: float, eps_true: float, delta: float, per_trial: float) -> list:
     from dpviz.labs import auditing as au
@@ -358,17 +364,22 @@ def _method_view(res, state):
         if chosen.trials is None:
             st.warning(f"{method}: {chosen.reason}")
         else:
-            st.write(f"To certify ε ≥ {ui.fmt(target)} with **{method}** an idealised attack needs **"
-                     f"{chosen.trials:,} {'canaries' if method == 'one-run' else 'trials'}** ({chosen.runs:,} "
-                     f"trainings here, about **{chosen.seconds:.3g} s** at this audit's measured "
-                     f"{per_trial * 1e3:.3g} ms per trial).")
-        st.dataframe([{"method": p.method, "trials / canaries": p.trials, "trainings here": p.runs,
-                       "seconds here": None if p.seconds is None else round(p.seconds, 3),
+            st.write(f"To certify ε ≥ {ui.fmt(target)} with **{method}** with probability **{chosen.power:.0%}**, "
+                     f"an attack this sharp needs **{chosen.trials:,} {'canaries' if method == 'one-run' else 'trials'}"
+                     f"** ({chosen.runs:,} trainings here, about **{chosen.seconds:.3g} s** at this audit's measured "
+                     f"{per_trial * 1e3:.3g} ms per trial)"
+                     + ("" if chosen.simulated is None else
+                        f"; {chosen.simulated:.0%} of {au_plan_sims()} simulated audits of that size reached it")
+                     + ".")
+        st.dataframe([{"method": p.method, f"trials / canaries ({p.power:.0%} power)": p.trials,
+                       "trainings here": p.runs, "seconds here": None if p.seconds is None else round(p.seconds, 3),
                        "certifies": round(p.certified, 4)} for p in plans], hide_index=True)
         st.caption(f"Planned on a mechanism as private as its accountant says (ε = {ui.fmt(res.eps_accountant)}, "
-                   f"δ = {res.delta:.3g}, taken as μ-GDP), with every measured rate equal to its expectation: what a "
-                   "typical audit needs, not a lower bound (a run with fewer errors than expected -- luck, or a "
-                   "mechanism less private than its accountant says -- can certify the target with fewer).")
+                   f"δ = {res.delta:.3g}, taken as μ-GDP): each count is the number of trials at which the audit "
+                   f"reaches the target with probability {chosen.power:.0%} (the two-sided methods checked on "
+                   "simulated audits on exact Gaussian scores, the test chosen on half the trials as the audit does); "
+                   "with fewer trials it falls short more often, and a mechanism less private than its accountant "
+                   "says can need fewer.")
 
 
 ui.guarded(body)

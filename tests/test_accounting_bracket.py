@@ -124,7 +124,9 @@ def test_calculator_delta_far_below_truncation_and_wor_add_remove(capsys):
     out = pl.calculator(n=60000, batch_size=256, epochs=10, noise_multiplier=1.1, delta=1e-300)
     rdp, pld = out["rows"]
     assert rdp["eps"] is not None and math.isfinite(rdp["eps"])
-    assert pld["eps"] is None and "δ" in pld["note"]
+    # issue 31: where the PLD certifies nothing finite it falls back to the bound that holds (RDP's) and says so
+    assert pld["eps"] == pytest.approx(rdp["eps"]) and pld["eps_lower"] is None
+    assert "δ" in pld["note"] and "RDP" in pld["note"]
     with pytest.raises(ValueError, match="replace-one"):
         pl.calculator(n=60000, batch_size=256, epochs=10, noise_multiplier=1.1, delta=1e-5,
                       sampling="without-replacement")

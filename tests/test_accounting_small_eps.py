@@ -133,12 +133,22 @@ def test_wor_rdp_floor_by_hand_and_by_dp_accounting():
     hand = math.log(1 - 1 / 256) - (math.log(delta) + math.log(256)) / 255
     assert hand == pytest.approx(0.0285188, abs=1e-7)
     assert accounting.wor_rdp_floor(delta, T, 1 / n) == pytest.approx(hand, rel=1e-9)
-    # dp_accounting's own accountant (same orders) sits on that floor at large noise, and certifies ε = 0 (its
-    # total-variation shortcut) once the noise is large enough: nothing in between
+    # dp_accounting's own accountant (same orders) sits on that floor at large noise, and says ε = 0 (its KL
+    # shortcut) from z = 63 246 on, on per-step divergences of 1e-16 (their rounding error's size); dpviz certifies
+    # ε = 0 only where the total variation 1 - (1 - q erf(1/(2√2 z)))^T is at most δ (issue 31): by hand,
+    # T q erf(1/(2√2 z)) ≈ T q / (√(2π) z) = δ at z = 0.398942 / 1e-6 = 398 942
     assert _dp_wor(n, 1e4, T, delta) == pytest.approx(hand, rel=1e-5)
     z = accounting.noise_multiplier_general(eps=0.01, delta=delta, steps=T, sampling_prob=1 / n,
                                             sampling="without-replacement", neighbouring="replace-one")
-    assert _dp_wor(n, z, T, delta) == 0.0 and _dp_wor(n, z * (1 - 1e-5), T, delta) >= hand * (1 - 1e-6)
+    assert z == pytest.approx(1 / math.sqrt(2 * math.pi) / delta, rel=1e-4)
+
+    def tv(z):
+        return 1 - (1 - math.erf(1 / (2 * math.sqrt(2) * z)) / n) ** T
+
+    assert tv(z) <= delta < tv(z * (1 - 1e-5))
+    assert _dp_wor(n, z, T, delta) == 0.0 and _dp_wor(n, 63246.0, T, delta) == 0.0
+    assert accounting.epsilon_general(noise_multiplier=63246.0, delta=delta, steps=T, sampling_prob=1 / n,
+                                      sampling="without-replacement", neighbouring="replace-one") >= hand * 0.999
     assert z == pytest.approx(accounting.noise_multiplier_general(  # the same σ (to the solver's tolerance)
         eps=0.001, delta=delta, steps=T, sampling_prob=1 / n, sampling="without-replacement",
         neighbouring="replace-one"), rel=1e-5)

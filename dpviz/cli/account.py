@@ -120,8 +120,12 @@ def run(args) -> int | None:
     from dpviz.cli import commands as cli
     from dpviz.labs import privacy_lab
 
+    from dpviz.theory import accounting
+
     if args.command == "account":
         params = cli._collect_params(args)
+        if params.get("delta") is not None:
+            accounting.check_accounting_delta(params["delta"])  # delta > 0.1 refused at once, as on the pages
         from dpviz.theory import catalog
 
         alg = catalog.get_algorithm(args.algorithm)  # a misspelt --param name is refused, not ignored
@@ -162,6 +166,7 @@ def run(args) -> int | None:
             print(f"note: {note}")
         return 0
     if args.command == "privacy":
+        accounting.check_accounting_delta(args.delta)  # delta > 0.1 refused at once, as on the pages
         out = privacy_lab.calculator(n=args.n, noise_multiplier=args.noise_multiplier, delta=args.delta,
                                      batch_size=args.batch_size, sampling_rate=args.sampling_rate,
                                      epochs=args.epochs, steps=args.steps, sampling=args.sampling,

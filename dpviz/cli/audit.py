@@ -6,9 +6,10 @@ audit --algorithm ID [calibrate options] [--sigma S] --trials N --seed S [--meth
         "fnr_upper"} (the numbers the Audit page shows, so its exported command returns them)
        (with --method: also "method", "assumption", "eps_lower_clopper_pearson" and the method's details;
        dpviz.labs.auditing)
-audit --algorithm ID [options] --plan --target X [--method M] --json
+audit --algorithm ID [options] --plan --target X [--method M] [--power P] --json
     -> {"algorithm", "method", "target", "eps_true", "eps_source", "delta", "mu", "trials", "runs", "seconds",
-        "certified", "assumption", "reason"}: the trials an idealised audit needs to certify X, and their time here
+        "certified", "assumption", "reason", "power", "simulated", "plan"}: the trials at which the audit certifies X
+        with probability P (default 0.8), said in words ("plan"), and their time here
 stability --algorithm ID [options] --reps R --seed S --json
     -> {"algorithm", "theorem", "bound", "empirical": {"max", "q50", "q95", "q99"}, "neighbour", "seconds"}
 stability ... --over n|eta|alpha --values V1,V2,...
@@ -63,6 +64,8 @@ def add_parser(sub, add_param_options, collect_params) -> None:
     p.add_argument("--plan", action="store_true",
                    help="do not audit: say how many trials certify --target with --method, and how long they take")
     p.add_argument("--target", type=_number, default=None, help="with --plan: the epsilon lower bound to certify")
+    p.add_argument("--power", type=_number, default=None,
+                   help="with --plan: the probability with which the planned audit reaches --target (default 0.8)")
     p.add_argument("--seed", type=_whole, default=0, help="random seed (default 0)")
     p.add_argument("--level", type=_number, default=0.95, help="Clopper-Pearson confidence level (default 0.95)")
     _common(p)
@@ -175,6 +178,9 @@ def run(args: argparse.Namespace) -> int | None:
             raise ValueError("--trials is required (an even whole number >= 8), unless --plan.")
         if args.target is not None:
             raise ValueError("--target goes with --plan (the audit itself certifies what its trials allow).")
+        if args.power is not None:
+            raise ValueError("--power goes with --plan (the probability with which the planned audit reaches "
+                             "--target).")
         if args.trials < 8 or args.trials % 2:
             raise ValueError(f"--trials must be an even whole number >= 8 (half on D, half on D'), got "
                              f"{v.shown(args.trials)}.")
@@ -247,8 +253,9 @@ def _method_result(args, res) -> dict:
 
 
 def _plan(args, params, v) -> int:
-    """``audit --plan``: the trials an idealised audit of the mechanism needs to certify ``--target``, and their time
-    here by the audit's cost model (dpviz.labs.audit.audit_seconds)."""
+    """``audit --plan``: the trials at which an audit of the mechanism reaches ``--target`` with probability
+    ``--power`` (default 0.8; :func:`dpviz.labs.auditing.plan_audit`), said in words (``plan``), and their time here
+    by the audit's cost model (dpviz.labs.audit.audit_seconds)."""
     from dpviz.labs import audit as aud
     from dpviz.labs import auditing as au
 
@@ -256,11 +263,12 @@ def _plan(args, params, v) -> int:
     if args.target is None:
         raise ValueError("--plan needs --target (the epsilon lower bound to certify, > 0).")
     target = v.check_positive("--target", args.target)
+    power = au.POWER if args.power is None else args.power
     ds, loss, params = aud.default_setting(args.algorithm, params, dataset=args.dataset, loss=args.loss)
     eps_true, source, delta, per_trial = au.mechanism_for_plan(args.algorithm, ds, loss, params)
     plan = au.plan_audit(target=target, eps_true=eps_true, delta=delta, method=method, level=args.level,
-                         seconds_per_trial=per_trial)
-    out = {"algorithm": args.algorithm, **plan.to_dict(), "eps_source": source}
+                         seconds_per_trial=per_trial, power=power)
+    out = {"algorithm": args.algorithm, **plan.to_dict(), "eps_source": source, "plan": plan.statement}
     out.pop("curve")
     out = aud._finite(out)
     return _print(out, args.json)

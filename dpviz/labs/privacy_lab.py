@@ -493,6 +493,7 @@ def sigma_bracket(mech: Mechanism, acc: Accountant, eps) -> dict:
         out["sigma_upper"] = res["z_upper"] * acc.sensitivity
         out["sigma_lower"] = None if res["z_lower"] is None else res["z_lower"] * acc.sensitivity
         out["grid"], out["converged"] = res["grid"], res["converged"]
+        out["note"] = res.get("note") or ""  # e.g. the PLD did not settle and RDP's σ is shown (accounting)
     else:
         out["sigma_upper"] = sigma_for(mech, acc, eps)
         if acc.name == "analytic-gaussian":
@@ -568,6 +569,8 @@ def evaluate(algorithm_id: str, *, sigma=None, names: tuple[str, ...] | None = N
             sb = sigma_bracket(mech, acc, mech.eps)
             row["sigma_for_eps"] = _num(sb["sigma_upper"])
             row["sigma_for_eps_lower"] = _num(sb["sigma_lower"])
+            if sb["note"]:
+                errors.append(sb["note"])
         except ValueError as exc:
             errors.append(str(exc))
         main = None

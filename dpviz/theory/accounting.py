@@ -30,6 +30,19 @@ Two accountants are available:
     grid is estimated before any work; where it would not fit, :class:`PldTooLarge` (a ``ValueError``) says how large
     it would be.
 
+Every PLD result is checked, not trusted (issue 31).  Each composition is an FFT of exponentially tilted PMFs whose
+numerical error is bounded and charged to δ (:func:`dpviz.theory.pld_lower._compose_eps`); where no tilt resolves δ
+(e.g. q = 10⁻⁶, 10⁶ steps, δ = 10⁻¹²: the atoms that decide ε weigh 10⁻¹⁷ under an FFT noise floor of 10⁻¹⁴) it
+raises :class:`Unsettled` instead of returning a number.  The PLD's bracket is then compared with RDP's ε, a valid
+upper bound of the same mechanism: the upper bound reported is min(PLD, RDP), and where the PLD does not settle or its
+lower bound exceeds RDP's upper bound, RDP's bound is reported with no lower bound, ``fallback="rdp"`` and a note
+(:func:`_checked_bracket`, :func:`_checked_sigma`).  The references are unstable there too: dp_accounting's PLD at
+q = 10⁻⁶, 10⁶ steps, δ = 10⁻¹², z = 0.55 gives ε = 0.733 at grid 10⁻² and 9.48 at 10⁻³, its RDP 3.43; the PRV
+accountant would need a mesh of about ε_error/√(T log(1/δ)) ≈ 10⁻⁶, far beyond memory.  ε = 0 is returned only
+where it is exact: the total variation of the mechanism (:func:`dpviz.theory.gaussian.total_variation`) is at most δ,
+or dp_accounting's KL shortcut holds for Rényi divergences that are upper bounds (a per-step divergence below 10⁻¹⁰ is
+rounding noise and is replaced by a bound, :func:`_sound_rdp`).  δ above :data:`DELTA_MAX` = 0.1 is refused.
+
 The neighbouring relation is add/remove-one (the relation of the moments accountant).  For a replace-one analysis
 pass the replace-one sensitivity (2G for gradients bounded by G) when converting σ to z = σ / sensitivity; see
 :mod:`dpviz.theory.papers.kang_pidp`.
@@ -43,8 +56,10 @@ from dataclasses import dataclass
 from typing import Callable
 
 from dpviz.foundation import validate as v
+from dpviz.theory.pld_lower import Unsettled
 
-__all__ = ["ACCOUNTANTS", "PldTooLarge", "epsilon_for", "noise_multiplier_for", "pld_bracket", "pld_epsilon_bracket",
+__all__ = ["ACCOUNTANTS", "DELTA_MAX", "PldTooLarge", "Unsettled", "check_accounting_delta", "epsilon_for",
+           "noise_multiplier_for", "pld_bracket", "pld_epsilon_bracket",
            "pld_sigma_bracket", "rdp_epsilon_gaussian", "wor_rdp_floor", "wor_floor_note"]
 
 #: Supported accountants.
@@ -55,8 +70,26 @@ _Z_MAX = 1e7
 _MAX_BRACKET = 64  # cap on the bracket widenings of _root (log_4(_Z_MAX / _Z_MIN) = 17 suffice)
 
 
-def _check_common(delta, steps, sampling_prob, accountant):
+#: Largest δ the accountants accept (the dashboard's pages cap δ at 10⁻¹ too): above it an (ε, δ) guarantee is vacuous
+#: — publishing a random tenth of the data set is (0, 0.1)-DP — and the searches only waste time (δ = 0.9999 took
+#: 14.7 s of CPU to report ε = 0).
+DELTA_MAX = 0.1
+
+
+def check_accounting_delta(delta) -> float:
+    """δ for an accountant: in (0, :data:`DELTA_MAX`], else ``ValueError`` saying why."""
     delta = v.check_delta(delta)
+    if delta > DELTA_MAX:
+        raise ValueError(
+            f"delta = {delta:g} is above {DELTA_MAX:g}: an (eps, delta) guarantee with delta that large is vacuous (a "
+            f"mechanism that publishes a random {DELTA_MAX:.0%} of the examples is (0, {DELTA_MAX:g})-DP), so the "
+            f"accountants refuse it, as the dashboard's pages do; use delta <= {DELTA_MAX:g}, typically 1/n^2 or "
+            "smaller.")
+    return delta
+
+
+def _check_common(delta, steps, sampling_prob, accountant):
+    delta = check_accounting_delta(delta)
     steps = v.check_int("steps (number of compositions)", steps)
     q = v.check_real("sampling_prob", sampling_prob)
     if not 0.0 < q <= 1.0:
@@ -179,6 +212,38 @@ def _log_a_frac(q: float, z: float, alpha: float):
     return None
 
 
+#: Below this a computed per-step Rényi divergence is rounding noise, not a value: log A_α = log(1 + tiny) is summed
+#: from terms of size about 1, so its absolute error is a few hundred ulps (:func:`_sound_rdp`).
+_RDP_TINY = 1e-10
+#: Margin added to a per-step divergence below :data:`_RDP_TINY` (more than the rounding error of its sum).
+_RDP_MARGIN = 2e-13
+
+
+def _sound_rdp(per_step, orders, z: float):
+    """Per-step RDP values made upper bounds where rounding dominates: a value below :data:`_RDP_TINY` (at z = 10⁸,
+    q = 256/60 000 dp_accounting's formula gives −1.8·10⁻¹⁷, and dp_accounting then returns ε = 0) is replaced by
+    min(α/(2z²), max(value, 0) + :data:`_RDP_MARGIN`) — α/(2z²), the RDP of the un-sampled Gaussian, bounds the
+    sub-sampled one (joint quasi-convexity of Rényi divergences).  Larger values are unchanged (so the results equal
+    dp_accounting's wherever it is not rounding), negative ones never reach the conversion."""
+    import numpy as np
+
+    r = np.asarray(per_step, dtype=float)
+    a = np.asarray(orders, dtype=float)
+    tiny = ~(r >= _RDP_TINY)  # NaN counts as tiny
+    if tiny.any():
+        cap = a / (2.0 * z * z)
+        r = np.where(tiny, np.minimum(cap, np.maximum(np.nan_to_num(r, nan=0.0), 0.0) + _RDP_MARGIN), r)
+    return r
+
+
+def _exact_zero(z: float, delta: float, steps: int, q: float) -> bool:
+    """Whether ε = 0 is certified exactly: the total variation bound of
+    :func:`dpviz.theory.gaussian.total_variation` is at most δ."""
+    from dpviz.theory import gaussian
+
+    return gaussian.total_variation(noise_multiplier=z, sampling_prob=q, steps=steps) <= delta
+
+
 @functools.lru_cache(maxsize=8192)
 def _rdp_eps_idx(z: float, delta: float, steps: int, q: float, idx: tuple[int, ...]) -> tuple[float, int]:
     """(ε, index of the optimal order) over the RDP orders (:data:`RDP_ORDERS`) with indices ``idx``."""
@@ -192,7 +257,7 @@ def _rdp_eps_idx(z: float, delta: float, steps: int, q: float, idx: tuple[int, .
     level = absl_logger.level
     absl_logger.setLevel(logging.ERROR)  # silence "failed to converge ... excluding this order" (order is dropped)
     try:
-        per_step = _rdp_poisson_gaussian(q, z, orders)
+        per_step = _sound_rdp(_rdp_poisson_gaussian(q, z, orders), orders, z)
         eps, opt = rdp.compute_epsilon(orders, steps * per_step, delta)
     finally:
         absl_logger.setLevel(level)
@@ -215,6 +280,8 @@ def _pld_eps(z: float, delta: float, steps: int, q: float) -> float:
 
 @functools.lru_cache(maxsize=4096)
 def _eps(z: float, delta: float, steps: int, q: float, accountant: str) -> float:
+    if _exact_zero(z, delta, steps, q):
+        return 0.0  # total variation <= delta: (0, delta)-DP exactly
     eps = _rdp_eps(z, delta, steps, q) if accountant == "rdp" else _pld_eps(z, delta, steps, q)
     return eps if math.isfinite(eps) else math.inf
 
@@ -287,7 +354,8 @@ def _root(f, guess: float, rtol: float, what: str, spread: float = 2.0) -> float
             break
         lo, hi = hi, hi * 4.0
         if hi > _Z_MAX:
-            raise ValueError(f"no noise multiplier up to {_Z_MAX:g} reaches {what}; increase eps or reduce the steps.")
+            raise ValueError(f"no noise multiplier in the search's range [{_Z_MIN:g}, {_Z_MAX:g}] reaches {what}; "
+                             "increase eps or reduce the steps.")
     else:  # pragma: no cover (unreachable: hi exceeds _Z_MAX first)
         raise ValueError(f"the noise search for {what} did not converge.")
     for _ in range(_MAX_BRACKET):
@@ -330,9 +398,9 @@ def _solve(eps: float, delta: float, steps: int, q: float, accountant: str, rtol
     floor = _rdp_eps_idx(1e4, delta, steps, q, full)[0]
     if eps <= floor * (1.0 + 1e-9):
         raise ValueError(
-            f"the RDP accountant cannot certify eps = {eps:g} at delta = {delta:g}: with Rényi orders up to "
-            f"{max(orders):g} its bound never falls below {floor:.4g} (about log(1/delta)/(order - 1)), however "
-            "large the noise; use a larger eps or accountant='pld'.")
+            f"the RDP accountant cannot certify eps = {eps:g} at delta = {delta:g}: its conversion to (eps, delta) "
+            f"has a floor — with Rényi orders up to {max(orders):g} its bound never falls below {floor:.4g} (about "
+            "log(1/delta)/(order - 1)), however large the noise; use eps above that floor or accountant='pld'.")
 
     def f_on(idx):
         return lambda z: _rdp_eps_idx(z, delta, steps, q, idx)[0] - eps
@@ -511,7 +579,7 @@ def _wor_eps_opt(z: float, delta: float, steps: int, q: float, max_order: float,
     level = absl_logger.level
     absl_logger.setLevel(logging.ERROR)
     try:
-        eps, opt = rdp.compute_epsilon(orders, steps * _rdp_wor_gaussian(q, z, orders), delta)
+        eps, opt = rdp.compute_epsilon(orders, steps * _sound_rdp(_rdp_wor_gaussian(q, z, orders), orders, z), delta)
     finally:
         absl_logger.setLevel(level)
     eps = float(eps)
@@ -519,6 +587,8 @@ def _wor_eps_opt(z: float, delta: float, steps: int, q: float, max_order: float,
 
 
 def _wor_eps(z: float, delta: float, steps: int, q: float) -> float:
+    if _exact_zero(z, delta, steps, q):  # total variation <= delta: (0, delta)-DP exactly
+        return 0.0
     return _wor_eps_opt(z, delta, steps, q, math.inf)[0]
 
 
@@ -533,9 +603,11 @@ def wor_rdp_floor(delta: float, steps: int, sampling_prob: float) -> float:
     .. math:: \epsilon(\lambda) = T\rho_\infty(\lambda) + \log(1 - 1/\lambda) - \frac{\log\delta + \log\lambda}{\lambda - 1}
 
     has a floor: at n = T = 1000 (q = 1/n), δ = 10⁻⁶ it is 0.02852 (order 256).  Below it the accountant certifies
-    only ε = 0, once T·ρ(λ) < δ² at some order (dp_accounting's total-variation shortcut: the two output
-    distributions are then within δ in total variation, so the release is (0, δ)-DP), which needs a far larger noise:
-    every target ε below the floor gets that same σ (z = 63 246 at n = T = 1000).
+    only ε = 0, and only where that is exact: the total variation bound 1 − (1 − q·erf(1/(2√2 z)))^T of
+    :func:`dpviz.theory.gaussian.total_variation` is at most δ (z = 398 942 at n = T = 1000).  dp_accounting's own
+    shortcut (T·ρ(λ) < δ², the two output distributions then within δ in total variation) fires at z = 63 246 there,
+    but on per-step divergences of about 10⁻¹⁶, the size of their rounding error, so dpviz does not rely on it (issue
+    31; :func:`_sound_rdp`).  Every target ε below the floor gets that same σ.
     """
     import numpy as np
 
@@ -568,7 +640,7 @@ def wor_floor_note(eps: float, delta: float, steps: int, sampling_prob: float) -
 def _solve_pld_fast(eps: float, delta: float, steps: int, q: float, rtol: float, replace: bool = False) -> float:
     """Smallest z (relative precision ``rtol``) with pessimistic PLD ε(z) <= eps (an upper bound on the σ needed);
     see :func:`pld_sigma_bracket`."""
-    return _pld_sigma(eps, delta, steps, q, replace, max(rtol, 1e-4))["z_upper"]
+    return _checked_sigma(eps, delta, steps, q, replace, max(rtol, 1e-4))["z_upper"]
 
 
 def _pld_secant(eps: float, delta: float, steps: int, q: float, replace: bool, interval: float, pessimistic: bool,
@@ -587,7 +659,8 @@ def _pld_secant(eps: float, delta: float, steps: int, q: float, replace: bool, i
     while g_hi > 0:
         lo, hi = hi, hi * 1.5
         if hi > _Z_MAX:
-            raise ValueError(f"no noise multiplier up to {_Z_MAX:g} reaches eps = {eps:g} by PLD.")
+            raise ValueError(f"no noise multiplier in the search's range up to {_Z_MAX:g} reaches eps = {eps:g} by "
+                             "PLD.")
         g_hi = g(hi)
     g_lo = g(lo)
     while g_lo <= 0:
@@ -715,7 +788,55 @@ def pld_sigma_bracket(*, eps, delta, steps, sampling_prob=1.0, neighbouring="add
     mechanism does not fit in memory."""
     eps = v.check_eps(eps)
     delta, steps, q = _check_general(delta, steps, sampling_prob, "poisson", neighbouring, "pld")
-    return dict(_pld_sigma(eps, delta, steps, q, neighbouring == "replace-one" and q < 1.0, max(rtol, 1e-4)))
+    return dict(_checked_sigma(eps, delta, steps, q, neighbouring == "replace-one" and q < 1.0, max(rtol, 1e-4)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _checked_sigma(eps: float, delta: float, steps: int, q: float, replace: bool, rtol: float) -> dict:
+    """:func:`_pld_sigma`, checked against RDP's noise multiplier for the same target (a valid "enough noise"; Poisson
+    add/remove or full batch), the fallback when the PLD fails:
+
+    * PLD not settled (:class:`dpviz.theory.pld_lower.Unsettled`): ``z_upper`` is RDP's, no ``z_lower``;
+    * ``z_lower`` (certainly too little noise) at or above a z that RDP certifies sufficient: a contradiction — the
+      PLD is discarded and RDP's z reported;
+    * otherwise ``z_upper`` = min(PLD's, RDP's) (both suffice), and a ``z_lower`` at or above it is dropped.
+    ``fallback`` is "rdp" when RDP's z is the one reported; ``converged`` is then false and ``note`` says why."""
+    import time
+
+    t0 = time.perf_counter()
+    rdp_z = None
+    if not (replace and q < 1.0):
+        try:
+            rdp_z = _solve(eps, delta, steps, q, "rdp", 1e-6)
+        except ValueError:
+            rdp_z = None
+
+    def rdp_only(note):
+        return {"z_upper": rdp_z, "z_lower": None, "eps_at_z_upper": _rdp_eps(rdp_z, delta, steps, q), "grid": None,
+                "converged": False, "seconds": time.perf_counter() - t0, "note": note, "fallback": "rdp"}
+
+    try:
+        res = dict(_pld_sigma(eps, delta, steps, q, replace, rtol))
+    except Unsettled as exc:
+        if rdp_z is None:
+            raise
+        return rdp_only(f"PLD not settled: {exc}; the noise shown is RDP's (certainly enough), with no certified "
+                        "lower end")
+    res.setdefault("note", "")
+    res["fallback"] = None
+    if rdp_z is not None and res.get("z_lower") is not None and res["z_lower"] >= rdp_z:
+        return rdp_only(_join(res["note"], f"the PLD's 'certainly too little' noise {res['z_lower']:.4g} is at or "
+                                           f"above RDP's sufficient noise {rdp_z:.4g}, so the PLD is not reliable "
+                                           "here: RDP's noise is shown"))
+    if rdp_z is not None and rdp_z < res["z_upper"]:
+        res["z_upper"], res["fallback"] = rdp_z, "rdp"
+        res["eps_at_z_upper"] = _rdp_eps(rdp_z, delta, steps, q)
+        res["note"] = _join(res["note"], "RDP's noise multiplier is smaller than the PLD's here: it is the one shown")
+        res["converged"] = False
+    if res.get("z_lower") is not None and res["z_lower"] >= res["z_upper"]:
+        res["note"] = _join(res["note"], f"the PLD's lower end {res['z_lower']:.4g} was not below the upper end: dropped")
+        res["z_lower"], res["converged"] = None, False
+    return res
 
 
 def _check_general(delta, steps, sampling_prob, sampling, neighbouring, accountant):
@@ -789,8 +910,8 @@ def _smallest_private(ok: Callable[[float], bool], guess: float, rtol: float, wh
         while True:
             lo, hi = hi, hi * 4.0
             if hi > _Z_MAX:
-                raise ValueError(f"no noise multiplier up to {_Z_MAX:g} reaches {what}; increase eps or reduce the "
-                                 "steps.")
+                raise ValueError(f"no noise multiplier in the search's range [{_Z_MIN:g}, {_Z_MAX:g}] reaches "
+                                 f"{what}; increase eps or reduce the steps.")
             if ok(hi):
                 break
     return log_bisect(ok, lo, hi, math.log1p(rtol))
@@ -820,6 +941,14 @@ def _solve_wor(eps: float, delta: float, steps: int, q: float, rtol: float) -> f
     stopped where ε first read 0, σ = 395.6 where 4.4 suffices)."""
     what = f"eps = {eps:g} at delta = {delta:g} over {steps} steps (sampling without replacement)"
     guess = max(q * math.sqrt(steps * math.log(1.0 / delta)) / eps, 0.5)  # the moments-accountant scaling
+    floor = wor_rdp_floor(delta, steps, q)
+    if eps < floor and _wor_eps(_Z_MAX, delta, steps, q) > eps:
+        raise ValueError(
+            f"the without-replacement RDP accountant cannot certify {what}: its conversion from Rényi divergences to "
+            f"(eps, delta) has a floor of {floor:.4g} here (its bound at the Rényi orders above 256, up to "
+            f"{max(WOR_ORDERS):g}, does not vanish as the noise grows), and below the floor it certifies only "
+            f"eps = 0, which needs more noise than the search's largest noise multiplier {_Z_MAX:g}; use eps >= "
+            f"{floor:.4g} (the limit is the Rényi conversion, not the number of steps).")
 
     def full(z: float) -> bool:
         return _wor_eps(z, delta, steps, q) <= eps
@@ -942,18 +1071,23 @@ def _composed_points(pmfs, steps: int, q: float) -> int:
     return out
 
 
-def _pld_eps_from(pmfs, steps: int, q: float, delta: float) -> float:
-    from dp_accounting.pld import privacy_loss_distribution as pld_mod
+def _pld_eps_from(pmfs, steps: int, q: float, delta: float, pessimistic: bool = True) -> float:
+    """ε of the composed PLD of dp_accounting's one-step PMFs, composed by :func:`dpviz.theory.pld_lower._compose_eps`
+    (an FFT on exponentially tilted PMFs whose numerical error is bounded and charged to δ; raises
+    :class:`dpviz.theory.pld_lower.Unsettled` where no tilt resolves δ) instead of dp_accounting's plain FFT, whose
+    rounding noise (about 10⁻¹⁶ of the peak, times T) can exceed δ unseen: at q = 10⁻⁶, 10⁶ steps, δ = 10⁻¹², z = 0.55
+    dp_accounting's PLD gives ε = 0.733 at grid 10⁻², 9.48 at 10⁻³, where its RDP gives 3.43."""
+    from dpviz.theory import pld_lower
 
-    remove, add = pmfs
-    if q < 1.0 and steps > 1:
-        # dense before composing: dp_accounting's sparse path computes size**steps as an exact integer first
-        # (95 s for 30**10**7)
-        remove = remove.self_compose(steps, 1e-15)
-        add = None if add is None else add.self_compose(steps, 1e-15)
-    pld = pld_mod.PrivacyLossDistribution(remove, add)
-    eps = float(pld.get_epsilon_for_delta(delta))
-    return eps if math.isfinite(eps) else math.inf
+    out = 0.0
+    for pmf in pmfs:
+        if pmf is None:
+            continue
+        k = steps if q < 1.0 else 1
+        e = pld_lower._compose_eps(int(pmf._lower_loss), pmf._probs, float(pmf._discretization),
+                                   float(pmf._infinity_mass), k, delta, pessimistic)
+        out = max(out, e)
+    return out if math.isfinite(out) else math.inf
 
 
 @functools.lru_cache(maxsize=1024)
@@ -973,7 +1107,7 @@ def _pld_eval(z: float, delta: float, steps: int, q: float, replace: bool, inter
     if points > PLD_MAX_POINTS:
         raise PldTooLarge(f"composing {steps} steps would need about {points:.3g} grid points at step {interval:g} "
                           f"(at most {PLD_MAX_POINTS:.3g})")
-    eps = _pld_eps_from(pmfs, steps, q, delta)
+    eps = _pld_eps_from(pmfs, steps, q, delta, pessimistic)
     return eps, time.perf_counter() - t0, points
 
 
@@ -997,10 +1131,12 @@ class PldBracket:
     points: int
     note: str = ""
     lower_from: str | None = None  # "pld-optimistic" or "prv"
+    #: "rdp" when the PLD did not settle or contradicted RDP's valid upper bound and RDP's bound is reported instead
+    fallback: str | None = None
 
     def as_dict(self) -> dict:
         return {k: getattr(self, k) for k in ("eps_upper", "eps_lower", "eps_estimate", "grid", "change",
-                                              "converged", "seconds", "points", "note", "lower_from")}
+                                              "converged", "seconds", "points", "note", "lower_from", "fallback")}
 
 
 #: Grid points of the probe PLD that measures the support before any real work.
@@ -1072,6 +1208,11 @@ def pld_bracket(z: float, delta: float, steps: int, q: float, *, replace: bool =
         try:
             eps, _dt, points = _pld_eval(z, delta, steps, q, replace, interval, True)
             work += points
+        except Unsettled as exc:
+            if not history:
+                raise
+            note = f"refinement stopped: {exc}"
+            break
         except PldTooLarge as exc:
             if not history:
                 raise PldTooLarge(f"PLD not computed: {exc}; RDP's ε is the upper bound to use.") from None
@@ -1111,8 +1252,11 @@ def pld_bracket(z: float, delta: float, steps: int, q: float, *, replace: bool =
     lower_from = None
     if lower and math.isfinite(upper):
         if work + points <= 1.5 * budget:
-            lo = min(_pld_eval(z, delta, steps, q, replace, grid, False)[0], upper)
-            lower_from = "pld-optimistic"
+            try:
+                lo = min(_pld_eval(z, delta, steps, q, replace, grid, False)[0], upper)
+                lower_from = "pld-optimistic"
+            except ValueError as exc:  # Unsettled: no lower bound at this grid
+                note = (note + "; " if note else "") + f"no lower bound: {exc}"
             work += points
         else:
             note = (note + "; " if note else "") + "no work budget left for the optimistic (lower) PLD"
@@ -1179,7 +1323,76 @@ def _prv_within(z: float, delta: float, steps: int, q: float, eps_error: float, 
 
 @functools.lru_cache(maxsize=1024)
 def _pld_bracket_cached(z: float, delta: float, steps: int, q: float, replace: bool) -> PldBracket:
-    return pld_bracket(z, delta, steps, q, replace=replace)
+    return _checked_bracket(z, delta, steps, q, replace)
+
+
+def _rdp_reference(z: float, delta: float, steps: int, q: float, replace: bool) -> float | None:
+    """A valid upper bound on the same mechanism's ε from RDP (Poisson add/remove or full batch), to check a PLD
+    against; None for Poisson replace-one (dp_accounting's RDP does not cover it)."""
+    if replace and q < 1.0:
+        return None
+    e = _eps(z, delta, steps, q, "rdp")
+    return e if math.isfinite(e) else None
+
+
+def _join(*notes: str) -> str:
+    return "; ".join(n for n in notes if n)
+
+
+def _checked_bracket(z: float, delta: float, steps: int, q: float, replace: bool) -> PldBracket:
+    """:func:`pld_bracket`, checked against a valid upper bound (RDP, :func:`_rdp_reference`), the fallback when it
+    fails.  A PLD result is not trusted blindly (dp_accounting's own PLD is unstable at q = 10⁻⁶, 10⁶ steps,
+    δ = 10⁻¹², z = 0.55: ε = 0.733 at grid 10⁻², 9.48 at 10⁻³, while its RDP gives 3.43):
+
+    * when the composition cannot resolve δ at any grid tried (:class:`dpviz.theory.pld_lower.Unsettled`), the
+      upper bound reported is RDP's, with no lower bound, ``fallback="rdp"``, ``converged=False`` and a note saying so;
+    * when the PLD's lower bound exceeds RDP's upper bound (a contradiction: one of them is not a bound), the PLD is
+      discarded the same way;
+    * otherwise the upper bound is min(PLD upper, RDP) (both hold; ``fallback="rdp"`` when RDP's is the smaller).
+    ``converged`` is true only when both ends exist and differ by at most 1 % of the upper end.
+    Raises :class:`PldTooLarge` / :class:`Unsettled` (``ValueError``) where there is no RDP bound to fall back to."""
+    import time
+
+    t0 = time.perf_counter()
+    rdp = _rdp_reference(z, delta, steps, q, replace)
+    try:
+        br = pld_bracket(z, delta, steps, q, replace=replace)
+    except Unsettled as exc:
+        if rdp is None:
+            raise
+        return PldBracket(rdp, None, rdp, None, None, False, time.perf_counter() - t0, 0,
+                          f"PLD not settled at δ = {delta:.3g}: {exc}; the upper bound shown is RDP's ε (a valid "
+                          "bound), with no certified lower bound", None, "rdp")
+    if rdp is None or not math.isfinite(br.eps_upper):
+        if rdp is not None and not math.isfinite(br.eps_upper):
+            return PldBracket(rdp, None, rdp, br.grid, br.change, False, br.seconds, br.points,
+                              _join(br.note, f"PLD certifies no finite ε at δ = {delta:.3g} (δ is below the "
+                                             "probability mass its grid truncates); the upper bound shown is RDP's ε"),
+                              None, "rdp")
+        br.converged = br.eps_lower is not None and br.eps_upper - br.eps_lower <= 0.01 * br.eps_upper
+        if br.eps_lower is not None and not br.converged and br.lower_from == "pld-optimistic":
+            br.note = _join(br.note, f"the lower bound (rounded-down PLD) is loose: the bracket is "
+                                     f"{(br.eps_upper - br.eps_lower) / max(br.eps_upper, 1e-300):.0%} of the upper "
+                                     "end, not within 1 %")
+        return br
+    if br.eps_lower is not None and br.eps_lower > rdp * (1.0 + 1e-9) + 1e-12:
+        return PldBracket(rdp, None, rdp, br.grid, br.change, False, br.seconds, br.points,
+                          _join(br.note, f"the PLD's lower bound {br.eps_lower:.4g} exceeds RDP's upper bound "
+                                         f"{rdp:.4g}, so the PLD is not reliable here: it is discarded and RDP's ε "
+                                         "is shown as the upper bound"), None, "rdp")
+    if rdp < br.eps_upper:
+        br.note = _join(br.note, f"RDP's upper bound {rdp:.4g} is below the PLD's {br.eps_upper:.4g} here: it is "
+                                 "the one shown")
+        br.eps_upper, br.fallback = rdp, "rdp"
+    if br.eps_lower is not None:
+        br.eps_lower = min(br.eps_lower, br.eps_upper)
+    br.eps_estimate = min(max(br.eps_estimate, br.eps_lower or 0.0), br.eps_upper)
+    br.converged = br.eps_lower is not None and br.eps_upper - br.eps_lower <= 0.01 * br.eps_upper
+    if br.eps_lower is not None and not br.converged and br.lower_from == "pld-optimistic":
+        br.note = _join(br.note, f"the lower bound (rounded-down PLD) is loose: the bracket is "
+                                 f"{(br.eps_upper - br.eps_lower) / max(br.eps_upper, 1e-300):.0%} of the upper "
+                                 "end, not within 1 %")
+    return br
 
 
 def pld_epsilon_bracket(*, noise_multiplier, delta, steps, sampling_prob=1.0, neighbouring="add-remove") -> dict:
@@ -1218,6 +1431,8 @@ def _tight_eval(z: float, delta: float, steps: int, q: float, grid: float, which
     if which == "upper":
         try:
             return pld_lower.upper_epsilon(z, q, steps, delta, grid)
+        except pld_lower.Unsettled:
+            raise
         except ValueError as exc:  # the composition's FFT would not fit
             raise PldTooLarge(str(exc)) from None
     return pld_lower.lower_epsilon(z, q, steps, delta, grid, max_groups=TIGHT_MAX_GROUPS)
@@ -1228,10 +1443,10 @@ def _tight_lower(z: float, delta: float, steps: int, q: float, grid: float) -> t
     need too many intervals."""
     try:
         return _tight_eval(z, delta, steps, q, grid, "lower"), "pld-merged"
-    except ValueError:
+    except ValueError:  # too many intervals, or the composition does not resolve delta (pld_lower.Unsettled)
         try:
             return _pld_eval(z, delta, steps, q, False, grid, False)[0], "pld-optimistic"
-        except PldTooLarge:
+        except ValueError:
             return None, None
 
 
@@ -1266,6 +1481,11 @@ def _tight_bracket(z: float, delta: float, steps: int, q: float, rel_tol: float,
     while True:
         try:
             up = _tight_eval(z, delta, steps, q, grid, "upper")
+        except Unsettled as exc:
+            if not history:
+                raise
+            note = f"refinement stopped: {exc}"
+            break
         except PldTooLarge as exc:
             if not history:
                 raise PldTooLarge(f"PLD not computed: {exc}; RDP's ε is the upper bound to use.") from None
@@ -1412,10 +1632,11 @@ def _bracket_root(f, target: float, z0: float, f0: float, slope: float, tol: flo
             d = 1.0 if gz > 0 else -1.0
         lz += d
         if abs(lz) > 40:
-            raise ValueError("the noise search found no bracket")
+            raise ValueError(f"the noise search found no noise multiplier in its range [e^-40, e^40] = "
+                             f"[{math.exp(-40):.3g}, {math.exp(40):.3g}] whose bound crosses {target:g}")
         gz = g(lz)
     else:
-        raise ValueError("the noise search found no bracket")
+        raise ValueError(f"the noise search found no bracket around {target:g} in 40 steps from z = {z0:.4g}")
     side = 0
     for _ in range(30):
         if b - a <= tol:
