@@ -223,7 +223,10 @@ def test_notes_name_the_noise_rule_and_privacy():
     r = S.simulate("dpsgd-rdp", ds, "least-squares", grid={"eps": [0.25, 4.0]}, reps=2, params=base, evaluate=())
     assert np.isnan(r.frame.loc[r.frame.grid == 0.25, "sigma"]).all()  # not run: no sigma, not 0
     assert (r.frame.loc[r.frame.grid == 4.0, "sigma"] > 0).all()
-    assert any("eps = 0.25: not run" in x for x in r.notes)
+    skipped = [x for x in r.notes if "eps = 0.25 was not run: " in x]
+    # a sentence a student can act on: why, what would fix it, and what the empty row means (not "sigma is NaN")
+    assert skipped and skipped[0].endswith("(NaN).") and ". Increase eps to at least" in skipped[0]
+    assert "no noise level exists there" in skipped[0].lower() and "sigma is NaN" not in skipped[0]
     assert any("eps = 4: sigma =" in x and "theorem's calibration; private per the theorem" in x for x in r.notes)
     # the papers' experimental rule: never "ran although the calibration is infeasible"; it says which rule and
     # whether that sigma is private per the theorem

@@ -113,7 +113,9 @@ def _run_notes(alg_name, spec, plans, gname, R, extra) -> list[str]:
             if extra_why:
                 cal.reason = "; ".join([cal.reason, *extra_why]) if cal.reason else "; ".join(extra_why)
         if not pl["run"]:
-            notes.append(f"{where}: not run ({cal.reason}); it has no noise level (sigma is NaN in the results)")
+            notes.append(f"{where} was not run: {(cal.reason or 'the calibration is infeasible').rstrip('.')}. "
+                         + (f"{cal.fix[:1].upper()}{cal.fix[1:].rstrip('.')}. " if getattr(cal, 'fix', None) else "")
+                         + "No noise level exists there, so its row leaves sigma and the risks empty (NaN).")
             continue
         if spec.noise == "none":
             continue
