@@ -235,7 +235,9 @@ def test_range_rules():
 
 def _bomb(rows: int = 1000, size: int = 1_000_000) -> bytes:
     """A sweep-shaped Parquet file whose text column ``note`` is dictionary-encoded: ``rows`` rows pointing at one
-    string of ``size`` characters (a few KB on disk, rows x size bytes once decoded)."""
+    string of ``size`` characters (a few KB on disk, rows x size bytes once decoded).  Without the Arrow schema in
+    the file (``store_schema=False``, as any other Parquet writer), a reader sees a plain text column and materialises
+    every row's string."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -245,7 +247,7 @@ def _bomb(rows: int = 1000, size: int = 1_000_000) -> bytes:
             "dpviz_version": pa.array(["0"] * rows), "n": pa.array(100 + np.arange(rows) % 2),
             "note": pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, dtype=np.int32)), pa.array(["a" * size]))}
     buf = io.BytesIO()
-    pq.write_table(pa.table(cols), buf, compression="zstd")
+    pq.write_table(pa.table(cols), buf, compression="zstd", store_schema=False)
     return buf.getvalue()
 
 
@@ -434,3 +436,42 @@ def test_json_statement_prints_json_with_the_statement(capsys):
     assert cli.main(argv + ["--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["statement"] == text and out["algorithm"] == "dpsgd-rdp" and out["eps"] > 0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the page: an altered cell refused with its name, absurd values flagged with their count
+
+
+def test_simulate_page_names_an_altered_cell_and_flags_absurd_values(folder, monkeypatch, tmp_path):
+    from streamlit.testing.v1 import AppTest
+
+    import pyarrow.parquet as pq
+
+    spec, out = folder
+    root = tmp_path / "sweeps"
+    root.mkdir()
+    shutil.copytree(out, root / "altered")
+    shutil.copytree(out, root / "absurd")
+    victim = _cell_files(root / "altered")[0]
+    _rewrite(victim, excess_risk=lambda x: x * 1000)
+    target = next(f for f in _cell_files(root / "absurd") if pq.read_table(f)["algorithm"][0].as_py() == "sgd")
+    _rewrite(target, excess_risk=lambda x: np.array([-1.0, 1e308, np.inf, x[3]]))
+    man = root / "absurd" / sweep.MANIFEST_FILE
+    man.write_text("".join(f"{sweep.file_sha256(f)}  {f.name}\n" for f in _cell_files(root / "absurd")))
+    monkeypatch.setenv("DPVIZ_SWEEPS_DIR", str(root))
+    so.KEPT._items.clear()
+    at = AppTest.from_file(str(Path(__file__).resolve().parent.parent / "app.py"), default_timeout=120)
+    at.query_params["sim_source"] = "sweep"
+    at.query_params["sweep_dir"] = "altered"
+    at.run()
+    at.switch_page("pages/simulate.py").run()
+    assert not at.exception
+    errors = [e.value.replace("\\", "") for e in at.error]  # the text as shown (Markdown escapes removed)
+    assert len(errors) == 1 and victim.name in errors[0] and "SHA-256" in errors[0]
+    assert not at.get("plotly_chart")  # no numbers from an altered sweep
+    assert all(k[0] != "folder" or "altered" not in k for k in so.KEPT._items)  # a refusal is never kept
+    at.selectbox(key="w_sweep_dir").set_value("absurd").run()
+    assert not at.exception and not at.error
+    flagged = [w.value.replace("\\", "") for w in at.warning if "outside its range" in w.value]
+    assert len(flagged) == 1 and "3 of" in flagged[0] and "left out of the means" in flagged[0]
+    assert at.get("plotly_chart")
