@@ -1,12 +1,13 @@
-# dpviz: two entry points, both self-installing into .venv (needs only python3 >= 3.11).
+# dpviz: entry points, all self-installing into .venv (needs only python3 >= 3.11).
 #   make run   -> install and launch the dashboard
-#   make test  -> install and run the whole test suite
+#   make test  -> install and run the whole test suite (what CI runs)
+#   make check -> the same without the real-browser tests (@pytest.mark.browser): what a developer runs while working
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test install bench clean
+.PHONY: run test check install bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -21,6 +22,9 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest
+
+check: $(STAMP)
+	$(BIN)/python -m pytest -m "not browser"
 
 bench: $(STAMP)
 	for f in benchmarks/bench_*.py; do $(BIN)/python $$f || exit 1; done

@@ -10,6 +10,7 @@ Targets (issue 22): no single spec or command costs more than 5 s of CPU or 1 GB
 every refusal is one line naming the input and the limit.
 
 Run: .venv/bin/python benchmarks/bench_hostile.py [--before /path/to/old/checkout] [--only cli|sweep|dashboard]
+[--match TEXT]  (issue 34's uploads: --only dashboard --match bomb / --match zip / --match Parquet with)
 
 The dashboard's cases (uploads, links: items 1-5) are Python snippets of what the server does for them, in their
 own functions (``dashboard_cases``, ``run_dashboard``, ``measure_snippet``); the CLI and sweep cases are
@@ -259,6 +260,73 @@ def _hostile_parquet(path: Path, rows: int, text: bool) -> None:
     pq.write_table(pa.table(cols), path, compression="zstd")
 
 
+def _bomb_parquet(path: Path, rows: int, size: int) -> None:
+    """Issue 34 item 1: a sweep-shaped Parquet file whose dictionary-encoded text column points ``rows`` times at
+    one string of ``size`` characters (a few KB on disk, rows x size bytes once decoded; no Arrow schema stored, so a
+    reader sees a plain text column and materialises every row's string)."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    cols = {"algorithm": pa.array(["sgd"] * rows), "rep": pa.array(np.arange(rows)),
+            "pop_risk": pa.array(np.ones(rows)), "excess_risk": pa.array(np.ones(rows)),
+            "spec_hash": pa.array(["h"] * rows), "seed": pa.array(np.zeros(rows, dtype=np.int64)),
+            "dpviz_version": pa.array(["0"] * rows), "n": pa.array(100 + np.arange(rows) % 2),
+            "note": pa.DictionaryArray.from_arrays(pa.array(np.zeros(rows, dtype=np.int32)), pa.array(["a" * size]))}
+    pq.write_table(pa.table(cols), path, compression="zstd", compression_level=22, store_schema=False)
+
+
+def _many_cells_zip(path: Path, cells: int) -> None:
+    """Issue 34 item 2: a zip of ``cells`` valid cell files (each its own cell id, 4 repetitions), no manifest."""
+    import io
+    import zipfile
+
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    with zipfile.ZipFile(path, "w", compression=zipfile.ZIP_DEFLATED) as zf:
+        for i in range(cells):
+            t = pa.table({"algorithm": ["sgd"] * 4, "rep": np.arange(4), "pop_risk": np.full(4, 0.5),
+                          "excess_risk": np.full(4, 0.1), "spec_hash": ["h"] * 4, "seed": np.zeros(4, np.int64),
+                          "dpviz_version": ["0"] * 4, "n": np.full(4, 100 + i), "eps": np.ones(4),
+                          "cell_id": [f"{i:016x}"] * 4})
+            buf = io.BytesIO()
+            pq.write_table(t, buf)
+            zf.writestr(f"s/cell-{i:016x}.parquet", buf.getvalue())
+
+
+def _wide_parquet(path: Path, columns: int, row_groups: int = 1) -> None:
+    """Issue 34 item 2: a sweep-shaped file with ``columns`` extra columns, or ``row_groups`` row groups."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = max(row_groups, 2)
+    cols = {"algorithm": ["sgd"] * rows, "rep": list(range(rows)), "pop_risk": [1.0] * rows,
+            "excess_risk": [1.0] * rows, "spec_hash": ["h"] * rows, "seed": [0] * rows, "dpviz_version": ["0"] * rows}
+    cols.update({f"x{i}": [0.0] * rows for i in range(columns)})
+    pq.write_table(pa.table(cols), path, row_group_size=1 if row_groups > 1 else None)
+
+
+#: what the Simulate page does with an uploaded sweep: now the pool job workers.open_sweep (a limited child process
+#: does the work; DPVIZ_WORKERS=0 here, so the job runs on this thread and "page" is this thread's CPU); before, the
+#: page called read_upload(...).warm() on its own thread
+_UPLOAD_PAGE = """
+import time
+from dpviz_ui import sweep_open as so, workers
+blob = open({path!r}, "rb").read()
+t0 = time.thread_time()
+try:
+    if hasattr(workers, "open_sweep"):
+        d = workers.open_sweep("upload", {name!r}, blob)
+    else:
+        d = so.read_upload({name!r}, blob).warm()
+    out = f"opened: {{d.rows:,}} rows"
+except ValueError as exc:
+    out = f"refused: {{str(exc)[:110]}}"
+print(f"page thread {{time.thread_time() - t0:.2f}} CPU s; {{out}}")
+"""
+
 _CSV = """
 import time
 from dpviz.engine import data
@@ -364,12 +432,31 @@ def dashboard_cases(tmp: Path) -> list[tuple[str, str, float]]:
         cases.append((f"link payloads + 990 {prefix}x{{i}} on {page[6:-3]}",
                       _NOTICE.format(unknown=990, page=page, prefix=prefix), 120.0))
     cases.append(("sweep uploader's stated limit", _UPLOAD_LIMIT, 60.0))
+    # issue 34: the dictionary bomb (1 000 rows x one 1 MB string: 1 GB decoded; 100 000 rows: 100 GB), the many-cell
+    # zip (the issue's 4 990 cells, and 1 990 within the cap), the wide Parquet (30 000 columns) and 10 000 row groups
+    for rows in (1_000, 100_000):
+        path = tmp / f"bomb{rows}.parquet"
+        _bomb_parquet(path, rows, 1_000_000)
+        cases.append((f"dictionary bomb {rows:,} x 1 MB ({path.stat().st_size / 1e3:.1f} KB)",
+                      _UPLOAD_PAGE.format(path=str(path), name=path.name), 120.0))
+    for cells in (4_990, 1_990):
+        path = tmp / f"cells{cells}.zip"
+        _many_cells_zip(path, cells)
+        cases.append((f"zip of {cells:,} valid cells ({path.stat().st_size / 1e6:.2f} MB)",
+                      _UPLOAD_PAGE.format(path=str(path), name=path.name), 120.0))
+    for columns, groups, label in ((30_000, 1, "30 000 columns"), (3, 10_000, "10 000 row groups")):
+        path = tmp / f"wide{columns}-{groups}.parquet"
+        _wide_parquet(path, columns, groups)
+        cases.append((f"Parquet with {label} ({path.stat().st_size / 1e6:.1f} MB)",
+                      _UPLOAD_PAGE.format(path=str(path), name=path.name), 120.0))
     return cases
 
 
-def run_dashboard(tmp: Path, before: Path | None, timeout: float) -> None:
+def run_dashboard(tmp: Path, before: Path | None, timeout: float, match: str | None = None) -> None:
     print(f"{'dashboard case':<42} {'when':<6} {'CPU s':>7} {'peak MB':>8}  outcome")
     for label, code, after_timeout in dashboard_cases(tmp):
+        if match and not any(m in label for m in match.split("|")):
+            continue
         runs = [("after", ROOT, dict(timeout=after_timeout))]
         if before is not None and not label.startswith("estimate check"):
             runs.insert(0, ("before", before.resolve(), dict(timeout=timeout, mem_gb=3.0)))
@@ -382,12 +469,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--before", type=Path, default=None, help="a checkout without the fix, measured too (limited)")
     ap.add_argument("--only", choices=("cli", "sweep", "dashboard"), default=None)
+    ap.add_argument("--match", default=None, help="only the dashboard cases whose label contains this text (a|b: either)")
     ap.add_argument("--timeout", type=float, default=60.0, help="wall-time limit of a 'before' run (s)")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="dpviz-hostile-") as tmp:
         tmp = Path(tmp)
         if args.only in (None, "dashboard"):
-            run_dashboard(tmp, args.before, args.timeout)
+            run_dashboard(tmp, args.before, args.timeout, args.match)
         cases = []
         if args.only in (None, "sweep"):
             cases += sweep_cases(tmp)

@@ -39,7 +39,9 @@ from typing import Any
 import numpy as np
 
 __all__ = ["SweepData", "FrameResult", "list_sweeps", "open_sweep_dir", "read_upload", "MAX_UPLOAD_BYTES",
-           "MAX_UNZIPPED_BYTES", "MAX_MEMBERS", "MAX_ROWS", "MAX_DECODED_BYTES", "PEAK_FACTOR", "SYMBOLS", "decoded_bytes"]
+           "MAX_UNZIPPED_BYTES", "MAX_MEMBERS", "MAX_ROWS", "MAX_DECODED_BYTES", "PEAK_FACTOR", "SYMBOLS", "decoded_bytes",
+           "MAX_CELLS", "MAX_COLUMNS", "MAX_ROW_GROUPS", "MAX_FOOTER_BYTES", "MAX_TEXT_CHARS", "MEMORY_LIMIT",
+           "TIME_LIMIT", "RANGES", "Kept", "KEPT"]
 
 #: largest upload accepted (bytes): the server refuses larger ones anyway (.streamlit/config.toml, maxUploadSize = 20,
 #: in MiB; a test checks that this limit is within it), so the page states this one
@@ -56,6 +58,31 @@ MAX_ROWS = 2_000_000
 MAX_DECODED_BYTES = 150_000_000
 PEAK_FACTOR = 4.0
 _MAX_JSON_BYTES = 1_000_000
+#: most cell files of one sweep, columns and row groups of one cell file, and bytes of one file's footer: a cell that
+#: ``python -m dpviz sweep`` writes has about 30 columns in one row group and a footer of a few KB.  Each is checked
+#: before any footer is parsed or any column decoded (a 30 000-column or 10 000-row-group file, or thousands of
+#: cells, cost seconds of CPU to parse)
+MAX_CELLS = 2000
+MAX_COLUMNS = 100
+MAX_ROW_GROUPS = 64
+MAX_FOOTER_BYTES = 1_000_000
+#: longest text value of a sweep (its notes are the longest: a few hundred characters)
+MAX_TEXT_CHARS = 10_000
+#: what the process decoding an upload may use on top of its imports (bytes of address space), and its CPU time (s):
+#: the page decodes in a child process with these hard limits (dpviz_ui.workers.open_sweep), never on its own thread
+MEMORY_LIMIT = 1_000_000_000
+TIME_LIMIT = 30.0
+#: the range of each plotted quantity: values outside it (a negative excess risk beyond the solvers' tolerance, a
+#: risk above an excess risk's own population risk, inf, 1e308) are flagged and left out of the means and fits.
+#: Losses are >= 0, so an excess risk (population risk minus the best risk over W, both on the population sample) is
+#: at most the population risk; the reference minimum is an upper bound accurate to the solvers' tolerance, so a
+#: slightly negative excess risk is solver error, not a bad value (dpviz.engine.reference).  Above 1e150 the 95 %
+#: band's squares overflow.
+_TOL = 1e-6
+_HUGE = 1e150
+RANGES = {"excess_risk": (-_TOL, _HUGE), "pop_risk": (0.0, _HUGE), "emp_risk": (0.0, _HUGE), "metric": (None, _HUGE)}
+#: metrics bounded to [0, 1] (dpviz.engine.simulate.evaluate's task metrics)
+_UNIT_METRICS = ("accuracy", "auc", "AUC")
 #: columns every cell file of a sweep has (dpviz.studies.sweep.run_cell)
 REQUIRED = ("algorithm", "rep", "pop_risk", "excess_risk", "spec_hash", "seed", "dpviz_version")
 _CELL = re.compile(r"^cell-[0-9A-Za-z_-]{1,64}\.parquet$")
@@ -86,10 +113,59 @@ _TEXT_ROW = 8 + 16
 _TEXT_PER_BYTE = 12
 
 
-def decoded_bytes(meta) -> int:
+def _varint(buf: bytes, i: int) -> tuple[int, int]:
+    out = shift = 0
+    while True:
+        if i >= len(buf) or shift > 63:
+            raise ValueError("truncated")
+        b = buf[i]
+        i += 1
+        out |= (b & 0x7F) << shift
+        shift += 7
+        if not b & 0x80:
+            return out, i
+
+
+def _dictionary_page_size(blob: bytes, offset: int) -> int | None:
+    """The uncompressed size (bytes) that the page header at ``offset`` declares, if it is a dictionary page (Thrift
+    compact protocol: field 1 the page type, 2 the uncompressed size); None if it is not one or cannot be read.  The
+    footer does not hold it, and every row of a dictionary-encoded column may point at the longest entry."""
+    buf = blob[offset:offset + 64] if 0 <= offset < len(blob) else b""
+    fid, i, kind, size = 0, 0, None, None
+    try:
+        while i < len(buf) and (kind is None or size is None):
+            head = buf[i]
+            i += 1
+            if head == 0:
+                break
+            delta, ftype = head >> 4, head & 0x0F
+            if delta:
+                fid += delta
+            else:
+                raw, i = _varint(buf, i)
+                fid = (raw >> 1) ^ -(raw & 1)
+            if ftype != 5:  # only i32 fields come before the sizes
+                return None
+            raw, i = _varint(buf, i)
+            val = (raw >> 1) ^ -(raw & 1)
+            if fid == 1:
+                kind = val
+            elif fid == 2:
+                size = val
+    except ValueError:
+        return None
+    return size if kind == 2 and size is not None and size >= 0 else None  # 2: DICTIONARY_PAGE
+
+
+def decoded_bytes(meta, blob: bytes | None = None) -> int:
     """Upper estimate of the bytes a Parquet file's rows take in the pandas frame of
     :func:`dpviz.studies.sweep.load_sweep`, from its footer only (nothing is decoded): rows x 8 per column (its own and the
-    up to 20 the frame adds), plus per text column rows x 24 + 12 x its uncompressed size."""
+    up to 20 the frame adds), plus per text column rows x 24 + 12 x its uncompressed size (12 x its dictionary page's
+    size where that page's header, read from ``blob``, declares more than the footer).
+
+    Dictionary-encoded text is not bounded by this: every row may point at the longest entry (a 2 KB file can hold
+    1 000 rows pointing at one 1 MB string, 1 GB once decoded), and the footer does not say how long the entries are.
+    :func:`measure_decoded` measures it exactly, from the dictionaries, before any string is materialised."""
     schema = meta.schema.to_arrow_schema()
     rows = meta.num_rows
     text = {f.name for f in schema if _is_text(f.type)}
@@ -99,8 +175,26 @@ def decoded_bytes(meta) -> int:
         for c in range(rg.num_columns):
             col = rg.column(c)
             if col.path_in_schema.split(".")[0] in text:
-                total += _TEXT_PER_BYTE * max(int(col.total_uncompressed_size), 0)
+                size = max(int(col.total_uncompressed_size), 0)
+                total += _TEXT_PER_BYTE * size
+                if blob is not None and (col.has_dictionary_page
+                                         or any("DICTIONARY" in str(e) for e in (col.encodings or ()))):
+                    at = col.dictionary_page_offset if col.has_dictionary_page else col.data_page_offset
+                    page = _dictionary_page_size(blob, int(at or 0))
+                    if page is not None and page > size:  # the footer understates the dictionary: the page's own
+                        total += _TEXT_PER_BYTE * page
     return int(total)
+
+
+def _footer_length(name: str, blob: bytes) -> int:
+    """The length of a Parquet file's footer (its last 8 bytes), refused above :data:`MAX_FOOTER_BYTES` before it is
+    parsed (a footer of 30 000 columns or 10 000 row groups takes seconds to parse)."""
+    n = int.from_bytes(blob[-8:-4], "little")
+    if n > MAX_FOOTER_BYTES or n > len(blob) - 12:
+        raise ValueError(f"{name} has a Parquet footer (its table of contents) of {n:,} bytes, larger than "
+                         f"{'the file' if n > len(blob) - 12 else f'a sweep cell has (at most {MAX_FOOTER_BYTES:,})'}"
+                         ": it is not a dpviz sweep's output.")
+    return n
 
 
 def _is_text(t) -> bool:
@@ -119,10 +213,20 @@ def _check_parquet(name: str, blob: bytes) -> tuple[int, int]:
 
     if len(blob) < 12 or blob[:4] != b"PAR1" or blob[-4:] != b"PAR1":
         raise ValueError(f"{name} is not a Parquet file.")
+    _footer_length(name, blob)
     try:
         meta = pq.ParquetFile(pa.BufferReader(blob)).metadata
+    except (pa.ArrowException, OSError, ValueError, IndexError) as exc:
+        raise ValueError(f"{name} cannot be read as Parquet ({str(exc)[:120]}).") from None
+    if meta.num_columns > MAX_COLUMNS:
+        raise ValueError(f"{name} has {meta.num_columns:,} columns; a sweep's cell file has about 30 (the dashboard "
+                         f"opens at most {MAX_COLUMNS}).")
+    if meta.num_row_groups > MAX_ROW_GROUPS:
+        raise ValueError(f"{name} has {meta.num_row_groups:,} row groups; python -m dpviz sweep writes one per cell "
+                         f"file (the dashboard opens at most {MAX_ROW_GROUPS}).")
+    try:
         schema = meta.schema.to_arrow_schema()
-        decoded = decoded_bytes(meta)
+        decoded = decoded_bytes(meta, blob)
     except (pa.ArrowException, OSError, ValueError, IndexError) as exc:
         raise ValueError(f"{name} cannot be read as Parquet ({str(exc)[:120]}).") from None
     for f in schema:
@@ -147,6 +251,47 @@ def _check_size(name: str, rows: int, decoded: int) -> None:
         raise ValueError(f"{name} has {rows:,} rows, about {decoded / 1e6:,.0f} MB once decoded: more than the "
                          f"dashboard opens ({MAX_ROWS:,} rows, {MAX_DECODED_BYTES / 1e6:g} MB); plot it with "
                          "dpviz.studies.sweep.load_sweep in Python.")
+
+
+def measure_decoded(name: str, blob: bytes, budget: int) -> int:
+    """Decode one Parquet file's text columns as Arrow dictionaries (each distinct string once) and return the exact
+    bytes its rows take once every string is materialised, one row group and column at a time: ValueError as soon as
+    a text value is longer than :data:`MAX_TEXT_CHARS` or the running total passes ``budget`` (nothing is then turned
+    into Python strings).  This bounds the decoding itself, whatever the footer claims."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    pf = pq.ParquetFile(pa.BufferReader(blob), read_dictionary=None)
+    schema = pf.schema_arrow
+    text = [f.name for f in schema if _is_text(f.type)]
+    total = pf.metadata.num_rows * _NUMBER_WIDTH * (len(schema) + _ADDED_COLUMNS)
+    if total > budget:
+        raise ValueError(f"{name} holds more rows than the dashboard opens (about {total / 1e6:,.0f} MB once decoded).")
+    if not text:
+        return int(total)
+    pf = pq.ParquetFile(pa.BufferReader(blob), read_dictionary=text)
+    for g in range(pf.metadata.num_row_groups):
+        for col in text:
+            arr = pf.read_row_group(g, columns=[col], use_threads=False).column(0)
+            for chunk in arr.chunks:
+                if pa.types.is_dictionary(chunk.type):
+                    lengths = pc.binary_length(chunk.dictionary)
+                    longest = pc.max(lengths).as_py() if len(lengths) else 0
+                    used = pc.sum(pc.take(lengths, chunk.indices)).as_py() if len(chunk) else 0
+                else:
+                    lengths = pc.binary_length(chunk)
+                    longest = pc.max(lengths).as_py() if len(chunk) else 0
+                    used = pc.sum(lengths).as_py() if len(chunk) else 0
+                if (longest or 0) > MAX_TEXT_CHARS:
+                    raise ValueError(f"{name}: column {str(col)[:40]!r} holds a text of {longest:,} bytes; a sweep's "
+                                     f"text values have at most {MAX_TEXT_CHARS:,} (its notes).")
+                total += (used or 0) + _TEXT_ROW * len(chunk)
+                if total > budget:
+                    raise ValueError(f"{name}: column {str(col)[:40]!r} expands to more than {budget / 1e6:,.0f} MB "
+                                     f"once decoded ({len(chunk):,} rows pointing at long dictionary entries), more "
+                                     "than the dashboard opens.")
+    return int(total)
 
 
 def _meta_bytes(d: Path) -> bytes:
@@ -206,6 +351,10 @@ class SweepData:
     meta: dict | None
     rows: int
     decoded_bytes: int = 0
+    #: the sweep's manifest (``_cells.sha256``, bytes) if it has one
+    manifest: bytes | None = None
+    #: what opening it left out or could not check (files that are not its cells, no manifest), for the page
+    notes: list[str] = field(default_factory=list)
     _base: Any = field(default=None, repr=False, compare=False)
     _lock: Any = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -228,9 +377,11 @@ class SweepData:
                     out.append(k)
         return out
 
-    def __getstate__(self):  # a pickled copy carries the files, not the decoded rows nor the lock
-        state = dict(self.__dict__)
-        state["_base"], state["_lock"] = None, None
+    def __getstate__(self):  # a pickled copy carries the files, not the decoded rows nor the lock (but the rows of
+        state = dict(self.__dict__)  # an adopted sweep, which has no files any more: what a worker job returns)
+        state["_lock"] = None
+        if self.files:
+            state["_base"] = None
         return state
 
     def __setstate__(self, state):
@@ -244,18 +395,48 @@ class SweepData:
 
         with self._lock:
             if self._base is None:
+                try:
+                    left = MAX_DECODED_BYTES  # the exact decoded size, bounded while decoding, before any frame
+                    for name, blob in sorted(self.files.items()):
+                        left -= measure_decoded(name, blob, left)
+                    self.decoded_bytes = max(self.decoded_bytes, MAX_DECODED_BYTES - left)
+                except ValueError:
+                    raise
+                except MemoryError:
+                    raise
+                except Exception as exc:  # noqa: BLE001 -- a corrupt column page (pyarrow's errors vary)
+                    raise ValueError(f"{self.source} cannot be read as Parquet ({str(exc)[:120]}).") from None
                 with tempfile.TemporaryDirectory(prefix="dpviz-sweep-") as tmp:
-                    for i, (_name, blob) in enumerate(sorted(self.files.items())):
-                        (Path(tmp) / f"cell-{i:06d}.parquet").write_bytes(blob)  # our names, never the archive's
+                    for name, blob in sorted(self.files.items()):
+                        if not _CELL.match(name):  # a lone upload's own name: ours instead
+                            name = "cell-upload.parquet"
+                        (Path(tmp) / name).write_bytes(blob)  # names checked against _CELL (no path in them)
                     if self.meta is not None:
                         (Path(tmp) / "sweep.json").write_text(json.dumps(self.meta), encoding="utf-8")
+                    if self.manifest is not None:
+                        (Path(tmp) / sweep.MANIFEST_FILE).write_bytes(self.manifest)
+                    notes: list[str] = []
                     try:
-                        self._base = sweep.load_sweep(tmp, x=None)
-                    except ValueError:
+                        base = sweep.load_sweep(tmp, x=None, notes=notes)
+                    except ValueError as exc:
+                        raise ValueError(str(exc).replace(repr(str(tmp)), "the sweep").replace(str(tmp), "the sweep"))\
+                            from None
+                    except MemoryError:
                         raise
                     except Exception as exc:  # noqa: BLE001 -- a corrupt column page (pyarrow's errors vary)
                         raise ValueError(f"{self.source} cannot be read as Parquet ({str(exc)[:120]}).") from None
+                    if self.meta is None:  # a lone Parquet file: no manifest to expect
+                        notes = [n for n in notes if "has no manifest" not in n]
+                    self.notes = [n.replace(str(tmp), "the sweep") for n in notes]
+                    self._base = base
             return self._base
+
+    def adopt(self, frame, notes=()) -> "SweepData":
+        """Take rows decoded elsewhere (the page decodes in a memory-limited child process, which returns them),
+        dropping the files' bytes, which are no longer needed."""
+        with self._lock:
+            self._base, self.notes, self.files = frame, list(notes), {}
+        return self
 
     def frame(self, x: str | None):
         """The rows shaped by :func:`dpviz.studies.sweep.load_sweep` (``grid_name`` / ``grid`` = ``x``): a new frame whose
@@ -310,23 +491,72 @@ class SweepData:
             alg, vals = keys[0], keys[1:]
             label = ", ".join(f"{SYMBOLS.get(k, k)} = {float(val):g}" for k, val in zip(others, vals)) or None
             notes = []
-            bad = int((~np.isfinite(g[quantity].astype(float))).sum()) if quantity in g.columns else len(g)
-            if bad:
-                notes.append(f"{bad} of {len(g)} rows have no value of {quantity} (grid points that did not run, e.g. an "
-                             "infeasible calibration)")
-            out.append((label, FrameResult(str(alg), g.reset_index(drop=True), x, notes)))
+            g = g.reset_index(drop=True)
+            if quantity in g.columns:
+                vals = g[quantity].astype(float)
+                absurd = out_of_range(g, quantity)
+                missing = int(vals.isna().sum())
+                if absurd.any():
+                    shown = ", ".join(f"{val:g}" for val in sorted(set(vals[absurd].tolist()))[:4])
+                    lo, hi = _range_of(g, quantity)
+                    notes.append(f"{int(absurd.sum())} of {len(g)} rows have a {quantity} outside its range "
+                                 f"({_range_text(quantity, lo, hi)}): {shown}; left out of the means, bands and fit")
+                    g = g.copy()
+                    g[quantity] = vals.where(~absurd)  # NaN: left out of the summary and the slope
+            else:
+                missing = len(g)
+            if missing:
+                notes.append(f"{missing} of {len(g)} rows have no value of {quantity} (grid points that did not "
+                             "run, e.g. an infeasible calibration)")
+            out.append((label, FrameResult(str(alg), g, x, notes)))
         return out
 
 
-def _finish(source: str, files: dict[str, bytes], meta: dict | None) -> SweepData:
+def _range_of(g, quantity: str) -> tuple[float | None, float]:
+    lo, hi = RANGES.get(quantity, (None, _HUGE))
+    if quantity == "metric" and "metric_name" in g.columns:
+        names = set(g["metric_name"].dropna().astype(str))
+        if names and names <= set(_UNIT_METRICS):
+            lo, hi = 0.0, 1.0
+        elif names and not names & set(_UNIT_METRICS):
+            lo = 0.0  # an error (MSE): at least 0
+    return lo, hi
+
+
+def _range_text(quantity: str, lo, hi) -> str:
+    if quantity == "excess_risk":
+        return f"at least −{_TOL:g} (solver tolerance), at most the row's population risk and {hi:g}, finite"
+    return (f"from {lo:g} to {hi:g}" if lo is not None else f"at most {hi:g} in absolute value") + ", finite"
+
+
+def out_of_range(frame, quantity: str):
+    """Boolean Series: the rows whose ``quantity`` is a number outside its range (:data:`RANGES`; inf included, NaN
+    -- no value -- not)."""
+    vals = frame[quantity].astype(float)
+    lo, hi = _range_of(frame, quantity)
+    bad = np.isinf(vals) | (vals.abs() > hi)
+    if lo is not None:
+        bad |= vals < lo
+    if quantity == "excess_risk" and "pop_risk" in frame.columns:
+        pop = frame["pop_risk"].astype(float)
+        bad |= pop.notna() & np.isfinite(pop) & (vals > pop + _TOL * np.maximum(1.0, pop.abs()))
+    return bad & vals.notna()
+
+
+def _finish(source: str, files: dict[str, bytes], meta: dict | None, manifest: bytes | None = None) -> SweepData:
     if not files:
         raise ValueError(f"{source} holds no sweep results (cell-*.parquet files).")
+    if len(files) > MAX_CELLS:
+        raise ValueError(f"{source} holds {len(files):,} cell files; the dashboard opens sweeps of at most "
+                         f"{MAX_CELLS:,} cells: plot it with dpviz.studies.sweep.load_sweep in Python.")
+    if manifest is not None and len(manifest) > 200 * (MAX_CELLS + 10):
+        raise ValueError(f"{source}: its manifest (_cells.sha256) is larger than a sweep of {MAX_CELLS:,} cells has.")
     rows = decoded = 0
     for name, blob in files.items():
         r, b = _check_parquet(name, blob)
         rows, decoded = rows + r, decoded + b
         _check_size(source, rows, decoded)  # the whole sweep, before any column is decoded
-    return SweepData(source=source, files=files, meta=meta, rows=rows, decoded_bytes=decoded)
+    return SweepData(source=source, files=files, meta=meta, rows=rows, decoded_bytes=decoded, manifest=manifest)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -376,8 +606,13 @@ def open_sweep_dir(root, name: str) -> SweepData:
         if total > MAX_UNZIPPED_BYTES:
             raise ValueError(f"the sweep {name!r} is larger than {MAX_UNZIPPED_BYTES / 1e6:g} MB, more than the "
                              "dashboard opens; plot it with dpviz.studies.sweep.load_sweep in Python.")
+        if len(files) >= MAX_CELLS:
+            raise ValueError(f"the sweep {name!r} holds more than {MAX_CELLS:,} cell files; the dashboard opens sweeps "
+                             f"of at most {MAX_CELLS:,} cells: plot it with dpviz.studies.sweep.load_sweep in Python.")
         files[p.name] = p.read_bytes()
-    return _finish(f"sweep folder {name}", files, meta)
+    man = d / "_cells.sha256"
+    manifest = man.read_bytes()[:200 * (MAX_CELLS + 10) + 1] if man.is_file() else None
+    return _finish(f"sweep folder {name}", files, meta, manifest)
 
 
 def read_upload(filename: str, data: bytes) -> SweepData:
@@ -401,10 +636,14 @@ def read_upload(filename: str, data: bytes) -> SweepData:
         raise ValueError(f"{shown} is not a readable zip archive.") from None
     if len(infos) > MAX_MEMBERS:
         raise ValueError(f"{shown} holds {len(infos)} files; a sweep opened here has at most {MAX_MEMBERS}.")
+    cells = sum(1 for i in infos if i.filename.endswith(".parquet"))
+    if cells > MAX_CELLS:
+        raise ValueError(f"{shown} holds {cells:,} cell files; the dashboard opens sweeps of at most {MAX_CELLS:,} "
+                         "cells: plot it with dpviz.studies.sweep.load_sweep in Python.")
     if sum(i.file_size for i in infos) > MAX_UNZIPPED_BYTES:
         raise ValueError(f"{shown} unpacks to more than {MAX_UNZIPPED_BYTES / 1e6:g} MB.")
     files: dict[str, bytes] = {}
-    meta = None
+    meta = manifest = None
     total = 0
     for info in infos:
         base = PurePosixPath(info.filename.replace("\\", "/")).name
@@ -414,10 +653,11 @@ def read_upload(filename: str, data: bytes) -> SweepData:
             continue  # the spec's text (its hash is in sweep.json), or a hidden file of the packer
         if base == "_sweep.json":
             base = "sweep.json"  # the name since the folder is a Parquet dataset (dpviz.studies.sweep.META_FILE)
-        if base != "sweep.json" and not _CELL.match(base):
+        if base not in ("sweep.json", "_cells.sha256") and not _CELL.match(base):
             raise ValueError(f"{shown} holds {base[:60]!r}, which is not part of a sweep's output (only "
-                             "cell-*.parquet, sweep.json and spec.toml).")
-        if base in files or (base == "sweep.json" and meta is not None):
+                             "cell-*.parquet, sweep.json, _cells.sha256 and spec.toml).")
+        if base in files or (base == "sweep.json" and meta is not None) or (base == "_cells.sha256"
+                                                                             and manifest is not None):
             raise ValueError(f"{shown} holds {base[:60]!r} twice: zip one sweep folder at a time.")
         try:
             with zf.open(info) as fh:
@@ -429,7 +669,44 @@ def read_upload(filename: str, data: bytes) -> SweepData:
             raise ValueError(f"{shown} unpacks to more than it declares: refused.")
         if base == "sweep.json":
             meta = _check_meta(blob)
+        elif base == "_cells.sha256":
+            manifest = blob
         else:
             files[base] = blob
-    return _finish(shown, files, meta)
+    return _finish(shown, files, meta, manifest)
 
+
+
+class Kept:
+    """A small process-wide store of opened sweeps (most recent ``max_entries``, each for at most ``ttl`` seconds),
+    shared by every session: a sweep is decoded once and kept once.  Only what opened within the limits is stored;
+    a refusal raises before anything is put here."""
+
+    def __init__(self, max_entries: int = 2, ttl: float = 3600.0):
+        import collections
+        import time
+
+        self.max_entries, self.ttl, self._clock = int(max_entries), float(ttl), time.monotonic
+        self._items: "collections.OrderedDict[Any, tuple[float, SweepData]]" = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key):
+        with self._lock:
+            hit = self._items.get(key)
+            if hit is None or self._clock() - hit[0] > self.ttl:
+                self._items.pop(key, None)
+                return None
+            self._items.move_to_end(key)
+            return hit[1]
+
+    def put(self, key, data: SweepData) -> SweepData:
+        with self._lock:
+            self._items[key] = (self._clock(), data)
+            self._items.move_to_end(key)
+            while len(self._items) > self.max_entries:
+                self._items.popitem(last=False)
+        return data
+
+
+#: the Simulate page's store (one per server process)
+KEPT = Kept()

@@ -36,7 +36,7 @@ from typing import Any, Callable
 from dpviz.foundation.validate import TimeLimit as _TimeLimit
 
 __all__ = ["Busy", "Cancelled", "TimeLimit", "Job", "WorkerPool", "shared_pool", "run_simulation", "load_csv",
-           "cpu_time_limit"]
+           "cpu_time_limit", "run_limited", "MemoryLimit", "open_sweep"]
 
 #: slots of shared progress / cancel memory (jobs admitted at once can never exceed this)
 _SLOTS = 64
@@ -353,3 +353,168 @@ def load_csv(content: bytes, label_column: str, *, progress=None, time_limit: fl
         progress(0.0)
     with cpu_time_limit(limit, "reading the CSV"):
         return data.from_csv(content, label_column)
+
+
+# ----------------------------------------------------------------------------------------------- hard limits
+class MemoryLimit(ValueError):
+    """A job needed more memory than its hard limit (:func:`run_limited`); the message names the limit and the input."""
+
+
+def _vm_size() -> int:
+    """This process's address-space size (bytes, /proc/self/status VmSize); 0 where unknown."""
+    try:
+        with open("/proc/self/status") as fh:
+            for line in fh:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _limited_child(conn, fn, args, memory: int, seconds: float, preload: tuple) -> None:
+    """The child of :func:`run_limited`: import ``preload``, then cap the address space at what it has now plus
+    ``memory`` and the CPU time at ``seconds`` (plus the imports'), run ``fn(*args)``, lift the memory cap (the result
+    is bounded by then) and send ``("ok", result)``, ``("memory", None)``, ``("time", message)``, ``("error",
+    message)`` (a ValueError) or ``("crash", type name)``."""
+    import importlib
+    import resource
+
+    out: tuple = ("crash", "unknown")
+    try:
+        for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[var] = "1"
+        for name in preload:
+            importlib.import_module(name)
+        try:
+            import pyarrow as pa
+
+            pa.set_cpu_count(1)
+            pa.set_io_thread_count(1)
+        except ImportError:
+            pass
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        cap = _vm_size() + int(memory) if _vm_size() else None
+        if cap is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (min(cap, hard) if hard != resource.RLIM_INFINITY else cap, hard))
+        used = resource.getrusage(resource.RUSAGE_SELF)
+        cpu_hard = int(used.ru_utime + used.ru_stime + seconds) + 3  # SIGXCPU: the backstop of the timer below
+        _, cpu_max = resource.getrlimit(resource.RLIMIT_CPU)
+        resource.setrlimit(resource.RLIMIT_CPU, (cpu_hard, cpu_max))
+        try:
+            with cpu_time_limit(seconds, "this job"):
+                result = fn(*args)
+        finally:
+            if cap is not None:
+                resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        out = ("ok", result)
+    except MemoryError:  # pyarrow's ArrowMemoryError is one
+        out = ("memory", None)
+    except TimeLimit as exc:
+        out = ("time", str(exc))
+    except ValueError as exc:
+        out = ("error", str(exc))
+    except BaseException as exc:  # noqa: BLE001 -- reported as one line by the parent
+        out = ("crash", type(exc).__name__)
+    try:
+        conn.send(out)
+    except Exception:  # noqa: BLE001 -- e.g. an unpicklable result: the parent sees no answer
+        conn.send(("crash", "result could not be sent"))
+    finally:
+        conn.close()
+
+
+def run_limited(fn: Callable, *args, memory: int, seconds: float, what: str, preload: tuple = (),
+                progress: Callable | None = None, wall: float | None = None):
+    """``fn(*args)`` in a new process of its own with hard limits: at most ``memory`` bytes of address space beyond its
+    imports (``preload``) and ``seconds`` of CPU time.  Whatever the input does (a Parquet dictionary that expands
+    to 100 GB, a parser that loops), only that process pays: it is stopped at the limit and this raises
+    :class:`MemoryLimit` or :class:`TimeLimit` (both ValueErrors) naming ``what`` and the limit; a ValueError of
+    ``fn`` is raised again with its message.  ``progress`` (a pool job's) is called while waiting, so cancelling the
+    job stops the child.  ``fn`` must be a module-level function and its arguments and result picklable."""
+    # a pool worker (one thread) forks: the child starts at once with the worker's imports; a threaded process (a
+    # server thread when DPVIZ_WORKERS=0) must not fork, so it spawns a fresh interpreter instead
+    single = threading.active_count() == 1 and threading.current_thread() is threading.main_thread()
+    ctx = mp.get_context("fork" if single and "fork" in mp.get_all_start_methods() else "spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_limited_child, args=(child, fn, args, int(memory), float(seconds), tuple(preload)),
+                       daemon=True)
+    proc.start()
+    child.close()
+    deadline = time.monotonic() + (wall if wall is not None else 10 * seconds + 60)
+    answer = None
+    try:
+        while True:
+            if parent.poll(0.1):
+                try:
+                    answer = parent.recv()
+                except (EOFError, OSError):
+                    answer = None
+                break
+            if not proc.is_alive():
+                if parent.poll(0):
+                    continue
+                break
+            if progress is not None:
+                progress(0.5)  # raises Cancelled once the job is cancelled
+            if time.monotonic() > deadline:
+                break
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5)
+        parent.close()
+    gb = f"{memory / 1e9:g} GB"
+    if answer is None:
+        code = proc.exitcode
+        if code is not None and code < 0 and -code in (24, 9):  # SIGXCPU, SIGKILL (the kernel's out-of-memory killer)
+            if -code == 24:
+                raise TimeLimit(f"{what} took more than {seconds:g} s of CPU time, this server's limit; use a smaller "
+                                "file.")
+            raise MemoryLimit(f"{what} was stopped: it needed more memory than this server allows ({gb}).")
+        raise MemoryLimit(f"{what} was stopped before it finished (at its {gb} memory or {seconds:g} s CPU limit).")
+    kind, value = answer
+    if kind == "ok":
+        return value
+    if kind == "memory":
+        raise MemoryLimit(f"{what} needs more than {gb} of memory, this server's limit for one upload: the file "
+                          "expands far beyond its size when decoded.")
+    if kind == "time":
+        raise TimeLimit(f"{what} took more than {seconds:g} s of CPU time, this server's limit; use a smaller file.")
+    if kind == "error":
+        raise ValueError(value)
+    raise ValueError(f"{what} failed ({value}).")
+
+
+def _open_sweep_child(kind: str, a, b):
+    """In the limited child: open (``"upload"``: file name, bytes; ``"folder"``: root, name) and decode a sweep;
+    returns the checked :class:`dpviz_ui.sweep_open.SweepData` without its files' bytes, its rows and notes."""
+    from dpviz_ui import sweep_open
+
+    data = sweep_open.read_upload(a, b) if kind == "upload" else sweep_open.open_sweep_dir(a, b)
+    frame = data.warm().frame(None)
+    notes = list(data.notes)
+    data.files = {}
+    return data, frame, notes
+
+
+def open_sweep(kind: str, a, b, *, progress=None):
+    """A sweep opened for the Simulate page, as a pool job: every footer check, the decoding and the shaping of the
+    rows run in a child process limited to :data:`dpviz_ui.sweep_open.MEMORY_LIMIT` bytes and
+    :data:`dpviz_ui.sweep_open.TIME_LIMIT` CPU seconds (:func:`run_limited`); the page's own thread does none of it.
+    Returns the :class:`dpviz_ui.sweep_open.SweepData` with its rows."""
+    import pandas  # noqa: F401 -- imported once in this worker: the forked child starts with them
+    import pyarrow.parquet  # noqa: F401
+
+    from dpviz.studies import sweep  # noqa: F401
+    from dpviz_ui import sweep_open
+
+    if kind not in ("upload", "folder"):
+        raise ValueError("kind must be 'upload' or 'folder'.")
+    if progress is not None:
+        progress(0.0)
+    what = f"opening {'the upload' if kind == 'upload' else 'the sweep'}"
+    data, frame, notes = run_limited(_open_sweep_child, kind, a, b, memory=sweep_open.MEMORY_LIMIT,
+                                     seconds=sweep_open.TIME_LIMIT, what=what, progress=progress,
+                                     preload=("pandas", "pyarrow.parquet", "dpviz.studies.sweep", "dpviz_ui.sweep_open"))
+    return data.adopt(frame, notes)

@@ -547,17 +547,15 @@ def _sweeps_root() -> Path:
     return Path(os.environ.get(SWEEPS_ENV) or "sweeps")
 
 
-# An opened sweep is kept ONCE for every session (cache_resource: cache_data would unpickle a full copy of its decoded
-# rows on every run of every page that shows it) and evicted: at most 2 of each kind, for at most an hour; each holds
-# at most SO.MAX_DECODED_BYTES decoded (checked from the Parquet footers before anything is decoded).
-@st.cache_resource(show_spinner=False, max_entries=2, ttl=3600)
-def _open_dir(root: str, name: str, stamp: tuple) -> "SO.SweepData":
-    return SO.open_sweep_dir(root, name).warm()  # ``stamp`` (file names and times): a re-run sweep loads afresh
-
-
-@st.cache_resource(show_spinner=False, max_entries=2, ttl=3600)
-def _open_upload(filename: str, digest: str, _data: bytes) -> "SO.SweepData":
-    return SO.read_upload(filename, _data).warm()
+# An opened sweep is kept ONCE for every session (SO.KEPT: cache_data would unpickle a full copy of its decoded rows
+# on every run of every page that shows it) and evicted: at most 2, for at most an hour; each holds at most
+# SO.MAX_DECODED_BYTES decoded.  Opening (footers, decoding) runs in a worker job, in a child process with hard memory
+# and CPU limits (workers.open_sweep): this thread never parses a visitor's file, and a refusal is never kept.
+def _open(kind: str, a, b, key: tuple) -> "SO.SweepData":
+    data = SO.KEPT.get(key)
+    if data is None:
+        data = SO.KEPT.put(key, ui.run_job(workers.open_sweep, kind, a, b, label="opening the sweep"))
+    return data
 
 
 def sweep_view() -> None:
@@ -590,7 +588,7 @@ def sweep_view() -> None:
         d = root / chosen
         stamp = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(d.glob("cell-*.parquet")))
         try:
-            data = _open_dir(str(root), chosen, stamp)
+            data = _open("folder", str(root), chosen, ("folder", str(root), chosen, stamp))
         except ValueError as exc:
             st.error(f"This sweep cannot be opened: {ui.plain(exc)}")
             return
@@ -606,10 +604,12 @@ def sweep_view() -> None:
             return
         blob = up.getvalue()
         try:
-            data = _open_upload(up.name, hashlib.sha256(blob).hexdigest(), blob)
+            data = _open("upload", up.name, blob, ("upload", up.name, hashlib.sha256(blob).hexdigest()))
         except ValueError as exc:
             st.error(f"This file cannot be opened as a sweep: {ui.plain(exc)}")
             return
+    for note in data.notes:
+        st.warning(ui.plain(note))
     xs = data.x_choices()
     if not xs:
         st.warning("This sweep has no parameter with two or more positive values to put on the x-axis.")
@@ -624,6 +624,11 @@ def sweep_view() -> None:
     prov = data.provenance()
     st.caption("Sweep: " + ui.plain(", ".join(f"{k} = {val}" for k, val in prov.items() if val not in (None, ""))))
     results = data.results(x, quantity)
+    flagged = [f"{res.algorithm}{' (' + lab + ')' if lab else ''}: {note}" for lab, res in results
+               for note in res.notes if "outside its range" in note]
+    if flagged:
+        st.warning(ui.plain("Values outside the quantity's range: " + "; ".join(flagged[:5])
+                            + (f"; and {len(flagged) - 5} more curves" if len(flagged) > 5 else "")))
     show_results(results, {**prov, "x": x, "quantity": quantity}, x, quantity, name="sweep", theory=False,
                  subtitle=f"{prov['sweep']}, spec hash {prov['spec_hash']}, seed {prov['seed']}, dpviz "
                           f"{prov['dpviz_version_of_sweep']}")

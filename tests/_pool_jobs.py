@@ -19,3 +19,17 @@ def niceness(*, progress) -> tuple[int, str | None]:
 
 def fail(*, progress):
     raise ValueError("a message for the student")
+
+
+def allocate(nbytes: int) -> int:
+    """Allocate and touch ``nbytes`` bytes (tests of dpviz_ui.workers.run_limited's memory limit); returns the size."""
+    block = bytearray(nbytes)
+    block[::4096] = b"\1" * len(block[::4096])
+    return len(block)
+
+
+def spin() -> None:
+    """Burn CPU without end (tests of run_limited's CPU limit)."""
+    x = 0
+    while True:
+        x += 1

@@ -150,3 +150,56 @@ def pytest_collection_modifyitems(config, items):
     keeps the usual order."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
         items.sort(key=lambda item: 0 if "browser" in item.path.name else 1)  # a stable sort
+
+
+# --- the two tiers: `make check` runs everything but the real-browser tests (-m "not browser") -------------------
+#: files that drive a real browser: every test in them must carry @pytest.mark.browser (a module-level
+#: ``pytestmark``), so that ``make check`` leaves them out and ``make test`` runs them
+_BROWSER_FILES = ("test_browser", "_browser.py")
+_current: list = [None]  # the test being set up or run (read by the Playwright guard below)
+
+
+def _is_browser_file(path) -> bool:
+    return path.name.startswith(_BROWSER_FILES[0]) or path.name.endswith(_BROWSER_FILES[1])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_finish(session):
+    """Fail the run when a test of a real-browser file lacks ``@pytest.mark.browser`` (it would run in
+    ``make check``, which must stay free of browsers)."""
+    unmarked = sorted({item.path.name for item in session.items
+                       if _is_browser_file(item.path) and item.get_closest_marker("browser") is None})
+    if unmarked:
+        raise pytest.UsageError("tests in real-browser files lack @pytest.mark.browser (add `pytestmark = "
+                                f"pytest.mark.browser` to the module): {', '.join(unmarked)}")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_setup(item):
+    _current[0] = item
+    yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _browser_launch_needs_the_marker():
+    """Launching Chromium through Playwright from a test (or a fixture it uses) without ``@pytest.mark.browser``
+    fails that test, wherever the file is: the marker is what keeps browsers out of ``make check``."""
+    try:
+        from playwright.sync_api._generated import BrowserType
+    except ImportError:  # pragma: no cover -- no Playwright: nothing can launch a browser
+        yield
+        return
+    original = BrowserType.launch
+
+    def launch(self, *args, **kwargs):
+        item = _current[0]
+        if item is not None and item.get_closest_marker("browser") is None:
+            pytest.fail(f"{item.nodeid} launches a browser but is not marked @pytest.mark.browser: mark it (or its "
+                        "module: pytestmark = pytest.mark.browser) so that `make check` leaves it out.")
+        return original(self, *args, **kwargs)
+
+    BrowserType.launch = launch
+    try:
+        yield
+    finally:
+        BrowserType.launch = original

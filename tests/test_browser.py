@@ -11,7 +11,7 @@ if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
 
 # the very first visit of a server no one has visited yet (below): this module does not share the session's server
-pytestmark = pytest.mark.fresh_server
+pytestmark = [pytest.mark.fresh_server, pytest.mark.browser]
 
 
 def test_every_page_draws_a_chart(server):

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.browser  # a real browser: `make test` runs it, `make check` leaves it out
+
 from conftest import ARGS, CHROMIUM, ROOT, query_of, settle  # noqa: E402
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.browser  # a real browser: `make test` runs it, `make check` leaves it out
+
 from conftest import ARGS, CHROMIUM, ROOT, query_of, settle, wait_text
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):

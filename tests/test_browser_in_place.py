@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.browser  # a real browser: `make test` runs it, `make check` leaves it out
+
 from conftest import ARGS, CHROMIUM, add_choice, choose, chosen, query_of, settle, wait_query  # noqa: E402
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):

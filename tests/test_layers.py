@@ -218,3 +218,114 @@ def test_a_stale_import_is_reported(tmp_path):
     path.write_text("from dpviz.catalog import Paper\n")
     bad = _stale({**_module_files(), "dpviz.theory.newthing": path})
     assert len(bad) == 1 and "imports dpviz.catalog" in bad[0], bad
+
+
+# --- import cycles (issue 34) ----------------------------------------------------------------------------------------
+# No two modules of the repository may import each other, directly or through others -- the lazy imports inside
+# functions included: a lazy import only hides a cycle from the interpreter, and the modules of a cycle can still not
+# be read, tested or moved one without the other.  (The single exception by construction: a package's
+# ``__init__`` re-exporting its own submodules, which import each other and never the package, is no cycle here,
+# since ``from pkg.sub import x`` is an edge to ``pkg.sub``.)  Names a module resolves at run time from a string
+# (``importlib.import_module``, e.g. a study's ``runner = "studies.kang:run_section7"``) are plug-ins, not imports.
+
+
+def _import_graph(files: dict[str, Path]) -> dict[str, set[str]]:
+    known = set(files)
+    graph: dict[str, set[str]] = {m: set() for m in files}
+    for module, path in files.items():
+        for _line, target in _imports(path.read_text(encoding="utf-8"), module, path.name == "__init__.py", known):
+            while target not in known and "." in target:  # "from dpviz.engine import data as d" already resolved;
+                target = target.rpartition(".")[0]  # an attribute path ("pkg.mod.name") counts as its module
+            if target in known and target != module:
+                graph[module].add(target)
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan), each sorted, with one cycle through them."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = [0]
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    import sys
+
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, 10_000))
+    try:
+        for v in sorted(graph):
+            if v not in index:
+                visit(v)
+    finally:
+        sys.setrecursionlimit(limit)
+    return sorted(out)
+
+
+def _cycle_path(graph: dict[str, set[str]], comp: list[str]) -> str:
+    """One cycle through the first module of ``comp`` (breadth-first back to it), as ``a -> b -> a``."""
+    start, members = comp[0], set(comp)
+    prev = {start: None}
+    queue = [start]
+    while queue:
+        v = queue.pop(0)
+        for w in sorted(graph[v] & members):
+            if w == start:
+                path = [v]
+                while prev[path[-1]] is not None:
+                    path.append(prev[path[-1]])
+                return " -> ".join([*reversed(path), start])
+            if w not in prev:
+                prev[w] = v
+                queue.append(w)
+    return " <-> ".join(comp)  # pragma: no cover
+
+
+def test_no_import_cycles():
+    graph = _import_graph(_module_files())
+    found = [_cycle_path(graph, comp) for comp in _cycles(graph)]
+    assert found == [], "import cycles (break each in one direction):\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("sources, expected", [
+    ({"dpviz.labs.a": "from dpviz.labs import b\n", "dpviz.labs.b": "def f():\n    from dpviz.labs import a\n"},
+     "dpviz.labs.a -> dpviz.labs.b -> dpviz.labs.a"),  # a lazy import closes the cycle
+    ({"dpviz.labs.a": "import dpviz.labs.b\n", "dpviz.labs.b": "import dpviz.labs.c\n",
+      "dpviz.labs.c": "from dpviz.labs.a import x\n"}, "dpviz.labs.a -> dpviz.labs.b -> dpviz.labs.c -> dpviz.labs.a"),
+    ({"dpviz.labs.a": "from . import b\n", "dpviz.labs.b": "from .a import f\n"},
+     "dpviz.labs.a -> dpviz.labs.b -> dpviz.labs.a"),  # relative imports
+])
+def test_the_check_catches_an_import_cycle(tmp_path, sources, expected):
+    files = {}
+    for i, (module, source) in enumerate(sources.items()):
+        path = tmp_path / f"m{i}.py"
+        path.write_text(source)
+        files[module] = path
+    graph = _import_graph(files)
+    assert [_cycle_path(graph, comp) for comp in _cycles(graph)] == [expected]
+    # and with the repository's own modules around them
+    graph = _import_graph({**_module_files(), **files})
+    assert expected in [_cycle_path(graph, comp) for comp in _cycles(graph)]

@@ -10,6 +10,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.browser  # a real browser: `make test` runs it, `make check` leaves it out
+
 from conftest import ARGS, CHROMIUM, ROOT, add_choice, query_of, settle  # the shared `server` fixture starts the dashboard
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):

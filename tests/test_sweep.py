@@ -360,7 +360,8 @@ def test_output_folder_is_a_parquet_dataset_and_old_folders_still_load(tmp_path,
     spec = sweep.load_spec(SPEC)
     out = tmp_path / "run"
     sweep.run_sweep(spec, out, client=clients[2], progress=False, log=lambda m: None)
-    assert {p.name for p in out.iterdir() if not p.name.startswith("cell-")} == {"_spec.toml", "_sweep.json"}
+    assert {p.name for p in out.iterdir() if not p.name.startswith("cell-")} == {"_spec.toml", "_sweep.json",
+                                                                                 "_cells.sha256"}
     whole = pd.read_parquet(out)
     assert len(whole) == 4 * 4 and set(whole["cell_id"]) == {c.cell_id for c in spec.cells()}
     assert ds.dataset(out, format="parquet").count_rows() == 16

@@ -132,7 +132,11 @@ def run(args) -> int | None:
         cli._check_param_names(args, [alg.calibrate] if alg.calibrate else [], f"algorithm {alg.id}")
         if args.statement:
             g = privacy_lab.guarantee(args.algorithm, sigma=args.sigma, **params)
-            print(privacy_lab.algorithm_statement(g, account_command(args.algorithm, params, args.sigma)), end="")
+            text = privacy_lab.algorithm_statement(g, account_command(args.algorithm, params, args.sigma))
+            if getattr(args, "json", False):  # --json --statement: the guarantee's numbers and the statement, as JSON
+                print(json.dumps({**g, "statement": text}, indent=2, default=str))
+            else:
+                print(text, end="")
             return 0
         names = ("rdp", "analytic-gaussian") if args.fast else None
         out = privacy_lab.evaluate(args.algorithm, sigma=args.sigma, names=names, **params)
@@ -172,7 +176,11 @@ def run(args) -> int | None:
                                      epochs=args.epochs, steps=args.steps, sampling=args.sampling,
                                      neighbouring=args.neighbouring)
         if args.statement:
-            print(privacy_lab.statement(out, privacy_command(args)), end="")
+            text = privacy_lab.statement(out, privacy_command(args))
+            if args.json:  # --json --statement: the calculator's numbers and the statement, as JSON
+                print(json.dumps({**out, "statement": text}, indent=2, default=str))
+            else:
+                print(text, end="")
             return 0
         if args.json:
             print(json.dumps(out, indent=2))

@@ -260,6 +260,40 @@ def _names(cols, most: int = 8) -> str:
     return ", ".join(cols[:most]) + (f" and {len(cols) - most} more" if len(cols) > most else "")
 
 
+def _number_text(text: str) -> bool:
+    """Whether ``text`` is written as a decimal number (``-12``, ``3.5e-2``, ``.5``), in time linear in its length
+    (no regular expression: a cell can hold millions of characters)."""
+    t = text.strip().lower()
+    if t[:1] in ("+", "-"):
+        t = t[1:]
+    mant, e, exp = t.partition("e")
+    if e:
+        exp = exp[1:] if exp[:1] in ("+", "-") else exp
+        if not (exp.isascii() and exp.isdigit()):
+            return False
+    whole, _, frac = mant.partition(".")
+    return bool(whole or frac) and all(part == "" or (part.isascii() and part.isdigit()) for part in (whole, frac))
+
+
+def _why_not_numeric(df, bad: list[str]) -> str:
+    """One line saying why the columns ``bad`` are not numeric: a cell that is a number too long or too large to be a
+    floating-point number (e.g. one of 4.9 million digits) is named as such, else the first text cell is quoted."""
+    for c in bad:
+        col = df[c]
+        for val in col[col.notna()].head(100_000):
+            text = str(val)
+            if _number_text(text):
+                digits = sum(ch.isdigit() for ch in text)
+                return (f"column {_names([c])} holds a number of {digits:,} digits, too large to read as a "
+                        f"floating-point number (at most about 1e308; dpviz accepts |x| <= {MAX_CSV_ABS:g}); rescale "
+                        "the column or remove that row.")
+    first = bad[0]
+    col = df[first]
+    sample = next((str(v) for v in col[col.notna()].head(1000) if not _number_text(str(v))), None)
+    shown = "" if sample is None else f" (e.g. {sample[:30] + ('…' if len(sample) > 30 else '')!r})"
+    return f"these columns are not numeric: {_names(bad)}{shown}; all columns must hold numbers."
+
+
 def csv_shape(content: bytes) -> tuple[list[str], int]:
     """The header (column names) and the number of data lines of a CSV, checked against :data:`MAX_CSV_COLUMNS`,
     :data:`MAX_CSV_ROWS` and :data:`MAX_CSV_CELLS` and for repeated names, in time linear in the file's size (before
@@ -340,6 +374,16 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
     if len(content) > max_bytes:
         raise ValueError(f"the CSV file is {len(content) / 1e6:.1f} MB; the limit is {max_bytes / 1e6:.1f} MB.")
     content = bytes(content)
+    nul = content.find(b"\x00")
+    if nul >= 0:
+        line = content.count(b"\n", 0, nul) + 1
+        odd, even = content[1:200:2], content[0:200:2]
+        utf16 = content[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(odd) >= 4 and max(
+            odd.count(0) / len(odd), even.count(0) / max(len(even), 1)) >= 0.8)
+        raise ValueError(f"the CSV contains NUL bytes (the first on line {line:,}): "
+                         + ("it looks like UTF-16 text; save it as UTF-8 CSV." if utf16 else
+                            "a text CSV never has them (binary data, or a file saved in another encoding); save it "
+                            "as UTF-8 CSV."))
     csv_shape(content)
     try:
         df = pd.read_csv(io.BytesIO(content))
@@ -354,7 +398,7 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
         raise ValueError(f"label column {shown!r} not found; the columns are: {_names(df.columns)}.")
     bad = [str(c) for c in df.columns if not pd.api.types.is_numeric_dtype(df[c])]
     if bad:
-        raise ValueError(f"these columns are not numeric: {_names(bad)}; all columns must hold numbers.")
+        raise ValueError(_why_not_numeric(df, bad))
     if df.shape[1] < 2:
         raise ValueError("the CSV needs at least one feature column besides the label column.")
     arr = df.to_numpy(dtype=float)

@@ -548,7 +548,7 @@ def _accountant_tradeoff(algorithm_id, plan, spec, points: int = 201) -> dict[st
     alpha = np.linspace(0.0, 1.0, points)
     try:
         if algorithm_id == "dpgdc":  # as in _accountant: one release, sensitivity of Lemma 7 at the run's T and η
-            from dpviz.labs import auditing as au
+            from dpviz.labs import tradeoff as au
             from dpviz.theory.papers import xue_pairwise
 
             sens = xue_pairwise.stability_lemma7(n=plan["n"], t=plan["T"], eta=plan["eta"], G=p["G"])

@@ -569,6 +569,20 @@ def _figure(e: Experiment, df):
     return fig
 
 
+#: the runner of every "simulation" figure (:func:`dpviz.studies.reproduce.run_figure`), named as a study names its
+#: ``runner`` and resolved when a figure runs: :mod:`dpviz.studies.reproduce` imports this module (its definitions),
+#: never the other way round (issue 34: no import cycle)
+FIGURE_RUNNER = "studies.reproduce:run_figure"
+
+
+def _runner(name: str) -> Callable:
+    """The function ``dpviz.<module>:<function>`` that ``name`` ("module:function") names."""
+    import importlib
+
+    mod_name, _, fn_name = name.partition(":")
+    return getattr(importlib.import_module(f"dpviz.{mod_name}"), fn_name)
+
+
 def run(experiment_id: str, *, out_dir, points: int | None = None,
         progress: Callable[[float], None] | None = None, reps: int | None = None, seed: int = 0,
         cancel=None) -> dict[str, Any]:
@@ -584,9 +598,8 @@ def run(experiment_id: str, *, out_dir, points: int | None = None,
         if points is not None:
             raise ValueError(f"{experiment_id!r} is a simulation figure: points does not apply to it (its grid is "
                              "the paper's; use fewer reps for a quick run).")
-        from dpviz.studies import reproduce
-
-        return reproduce.run_figure(e, reps=reps, seed=seed, out_dir=out_dir, progress=progress, cancel=cancel)
+        run_figure = _runner(FIGURE_RUNNER)  # by name, like a study's runner: reproduce imports this module
+        return run_figure(e, reps=reps, seed=seed, out_dir=out_dir, progress=progress, cancel=cancel)
     if e.kind not in ("region", "bounds", "study"):
         raise ValueError(f"{experiment_id!r} has the unknown kind {e.kind!r}.")
     if points is not None:

@@ -83,7 +83,8 @@ from dpviz import __version__
 from dpviz.foundation import validate as v
 
 __all__ = ["SweepSpec", "Cell", "GRID_KEYS", "load_spec", "run_sweep", "run_cell", "load_sweep", "finished_cells",
-           "estimate_sweep", "check_cell_file", "MAX_HOURS", "MAX_CELL_GB", "META_FILE", "SPEC_FILE"]
+           "estimate_sweep", "check_cell_file", "MAX_HOURS", "MAX_CELL_GB", "META_FILE", "SPEC_FILE", "MANIFEST_FILE",
+           "read_manifest", "file_sha256"]
 
 #: Parameters a spec can sweep over.
 GRID_KEYS = ("n", "eps", "delta", "kappa", "T", "eta", "alpha")
@@ -104,6 +105,10 @@ MAX_CELL_GB = 4.0
 #: Names of the sweep's metadata files in ``out_dir``: a leading underscore makes Parquet readers (pyarrow, pandas,
 #: Dask) skip them, so the folder is a valid Parquet dataset; folders written before kept the names without it.
 META_FILE, SPEC_FILE = "_sweep.json", "_spec.toml"
+#: The sweep's manifest: the SHA-256 of every cell file, recorded when the cell is written (``sha256sum`` format)
+MANIFEST_FILE = "_cells.sha256"
+_MANIFEST_LINE = re.compile(r"^([0-9a-f]{64})  (cell-[0-9A-Za-z_-]{1,64}\.parquet)$")
+_MAX_MANIFEST_BYTES = 100_000_000
 _OLD_META_FILE, _OLD_SPEC_FILE = "sweep.json", "spec.toml"
 _CELL_ID = re.compile(r"[0-9a-f]{16}")
 #: Cells costed first on a large grid (see :func:`estimate_sweep`).
@@ -165,25 +170,28 @@ class SweepSpec:
 
     def cells(self) -> list[Cell]:
         """Every (algorithm, grid point), algorithms outermost, grid in the spec's order (last key fastest)."""
-        names = [k for k, _ in self.grid]
-        points = list(product(*[vals for _, vals in self.grid])) if names else [()]
-        base = self.to_dict()
-        for key in ("algorithms", "grid", "name"):
-            base.pop(key)
-        cells = []
-        for alg in self.algorithms:
-            for pt in points:
-                values = tuple(zip(names, pt))
-                cell_seed = int.from_bytes(hashlib.sha256(
-                    json.dumps({"seed": self.seed, "point": dict(values)}, sort_keys=True).encode()).digest()[:8],
-                    "big") >> 1
-                cid = _digest({**base, "algorithm": alg, "point": dict(values)})
-                cells.append(Cell(alg, values, cid, cell_seed, self))
-        return cells
+        return [Cell(alg, values, cid, seed, self) for alg, values, cid, seed in _cell_keys(self.to_dict())]
 
 
 def _digest(obj) -> str:
     return hashlib.sha256(json.dumps(obj, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _cell_keys(d: dict) -> list[tuple[str, tuple, str, int]]:
+    """(algorithm, grid values, cell id, cell seed) of every cell of the normalised spec ``d`` (``SweepSpec.to_dict``,
+    also as read back from ``_sweep.json``: the ids of a folder's cells are recomputed from its recorded spec)."""
+    names = list(d["grid"])
+    points = list(product(*[d["grid"][k] for k in names])) if names else [()]
+    base = {k: val for k, val in d.items() if k not in ("algorithms", "grid", "name")}
+    out = []
+    for alg in d["algorithms"]:
+        for pt in points:
+            values = tuple(zip(names, pt))
+            cell_seed = int.from_bytes(hashlib.sha256(
+                json.dumps({"seed": d["seed"], "point": dict(values)}, sort_keys=True).encode()).digest()[:8],
+                "big") >> 1
+            out.append((alg, values, _digest({**base, "algorithm": alg, "point": dict(values)}), cell_seed))
+    return out
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -596,25 +604,97 @@ def check_cell_file(path: str | os.PathLike, *, cell_id: str | None = None, reps
     return None
 
 
+def file_sha256(path: str | os.PathLike) -> str:
+    """SHA-256 (hex) of a file's bytes, read in blocks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def read_manifest(out_dir: str | os.PathLike) -> dict[str, str] | None:
+    """The sweep's manifest ``out_dir/_cells.sha256`` as ``{file name: SHA-256}``, or ``None`` if the folder has none
+    (written by an earlier version).  One line per written cell, in the format of ``sha256sum`` (so
+    ``sha256sum -c _cells.sha256`` checks the folder); a later line for the same file replaces an earlier one, and an
+    incomplete last line (a run killed while appending it) is ignored."""
+    path = Path(out_dir) / MANIFEST_FILE
+    if not path.is_file():
+        return None
+    out: dict[str, str] = {}
+    with open(path, "rb") as fh:
+        for raw in fh.read(_MAX_MANIFEST_BYTES + 1)[:_MAX_MANIFEST_BYTES].splitlines():
+            m = _MANIFEST_LINE.match(raw.decode("ascii", "replace"))
+            if m:
+                out[m.group(2)] = m.group(1)
+    return out
+
+
+def _record(out: Path, name: str, digest: str) -> None:
+    """Append one cell's hash to the manifest (one short write; flushed to disk before the next cell is written)."""
+    path = out / MANIFEST_FILE
+    torn = False
+    if path.is_file() and path.stat().st_size:
+        with open(path, "rb") as fh:  # a run killed while appending left a last line without its end: end it
+            fh.seek(-1, os.SEEK_END)
+            torn = fh.read(1) != b"\n"
+    with open(path, "a", encoding="ascii") as fh:
+        fh.write(("\n" if torn else "") + f"{digest}  {name}\n")
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _cell_problem(path: Path, cell: Cell, manifest: dict[str, str] | None) -> str | None:
+    """Why the file of ``cell`` is not a finished cell (missing, not in the manifest, altered since it was written,
+    damaged, another cell's rows), or ``None``."""
+    if not path.is_file():
+        return "missing"
+    why = check_cell_file(path, cell_id=cell.cell_id, reps=cell.spec.reps)
+    if why is None and manifest is not None:
+        want = manifest.get(path.name)
+        if want is None:
+            return _UNLISTED
+        if file_sha256(path) != want:
+            return _ALTERED
+    return why
+
+
+_UNLISTED = "not in the sweep's manifest (_cells.sha256): not written by this sweep, or its run was stopped"
+_ALTERED = "its content differs from the SHA-256 recorded in the manifest when it was written (altered since)"
+
+
 def finished_cells(out_dir: str | os.PathLike, cells=None) -> set[str]:
     """Cell ids whose Parquet file exists under ``out_dir``; with ``cells`` (of one spec) only those whose file is a
-    complete cell (:func:`check_cell_file`)."""
+    finished cell: listed in the manifest with the SHA-256 of its bytes (when the folder has a manifest) and
+    complete (:func:`check_cell_file`)."""
     p = Path(out_dir)
     if not p.is_dir():
         return set()
     if cells is None:
         return {f.name[len("cell-"):-len(".parquet")] for f in p.glob("cell-*.parquet")}
-    return {c.cell_id for c in cells if _cell_path(p, c.cell_id).is_file()
-            and check_cell_file(_cell_path(p, c.cell_id), cell_id=c.cell_id, reps=c.spec.reps) is None}
+    manifest = read_manifest(p)
+    return {c.cell_id for c in cells if _cell_problem(_cell_path(p, c.cell_id), c, manifest) is None}
 
 
 def _write_cell(frame, out: Path, cell_id: str) -> None:
+    """Write a cell's rows atomically (a temporary file renamed into place), then record its SHA-256 in the manifest.
+    A run killed between the two leaves a cell that is not in the manifest: the next run names it and runs it again."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     tmp = out / f".cell-{cell_id}.parquet.tmp"
     pq.write_table(pa.Table.from_pandas(frame, preserve_index=False), tmp, write_page_checksum=True)
+    digest = file_sha256(tmp)
     os.replace(tmp, _cell_path(out, cell_id))
+    _record(out, _cell_path(out, cell_id).name, digest)
+
+
+def _strays(out: Path, cells, manifest: dict[str, str] | None) -> list[str]:
+    """The Parquet files of the folder that are neither a cell of the spec nor listed in the manifest (a copy, a file
+    of another tool): reported, never read."""
+    mine = {_cell_path(out, c.cell_id).name for c in cells}
+    return sorted(f.name for f in out.glob("*.parquet")
+                  if f.name not in mine and (manifest is None or f.name not in manifest))
 
 
 def _write_meta(spec: SweepSpec, out: Path, log) -> None:
@@ -689,25 +769,41 @@ def run_sweep(spec: SweepSpec, out_dir: str | os.PathLike, *, workers: int | Non
     if out.exists() and not out.is_dir():
         raise ValueError(f"--out {str(out)[:200]!r} exists and is not a directory.")
     cells = spec.cells()
-    done = finished_cells(out, cells)
-    damaged = [c for c in cells if c.cell_id not in done and _cell_path(out, c.cell_id).is_file()]
+    manifest = read_manifest(out) if out.is_dir() else None
+    legacy = out.is_dir() and manifest is None and any(out.glob("cell-*.parquet"))
+    problems = {c.cell_id: _cell_problem(_cell_path(out, c.cell_id), c, manifest) for c in cells}
+    done = {cid for cid, why in problems.items() if why is None}
+    damaged = [c for c in cells if problems[c.cell_id] not in (None, "missing")]
     todo = [c for c in cells if c.cell_id not in done]
+    strays = _strays(out, cells, manifest) if out.is_dir() else []
     # every cell still to run is checked and costed before any file is written or any cluster starts
     est = estimate_sweep(spec, todo, max_hours=max_hours, max_cell_gb=max_cell_gb)
     out.mkdir(parents=True, exist_ok=True)
     _write_meta(spec, out, log)
+    if manifest is None:
+        # a new folder, or one written before the manifest: the complete cells found are recorded as they are now
+        (out / MANIFEST_FILE).touch()
+        for c in cells:
+            if c.cell_id in done:
+                _record(out, _cell_path(out, c.cell_id).name, file_sha256(_cell_path(out, c.cell_id)))
+        if legacy:
+            log(f"note: {out} had no manifest ({MANIFEST_FILE}, written by an earlier version): recorded the SHA-256 "
+                f"of its {len(done)} complete cell file(s) as they are now")
     summary = {"cells": len(cells), "skipped": len(cells) - len(todo), "ran": 0, "rerun": len(damaged),
-               "out": str(out), "dashboard": None, "seconds": 0.0, "estimate_seconds": est["seconds"]}
+               "out": str(out), "dashboard": None, "seconds": 0.0, "estimate_seconds": est["seconds"],
+               "strays": strays}
     for note in spec.notes:
         log(f"note: {note}")
     if summary["skipped"]:
         log(f"resuming: {summary['skipped']} of {len(cells)} cells already finished in {out}")
     if damaged:
-        shown = "; ".join(f"{_cell_path(out, c.cell_id).name} "
-                          f"({check_cell_file(_cell_path(out, c.cell_id), cell_id=c.cell_id, reps=spec.reps)})"
-                          for c in damaged[:5])
-        log(f"running again {len(damaged)} cell(s) whose file is damaged: {shown}"
+        shown = "; ".join(f"{_cell_path(out, c.cell_id).name} ({problems[c.cell_id]})" for c in damaged[:5])
+        log(f"running again {len(damaged)} cell(s) whose file is damaged or cannot be trusted: {shown}"
             + (f"; and {len(damaged) - 5} more" if len(damaged) > 5 else ""))
+    if strays:
+        log(f"note: {len(strays)} Parquet file(s) in {out} are not cells of this spec nor in its manifest, and are "
+            f"never read as its data: {', '.join(strays[:5])}" + (f" and {len(strays) - 5} more" if len(strays) > 5
+                                                                  else ""))
     if not todo:
         summary["seconds"] = time.perf_counter() - t0
         return summary
@@ -769,7 +865,7 @@ def run_sweep(spec: SweepSpec, out_dir: str | os.PathLike, *, workers: int | Non
 # reading
 
 
-def load_sweep(out_dir: str | os.PathLike, *, x: str | None = None):
+def load_sweep(out_dir: str | os.PathLike, *, x: str | None = None, notes: list | None = None):
     """Load a sweep's Parquet output as one tidy frame shaped like ``SimulationResult.frame``.
 
     Parameters
@@ -780,6 +876,14 @@ def load_sweep(out_dir: str | os.PathLike, *, x: str | None = None):
         The swept parameter to put in ``grid_name`` / ``grid`` (the x-axis of a plot): one of the spec's grid keys.
         Default: the first grid key of the spec recorded in ``out_dir/_sweep.json`` (``sweep.json`` in folders
         written by earlier versions; none if the spec has no grid).
+    notes : list, optional
+        Where to append what was left out (files that are not cells of the recorded spec or not in the manifest,
+        cells written before the manifest existed); without it they are issued as warnings.
+
+    Which files are read: the cells of the spec recorded in ``_sweep.json`` (their ids are recomputed from it) that
+    the manifest ``_cells.sha256`` lists, each checked against its recorded SHA-256.  Any other Parquet file in the
+    folder (a copy of a cell, a cell of another spec) is reported and never read as data.  A folder without a
+    manifest (an earlier version) is read as before, with a note; without ``_sweep.json`` every cell file is read.
 
     Returns
     -------
@@ -792,8 +896,9 @@ def load_sweep(out_dir: str | os.PathLike, *, x: str | None = None):
     Raises
     ------
     ValueError
-        No such folder, no cell files, or damaged cell files (:func:`check_cell_file`; the message names them and
-        says how to compute them again).
+        No such folder, no cell files, damaged cell files (:func:`check_cell_file`) or cell files whose content differs
+        from the SHA-256 recorded when they were written (the message names them and says how to compute them
+        again), two cells with the same (algorithm, grid point, repetition).
     """
     import pandas as pd
     import pyarrow as pa
@@ -807,6 +912,7 @@ def load_sweep(out_dir: str | os.PathLike, *, x: str | None = None):
         raise ValueError(f"no sweep results (cell-*.parquet) in {str(p)[:200]!r}.")
     grid_keys: list[str] = []
     reps = None
+    expected: set[str] | None = None
     meta = next((p / name for name in (META_FILE, _OLD_META_FILE) if (p / name).is_file()), None)
     if meta is not None:
         try:
@@ -816,6 +922,38 @@ def load_sweep(out_dir: str | os.PathLike, *, x: str | None = None):
             reps = reps if isinstance(reps, int) and not isinstance(reps, bool) and reps >= 1 else None
         except (ValueError, KeyError, TypeError, AttributeError, OSError, RecursionError):
             grid_keys, reps = [], None
+        else:
+            try:
+                expected = {_cell_path(p, cid).name for _a, _v, cid, _s in _cell_keys(spec_d)}
+            except (ValueError, KeyError, TypeError, AttributeError, RecursionError):
+                expected = None  # a spec this version cannot read: every cell file is read, as before
+    said: list[str] = []
+    manifest = read_manifest(p)
+    left = []
+    if expected is not None and any(f.name in expected for f in files):
+        left += [f.name for f in files if f.name not in expected]
+        files = [f for f in files if f.name in expected]
+    if manifest is not None:
+        left += [f.name for f in files if f.name not in manifest]
+        files = [f for f in files if f.name in manifest]
+    elif files:
+        said.append(f"{str(p)[:200]} has no manifest ({MANIFEST_FILE}: written by an earlier version), so its cells' "
+                    "content is not checked against the hashes recorded when they were written")
+    strays = sorted(set(left) | {f.name for f in p.glob("*.parquet") if not f.name.startswith("cell-")})
+    if strays:
+        said.append(f"{len(strays)} Parquet file(s) in the folder are not cells of its sweep (not in its spec or its "
+                    f"manifest) and were not read: {', '.join(s[:80] for s in strays[:5])}"
+                    + (f" and {len(strays) - 5} more" if len(strays) > 5 else ""))
+    for line in said:
+        if notes is not None:
+            notes.append(line)
+        else:
+            import warnings
+
+            warnings.warn(line, stacklevel=2)
+    if not files:
+        raise ValueError(f"no cell of the sweep's spec in {str(p)[:200]!r} is in its manifest ({MANIFEST_FILE}); "
+                         "run python -m dpviz sweep with the spec and this --out to compute them.")
     bad = [(f.name, why) for f in files
            if (why := check_cell_file(f, cell_id=f.name[5:-8] if _CELL_ID.fullmatch(f.name[5:-8]) else None,
                                       reps=reps)) is not None]
@@ -824,11 +962,26 @@ def load_sweep(out_dir: str | os.PathLike, *, x: str | None = None):
                                                                            if len(bad) > 3 else "")
         raise ValueError(f"{len(bad)} of the {len(files)} cell files in {str(p)[:200]!r} are damaged: {shown}. Run "
                          "python -m dpviz sweep with the same spec and --out to compute them again (or delete them).")
+    if manifest is not None:
+        altered = [f.name for f in files if file_sha256(f) != manifest[f.name]]
+        if altered:
+            shown = ", ".join(altered[:3]) + (f" and {len(altered) - 3} more" if len(altered) > 3 else "")
+            raise ValueError(f"{len(altered)} of the {len(files)} cell files in {str(p)[:200]!r} differ from the "
+                             f"SHA-256 recorded in the manifest ({MANIFEST_FILE}) when they were written: {shown}. "
+                             "Their values cannot be trusted: run python -m dpviz sweep with the same spec and --out "
+                             "to compute them again.")
     try:
         frame = pd.concat([pq.read_table(f).to_pandas() for f in files], ignore_index=True)
     except (pa.ArrowException, OSError, ValueError) as exc:
         raise ValueError(f"the cell files in {str(p)[:200]!r} cannot be read together "
                          f"({' '.join(str(exc).split())[:150]}).") from None
+    keys = [c for c in ["algorithm", *grid_keys, "rep"] if c in frame.columns]
+    if expected is not None:  # the spec is known: one row per (algorithm, grid point, repetition)
+        dup = frame.duplicated(keys, keep=False)
+        if dup.any():
+            where = sorted(set(frame.loc[dup, "cell_id"].astype(str))) if "cell_id" in frame.columns else []
+            raise ValueError(f"{int(dup.sum())} rows of {str(p)[:200]!r} repeat an ({', '.join(keys)}) of another "
+                             f"row (cells {', '.join(where[:4])}): the folder holds two copies of a cell; keep one.")
     if x is None:
         x = grid_keys[0] if grid_keys else None
     elif x not in GRID_KEYS:
