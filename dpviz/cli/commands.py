@@ -503,7 +503,7 @@ def _run(argv: Sequence[str] | None) -> int:
         if estimate:
             print(estimate, file=sys.stderr, flush=True)
 
-        from dpviz.cli.audit import _Progress  # in place on a terminal, one line per 10 % in a file or pipe
+        from dpviz.cli.progress import Progress as _Progress  # in place on a terminal, one line per 10 % in a file or pipe
 
         with _Progress(args.name) as progress:  # the progress line ends before the result or an error
             result = rep.reproduce(args.name, reps=args.reps, seed=0 if args.seed is None else args.seed,
