@@ -429,13 +429,18 @@ def _success_rate(method: str, trials: int, mu: float, delta: float, level: floa
     cap = 2000 if method == "gdp" else 4000
     K = max(2, min(cap, 2 * hn))
     u = np.linspace(0.5 / K, 1.0 - 0.5 / K, K)
-    # quantiles of the pooled distribution ½N(0, 1) + ½N(μ, 1): Newton from the normal quantile shifted by μ/2
     from scipy.special import ndtr as _ndtr, ndtri as _ndtri
 
-    taus = _ndtri(u) + mu / 2.0
-    for _ in range(30):
-        f = 0.5 * (_ndtr(taus) + _ndtr(taus - mu)) - u
-        taus = taus - f / (0.5 * (np.exp(-0.5 * taus**2) + np.exp(-0.5 * (taus - mu) ** 2)) / math.sqrt(2 * math.pi))
+    # quantiles of the pooled distribution ½N(0, 1) + ½N(μ, 1) by bisection: F(t) = ½(Φ(t) + Φ(t − μ)) lies between
+    # Φ(t) and Φ(t − μ), so the u-quantile lies between Φ⁻¹(u) and Φ⁻¹(u) + μ.  (Newton's step divided by densities
+    # that underflow to 0 when μ is large, e.g. ε = 1197, and returned NaN.)
+    z0 = _ndtri(u)
+    lo, hi = np.minimum(z0, z0 + mu), np.maximum(z0, z0 + mu)
+    for _ in range(80):
+        taus = 0.5 * (lo + hi)
+        above = 0.5 * (_ndtr(taus) + _ndtr(taus - mu)) >= u
+        hi, lo = np.where(above, taus, hi), np.where(above, lo, taus)
+    taus = 0.5 * (lo + hi)
     edges_neg = np.diff(np.concatenate(([0.0], _ndtr(taus), [1.0])))
     edges_pos = np.diff(np.concatenate(([0.0], _ndtr(taus - mu), [1.0])))
     below_neg = np.cumsum(rng.multinomial(hn, np.maximum(edges_neg, 0) / edges_neg.sum(), size=sims), axis=1)[:, :K]
