@@ -422,7 +422,7 @@ def _step_body(lesson, k: int, step, present: bool, chart_column) -> None:
                  "code, follow your Next / Back on their devices and predict before you reveal."):
         from dpviz_ui.classroom import store as class_store
 
-        code, key = class_store.ClassStore().create(lesson.id, n_steps, step=k)
+        code, key = class_store.ClassStore().create(lesson.id, len(lesson.steps), step=k)
         st.switch_page("pages/live_class.py", query_params={"cls_code": code, "cls_key": key})
 
 

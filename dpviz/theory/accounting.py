@@ -262,7 +262,16 @@ def _rdp_eps_idx(z: float, delta: float, steps: int, q: float, idx: tuple[int, .
     finally:
         absl_logger.setLevel(level)
     eps = float(eps)
+    if eps <= 0.0 and not _exact_zero(z, delta, steps, q):
+        # dp_accounting's conversion (on divergences made sound by _sound_rdp) says eps <= 0, but dpviz prints
+        # eps = 0 only where the total variation bound shows it exactly (issue 31, item 2); any positive number is
+        # then a valid upper bound, and the smallest one dpviz prints is _RDP_EPS_FLOOR
+        eps = _RDP_EPS_FLOOR
     return (eps if math.isfinite(eps) else math.inf), idx[orders.index(float(opt))] if math.isfinite(eps) else -1
+
+
+#: The ε reported where the Rényi conversion certifies ε <= 0 but the total variation bound cannot show ε = 0.
+_RDP_EPS_FLOOR = 1e-9
 
 
 def _all_idx() -> tuple[int, ...]:
