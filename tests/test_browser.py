@@ -27,8 +27,8 @@ def test_every_page_draws_a_chart(server):
         page.goto(f"{server}/calibrate?n=12345&eps=0.25&algorithm=dpsgd-output")
         page.wait_for_selector(".js-plotly-plot", state="attached", timeout=40000)
         page.wait_for_timeout(1000)
-        nav = page.locator("[data-testid='stSidebarNav']").inner_text().split()
-        assert nav[:4] == ["Home", "Calibrate", "Bounds", "Simulate"], nav
+        nav = [t.strip() for t in page.locator("[data-testid='stSidebarNav']").inner_text().splitlines() if t.strip()]
+        assert nav[:5] == ["Home", "Check a run", "Calibrate", "Bounds", "Simulate"], nav
         values = page.locator("input").evaluate_all("els => els.map(e => e.value)")
         assert "12345" in values and "0.25" in values
         shown = " ".join(values) + page.locator("[data-testid='stSelectbox']").first.inner_text()
