@@ -120,7 +120,8 @@ def test_live_class_end_to_end(data_dir):
             assert S.display_code(code) in shown
             join = f"{url}/class?cls_join={code}"
             _wait(pres, lambda: join in _text(pres), "the join link, shown large")
-            assert pres.locator("[data-testid='stImage'] img").count() >= 1  # the QR code
+            pres.wait_for_selector("[data-testid='stImage'] img", state="attached", timeout=30000)  # the QR code
+            assert pres.locator("[data-testid='stImage'] img").count() >= 1
 
             # a wrong presenter key is refused and changes nothing
             intruder = _page(browser)
