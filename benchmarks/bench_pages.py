@@ -16,6 +16,9 @@ protocol while the renderer is busy drawing charts), 0.1-0.5 s on these 2 cores,
   - "full page": until the script run has finished (all plots drawn; driver wall clock);
   at n = 10³, 6·10⁴ and 10⁷, on Calibrate (ε edits, choosing Theorem 4(b)'s schedule, changing the algorithm) and
   on Bounds (ε edits);
+* Audit (``--only audit``): a first visit of the default audit until the accountant's ε is on screen, and three ε
+  edits until it shows its new value; Check a run (``--only check``): a first visit until the verdict's ε upper bound
+  is on screen, and three edits of the noise multiplier until it shows its new value;
 * load: ``--sessions K`` browser sessions open Calibrate at once; median and max time until σ is visible -- once as K
   Chromium processes (client-inclusive: K browsers share the 2 cores with the server), and as K and 2K tabs of one
   browser (K and 2K server sessions, the client cost of one browser).
@@ -203,6 +206,8 @@ def edits(url: str) -> list[tuple[str, float, float, float]]:
                                lambda: _edit(page, "w_eps", eps)))
         rows += _bounds_explicit(page, url)
         rows += _accounting(page, url)
+        rows += _audit(browser, url)
+        rows += _check(browser, url)
         browser.close()
     return rows
 
@@ -346,6 +351,84 @@ def simulate_only(url: str) -> list[tuple[str, float, float, float]]:
     return rows
 
 
+def _metric(label: str) -> str:
+    """JS expression: the value of the metric labelled ``label`` ('' while there is none)."""
+    return ("((Array.from(document.querySelectorAll('[data-testid=\"stMetric\"]'))"
+            ".find(m => ((m.querySelector('[data-testid=\"stMetricLabel\"]') || {}).innerText || '').trim() === "
+            f"{label!r}) || {{querySelector: () => null}}).querySelector('[data-testid=\"stMetricValue\"]')"
+            " || {}).innerText || ''")
+
+
+def _visit(browser, url: str, what: str, predicate: str) -> tuple[str, float, float, float]:
+    """A first visit of ``url`` in a new session (a new tab): the row (what, seen, driver, full page), "seen" from
+    the navigation start until the first frame in which ``predicate`` holds."""
+    page = _context(browser, viewport={"width": 1400, "height": 1800}).new_page()
+    t0 = time.perf_counter()
+    page.goto(url)
+    _arm_visit(page, predicate)
+    seen = _seen(page)
+    driver = time.perf_counter() - t0
+    _idle(page)
+    return (what, seen, driver, time.perf_counter() - t0), page
+
+
+AUDIT_EPS = "accountant's ε"
+
+
+def _audit(browser, url: str) -> list[tuple[str, float, float, float]]:
+    """Audit (issue 33): a first visit of the default audit (DP-SGD, 2000 trials) until the accountant's ε is on
+    screen, then three ε edits (values never computed before) until the accountant's ε shows its new value -- today
+    the page shows it with the audit's results, after the trainings (the run, in the worker pool, has a progress
+    bar)."""
+    import json
+
+    stamp = int(time.time()) % 97
+    row, page = _visit(browser, f"{url}/audit", "Audit first visit: accountant's ε",
+                       f"() => {_metric(AUDIT_EPS)} !== ''")
+    rows = [row]
+    for eps in (0.737, 1.913, 3.377):
+        eps += stamp * 1e-6  # never cached before
+        before = page.evaluate(f"() => {_metric(AUDIT_EPS)}")
+        rows.append(_timed(page, "Audit ε edit: accountant's ε",
+                           f"() => {{ const s = {_metric(AUDIT_EPS)}; return s !== '' && s !== {json.dumps(before)}; }}",
+                           lambda eps=eps: _edit(page, "w_eps", eps)))
+    page.close()
+    return rows
+
+
+CHECK_EPS = "ε upper bound (safe to claim)"
+
+
+def _check(browser, url: str) -> list[tuple[str, float, float, float]]:
+    """Check a run: a first visit until the verdict's ε upper bound is on screen, then three edits of the noise
+    multiplier (values never computed before) until the verdict's ε upper bound shows its new value."""
+    import json
+
+    stamp = int(time.time()) % 97
+    row, page = _visit(browser, f"{url}/check", "Check a run first visit: verdict",
+                       f"() => {_metric(CHECK_EPS)} !== ''")
+    rows = [row]
+    for nm in (0.83, 1.37, 2.11):
+        nm += stamp * 1e-5  # never cached before
+        before = page.evaluate(f"() => {_metric(CHECK_EPS)}")
+        rows.append(_timed(page, "Check a run: noise multiplier edit",
+                           f"() => {{ const s = {_metric(CHECK_EPS)}; return s !== '' && s !== {json.dumps(before)}; }}",
+                           lambda nm=nm: _edit(page, "w_verify_nm", nm)))
+    page.close()
+    return rows
+
+
+def audit_check_only(url: str, which: str) -> list[tuple[str, float, float, float]]:
+    """Only the Audit (``--only audit``) or Check a run (``--only check``) measurements."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        rows = (_audit if which == "audit" else _check)(browser, url)
+        browser.close()
+    return rows
+
+
 def load(url: str, sessions: int) -> list[float]:
     from playwright.sync_api import sync_playwright
 
@@ -409,7 +492,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--sessions", type=int, default=8, help="concurrent sessions for the load figure (0: skip)")
     ap.add_argument("--runs", type=int, default=1, help="repeat the edit measurements this many times")
-    ap.add_argument("--only", choices=["bounds-explicit", "accounting", "simulate"],
+    ap.add_argument("--only", choices=["bounds-explicit", "accounting", "simulate", "audit", "check"],
                     help="run only these measurements (no load figure)")
     args = ap.parse_args()
     proc, url = start_server()
@@ -417,7 +500,9 @@ def main() -> None:
         rows = []
         for _ in range(args.runs):
             rows += ({"bounds-explicit": bounds_explicit_only, "accounting": accounting_only,
-                      "simulate": simulate_only}[args.only](url)
+                      "simulate": simulate_only,
+                      "audit": lambda u: audit_check_only(u, "audit"),
+                      "check": lambda u: audit_check_only(u, "check")}[args.only](url)
                      if args.only else edits(url))
         print(f"{'what':<45} {'seen':>7} {'driver':>7} {'full page':>10}")
         for what, seen, driver, full in rows:
