@@ -567,3 +567,24 @@ def test_dpgdc_algorithm4_average_of_w1_to_wT():
     b = S.simulate("dpgdc", tiny(), PairLS(), reps=2, seed=3, params=p, evaluate=())
     assert np.array_equal(a.outputs, b.outputs)
     assert a.calibrations[0].sigma == pytest.approx(catalog.calibrate("dpgdc", n=2, **p).sigma)
+
+
+def test_estimate_skips_the_comparison_accountant_and_is_unchanged(monkeypatch):
+    """DP-SGD's calibration also computes a numerical accountant's σ for comparison, which no run uses: the estimate
+    (Simulate's run plan) skips it -- same seconds, units and steps as with it (issue 33: an ε-grid edit's plan took
+    0.55 s of CPU, most of it in that accountant)."""
+    from dpviz.engine import data as D, losses
+    from dpviz.theory.papers.wang_lownoise import calibration as wl
+
+    ds = D.load_dataset("wang-logistic", n=400, kappa=0.0)
+    loss = losses.get_loss("logistic")
+    base = dict(n=400, delta=1 / 400**2, T=1000, eta=0.01, R=1.0, G=1.0)
+    grid = {"eps": [0.25, 1.0, 8.0]}
+    with_acc = S.estimate_cost("dpsgd-rdp", ds, loss, grid=grid, reps=3, params={**base, "accountant_extra": True})
+
+    def no_accountant(**_kw):
+        raise AssertionError("the estimate asked for the comparison accountant")
+
+    monkeypatch.setattr(wl, "accountant_sigma", no_accountant)
+    assert S.estimate_cost("dpsgd-rdp", ds, loss, grid=grid, reps=3, params=base) == with_acc
+    assert with_acc["steps"] == 1000 and with_acc["chains"] == 3 * 3
