@@ -336,7 +336,10 @@ def estimate(state: dict[str, Any]) -> dict[str, float]:
     else:
         reps = 2 if alg in stab.DETERMINISTIC_PATH else int(state["aud_reps"])
         grid = {over: values} if over in ("n", "eta") else None
-    _, spec, _, _, reps, _, _, pshape, _, plans, _ = sim._plan(alg, ds, loss, grid, reps, params)
+    # the plan's T, n and which points run; not DP-SGD's comparison accountant σ, which no run uses (as
+    # dpviz.engine.simulate.estimate_cost)
+    plan_params = {"accountant_extra": False, **params}
+    _, spec, _, _, reps, _, _, pshape, _, plans, _ = sim._plan(alg, ds, loss, grid, reps, plan_params)
     if not all(p["run"] for p in plans):
         bad = next(p for p in plans if not p["run"])
         raise ValueError(f"this setting does not run: {bad['cal'].reason}")

@@ -336,6 +336,7 @@ def body() -> None:
             for note in quick["notes"]:
                 if quick["sampling"] != "shuffle" or not note.startswith(("Shuffled", "The shuffled")):
                     st.caption(ui.plain(note))
+        ui.flush()  # the verdict goes to the browser before the search for the noise and the epochs (seconds)
         full = searched(items)
         show_search(full)
         show_curve(args, full)
