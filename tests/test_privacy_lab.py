@@ -343,3 +343,23 @@ def test_figures_use_powers_of_ten_on_log_axes():
     assert fig.data[0].y == (10.0, 1.0, None) and fig2.data[0].y == (0.1, 0.5, None)  # gaps, not inf
     with pytest.raises(ValueError):
         pf.eps_steps_figure([1], {}, current_steps=None, title="t")
+
+
+def test_evaluate_skip_and_limit_give_the_same_rows_in_two_parts():
+    """The Accounting page shows the matched accountant's row first (``limit=1``) and adds the others (``skip=1``)
+    after it: the two parts are the rows of one call, number for number (issue 33)."""
+    params = dict(n=4321, eps=1.913, delta=1.0 / 4321**2, T=1000, G=1.0)
+    names = ("rdp", "analytic-gaussian")
+    full = pl.evaluate("dpsgd-rdp", names=names, closed_inverse=False, **params)
+    first = pl.evaluate("dpsgd-rdp", names=names, closed_inverse=False, limit=1, **params)
+    rest = pl.evaluate("dpsgd-rdp", names=names, closed_inverse=False, skip=1, **params)
+    assert len(full["accountants"]) == 2 and len(first["accountants"]) == 1  # matched RDP, Poisson RDP
+    drop = lambda r: {k: val for k, val in r.items() if k != "seconds"}  # noqa: E731 - wall time differs
+    assert [drop(r) for r in first["accountants"] + rest["accountants"]] == [drop(r) for r in full["accountants"]]
+    assert first["accountants"][0]["matches_paper"] and first["accountants"][0]["name"] == "rdp"
+    for key in ("paper_sigma", "eps_mechanism", "delta_mechanism", "mechanism", "closed_form", "notes"):
+        assert first[key] == full[key] == rest[key]
+    with pytest.raises(ValueError, match="skip"):
+        pl.evaluate("dpsgd-rdp", skip=-1, **params)
+    with pytest.raises(ValueError, match="limit"):
+        pl.evaluate("dpsgd-rdp", limit=0, **params)

@@ -510,20 +510,31 @@ def _num(x):
 
 
 def evaluate(algorithm_id: str, *, sigma=None, names: tuple[str, ...] | None = None, closed_inverse: bool = True,
-             **params) -> dict:
+             skip: int = 0, limit: int | None = None, **params) -> dict:
     """Everything the CLI ``account`` command prints, as a JSON-ready dict (the contract of issue 10):
 
     ``{"algorithm", "eps", "delta", "paper_sigma", "accountants": [{"name", "sampling", "neighbouring",
     "matches_paper", "sigma_for_eps", "eps_of_paper_sigma", "eps_of_sigma" (when ``sigma``), "seconds", ...}],
     ...}``.  ``names`` restricts the accountants (e.g. ``("rdp", "analytic-gaussian")`` for a fast first pass);
-    an accountant that cannot reach the target reports ``None`` with an ``error`` message."""
+    ``skip`` leaves out the first ``skip`` of them and ``limit`` keeps at most ``limit`` of the rest (the Accounting
+    page computes the matched accountant alone with ``limit=1`` for its summary line, then the others with
+    ``skip=1``; every row is computed exactly as without them); an accountant that cannot reach the target reports
+    ``None`` with an ``error`` message."""
     if sigma is not None:
         sigma = v.check_positive("sigma (noise standard deviation)", sigma)
+    skip = v.check_int("skip", skip, minimum=0)
+    if limit is not None:
+        limit = v.check_int("limit", limit)
     mech = mechanism(algorithm_id, **params)
     rows = []
     for acc in accountants(mech):
         if names is not None and acc.name not in names:
             continue
+        if skip:
+            skip -= 1
+            continue
+        if limit is not None and len(rows) >= limit:
+            break
         t0 = time.perf_counter()
         row: dict[str, Any] = {"name": acc.name, "sampling": acc.sampling, "neighbouring": acc.neighbouring,
                                "matches_paper": acc.matches_paper, "label": acc.label,
