@@ -164,6 +164,7 @@ def body() -> None:
     missing_one, missing_two = {}, {}  # grid values a curve's time budget skipped (computed by the next runs)
     pending = False
     deferred = []  # (theorem id, theorem, parameters, bound, slot of its explicit bound, slot of its terms chart)
+    warnings = []  # (theorem, bound, slot of its privacy warning)
     at = {}  # each theorem's parameters (also the CLI command of Download this view)
     # Each theorem's block in its own container, all of them in one: a theorem added or removed, or a block that
     # grows (an explicit bound that becomes available), leaves the elements after it in place, so the browser
@@ -200,7 +201,8 @@ def body() -> None:
                      f"iterations T = {ui.fmt(ok['T'])}, gradient complexity {ui.fmt(ok['gradient_complexity'])}")
             with st.container():  # "vacuous here" or nothing: a container of its own keeps the page in place
                 _vacuous_line(tid, ok["total"], params, "This bound")
-            _privacy_warning(thm, params, ok)
+            warn_slot = st.empty()  # the privacy warning: its calibration (a numerical accountant for Kang, Li, Liu &
+            # Wang) is filled in once every theorem's bound line is on screen (issue 33)
             ui.flush()  # the bound line goes to the browser before the curves are computed
             if thm.discrepancy or thm.notes:  # how dpviz reads the paper (misprints, proofs followed): after the bound
                 with st.expander("How dpviz reads this theorem (misprints in the paper, notes)"
@@ -219,7 +221,11 @@ def body() -> None:
                 for note in ok["notes"]:
                     st.caption(ui.pretty(note))
             deferred.append((tid, thm, p, ok, ex_slot, st.empty()))  # and its terms chart, drawn after the numbers
+            warnings.append((thm, ok, warn_slot))
     ui.flush()
+    for thm, ok, warn_slot in warnings:
+        with warn_slot.container():
+            _privacy_warning(thm, params, ok)
     # the explicit bounds next (Kang, Li, Liu & Wang's Theorem 1 needs a numerical accountant: up to a second)
     for tid, thm, p, ok, ex_slot, _chart_slot in deferred:
         if thm.explicit_bound is None:
