@@ -11,34 +11,11 @@ import math
 import numpy as np
 
 from dpviz.foundation import figures
+from dpviz.foundation.rounding import fmt  # noqa: F401  (SV.fmt: the dashboard's one number formatter)
 from dpviz.theory import catalog
 
 __all__ = ["curve_label", "trend", "run_gaps", "empirical_curve", "theory_for", "theory_curves", "vacuous_points",
            "lessons", "fmt"]
-
-
-def fmt(x) -> str:
-    """A number for the screen, as :func:`dpviz_ui.helpers.fmt` writes it (0.01702, 10000, 2.154·10⁵; no SI
-    prefixes) -- repeated here because importing the helpers would import Streamlit."""
-    if x is None:
-        return "—"
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        return str(x)
-    if isinstance(x, float) and not math.isfinite(x):
-        return "∞" if x > 0 else ("−∞" if x < 0 else "—")
-    if x == 0:
-        return "0"
-    ax = abs(x)
-    if 1e-3 <= ax < 1e4 or (isinstance(x, int) and ax < 1e7):
-        return f"{x:.4g}" if not isinstance(x, int) else str(x)
-    if ax < 1e6 and float(x).is_integer():
-        return str(int(x))
-    k = math.floor(math.log10(ax))
-    m = x / 10.0**k
-    if abs(round(m, 3)) >= 10:
-        m, k = m / 10, k + 1
-    power = "10" + str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-    return power if abs(m - 1) < 5e-4 else (f"−{power}" if abs(m + 1) < 5e-4 else f"{m:.4g}·{power}")
 
 
 def curve_label(res, kappa, short: bool = False) -> str:
