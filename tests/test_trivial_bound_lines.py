@@ -157,3 +157,133 @@ def test_bounds_rates_chart_draws_the_trivial_bound_and_kang_has_none():
     at = _bounds({"theorems": "kang-pidp-thm3", "n": "1000"})
     assert not any(t.get("mode") == "lines+text" for data in _charts(at).values() for t in data)
     assert any(c.value.startswith("No trivial bound is drawn") for c in at.caption)
+
+
+# -- Simulate: the explicit bounds that need F(w*) -------------------------------------------------------------------
+
+def _fake_data(y, y_test=None, d=3):
+    import numpy as np
+    from types import SimpleNamespace
+
+    return SimpleNamespace(y=np.asarray(y, float), y_test=np.asarray(y if y_test is None else y_test, float), d=d)
+
+
+def test_fstar_upper_by_hand():
+    from dpviz.engine import losses
+    from dpviz_ui import simulate_view as SV
+
+    pm = _fake_data([-1, 1, 1])
+    # F(w*) <= F(0) <= max over the labels of f(0; z): log(1 + e^0) = ln 2 for the logistic loss, max(0, 1 - 0) = 1
+    # for the hinge, (0 - y)^2 / 2 <= 1/2 for least squares at |y| <= 1, |0 - y| <= 1 for the absolute loss
+    assert SV.fstar_upper(losses.get_loss("logistic"), pm)[0] == pytest.approx(math.log(2), rel=1e-12)
+    assert SV.fstar_upper(losses.get_loss("hinge"), pm)[0] == pytest.approx(1.0)
+    assert SV.fstar_upper(losses.get_loss("logistic", l2=0.1), pm)[0] == pytest.approx(math.log(2))  # λ||0||² = 0
+    reg = _fake_data([-0.3, 0.2, 0.9])
+    assert SV.fstar_upper(losses.get_loss("least-squares"), reg)[0] == pytest.approx(0.5)
+    assert SV.fstar_upper(losses.get_loss("absolute"), reg)[0] == pytest.approx(1.0)
+    # pairwise: the AUC square loss (1 - <w, x - x'>)^2 on a positive-negative pair is 1 at w = 0 (0 on the others);
+    # metric learning: log(1 + e^{-tau}) is largest for a pair of different classes, tau = -1: log(1 + e) = 1.313262
+    assert SV.fstar_upper(losses.get_loss("auc-square"), pm)[0] == pytest.approx(1.0)
+    assert SV.fstar_upper(losses.get_loss("auc-logistic"), pm)[0] == pytest.approx(math.log(2))
+    assert SV.fstar_upper(losses.get_loss("metric-logistic"), _fake_data([0, 1, 2]))[0] == pytest.approx(
+        math.log(1 + math.e), rel=1e-12)
+    text = SV.fstar_upper(losses.get_loss("logistic"), pm)[1]
+    assert text.startswith("F(w*) ≤ F(0) ≤ 0.6931") and "w = 0 lies in W" in text
+    # labels outside the loss's range: no bound (never a number from an assumption the data break)
+    assert SV.fstar_upper(losses.get_loss("least-squares"), _fake_data([0.5, 2.0])) is None
+    assert SV.fstar_upper(losses.get_loss("logistic"), _fake_data([0, 1])) is None
+
+
+@pytest.mark.parametrize("tid, extra", [
+    ("wang-lownoise-thm3a", {}), ("wang-lownoise-thm6a", {}),
+    ("wang-lownoise-thm4a", {"alpha": 0.5}), ("wang-lownoise-thm4a", {"alpha": 0.0, "M": 1.0}),
+    ("wang-lownoise-thm7a", {"alpha": 0.3}),
+])
+def test_explicit_bounds_grow_with_fstar(tid, extra):
+    # why an upper bound on F(w*) gives an upper bound on the paper's bound: the explicit bound is non-decreasing in
+    # F(w*) (Wang, Lei, Ying & Zhou, proofs of Theorems 3 (a), 4 (a), 6 (a), 7 (a): F(w*) enters with non-negative
+    # coefficients at every fixed kappa, and the bound holds for every kappa)
+    from dpviz.theory import catalog
+
+    checked = 0
+    for n, eps, noise in ((1000, 1.0, {}), (20000, 4.0, {}), (5000, 8.0, {}), (2000, 2.0, {"sigma": 1.0}),
+                          (100000, 1.0, {"sigma": 30.0})):
+        p = dict(n=n, d=10, eps=eps, delta=1e-5, L=0.25, R=1.0, G=0.7311, **extra, **noise)
+        try:
+            catalog.bound(tid, explicit=True, Fstar=0.0, **p)
+        except ValueError:  # the noise cannot be calibrated at this (n, eps): no bound to compare
+            continue
+        vals = [catalog.bound(tid, explicit=True, Fstar=f, **p).total for f in (0.0, 0.01, 0.1, math.log(2), 1.0, 5.0)]
+        assert all(b >= a * (1 - 1e-9) for a, b in zip(vals, vals[1:])), (n, eps, vals)
+        checked += 1
+    assert checked >= 2
+
+
+class _FakeRun:
+    """A run whose bounds frame records the F(w*) it was asked for: explicit = 1 + F(w*) at each grid point."""
+
+    def __init__(self):
+        self.calls = []
+
+    def bounds(self, theorem_id, **extra):
+        import pandas as pd
+
+        self.calls.append(extra)
+        fs = extra.get("Fstar")
+        e = float("nan") if fs is None else 1.0 + fs
+        return pd.DataFrame({"grid": [1.0, 2.0], "bound": [0.5, 0.25], "explicit": [e, e], "n_exp": [0, 0],
+                             "eps_exp": [-1, -1], "error": ["", ""]})
+
+
+def test_explicit_with_fstar_draws_at_the_upper_bound_or_says_why_not():
+    from dpviz_ui import simulate_view as SV
+
+    run = _FakeRun()
+    b0 = run.bounds("wang-lownoise-thm3a", c=1.0)
+    b, note = SV.explicit_with_fstar(run, {"c": 1.0, "mu": 0.1}, "wang-lownoise-thm3a", b0, (0.7, "F(w*) ≤ 0.7"))
+    assert list(b["explicit"]) == [1.7, 1.7] and list(b["explicit_low"]) == [1.0, 1.0]  # at 0.7 and at 0
+    assert {"c": 1.0, "mu": 0.1, "Fstar": 0.7} in run.calls and {"c": 1.0, "mu": 0.1, "Fstar": 0.0} in run.calls
+    assert "Theorem 3 (a)" in note and "F(w*) ≤ 0.7" in note and "upper bound" in note
+    # no bound on F(w*): not drawn, and the page says which theorem and why
+    b, note = SV.explicit_with_fstar(run, {}, "wang-lownoise-thm3a", b0, None)
+    assert b is b0 and note.startswith("Wang, Lei, Ying & Zhou, Theorem 3 (a)'s bound with the paper's explicit "
+                                       "constants is not drawn: it needs F(w*)")
+    # a theorem whose explicit bound does not need F(w*) (Theorem 3 (b): F(w*) = 0): nothing to say
+    assert SV.explicit_with_fstar(run, {}, "wang-lownoise-thm3b", b0, None) == (b0, None)
+
+
+def test_vacuous_marks_use_the_bound_at_fstar_zero():
+    import pandas as pd
+
+    from dpviz_ui import simulate_view as SV
+
+    s = pd.DataFrame({"grid": [0.5, 1.0, 2.0], "mean": [0.2, 0.1, 0.05], "ci_low": [0.1] * 3, "ci_high": [0.3] * 3})
+    b = pd.DataFrame({"grid": [0.5, 1.0, 2.0], "bound": [0.8, 0.4, 0.2], "explicit": [90.0, 0.15, 0.05],
+                      "explicit_low": [80.0, 0.1, 0.01], "n_exp": [0] * 3, "eps_exp": [-1] * 3, "error": [""] * 3})
+    curves, facts = SV.theory_curves("DP-SGD", "DP-SGD", [0.5, 1.0, 2.0], s, b, "Thm", 0, trivial=0.12)
+    # 0.15 > 0.12 drawn, but at F(w*) = 0 the bound is 0.1 < 0.12: not vacuous whatever F(w*) is
+    assert facts["vacuous"] == [0.5] and facts["explicit_low"][0.5] == 80.0
+    explicit = [c for c in curves if c["kind"] == "explicit"][0]
+    assert explicit["y"] == [90.0, 0.15, 0.05] and "even at F(w*) = 0" in explicit["detail"]
+
+
+def test_simulate_draws_the_explicit_bound_with_fstar_and_says_so():
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(APP), default_timeout=300)
+    for k, v in {"sim_sweep": "n", "n_grid": "1000,2000,4000", "reps": "2", "sim_algs": "dpsgd-rdp", "eps": "4",
+                 "n": "1000"}.items():
+        at.query_params[k] = v
+    at.run()
+    at.switch_page("pages/simulate.py").run()
+    for b in at.button:
+        if b.label == "Run simulation":
+            b.click().run()
+            break
+    assert not at.exception
+    data = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    dotted = [t for t in data if "paper's bound" in (t.get("name") or "") and t.get("mode") == "lines"]
+    assert dotted and dotted[0]["x"] == [1000, 2000, 4000] and all(y > 0 for y in dotted[0]["y"])
+    # the logistic loss of w = 0 is ln 2 on every example: F(w*) <= ln 2 = 0.6931
+    note = [c.value for c in at.caption if "needs F(w" in c.value]
+    assert note and "Theorem 3 (a)" in note[0] and "0.6931" in note[0]
