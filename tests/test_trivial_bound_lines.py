@@ -37,7 +37,7 @@ def test_line_figure_draws_the_trivial_bound_and_circles_the_points_above_it():
     marks = _marks(fig)
     assert set(marks) == {"A: vacuous here"}  # B is below the line everywhere
     assert list(marks["A: vacuous here"].x) == [10.0, 100.0] and list(marks["A: vacuous here"].y) == [5.0, 1.5]
-    assert marks["A: vacuous here"].text[0] == "vacuous here"
+    assert list(marks["A: vacuous here"].text) == ["", "vacuous here"]  # written once, at the last such point
     assert [t.name for t in fig.data].count(figures.VACUOUS_LEGEND) == 1  # one legend entry for every series
     # the line's value is on the y axis' range (log ticks computed with it)
     ticks = fig.layout.yaxis.tickvals

@@ -162,7 +162,7 @@ def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *
 
 
 #: the name of the legend entry of the "vacuous here" marks (one entry, however many series are marked)
-VACUOUS_LEGEND = "○ vacuous here: above its trivial bound"
+VACUOUS_LEGEND = "vacuous here: above its trivial bound"
 
 
 def _add_levels(fig: go.Figure, x: Sequence[float], levels: Sequence[dict]) -> None:
@@ -191,7 +191,8 @@ def _add_levels(fig: go.Figure, x: Sequence[float], levels: Sequence[dict]) -> N
 
 def _mark_vacuous(fig: go.Figure, x: Sequence[float], series: dict[str, tuple]) -> list[str]:
     """Circle the points of each series above its trivial bound (``{name: (y values, trivial bound or None)}``),
-    "vacuous here" on hover and written beside the first such point of each series; one legend entry for all.
+    "vacuous here" on hover and written above the last such point of each series (where it stops being vacuous,
+    as x grows; series that start together do not write over each other); one legend entry for all.
     Returns the names of the series that have such points."""
     marked = []
     for name, (ys, triv) in series.items():
@@ -203,7 +204,8 @@ def _mark_vacuous(fig: go.Figure, x: Sequence[float], series: dict[str, tuple]) 
         import html
 
         fig.add_trace(go.Scatter(x=[a for a, _ in pts], y=[b for _, b in pts], mode="markers+text",
-                                 text=["vacuous here"] + [""] * (len(pts) - 1), textposition="top center",
+                                 text=[""] * (len(pts) - 1) + ["vacuous here"], textposition="top center",
+                                 cliponaxis=False,
                                  textfont=dict(size=10, color="#b22222"), legendgroup="vacuous",
                                  marker=dict(symbol="circle-open", size=14, color="#b22222", line=dict(width=2)),
                                  name=f"{name}: vacuous here", showlegend=False,
