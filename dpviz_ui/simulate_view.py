@@ -11,34 +11,11 @@ import math
 import numpy as np
 
 from dpviz.foundation import figures
+from dpviz.foundation.rounding import fmt  # noqa: F401  (SV.fmt: the dashboard's one number formatter)
 from dpviz.theory import catalog
 
 __all__ = ["curve_label", "trend", "run_gaps", "empirical_curve", "theory_for", "theory_curves", "vacuous_points",
-           "lessons", "fmt"]
-
-
-def fmt(x) -> str:
-    """A number for the screen, as :func:`dpviz_ui.helpers.fmt` writes it (0.01702, 10000, 2.154·10⁵; no SI
-    prefixes) -- repeated here because importing the helpers would import Streamlit."""
-    if x is None:
-        return "—"
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        return str(x)
-    if isinstance(x, float) and not math.isfinite(x):
-        return "∞" if x > 0 else ("−∞" if x < 0 else "—")
-    if x == 0:
-        return "0"
-    ax = abs(x)
-    if 1e-3 <= ax < 1e4 or (isinstance(x, int) and ax < 1e7):
-        return f"{x:.4g}" if not isinstance(x, int) else str(x)
-    if ax < 1e6 and float(x).is_integer():
-        return str(int(x))
-    k = math.floor(math.log10(ax))
-    m = x / 10.0**k
-    if abs(round(m, 3)) >= 10:
-        m, k = m / 10, k + 1
-    power = "10" + str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-    return power if abs(m - 1) < 5e-4 else (f"−{power}" if abs(m + 1) < 5e-4 else f"{m:.4g}·{power}")
+           "lessons", "fmt", "fstar_upper", "explicit_with_fstar"]
 
 
 def curve_label(res, kappa, short: bool = False) -> str:
@@ -104,6 +81,93 @@ def theory_for(res, params: dict, prefer: str | None = None, loss=None):
     return None
 
 
+def fstar_upper(loss, dataset) -> tuple[float, str] | None:
+    """An upper bound on F(w*), the population risk of the best model w* = argmin over W of F (Wang, Lei, Ying & Zhou
+    (wang-lownoise), Section 2), valid for every distribution the loss allows, with a sentence saying what it is;
+    None when dpviz has none.
+
+    w = 0 lies in W (the ball ||w|| <= R), so F(w*) <= F(0) <= sup_z f(0; z).  Every loss of dpviz scores an example
+    by <w, x> (or, pairwise, <w, x − x'> or (x − x')^T W (x − x')), which is 0 at w = 0: f(0; z) depends on the
+    labels only, so the supremum is a maximum over the labels the loss allows -- y = ±1 for a classification loss;
+    |y| <= 1 for a regression loss (the assumption behind its constants G, L, M), where f(0; x, y) is a convex
+    function of y (of the residual 0 − y), largest at y = ±1; for metric learning, the data's classes (f(0; z, z')
+    depends only on whether the two classes are the same).  None when the data's labels are outside that range or
+    when the loss's value at 0 is seen to depend on x."""
+    import numpy as np
+
+    task = getattr(loss, "task", None)
+    labels = np.unique(np.concatenate([np.ravel(dataset.y), np.ravel(dataset.y_test)]))
+    if task == "classification":
+        allowed = [-1.0, 1.0]
+        if not set(labels.tolist()) <= set(allowed):
+            return None
+        why = "labels ±1"
+    elif task == "regression":
+        allowed = [-1.0, 1.0]
+        if labels.size and float(np.max(np.abs(labels))) > 1.0:
+            return None
+        why = "labels |y| ≤ 1, largest at y = ±1"
+    elif task == "metric":
+        allowed = [float(v) for v in labels[:2]] if labels.size >= 2 else [0.0, 1.0]
+        why = "same or different classes"
+    else:
+        return None
+    pairwise = getattr(loss, "setting", "pointwise") == "pairwise"
+    d = int(dataset.d)
+    shape = (d, d) if getattr(loss, "param", "vector") == "matrix" else (d,)
+    rng = np.random.default_rng(0)
+    xs = [rng.normal(size=d) for _ in range(4)]
+    xs = [x / np.linalg.norm(x) for x in xs]
+    vals = []
+    for y in allowed:
+        for y2 in (allowed if pairwise else [None]):
+            at = [float(np.ravel(loss.value(np.zeros(shape), x, y, *((xs[3 - i], y2) if pairwise else ())))[0])
+                  for i, x in enumerate(xs[:2])]
+            if abs(at[0] - at[1]) > 1e-12 * max(1.0, abs(at[0])):
+                return None  # the value at w = 0 depends on x: no bound from the labels alone
+            vals.append(at[0])
+    top = max(vals)
+    if not (math.isfinite(top) and top >= 0.0):
+        return None
+    return top, (f"F(w*) ≤ F(0) ≤ {fmt(top)} ({getattr(loss, 'name', 'the loss')}: the loss of w = 0 on any "
+                 f"example, {why}; w = 0 lies in W)")
+
+
+def explicit_with_fstar(res, params: dict, theorem_id: str, bounds, fstar: tuple[float, str] | None):
+    """The bounds frame of ``theorem_id`` for ``res`` with the paper's explicit constants computed, and a sentence for
+    the page, when the explicit bound needs F(w*) (the risk of the best model), which a run does not know.
+
+    With ``fstar`` (:func:`fstar_upper`): the explicit bound at F(w*) replaced by that upper bound.  This is still an
+    upper bound on the excess risk: in the proofs of Theorems 3 (a), 4 (a), 6 (a) and 7 (a) of Wang, Lei, Ying & Zhou
+    (wang-lownoise) the explicit bound at any fixed free constant κ is non-decreasing in F(w*) (F(w*) enters
+    with a non-negative coefficient, (1 + L/κ)(1 + 6Lη) − 1 >= 0 after the − F(w*) of eq. (12), and through Q,
+    P in the Hölder case), and it holds for every κ > 0.  Without ``fstar``: the frame unchanged and a sentence
+    saying why the explicit curve is not drawn.  (frame, None) when the explicit bound does not need F(w*) or was
+    computed."""
+    thm = catalog.get_theorem(theorem_id)
+    if thm.explicit_bound is None or "Fstar" not in catalog.parameters_of(thm.explicit_bound):
+        return bounds, None
+    if np.isfinite(bounds["explicit"].to_numpy(dtype=float)).any():
+        return bounds, None
+    label = f"{thm.paper.short}, {thm.number}"
+    if fstar is None:
+        return bounds, (f"{label}'s bound with the paper's explicit constants is not drawn: it needs F(w*), the risk "
+                        "of the best model in W, which dpviz can neither compute nor bound for this loss and data "
+                        "(the dashed rate curve is drawn).")
+    extra = {k: params[k] for k in ("c", "mu") if k in params}
+    b = res.bounds(theorem_id, **extra, Fstar=float(fstar[0]))
+    if not np.isfinite(b["explicit"].to_numpy(dtype=float)).any():
+        return bounds, (f"{label}'s bound with the paper's explicit constants is not drawn: it needs F(w*), and even "
+                        f"with {fstar[1]} it cannot be evaluated at these grid points.")
+    # the least the bound can be, at F(w*) = 0: a point is vacuous whatever F(w*) is only if this is above the
+    # trivial bound (theory_curves reads this column)
+    b["explicit_low"] = res.bounds(theorem_id, **extra, Fstar=0.0)["explicit"].to_numpy(dtype=float)
+    return b, (f"{label}'s bound with the paper's explicit constants (dotted) needs F(w*), the risk of the best "
+               f"model, which a run does not know; it is drawn with {fstar[1]}. The bound grows with F(w*), so the "
+               "dotted curve is an upper bound on the paper's bound at the true F(w*), never below it; a point is "
+               "marked vacuous only where even F(w*) = 0 puts the bound above the trivial bound.")
+
+
 def theory_curves(name: str, short: str, x_all: list[float], s, bounds, thm_label: str, colour: int,
                   trivial: float | None = None) -> tuple[list[dict], dict]:
     """The theory curves of one run over the run's grid: the rate times one constant fitted to the means (dashed)
@@ -123,7 +187,11 @@ def theory_curves(name: str, short: str, x_all: list[float], s, bounds, thm_labe
                     "kind": "fitted", "colour": colour,
                     "detail": f"{thm_label}: its rate × one constant ({const:.3g}) fitted to the means"})
     ex_x = [x for x in x_all if x in explicit]
-    vac = [x for x in ex_x if trivial is not None and trivial > 0 and explicit[x] > trivial]
+    # "explicit_low" (where the explicit bound needed an upper bound on F(w*), see explicit_with_fstar): the bound at
+    # F(w*) = 0, the least it can be; vacuous only where that is above the trivial bound
+    low = explicit if "explicit_low" not in bounds else {
+        float(g): float(e) for g, e in zip(bounds["grid"], bounds["explicit_low"]) if math.isfinite(float(e))}
+    vac = [x for x in ex_x if trivial is not None and trivial > 0 and x in low and low[x] > trivial]
     if ex_x:
         curve = {"name": f"{name}: {thm_label} bound with the paper's constants",
                  "short": f"{short}: paper's bound" + (" (vacuous here)" if vac and len(vac) == len(ex_x) else ""),
@@ -132,11 +200,14 @@ def theory_curves(name: str, short: str, x_all: list[float], s, bounds, thm_labe
         if vac:
             curve["vacuous"] = vac
             curve["detail"] += (f"; vacuous here at {len(vac)} of {len(ex_x)} points: above the excess risk of "
-                                f"w = 0 ({fmt(trivial)})")
+                                f"w = 0 ({fmt(trivial)})" + (" even at F(w*) = 0" if low is not explicit else ""))
+        if low is not explicit:
+            curve["detail"] += "; drawn at an upper bound on F(w*) (the paper's bound grows with F(w*))"
         out.append(curve)
     facts["theory slope"] = figures.loglog_slope(xs, [rate[x] for x in xs]) if xs else None
     facts["vacuous"] = vac
     facts["explicit"] = {x: explicit[x] for x in ex_x}
+    facts["explicit_low"] = {x: low[x] for x in ex_x if x in low}
     return out, facts
 
 

@@ -160,7 +160,7 @@ def body() -> None:
         return
     grid = GRIDS[sweep]
     other = "eps" if sweep == "n" else "n"
-    totals, totals_other, risks, outputs = {}, {}, {}, {}
+    totals, totals_other, risks, outputs, theorem_of = {}, {}, {}, {}, {}
     missing_one, missing_two = {}, {}  # grid values a curve's time budget skipped (computed by the next runs)
     pending = False
     deferred = []  # (theorem id, theorem, parameters, bound, slot of its explicit bound, slot of its terms chart)
@@ -250,9 +250,11 @@ def body() -> None:
         series = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]))
         pending |= bool(series["missing"])
         terms = {name: series["terms"].get(name, [None] * len(grid)) for name, _ in ok["terms"]}
+        levels, above = BV.trivial_levels({"the bound": tid}, params)  # the trivial bound beside the bound
         fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {'n' if sweep == 'n' else 'ε'}"
                                            f" ({'rate' if bound_kind(thm) == 'rate' else 'explicit constants'})",
-                                           x_title="n" if sweep == "n" else "ε", not_computed=series["missing"])
+                                           x_title="n" if sweep == "n" else "ε", not_computed=series["missing"],
+                                           levels=levels, vacuous_above=above.get("the bound"))
         with chart_slot.container():
             ui.show_figure(fig, f"terms_{tid}_{sweep}", params)
         flag = _plot_fn(thm, kind)
@@ -261,6 +263,7 @@ def body() -> None:
         risk = catalog.Risk.parse(thm.risk)
         name = f"{labels[tid]} [{risk.quantity}, {catalog.GUARANTEES_SHORT[risk.guarantee]}]"
         risks[name] = risk
+        theorem_of[name] = tid
         one = ui.cached_bound_series(tid, ui.items(p), sweep, tuple(grid), bool(v["delta_auto"]), explicit=flag)
         two = ui.cached_bound_series(tid, ui.items(p), other, tuple(GRIDS[other]), bool(v["delta_auto"]),
                                      explicit=flag)
@@ -276,16 +279,30 @@ def body() -> None:
             for level, line in catalog.risk_comparison(list(risks.values())):
                 (st.warning if level == "flag" else st.info)(line)
             what = "rate" if kind == "rate" else "explicit bound"
+            # the trivial bound of each curve's quantity (G·R, 2R): a dash-dotted line; points above it circled
+            levels, above = BV.trivial_levels(theorem_of, params)
             fig = figures.line_figure(grid, totals, title=f"{what.capitalize()}s vs {'n' if sweep == 'n' else 'ε'}",
                                       x_title="n" if sweep == "n" else "ε", y_title=what, slope_labels=True,
                                       current_x=float(params[sweep]), current_label=f"current {sweep}",
-                                      not_computed=missing_one)
+                                      not_computed=missing_one, levels=levels, vacuous_above=above)
             ui.show_figure(fig, f"bounds_{kind}_{sweep}", params)
             fig = figures.line_figure(GRIDS[other], totals_other, title=f"{what.capitalize()}s vs "
                                       f"{'n' if other == 'n' else 'ε'}", x_title="n" if other == "n" else "ε",
                                       y_title=what, slope_labels=True, current_x=float(params[other]),
-                                      current_label=f"current {other}", not_computed=missing_two)
+                                      current_label=f"current {other}", not_computed=missing_two, levels=levels,
+                                      vacuous_above=above)
             ui.show_figure(fig, f"bounds_{kind}_{other}", params)
+            if levels:
+                st.caption("Dash-dotted: the " + "; the ".join(ui.pretty(lv["name"]) for lv in levels)
+                           + " — it holds without any training (the excess risk of the output w = 0, or the "
+                             "diameter of the ball W). A bound above it says nothing at that point: circled "
+                             "'vacuous here'. "
+                           + ("Rates set the papers' unspecified constants to c, so a rate's circle says the rate "
+                              "with this c is above the trivial bound." if kind == "rate" else ""))
+            else:
+                st.caption("No trivial bound is drawn: dpviz has one only for an excess risk or a stability over the "
+                           "ball ||w|| ≤ R (G·R, 2R); the chosen theorems bound other quantities or work on all "
+                           "of R^d.")
     rerun = ui.continue_curves((tuple(chosen), kind, sweep, ui.items(params)), pending)
     ui.download_view("bounds", container=view_slot,
                      inputs={"theorems": list(chosen), "loss": loss_id or "custom", "compare": kind, **params},

@@ -460,7 +460,8 @@ def _run_view(i: SimpleNamespace, pl: SimpleNamespace) -> None:
             "seed": int(seed), "reps": int(reps), **({"q": q} if q is not None else {})}
     show_results(stored["results"], params, sweep, quantity, downloads=slot, schedule_thm=schedule_thm,
                  trivial=_trivial_excess(datasets, loss_obj, stored["results"]), table_params=used,
-                 grid=grid, gaps=gaps, loss=loss_obj)
+                 grid=grid, gaps=gaps, loss=loss_obj,
+                 fstar={(d_.kappa if len(datasets) > 1 else None): SV.fstar_upper(loss_obj, d_) for d_ in datasets})
     ui.download_view("simulate", container=slot,
                      inputs={"dataset": [d_.name for d_ in datasets], "kappas": [d_.kappa for d_ in datasets],
                              "loss": loss, "q": q, "algorithms": list(alg_ids), "sweep": sweep, "grid": grid,
@@ -640,7 +641,7 @@ def sweep_view() -> None:
 
 def show_results(results, params, sweep, quantity="excess_risk", *, name="simulation", theory=True,
                  subtitle="", downloads=None, schedule_thm: str | None = None, trivial: dict | None = None,
-                 table_params: dict | None = None, grid=None, gaps=(), loss=None) -> None:
+                 table_params: dict | None = None, grid=None, gaps=(), loss=None, fstar: dict | None = None) -> None:
     """Plot, rates and table of ``results`` ((κ or label, result) pairs); ``theory=False`` for a sweep's rows (no
     calibrations stored, so no theorem curves); ``name`` names the downloads; ``subtitle`` (plain text, escaped here)
     goes under the figure's title (a sweep's provenance); ``downloads``: where the table's downloads go (a slot the
@@ -649,9 +650,12 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
     no better and when a bound is vacuous; ``table_params``: the parameters the runs used, carried by the table's
     downloads (default ``params``); ``grid``: every grid value of the page (default: the runs' own); ``gaps``: the
     page's grid points that did not run (:class:`dpviz.engine.simulate.schedule.PointSchedule` with a reason);
-    ``loss``: the loss object of the runs (only the theorems that apply to it are drawn as their theory)."""
+    ``loss``: the loss object of the runs (only the theorems that apply to it are drawn as their theory); ``fstar``:
+    per κ label, an upper bound on F(w*) (:func:`dpviz_ui.simulate_view.fstar_upper`) for the explicit bounds that
+    need it."""
     theory_on = theory
     curves, rows, slopes, notes, lessons, gap_marks, levels, vacuous = [], [], [], [], [], [], [], []
+    fstar_notes = []
     qname = QUANTITIES[quantity]
     xlab = XLABELS.get(sweep, sweep)
     page_gaps = {float(pt.value): pt.reason for pt in gaps}
@@ -691,6 +695,9 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
         found = SV.theory_for(res, params, schedule_thm, loss) if quantity == "excess_risk" and theory_on else None
         if found is not None:
             thm_label, _tid, b = found
+            b, fs_note = SV.explicit_with_fstar(res, params, _tid, b, (fstar or {}).get(kappa))
+            if fs_note and fs_note not in fstar_notes:  # F(w*): what the dotted curve used, or why it is not drawn
+                fstar_notes.append(fs_note)
             more, facts = SV.theory_curves(name_, short, x_all, s, b, thm_label, i, trivial=triv)
             curves.extend(more)
             exp_col = "n_exp" if sweep == "n" else "eps_exp"
@@ -699,7 +706,8 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
             if facts["vacuous"]:
                 vacuous.append(f"{short}: {thm_label}'s bound with the paper's constants is **vacuous here** at "
                                f"{xlab} = {', '.join(ui.fmt(g) for g in facts['vacuous'])} ("
-                               + ", ".join(ui.fmt(facts["explicit"][g]) for g in facts["vacuous"][:4])
+                               + ("at least " if "explicit_low" in b else "")  # F(w*) unknown: its F(w*) = 0 value
+                               + ", ".join(ui.fmt(facts["explicit_low"][g]) for g in facts["vacuous"][:4])
                                + (", …" if len(facts["vacuous"]) > 4 else "")
                                + f"): above the trivial bound, the excess risk of w = 0 ({ui.fmt(triv)}), which "
                                "outputting 0 achieves without looking at the data.")
@@ -730,6 +738,8 @@ def show_results(results, params, sweep, quantity="excess_risk", *, name="simula
             st.warning(line)
         for line in vacuous:
             st.warning(line)
+        for line in fstar_notes:
+            st.caption(ui.pretty(line))
         engine_gaps = [m for m in gap_marks if not m.get("plan")]
         if engine_gaps:
             st.caption("Did not run (crosses on the chart): " + "; ".join(

@@ -113,6 +113,40 @@ def test_xue_private_rule_formula_names_the_rule():
     assert r"\delta_{\rm exact}" not in cal.formula
 
 
+def test_wang_nonsmooth_output_formula_is_the_one_that_produced_sigma():
+    # Wang, Lei, Ying & Zhang (wang-nonsmooth), Algorithm 1 with Lemma 2: n = T = 1000, eta = 0.01, alpha = 1/2,
+    # M = L = R = 1, eps = 1, delta = 1e-5.  gamma = delta/2 = 5e-6; c_{gamma,T} = 3 n log(n/gamma)/T = 3 log(2e8)
+    # = 57.3415 (> its square root); g = M + L R^alpha = 2; sampling term 4 g^2 eta^2 (1 + k) k with k = 1 + c
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    p = dict(n=1000, eps=1.0, delta=1e-5, T=1000, eta=0.01, G=1.0, L=1.0, M=1.0, R=1.0, alpha=0.5)
+    cal = catalog.calibrate("dpsgd-output", **p)
+    c = 3.0 * LN(1000 / 5e-6)
+    k = 1.0 + c
+    sampling = 4.0 * 4.0 * 1e-4 * (1.0 + k) * k
+    assert cal.extras["c_gamma_T"] == pytest.approx(c, rel=1e-12)
+    assert cal.extras["sampling_term"] == pytest.approx(sampling, rel=1e-12)
+    delta_s = SQ(E * (cal.extras["c_alpha_2_sq_T_eta_pow"] + sampling))
+    # printed sigma (Lemma 2): sqrt(2 log(2.5/delta)) Delta / eps
+    assert cal.extras["sigma_paper"] == pytest.approx(SQ(2 * LN(2.5e5)) * delta_s, rel=1e-12)
+
+    # released (sigma_rule = "private"): the smallest sigma whose exact Gaussian delta (Balle & Wang 2018, Thm 8)
+    # is <= delta/2, solved here with scipy
+    def exact_delta(sig):
+        a, b = delta_s / (2 * sig), sig / delta_s
+        return norm.cdf(a - b) - E * norm.cdf(-a - b)
+
+    want = brentq(lambda sg: exact_delta(sg) - 5e-6, 1.0, 100.0, xtol=1e-12)
+    assert cal.sigma == pytest.approx(want, rel=1e-6)
+    # the formula and its numbers are those of the released sigma, not only the printed one
+    assert r"\text{released}:\ \sigma_{\rm private}=\min" in cal.formula
+    assert cal.formula_numbers.endswith(rf"\sigma_{{\rm private}}={want:.4g}\ (\text{{released}})")
+    printed = catalog.calibrate("dpsgd-output", **p, sigma_rule="printed")
+    assert printed.sigma == pytest.approx(SQ(2 * LN(2.5e5)) * delta_s, rel=1e-12)
+    assert "released" not in printed.formula and printed.formula_numbers.endswith(rf"\sigma={printed.sigma:.4g}")
+
+
 # ----------------------------------------------------------------------------------------------------------------
 # 4. "rounded up" schedules are exact integers
 

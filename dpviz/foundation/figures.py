@@ -12,7 +12,7 @@ from typing import Sequence
 import plotly.graph_objects as go
 
 __all__ = ["line_figure", "stacked_terms_figure", "loglog_slope", "feasibility_map_figure", "sigma_beta_figure",
-           "simulation_figure", "tick_label", "log_ticks", "readable_log_axes"]
+           "simulation_figure", "tick_label", "log_ticks", "readable_log_axes", "VACUOUS_LEGEND"]
 
 _SUP = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
 _DASHES = ["solid", "dash", "dot", "dashdot", "longdash", "longdashdot"]
@@ -114,7 +114,8 @@ def loglog_slope(x: Sequence[float], y: Sequence[float]) -> float | None:
 def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *, title: str, x_title: str,
                 y_title: str, log_x: bool = True, log_y: bool = True, slope_labels: bool = False,
                 current_x: float | None = None, current_label: str = "current value",
-                not_computed: dict[str, Sequence[float]] | None = None) -> go.Figure:
+                not_computed: dict[str, Sequence[float]] | None = None, levels: Sequence[dict] = (),
+                vacuous_above: dict[str, float] | None = None) -> go.Figure:
     """One line per entry of ``series`` (None = missing point, e.g. infeasible); optional log-log slope in legend.
 
     Each line has its own dash and marker, so lines that coincide stay visible, and a coinciding line says so in its
@@ -122,6 +123,9 @@ def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *
     ``not_computed`` maps a series' name to the x values at which it was not computed (a time budget ran out): they
     are shaded grey and labelled "not computed (time budget)" in the figure itself (so a downloaded copy says it too),
     never drawn as a gap of the curve such as "not private".
+    ``levels``: horizontal reference lines ``{"name", "y", "hover"}`` (e.g. a trivial bound), see
+    :func:`_add_levels`.  ``vacuous_above`` maps a series' name to its trivial bound: the points of that series
+    above it are circled and labelled "vacuous here" (:func:`_mark_vacuous`).
     """
     if not series:
         raise ValueError("nothing to plot: choose at least one curve")
@@ -146,6 +150,8 @@ def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *
         fig.add_trace(go.Scatter(x=[current_x], y=[None], mode="lines", line=dict(color="black", dash="dot"),
                                  name=current_label, showlegend=True))
     missing = _shade_not_computed(fig, x, not_computed)
+    _add_levels(fig, x, levels)
+    _mark_vacuous(fig, x, {name: (ys, (vacuous_above or {}).get(name)) for name, ys in clean.items()})
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
                       legend=dict(orientation="h", y=-0.25), margin=dict(t=70 if missing else 50, b=10))
     if log_x:
@@ -153,6 +159,64 @@ def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *
     if log_y:
         fig.update_yaxes(type="log")
     return readable_log_axes(fig)
+
+
+#: the name of the legend entry of the "vacuous here" marks (one entry, however many series are marked)
+VACUOUS_LEGEND = "vacuous here: above its trivial bound"
+
+
+def _add_levels(fig: go.Figure, x: Sequence[float], levels: Sequence[dict]) -> None:
+    """Horizontal reference lines across the x range: ``{"name", "y", "hover"}`` each (``hover``: a sentence saying
+    what the level is, shown on hover).  Drawn as a trace (so its value is in the figure's data and on hover), grey
+    and dash-dotted, with its name written at the right end of the line; levels that are not positive finite
+    numbers are skipped (log axes)."""
+    import html
+
+    xs = [float(v) for v in x if v is not None and math.isfinite(float(v))]
+    if not xs:
+        return
+    for lv in levels:
+        y = lv.get("y")
+        if y is None or not (float(y) > 0 and math.isfinite(float(y))):
+            continue
+        y = float(y)
+        name = str(lv.get("name", "reference"))
+        hover = html.escape(str(lv.get("hover") or name))
+        fig.add_trace(go.Scatter(x=[min(xs), max(xs)], y=[y, y], mode="lines+text", name=name,
+                                 text=["", html.escape(name)], textposition="top left",
+                                 textfont=dict(size=11, color="#555555"),
+                                 line=dict(color="#555555", dash="dashdot", width=2),
+                                 hovertemplate=f"{hover}<br>%{{y:.4g}}<extra>trivial bound</extra>"))
+
+
+def _mark_vacuous(fig: go.Figure, x: Sequence[float], series: dict[str, tuple]) -> list[str]:
+    """Circle the points of each series above its trivial bound (``{name: (y values, trivial bound or None)}``),
+    "vacuous here" on hover and written above the last such point of each series (where it stops being vacuous,
+    as x grows; series that start together do not write over each other); one legend entry for all.
+    Returns the names of the series that have such points."""
+    marked = []
+    for name, (ys, triv) in series.items():
+        if triv is None or not (float(triv) > 0 and math.isfinite(float(triv))):
+            continue
+        pts = [(float(a), float(b)) for a, b in zip(x, ys) if b is not None and b > float(triv)]
+        if not pts:
+            continue
+        import html
+
+        fig.add_trace(go.Scatter(x=[a for a, _ in pts], y=[b for _, b in pts], mode="markers+text",
+                                 text=[""] * (len(pts) - 1) + ["vacuous here"], textposition="top center",
+                                 cliponaxis=False,
+                                 textfont=dict(size=10, color="#b22222"), legendgroup="vacuous",
+                                 marker=dict(symbol="circle-open", size=14, color="#b22222", line=dict(width=2)),
+                                 name=f"{name}: vacuous here", showlegend=False,
+                                 hovertemplate=f"<b>{html.escape(name)}</b><br>%{{x:.4g}}: %{{y:.4g}} is vacuous "
+                                               f"here (above its trivial bound {float(triv):.4g}: it says less than "
+                                               "the trivial bound)<extra>vacuous here</extra>"))
+        marked.append(name)
+    if marked:
+        fig.add_trace(go.Scatter(x=[float(x[0])], y=[None], mode="markers", name=VACUOUS_LEGEND, legendgroup="vacuous",
+                                 marker=dict(symbol="circle-open", size=12, color="#b22222"), showlegend=True))
+    return marked
 
 
 def _shade_not_computed(fig: go.Figure, x: Sequence[float], not_computed: dict | None) -> dict:
@@ -192,10 +256,13 @@ def _runs(grid: list[float], xs: list[float]) -> list[tuple[float, float]]:
 
 
 def stacked_terms_figure(x: Sequence[float], terms: dict[str, Sequence[float]], *, title: str,
-                         x_title: str, y_title: str = "bound", not_computed: Sequence[float] | None = None) -> go.Figure:
+                         x_title: str, y_title: str = "bound", not_computed: Sequence[float] | None = None,
+                         levels: Sequence[dict] = (), vacuous_above: float | None = None) -> go.Figure:
     """Named bound terms and their sum as lines on log-log axes (no stacked areas: on a log axis the height of a
     stacked band does not show the term); the legend carries each term's log-log slope.  ``not_computed``: x values
-    a time budget skipped, shaded "not computed (time budget)" (see :func:`line_figure`)."""
+    a time budget skipped, shaded "not computed (time budget)" (see :func:`line_figure`).  ``levels``: horizontal
+    reference lines (a trivial bound, see :func:`line_figure`); ``vacuous_above``: the bound's trivial bound, above
+    which the points of the bound (the sum of the terms, or the one term) are circled "vacuous here"."""
     if not terms:
         raise ValueError("nothing to plot: the bound has no terms")
     fig = go.Figure()
@@ -208,12 +275,15 @@ def stacked_terms_figure(x: Sequence[float], terms: dict[str, Sequence[float]], 
         fig.add_trace(go.Scatter(x=list(x), y=ys, mode="lines+markers", name=label,
                                  line=dict(dash=_DASHES[(i + 1) % len(_DASHES)]),
                                  marker=dict(symbol=_SYMBOLS[(i + 1) % len(_SYMBOLS)], size=6)))
+    total = next(iter(cleaned.values()))
     if len(cleaned) > 1:
         total = [sum(v for v in col) if all(v is not None for v in col) else None for col in zip(*cleaned.values())]
         s = loglog_slope(x, total)
         fig.add_trace(go.Scatter(x=list(x), y=total, mode="lines", name="sum of the terms"
                                  + (f" (slope {s:+.2f})" if s is not None else ""), line=dict(color="black", width=3)))
     missing = _shade_not_computed(fig, x, {"bound": list(not_computed or [])})
+    _add_levels(fig, x, levels)
+    _mark_vacuous(fig, x, {"the bound": (total, vacuous_above)})
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
                       legend=dict(orientation="h", y=-0.25), margin=dict(t=70 if missing else 50, b=10))
     fig.update_xaxes(type="log")

@@ -6,11 +6,12 @@ Pure string functions: imports no streamlit and nothing else of :mod:`dpviz_ui.h
 
 from __future__ import annotations
 
-import math
 import re
 
 # tex_sci and its pattern of a number in scientific notation are the handouts' (one definition serves both)
 from dpviz.foundation.mathml import _SCI, tex_sci  # noqa: F401  (re-exported as ui.tex_sci)
+# fmt is the foundation's (one definition: dpviz_ui.simulate_view, which must not import Streamlit, uses it too)
+from dpviz.foundation.rounding import fmt  # noqa: F401  (re-exported as ui.fmt)
 
 
 HELP = {
@@ -106,26 +107,3 @@ def pretty(text: str) -> str:
         return power if float(mant) == 1.0 else f"{mant}·{power}"
 
     return _SCI.sub(rep, out)
-
-
-def fmt(x) -> str:
-    """A number for the screen: 0.01702, 3.594, 10000, 2.154·10⁵, 1.4·10⁻⁶ (no 1e+04, no SI prefixes)."""
-    if x is None:
-        return "—"
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        return str(x)
-    if isinstance(x, float) and not math.isfinite(x):
-        return "∞" if x > 0 else ("−∞" if x < 0 else "—")
-    if x == 0:
-        return "0"
-    ax = abs(x)
-    if 1e-3 <= ax < 1e4 or (isinstance(x, int) and ax < 1e7):
-        return f"{x:.4g}" if not isinstance(x, int) else str(x)
-    if ax < 1e6 and float(x).is_integer():
-        return str(int(x))
-    k = math.floor(math.log10(ax))
-    m = x / 10.0**k
-    if abs(round(m, 3)) >= 10:
-        m, k = m / 10, k + 1
-    power = "10" + str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-    return power if abs(m - 1) < 5e-4 else (f"−{power}" if abs(m + 1) < 5e-4 else f"{m:.4g}·{power}")

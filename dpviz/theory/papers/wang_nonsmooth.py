@@ -415,10 +415,18 @@ def calibrate_dpsgd_output(*, n, eps, delta, T, eta, L, M, alpha, R=None, bounde
         )
     g_tex = r"M+LR^\alpha" if bounded_domain else r"M+L(C_\alpha T\eta)^{\alpha/2}"
     formula = _OUTPUT_FORMULA.replace("4g^2", f"4({g_tex})^2")
+    # the formula that produced the released number: under sigma_rule="private" (with Delta > 0) the smallest sigma
+    # passing the exact Gaussian check at delta/2, not the printed Lemma 2 sigma shown before it
+    released_private = sigma_rule == "private" and Delta > 0
+    if released_private:
+        formula += (r";\quad\text{released}:\ \sigma_{\rm private}=\min\{\sigma:\delta_{\rm exact}"
+                    r"(\epsilon;\Delta,\sigma)\le\delta/2\}")
     formula_numbers = (
         rf"\gamma={gamma:.3g},\ c_{{\gamma,T}}={parts['c_gamma_T']:.4g},\ g={parts['grad_bound']:.4g},\ "
         rf"\Delta=\sqrt{{e({parts['c_alpha_2_sq_T_eta_pow']:.4g}+{parts['sampling_term']:.4g})}}={Delta:.4g},\ "
-        rf"\sigma_{{\rm paper}}=\frac{{\sqrt{{2\log(2.5/{delta:.3g})}}\cdot{Delta:.4g}}}{{{eps:g}}}={sigma_paper:.4g},\ \sigma={sigma:.4g}"
+        rf"\sigma_{{\rm paper}}=\frac{{\sqrt{{2\log(2.5/{delta:.3g})}}\cdot{Delta:.4g}}}{{{eps:g}}}={sigma_paper:.4g},\ "
+        + (rf"\sigma_{{\rm private}}={sigma:.4g}\ (\text{{released}})" if released_private
+           else rf"\sigma={sigma:.4g}")
     )
     return Calibration(
         id="dpsgd-output",

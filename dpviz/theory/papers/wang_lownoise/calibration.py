@@ -333,8 +333,8 @@ ACCOUNTANT_NOTE = (
     "2G), accounted by the RDP accountant of dp_accounting for sampling without replacement under replace-one "
     "neighbours (SampledWithoutReplacementDpEvent, Wang, Balle & Kasiviswanathan 2019; sampling rate 1/n, or 2/n "
     "for a pair). Mechanism: without-replacement, replace-one, RDP. The gap between the accountant's sigma and the "
-    "paper's sigma is the price of the closed-form Lemma 8 bound and of the beta split; the Accounting page "
-    "compares more accountants (Poisson add/remove by RDP and PLD)."
+    "paper's sigma is the price of Wang, Lei, Ying & Zhou's closed-form Lemma 8 bound and of the beta split; the "
+    "Accounting page compares more accountants (Poisson add/remove by RDP and PLD)."
 )
 
 #: The mechanism the accountant σ is computed for (shown beside the number).
