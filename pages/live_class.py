@@ -246,6 +246,7 @@ def _submit(code: str, k: int, question, me: str) -> None:
 
 def student_view(raw_code: str) -> None:
     store = _store()
+    read_at = _watcher().clock()
     try:
         cls = store.find(raw_code, _client())
     except S.Refused as exc:
@@ -267,7 +268,7 @@ def student_view(raw_code: str) -> None:
         st.title(lesson.title)
         st.info("This class has ended. Thank you for taking part!")
         return
-    _watcher().note(cls.code, cls.version)
+    _watcher().note(cls.code, cls.version, read_at)
     _follow(cls.code, cls.version)
     browse = st.session_state.get("_cls_browse")
     if browse is not None and not 1 <= browse < cls.step:

@@ -116,15 +116,36 @@ def test_a_pages_fresher_read_is_not_overwritten_by_an_older_refresh(db):
         return got
 
     w = W.ClassWatcher(slow_read, thread=False)
-    w.note(code, old)
+    w.note(code, old, w.clock())
     t = threading.Thread(target=w.refresh)
     t.start()
     assert entered.wait(5)
+    read_at = w.clock()
     db.store.set_step(code, key, 2)
     new = db.store.get(code).version
-    w.note(code, new)  # the page's full run has just read step 2
+    w.note(code, new, read_at)  # the page's full run has just read step 2
     release.set()
     t.join(5)
+    assert w.version(code) == new
+
+
+def test_a_slow_pages_older_read_does_not_move_the_version_back(db):
+    """Sixty pages share one version per class: a page whose run read the class before the latest refresh must not
+    set the older version for everyone (every other page would draw itself again)."""
+    clock = Clock()
+    code, key = db.store.create("gaussian", 7)
+    w = W.ClassWatcher(db.versions, thread=False, clock=clock)
+    slow_read_at = clock()
+    old = db.store.get(code).version  # a slow page reads step 1 ...
+    db.store.set_step(code, key, 2)
+    clock.t += 0.5
+    w.refresh()  # ... the watcher reads step 2 after it ...
+    new = w.version(code)
+    assert new[0] == 2
+    clock.t += 0.1
+    w.note(code, old, slow_read_at)  # ... and the slow page reports its older read afterwards
+    assert w.version(code) == new
+    w.note(code, new, clock())
     assert w.version(code) == new
 
 

@@ -10,7 +10,10 @@ interval, however many students follow and however many classes run.  A class no
 interval tries again.
 
 A page that has just read its class itself (a full run of the page) tells the watcher with :meth:`ClassWatcher.note`,
-so that its next check compares against what it shows, not against an older read of the thread.
+so that its next check compares against what it shows, not against an older read of the thread.  Every version is
+kept with the time its read started, and a read replaces the kept version only if it started later: the versions
+served only move forward, so one page's slow run, whose read is older, cannot make every other page of the class
+draw itself again.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Callable, Iterable
 from dpviz_ui.classroom.store import ClassStore
 
 #: seconds between two reads of the followed classes' versions (per process and database)
-INTERVAL_S = 0.5
+INTERVAL_S = 0.25
 #: a class nobody in this process asked about for this many seconds is no longer read
 IDLE_S = 30.0
 
@@ -44,8 +47,8 @@ class ClassWatcher:
         self._read = read_versions
         self.interval, self.idle_s, self.clock = float(interval), float(idle_s), clock
         self._versions: dict[str, tuple | None] = {}
+        self._read_at: dict[str, float] = {}  # when the read of the kept version started
         self._asked: dict[str, float] = {}
-        self._noted: dict[str, float] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
@@ -58,24 +61,28 @@ class ClassWatcher:
         """The latest version of class ``code`` known to this process (None: no such class).  No database read once
         the class is watched; the first question about a class reads it at once and starts watching it."""
         with self._lock:
-            self._asked[code] = self.clock()
+            now = self._asked[code] = self.clock()
             if code in self._versions:
                 return self._versions[code]
         got = self._read_now([code]).get(code)
         with self._lock:
-            self._versions.setdefault(code, got)
+            self._keep(code, got, now)
             got = self._versions[code]
         self._start()
         return got
 
-    def note(self, code: str, version) -> None:
-        """What a page has just read itself (its full run): the version to compare with until the next refresh."""
+    def note(self, code: str, version, read_at: float) -> None:
+        """What a page has just read itself (its full run; ``read_at``: :attr:`clock` when its read started): kept
+        unless the watcher holds a version read later."""
         with self._lock:
-            now = self.clock()
-            self._asked[code] = now
-            self._noted[code] = now
-            self._versions[code] = version
+            self._asked[code] = max(self._asked.get(code, read_at), read_at)
+            self._keep(code, version, read_at)
         self._start()
+
+    def _keep(self, code: str, version, read_at: float) -> None:  # under the lock
+        if read_at >= self._read_at.get(code, -float("inf")):
+            self._versions[code] = version
+            self._read_at[code] = read_at
 
     def watched(self) -> list[str]:
         """The classes read at each refresh (asked about within :attr:`idle_s`)."""
@@ -91,15 +98,15 @@ class ClassWatcher:
             for c in [c for c, t in self._asked.items() if started - t > self.idle_s]:
                 self._asked.pop(c, None)
                 self._versions.pop(c, None)
-                self._noted.pop(c, None)
+                self._read_at.pop(c, None)
             codes = sorted(self._asked)
         if not codes:
             return
         got = self._read_now(codes)
         with self._lock:
             for c in codes:
-                if c in self._asked and self._noted.get(c, -float("inf")) < started:
-                    self._versions[c] = got.get(c)
+                if c in self._asked:
+                    self._keep(c, got.get(c), started)
 
     def _read_now(self, codes: list[str]) -> dict:
         self.reads += 1
