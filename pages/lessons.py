@@ -143,29 +143,12 @@ def lesson_list() -> None:
             c2.button("Start", key=f"start_{lesson.id}", on_click=_go, args=(lesson.id, 1), type="primary")
 
 
-@st.cache_data(show_spinner=False, max_entries=500)
-def _cached_live(kind: str, state_json: str) -> dict:
-    """The step's numbers (a curve view's chart comes separately, after them)."""
-    try:
-        return {"ok": L.live(kind, json.loads(state_json), figure=False)}
-    except ValueError as exc:
-        return {"error": str(exc)}
-
-
-@st.cache_data(show_spinner=False, max_entries=300)
-def _cached_chart(kind: str, state_json: str, animate: str | None) -> dict:
-    try:
-        return {"ok": L.chart(kind, json.loads(state_json), animate=animate)}
-    except ValueError as exc:
-        return {"error": str(exc)}
-
-
 def _compute(step, state: dict) -> dict:
     """The step's live view: cached for the quick kinds, in the worker pool (kept for this session) for the
     simulation kinds."""
     state_json = json.dumps(state, sort_keys=True, default=str)
     if step.view not in L.HEAVY:
-        return _cached_live(step.view, state_json)
+        return ui.cached_step_live(step.view, state_json)
     key = hashlib.sha256(f"{step.view}|{state_json}".encode()).hexdigest()
     store = st.session_state.setdefault("_les_heavy", {})
     if key not in store:
@@ -387,7 +370,7 @@ def _step_body(lesson, k: int, step, present: bool, chart_column) -> None:
         if not view["chart"]:
             pass
         elif out.get("curve") is not None or step.view in L.LATE_FIGURES:
-            got = _cached_chart(step.view, json.dumps(state, sort_keys=True, default=str), step.animate)
+            got = ui.cached_step_chart(step.view, json.dumps(state, sort_keys=True, default=str), step.animate)
             if "error" in got:
                 st.error(ui.plain(got["error"]))
             fig = got.get("ok")

@@ -20,6 +20,7 @@ from dpviz_ui import helpers as ui
 from dpviz_ui import lessons as L
 from dpviz_ui.classroom import results as R
 from dpviz_ui.classroom import store as S
+from dpviz_ui.classroom import watcher as W
 
 INPUT_LABELS = {"n": "n", "d": "d", "eps": "ε", "log10_delta": "log10 δ", "T": "T", "eta": "η", "G": "G (Δ)",
                 "L": "L", "mu": "μ", "alpha": "α", "reps": "repetitions", "aud_trials": "trials",
@@ -69,23 +70,6 @@ def _kind(name: str, value) -> str:
 # ----------------------------------------------------------------------------------------------------------------------
 # a step, as the lessons show it (each device has its own copy of the inputs)
 # ----------------------------------------------------------------------------------------------------------------------
-@st.cache_data(show_spinner="Computing this step…", max_entries=500)
-def _cached_live(kind: str, state_json: str) -> dict:
-    """The step's numbers, shared by every session (a simulation step runs once for the whole class)."""
-    try:
-        return {"ok": L.live(kind, json.loads(state_json), figure=False)}
-    except ValueError as exc:
-        return {"error": str(exc)}
-
-
-@st.cache_data(show_spinner=False, max_entries=300)
-def _cached_chart(kind: str, state_json: str, animate: str | None) -> dict:
-    try:
-        return {"ok": L.chart(kind, json.loads(state_json), animate=animate)}
-    except ValueError as exc:
-        return {"error": str(exc)}
-
-
 def _commit(name: str, key: str, k: int) -> None:
     over = st.session_state.setdefault("_cls_over", {}).setdefault(k, {})
     bad = st.session_state.setdefault("_cls_invalid", {}).setdefault(k, {})
@@ -137,7 +121,12 @@ def show_step(lesson, k: int, *, explore: bool) -> dict | None:
         st.error("Fix the input to see results: " + "; ".join(ui.plain(m) for m in invalid.values())
                  + ". No numbers are shown until then.")
         return None
-    res = _cached_live(step.view, json.dumps(state, sort_keys=True, default=str))
+    state_json = json.dumps(state, sort_keys=True, default=str)
+    if step.view in L.HEAVY:  # a simulation, run once for the whole class (the first device to ask waits)
+        with st.spinner("Computing this step…"):
+            res = ui.cached_step_live(step.view, state_json)
+    else:
+        res = ui.cached_step_live(step.view, state_json)
     if "error" in res:
         st.error(ui.plain(res["error"]))
         return None
@@ -161,7 +150,7 @@ def show_step(lesson, k: int, *, explore: bool) -> dict | None:
         for note in out.get("notes") or []:
             st.caption(ui.pretty(note))
     if over and can_explore:
-        lesson_res = _cached_live(step.view, json.dumps(L.step_state(step), sort_keys=True, default=str))
+        lesson_res = ui.cached_step_live(step.view, json.dumps(L.step_state(step), sort_keys=True, default=str))
         lesson_out = lesson_res.get("ok")
     else:
         lesson_out = out
@@ -187,7 +176,7 @@ def show_chart(optional: bool = False) -> None:
     with st.container():
         fig = out.get("figure")
         if out.get("curve") is not None or step.view in L.LATE_FIGURES:
-            res = _cached_chart(step.view, json.dumps(state, sort_keys=True, default=str), step.animate)
+            res = ui.cached_step_chart(step.view, json.dumps(state, sort_keys=True, default=str), step.animate)
             if "error" in res:
                 st.error(ui.plain(res["error"]))
             fig = res.get("ok")
@@ -229,14 +218,15 @@ def _shown(rev: dict, value: str) -> str:
 # ----------------------------------------------------------------------------------------------------------------------
 # the student
 # ----------------------------------------------------------------------------------------------------------------------
-def _signature(cls: S.ClassState | None):
-    return None if cls is None else (cls.step, tuple(sorted(cls.revealed)), cls.ended)
+def _watcher() -> W.ClassWatcher:
+    return W.for_url(S.database_url())
 
 
 @st.fragment(run_every=POLL_S)
 def _follow(code: str, seen) -> None:
-    """Look at the class every second; when the lecturer moved, revealed or ended, draw the page again."""
-    if _signature(_store().get_cached(code)) != seen:
+    """Every second, compare the class's version with the one this page shows (from this process's watcher: no
+    database read, nothing drawn); when the lecturer moved, revealed or ended, draw the page again."""
+    if _watcher().version(code) != seen:
         st.rerun(scope="app")
 
 
@@ -256,6 +246,7 @@ def _submit(code: str, k: int, question, me: str) -> None:
 
 def student_view(raw_code: str) -> None:
     store = _store()
+    read_at = _watcher().clock()
     try:
         cls = store.find(raw_code, _client())
     except S.Refused as exc:
@@ -277,7 +268,8 @@ def student_view(raw_code: str) -> None:
         st.title(lesson.title)
         st.info("This class has ended. Thank you for taking part!")
         return
-    _follow(cls.code, _signature(cls))
+    _watcher().note(cls.code, cls.version, read_at)
+    _follow(cls.code, cls.version)
     browse = st.session_state.get("_cls_browse")
     if browse is not None and not 1 <= browse < cls.step:
         browse = None

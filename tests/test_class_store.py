@@ -390,3 +390,26 @@ def test_qr_code_is_a_png_drawn_locally():
     assert png[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError):
         R.qr_png("")
+
+
+def test_versions_in_one_read_change_with_every_presenter_action(store, clock):
+    """The version the per-process watcher reads (step, ended, updated_at, reveals): a Reveal changes it even when
+    the clock did not move; answers do not; expired and malformed codes are left out."""
+    a, key = store.create("gaussian", 7)
+    b, _ = store.create("rates", 7, step=3)
+    v = store.versions([a, S.display_code(b), "nonsense", None])
+    assert set(v) == {a, b} and v[a][0] == 1 and v[b][0] == 3
+    assert v[a] == store.get(a).version
+    seen = [v[a]]
+    store.set_step(a, key, 2)
+    seen.append(store.versions([a])[a])
+    store.submit(a, 2, sid(1), "3.0")
+    assert store.versions([a])[a] == seen[-1]
+    store.reveal(a, key, 2, NUMBER)  # same clock: the number of reveals tells
+    seen.append(store.versions([a])[a])
+    store.end(a, key)
+    seen.append(store.versions([a])[a])
+    assert len(set(seen)) == 4 and seen[-1] == store.get(a).version
+    assert store.versions([]) == {}
+    clock.t += S.DEFAULT_TTL_S + 1
+    assert store.versions([a, b]) == {}

@@ -7,6 +7,8 @@ Pure: no streamlit (the page is ``pages/live_class.py``).  One file per concept,
   default (WAL mode, created on first use), PostgreSQL when ``DPVIZ_CLASS_DB`` is a ``postgresql://`` URL; the class
   codes, the presenter keys (stored hashed, compared in constant time), the step, the reveals and the answers (one per
   student per question, upserted), the CSV export;
+* :mod:`.watcher` — one watcher per server process and database: the versions of the followed classes, read by one
+  background thread in one query every quarter second, so that a student page's one-second check reads no database;
 * :mod:`.results` — a prediction read from what a student typed (numbers as everywhere in dpviz: ``6e4``,
   ``60,000``), the class's distribution of predictions beside the right answer (summary and Plotly figure), and the
   QR code of the join link (drawn locally by ``segno``).

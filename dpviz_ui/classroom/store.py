@@ -118,6 +118,11 @@ class ClassState:
     def display_code(self) -> str:
         return display_code(self.code)
 
+    @property
+    def version(self) -> tuple:
+        """(step, ended, updated_at, number of reveals): what :meth:`ClassStore.versions` reads for this class."""
+        return (self.step, self.ended, self.updated_at, len(self.revealed))
+
 
 def new_code() -> str:
     """A fresh class code: :data:`CODE_LENGTH` symbols of :data:`ALPHABET` from :mod:`secrets` (40 bits)."""
@@ -230,8 +235,6 @@ def _insert(eng: sa.Engine, table: sa.Table):
 _SUBMITS = RateLimiter(SUBMITS_PER_WINDOW, SUBMIT_WINDOW_S)
 _FAILED_CLIENT = RateLimiter(FAILED_LOOKUPS_PER_CLIENT, 60.0)
 _FAILED_PROCESS = RateLimiter(FAILED_LOOKUPS_PER_PROCESS, 60.0)
-#: (url, code) -> (when read, ClassState or None): :meth:`ClassStore.get_cached`
-_RECENT: dict = {}
 
 
 class ClassStore:
@@ -286,19 +289,22 @@ class ClassStore:
                           expires_at=float(row["expires_at"]), updated_at=float(row["updated_at"]),
                           revealed=revealed)
 
-    def get_cached(self, code, max_age: float = 0.4) -> ClassState | None:
-        """:meth:`get`, answered from this process's memory when read less than ``max_age`` s ago (the students'
-        pages poll their class every second: one read a class per ``max_age`` per process however many follow)."""
-        key = (self.url, normalise_code(code))
-        now = time.monotonic()
-        hit = _RECENT.get(key)
-        if hit is not None and now - hit[0] < max_age:
-            return hit[1]
-        cls = self.get(code)
-        if len(_RECENT) > 10_000:
-            _RECENT.clear()
-        _RECENT[key] = (now, cls)
-        return cls
+    def versions(self, codes) -> dict:
+        """``{code: version}`` of the (unexpired) classes among ``codes``, in one read: a class's version is
+        (step, ended, updated_at, number of reveals) and changes with every Next / Back, Reveal and End, so a page
+        that follows the class compares it with the version it shows (:mod:`.watcher` reads it for a whole server
+        process).  Codes that are malformed, unknown or expired are left out."""
+        wanted = sorted({c for c in (normalise_code(c) for c in codes) if c is not None})
+        if not wanted:
+            return {}
+        now = self.clock()
+        with self.engine.connect() as conn:
+            rows = conn.execute(sa.select(classes.c.code, classes.c.step, classes.c.ended, classes.c.updated_at,
+                                          classes.c.expires_at).where(classes.c.code.in_(wanted))).all()
+            n_rev = dict(conn.execute(sa.select(reveals.c.class_code, sa.func.count()).where(
+                reveals.c.class_code.in_(wanted)).group_by(reveals.c.class_code)).all())
+        return {r.code: (int(r.step), bool(r.ended), float(r.updated_at), int(n_rev.get(r.code, 0)))
+                for r in rows if r.expires_at > now}
 
     def find(self, code, client: str) -> ClassState | None:
         """:meth:`get` for a student who typed or followed a code, rate-limited: after

@@ -38,7 +38,8 @@ from .sidebar import (  # noqa: F401
 )
 from .cache import (  # noqa: F401
     CURVE_BUDGET, CURVE_ROUNDS, cached_bound, cached_bound_series, cached_calibrate, cached_feasibility_grid,
-    cached_guarantee, cached_noise_series, cached_sigma_of_beta, cached_table, continue_curves, items,
+    cached_guarantee, cached_noise_series, cached_sigma_of_beta, cached_step_chart, cached_step_live, cached_table,
+    continue_curves, items,
     noise_points, only_params, series_complete, _BOUND_POINTS, _NOISE_LOCK, _NOISE_MAX, _NOISE_POINTS,
     _bound_point, _bound_series, _noise_point, _noise_series, _shared_point,
 )

@@ -1,18 +1,21 @@
 """Cached computations shared by every session: calibrations, bounds, tables and privacy guarantees
-(``st.cache_data`` functions of hashable :func:`items`), and the curves computed point by point within a time budget
-per page run (:data:`CURVE_BUDGET`; :func:`cached_noise_series`, :func:`cached_bound_series`,
+(``st.cache_data`` functions of hashable :func:`items`), a lesson step's numbers and chart (the Lessons and Live class
+pages: :func:`cached_step_live`, :func:`cached_step_chart`), and the curves computed point by point within a time
+budget per page run (:data:`CURVE_BUDGET`; :func:`cached_noise_series`, :func:`cached_bound_series`,
 :func:`continue_curves`).
 
 The module-level stores of computed points (``_NOISE_POINTS``, ``_BOUND_POINTS``, their lock ``_NOISE_LOCK``) and
 :data:`CURVE_BUDGET` exist here only; :mod:`dpviz_ui.helpers` re-exports the same objects.  A test that changes
 :data:`CURVE_BUDGET` patches it here (``dpviz_ui.helpers.cache``), where the code reads it.
 
-Imports :mod:`.text` only (of :mod:`dpviz_ui.helpers`).
+Imports :mod:`.text` only (of :mod:`dpviz_ui.helpers`); the lesson steps' functions import :mod:`dpviz_ui.lessons`
+when first called.
 """
 
 from __future__ import annotations
 
 import collections
+import json
 import os
 import threading
 
@@ -301,5 +304,30 @@ def cached_guarantee(alg: str, params: tuple, sigma) -> dict:
 
     try:
         return {"ok": privacy_lab.guarantee(alg, sigma=sigma, **dict(params))}
+    except ValueError as exc:
+        return {"error": str(exc)}
+
+
+@st.cache_data(show_spinner=False, max_entries=500)
+def cached_step_live(kind: str, state_json: str) -> dict:
+    """A lesson step's numbers (:func:`dpviz_ui.lessons.live` without the figure) for the view ``kind`` at the
+    state ``state_json`` (sorted JSON), or {'error': msg}: shared by every session of the Lessons and Live class
+    pages, so a step's numbers are computed once for a whole class.  A curve view's chart comes separately,
+    :func:`cached_step_chart`."""
+    from dpviz_ui import lessons
+
+    try:
+        return {"ok": lessons.live(kind, json.loads(state_json), figure=False)}
+    except ValueError as exc:
+        return {"error": str(exc)}
+
+
+@st.cache_data(show_spinner=False, max_entries=300)
+def cached_step_chart(kind: str, state_json: str, animate: str | None) -> dict:
+    """A lesson step's chart (:func:`dpviz_ui.lessons.chart`, a Plotly figure as a dict), or {'error': msg}."""
+    from dpviz_ui import lessons
+
+    try:
+        return {"ok": lessons.chart(kind, json.loads(state_json), animate=animate)}
     except ValueError as exc:
         return {"error": str(exc)}

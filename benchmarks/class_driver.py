@@ -1,0 +1,286 @@
+"""A presenter and N students on the Live class page, spoken to over Streamlit's websocket protocol (not browsers).
+
+Used by ``benchmarks/bench_class.py`` (timings, server CPU and memory) and ``tests/test_class_follow.py`` (that every
+student follows every step and every answer is counted once; no timing asserted).  Each simulated student behaves as
+the page's script in a browser would: it runs the join link, re-runs the page's follow fragment every time the
+server's auto-rerun message asks for it (as the browser's timer does), and, on every question step, submits a
+prediction through the form (the text box's value and the submit button's trigger, as the browser sends them) and
+waits for the page to say it is recorded.  The presenter presses Next (the button's trigger) S times; on a question
+step it first waits for every answer, then presses Reveal.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import random
+import re
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import websockets  # noqa: E402  (installed with streamlit)
+from streamlit.proto.BackMsg_pb2 import BackMsg  # noqa: E402
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg  # noqa: E402
+from streamlit.proto.WidgetStates_pb2 import WidgetState  # noqa: E402
+
+HEADER = re.compile(r"^(\d+)\. ")
+#: longest wait for a student's page (a slower page counts as a very late sample, or is reported missing)
+WAIT_S = 120.0
+
+
+class Client:
+    """One browser tab on the Live class page, spoken to over the websocket protocol."""
+
+    def __init__(self, url: str, query: str):
+        self.ws_url = url.replace("http", "ws") + "/_stcore/stream"
+        self.query = query
+        self.ws = None
+        self.widgets: dict[str, object] = {}  # label -> element proto (the latest seen)
+        self.step_seen: dict[int, float] = {}  # step -> when its header first arrived
+        self.texts: list[tuple[float, str]] = []
+        self.finished = asyncio.Event()
+        self.timers: dict[str, asyncio.Task] = {}
+        self.announced: set[str] = set()
+        self.page_hash = ""
+        self.reader: asyncio.Task | None = None
+        self.errors: list[str] = []
+        self.bytes_received = 0
+        self.fragment_runs = 0  # follow checks this tab asked for (its fragment timer's ticks)
+        self.ends: list[str] = []  # how each script run ended (script_finished statuses)
+
+    async def start(self) -> None:
+        self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=2**27,
+                                           ping_interval=None)
+        self.reader = asyncio.create_task(self._read())
+        await self.rerun()
+
+    async def close(self) -> None:
+        for t in self.timers.values():
+            t.cancel()
+        if self.reader:
+            self.reader.cancel()
+        await self.ws.close()
+
+    async def rerun(self, widgets=(), fragment_id: str | None = None) -> None:
+        m = BackMsg()
+        m.rerun_script.query_string = self.query
+        m.rerun_script.page_name = "class"
+        if self.page_hash:  # as the browser does: the page the server said it runs (st.rerun keeps to it)
+            m.rerun_script.page_script_hash = self.page_hash
+        m.rerun_script.context_info.timezone = "UTC"
+        if fragment_id:
+            m.rerun_script.fragment_id = fragment_id
+            m.rerun_script.is_auto_rerun = True
+            self.fragment_runs += 1
+        for w in widgets:
+            m.rerun_script.widget_states.widgets.append(w)
+        if fragment_id is None:
+            self.finished.clear()
+        await self.ws.send(m.SerializeToString())
+
+    async def _tick(self, fragment_id: str, interval: float) -> None:
+        while True:  # the browser's setInterval for an st.fragment(run_every=...)
+            await asyncio.sleep(interval)
+            try:
+                await self.rerun(fragment_id=fragment_id)
+            except websockets.ConnectionClosed:
+                return
+
+    async def _read(self) -> None:
+        try:
+            while True:
+                raw = await self.ws.recv()
+                self.bytes_received += len(raw)
+                f = ForwardMsg()
+                f.ParseFromString(raw)
+                kind = f.WhichOneof("type")
+                now = time.perf_counter()
+                if kind == "navigation" and f.navigation.page_script_hash:
+                    self.page_hash = f.navigation.page_script_hash
+                elif kind == "auto_rerun":
+                    fid = f.auto_rerun.fragment_id
+                    self.announced.add(fid)
+                    if fid not in self.timers:
+                        self.timers[fid] = asyncio.create_task(self._tick(fid, f.auto_rerun.interval))
+                elif kind == "delta" and f.delta.WhichOneof("type") == "new_element":
+                    el = f.delta.new_element
+                    t = el.WhichOneof("type")
+                    if t == "heading":
+                        m = HEADER.match(el.heading.body)
+                        if m:
+                            if int(m.group(1)) not in self.step_seen:  # the new step's form comes after it
+                                self.widgets.pop("Your prediction", None)
+                                self.widgets.pop("Submit prediction", None)
+                            self.step_seen.setdefault(int(m.group(1)), now)
+                    elif t in ("button", "text_input", "radio"):
+                        self.widgets[getattr(el, t).label] = getattr(el, t)
+                    elif t in ("markdown", "alert"):
+                        body = el.markdown.body if t == "markdown" else el.alert.body
+                        self.texts.append((now, body))
+                elif kind == "script_finished" and f.script_finished not in (
+                        ForwardMsg.FINISHED_SUCCESSFULLY, ForwardMsg.FINISHED_FRAGMENT_RUN_SUCCESSFULLY):
+                    self.ends.append(ForwardMsg.ScriptFinishedStatus.Name(f.script_finished))
+                elif kind == "script_finished" and f.script_finished == ForwardMsg.FINISHED_SUCCESSFULLY:
+                    self.ends.append("FINISHED_SUCCESSFULLY")
+                    # a full run: the browser keeps the timers of the fragments this run declared, drops the others
+                    for fid in [fid for fid in self.timers if fid not in self.announced]:
+                        self.timers.pop(fid).cancel()
+                    self.announced = set()
+                    self.finished.set()
+        except (websockets.ConnectionClosed, asyncio.CancelledError):
+            return
+        except Exception as exc:  # noqa: BLE001 - reported in the output
+            self.errors.append(repr(exc))
+
+    def shown(self, last: int = 6) -> list[str]:
+        """The page's last texts and how its last runs ended (for a report of what went wrong)."""
+        return [body[:80] for _t, body in self.texts[-last:]] + [f"runs: {self.ends[-last:]}"]
+
+    async def click(self, label: str, extra=()) -> float:
+        w = WidgetState()
+        w.id = self.widgets[label].id
+        w.trigger_value = True
+        t0 = time.perf_counter()
+        await self.rerun(widgets=[*extra, w])
+        return t0
+
+    async def wait_text(self, needle: str, since: float, timeout: float) -> float | None:
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            for t, body in self.texts:
+                if t >= since and needle in body:
+                    return t
+            await asyncio.sleep(0.05)
+        return None
+
+    async def wait_step(self, k: int, timeout: float) -> float | None:
+        deadline = time.perf_counter() + timeout
+        while time.perf_counter() < deadline:
+            if k in self.step_seen:
+                return self.step_seen[k]
+            await asyncio.sleep(0.02)
+        return None
+
+
+def prediction(question, rng: random.Random) -> str:
+    """What a simulated student types: one of the options, or a positive number around 2 (three digits)."""
+    if question.kind == "choice":
+        return rng.choice(question.options)
+    return f"{rng.lognormvariate(0.7, 1.0):.3g}"
+
+
+async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, seed: int,
+                    wait_s: float = WAIT_S) -> dict:
+    """Drive a class of ``lesson`` (already started in the store as ``code`` with presenter key ``key``) on the
+    server at ``url``: N students join, the presenter presses Next ``steps`` times, every student answers every
+    question and the presenter reveals it.  Returns the follow and reveal delays (seconds, one sample per student
+    per step), ``sent`` (predictions whose recording the page confirmed), ``counted`` (rows in the store),
+    ``students`` (their ids), ``seen`` (per student: the steps whose header its page received), ``answers``
+    ({(student id, question): the text submitted}), ``questions`` and the clients' errors."""
+    rng = random.Random(seed)
+    from dpviz_ui.classroom import store as S
+
+    pres = Client(url, f"cls_code={code}&cls_key={key}")
+    await pres.start()
+    await asyncio.wait_for(pres.finished.wait(), wait_s)
+    ids = [f"{rng.getrandbits(64):016x}" for _ in range(n)]
+    students = [Client(url, f"cls_join={code}&cls_me={me}") for me in ids]
+    for i in range(0, n, 5):  # students arrive in small groups, as they scan the QR code
+        await asyncio.gather(*(s.start() for s in students[i:i + 5]))
+        await asyncio.sleep(0.5)
+    joined = await asyncio.gather(*(s.wait_step(1, wait_s) for s in students))
+    for s, t in zip(students, joined):
+        if t is None:
+            s.errors.append(f"did not see the first step within {wait_s:g} s")
+    follow, reveal, sent, questions, answers = [], [], 0, [], {}
+    k = 1
+    for _move in range(steps):
+        step = lesson.steps[k - 1]
+        if step.question:
+            questions.append(k)
+
+            async def answer(s: Client, me: str) -> bool:
+                await asyncio.sleep(rng.uniform(0, 2.0))  # students type at their own pace
+                for _ in range(int(wait_s * 10)):
+                    if "Your prediction" in s.widgets and "Submit prediction" in s.widgets:
+                        break
+                    await asyncio.sleep(0.1)
+                else:
+                    s.errors.append(f"no prediction box on step {k} (the page showed {s.shown()})")
+                    return False
+                box = s.widgets["Your prediction"]
+                w = WidgetState()
+                w.id = box.id
+                w.string_value = prediction(step.question, rng)
+                t0 = await s.click("Submit prediction", extra=[w])
+                ok = await s.wait_text("is recorded", t0, wait_s) is not None
+                if ok:
+                    answers[(me, k)] = w.string_value
+                else:
+                    s.errors.append(f"the page did not confirm the prediction on step {k} (it showed {s.shown()})")
+                return ok
+
+            ok = await asyncio.gather(*(answer(s, me) for s, me in zip(students, ids)))
+            sent += sum(ok)
+            await asyncio.sleep(1.5)  # the presenter glances at the count, then reveals
+            t0 = await pres.click("Reveal")
+            got = await asyncio.gather(*(s.wait_text("The answer:", t0, wait_s) for s in students))
+            reveal += [g - t0 for g in got if g is not None]
+            missing = sum(g is None for g in got)
+            if missing:
+                pres.errors.append(f"{missing} students did not see the answer of step {k} within {wait_s:g} s")
+            await asyncio.wait_for(pres.finished.wait(), wait_s)
+        await asyncio.sleep(1.0)
+        k += 1
+        t0 = await pres.click("Next ▶")
+        got = await asyncio.gather(*(s.wait_step(k, wait_s) for s in students))
+        missing = sum(g is None for g in got)
+        if missing:
+            pres.errors.append(f"{missing} students did not see step {k} within {wait_s:g} s")
+        follow += [g - t0 for g in got if g is not None]
+        await asyncio.wait_for(pres.finished.wait(), wait_s)
+    store = S.ClassStore()
+    counted = sum(store.count(code, q) for q in questions)
+    errors = [e for c in [pres, *students] for e in c.errors]
+    out = {"follow": follow, "reveal": reveal, "sent": sent, "counted": counted, "errors": errors,
+           "students": ids, "seen": [sorted(s.step_seen) for s in students], "answers": answers,
+           "questions": questions, "student_bytes": sum(s.bytes_received for s in students),
+           "fragment_runs": sum(s.fragment_runs for s in students)}
+    for c in [pres, *students]:
+        await c.close()
+    return out
+
+
+@contextlib.contextmanager
+def class_server(data_dir: str):
+    """The dashboard served as ``make run`` does (``serve.launch``) with the class store in ``data_dir`` (a fresh
+    SQLite file, shared with this process through ``DPVIZ_DATA_DIR``); yields (process, URL); the environment is
+    restored and the server stopped at the end."""
+    saved = {k: os.environ.get(k) for k in ("DPVIZ_DATA_DIR", "DPVIZ_CLASS_DB")}
+    os.environ["DPVIZ_DATA_DIR"] = str(data_dir)
+    os.environ.pop("DPVIZ_CLASS_DB", None)
+    import serve
+
+    try:
+        proc, url = serve.launch(timeout=180)
+        try:
+            yield proc, url
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=30)
+            except Exception:  # noqa: BLE001
+                proc.kill()
+                proc.wait(timeout=30)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
