@@ -37,9 +37,10 @@ CASES = {
 
 
 def _clear():
-    for f in (accounting._eps, accounting._solve, accounting._rdp_eps_idx, accounting._wor_eps_opt,
-              accounting._solve_wor, accounting._pld_eval, accounting._pld_support, accounting._pld_bracket_cached,
-              accounting._pld_sigma, accounting._prv, accounting._tight_eval):
+    for f in (accounting._eps, accounting._solve, accounting._solve_rdp, accounting._rdp_eps_idx,
+              accounting._wor_eps_opt, accounting._solve_wor, accounting._pld_eval, accounting._pld_support,
+              accounting._pld_bracket_cached, accounting._pld_sigma, accounting._checked_sigma, accounting._prv,
+              accounting._tight_eval):
         f.cache_clear()
 
 

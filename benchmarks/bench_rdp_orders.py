@@ -18,6 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from dp_accounting.rdp import rdp_privacy_accountant as rdp  # noqa: E402
 
 from dpviz.theory import accounting  # noqa: E402
+from dpviz.theory.accounting import rdp_poisson, search  # noqa: E402
 
 DEFAULT = tuple(float(o) for o in rdp.DEFAULT_RDP_ORDERS)
 #: (n, T, δ, ε): q = 1/n
@@ -26,15 +27,16 @@ CASES = [(1000, 1000, 1e-6, 1.0), (1000, 1000, 1e-6, 0.1), (50_000, 50_000, 1e-6
 
 
 def _clear():
-    for f in (accounting._rdp_eps_idx, accounting._eps, accounting._solve):
+    for f in (accounting._rdp_eps_idx, accounting._eps, accounting._solve, accounting._solve_rdp):
         f.cache_clear()
 
 
 def main() -> None:
-    original = accounting._orders
+    original = rdp_poisson._orders
     try:
         for label, orders in (("dp_accounting default orders", DEFAULT), ("accounting.RDP_ORDERS", accounting.RDP_ORDERS)):
-            accounting._orders = lambda o=orders: o
+            for mod in (rdp_poisson, search):  # the modules that read the orders
+                mod._orders = lambda o=orders: o
             print(f"{label} ({len(orders)} orders)")
             for n, T, delta, eps in CASES:
                 times = []
@@ -51,7 +53,7 @@ def main() -> None:
                 print(f"  n = {n:6d}, T = {T:6d}, delta = {delta:.3g}, eps = {eps:<5g}: z = {z:.4f}   "
                       f"solve {min(times):.3f} s CPU, one eps(z) {one * 1000:.1f} ms")
     finally:
-        accounting._orders = original
+        rdp_poisson._orders = search._orders = original
         _clear()
 
 

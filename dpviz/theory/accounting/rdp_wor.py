@@ -1,0 +1,174 @@
+"""Rényi DP of the Gaussian mechanism on a fixed-size batch sampled without replacement, replace-one neighbours
+(Wang, Balle & Kasiviswanathan 2019, Theorem 27), vectorised from ``dp_accounting``, and the floor of its conversion
+to (ε, δ)."""
+
+from __future__ import annotations
+
+import functools
+import math
+
+from dpviz.foundation import validate as v
+from dpviz.theory.accounting.rdp_poisson import WOR_ORDERS, _exact_zero, _sound_rdp
+
+
+def _forward_diffs(z: float, n: int):
+    """log|Δ^k g|(0), k = 0 … n+1: the ``deltas`` of ``dp_accounting``'s ``_get_forward_diffs(cgf, n)`` for
+    cgf(x) = x(x+1)/(2z²), with the same log-space differencing and sign book-keeping (its
+    ``_stable_inplace_diff_in_log``), one vectorised numpy pass per order of difference instead of a Python loop."""
+    import numpy as np
+
+    vec = np.zeros(n + 3)
+    idx = np.arange(1, n + 3, dtype=float)
+    vec[1:] = (idx - 1.0) * idx / (2.0 * z * z)
+    pos = np.ones(n + 3, dtype=bool)
+    deltas = np.zeros(n + 2)
+    log1p, exp, maximum, minimum, where = np.log1p, np.exp, np.maximum, np.minimum, np.where
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        for i in range(n + 2):
+            m = n + 2 - i  # number of differences dp_accounting computes in this pass
+            if m > 0:
+                a, b = vec[1:m + 1], vec[:m]  # new vec[j] = value[j+1] − value[j]
+                sa, sb = pos[1:m + 1], pos[:m]
+                hi, lo = maximum(a, b), minimum(a, b)
+                r = exp(lo - hi)
+                same = sa == sb
+                mag = hi + log1p(where(same, -r, r))
+                mag = where(same & (a == b), -np.inf, where(~same & np.isneginf(lo), hi, mag))
+                sign = where(same, where(a < b, ~sa, sa), sa)
+                vec[:m] = mag
+                pos[:m] = sign
+            deltas[i] = vec[0]
+    return deltas
+
+
+def _wor_log_a_int(q: float, z: float, alphas, deltas):
+    """log A_α of Wang, Balle & Kasiviswanathan (2019), Theorem 27, for integer orders α >= 2: the formula of
+    ``dp_accounting``'s ``_compute_rdp_sample_wor_gaussian_int`` (exact sum for α <= 256, the Stirling-type bound
+    above), summed with one ``logsumexp`` over a padded (orders × terms) array."""
+    import numpy as np
+    from scipy.special import gammaln, logsumexp
+
+    a = np.asarray([int(x) for x in alphas], dtype=float)[:, None]
+    i = np.arange(2, int(a.max()) + 1, dtype=float)[None, :]
+    valid = i <= a
+    k = np.where(valid, a - i, 0.0)
+    logcomb = gammaln(a + 1.0) - gammaln(i + 1.0) - gammaln(k + 1.0)
+    cgf_im1 = (i - 1.0) * i / (2.0 * z * z)
+    s = math.log(2) + cgf_im1  # i > 2, orders above 256
+    if deltas is not None:
+        ii = i[0].astype(int)
+        lo_idx = np.clip(2 * (ii // 2) - 1, 0, len(deltas) - 1)
+        hi_idx = np.clip(2 * ((ii + 1) // 2) - 1, 0, len(deltas) - 1)
+        t = math.log(4) + 0.5 * (deltas[lo_idx] + deltas[hi_idx])
+        exact = np.minimum(t, math.log(2) + cgf_im1[0])[None, :]
+        s = np.where(a <= 256, exact, s)
+    f2 = 2.0 / (2.0 * z * z)
+    # log(1 - e^{-f2}) as log(-expm1(-f2)): the same number, but finite when f2 is tiny (sigma 1e9: f2 = 1e-18)
+    first = min(math.log(4) + f2 + math.log(-math.expm1(-f2)), f2 + math.log(2))
+    s = s + i * math.log(q) + logcomb
+    s[:, 0] = 2 * math.log(q) + logcomb[:, 0] + first
+    s = np.where(valid, s, -np.inf)
+    s = np.concatenate((np.zeros((s.shape[0], 1)), s), axis=1)
+    vals = logsumexp(s, axis=1)
+    return {int(x): float(val) for x, val in zip(a[:, 0], vals)}
+
+
+def _rdp_wor_gaussian(q: float, z: float, orders):
+    """Per-step RDP of the Gaussian mechanism (noise multiplier z) on a uniformly random subset of m = q·n of n
+    examples, replace-one neighbours: ``dp_accounting``'s ``_compute_rdp_sample_wor_gaussian`` (Wang, Balle &
+    Kasiviswanathan 2019, Theorem 27 and Corollary 10 for fractional orders), vectorised; a test checks equality."""
+    import numpy as np
+
+    orders = np.asarray(orders, dtype=float)
+    if q >= 1.0:
+        return orders / (2.0 * z * z)
+    ints = set()
+    for a in orders:
+        ints.update({int(math.floor(a)), int(math.ceil(a))})
+    ints = sorted(a for a in ints if a >= 2)
+    small = [a for a in ints if a <= 256]
+    deltas = _forward_diffs(z, max(small)) if small else None
+    log_a = _wor_log_a_int(q, z, ints, deltas)
+    log_a[1] = 0.0
+    out = np.empty(orders.shape)
+    for k, a in enumerate(orders):
+        if float(a).is_integer():
+            out[k] = log_a[int(a)] / (a - 1.0)
+        else:
+            af, ac = int(math.floor(a)), int(math.ceil(a))
+            t = a - af
+            out[k] = ((1.0 - t) * log_a[af] + t * log_a[ac]) / (a - 1.0)
+    return out
+
+
+@functools.lru_cache(maxsize=8192)
+def _wor_eps_opt(z: float, delta: float, steps: int, q: float, max_order: float,
+                 min_order: float = 0.0) -> tuple[float, float]:
+    """(ε, optimal order) of the without-replacement RDP accountant over the orders of :data:`WOR_ORDERS` in
+    [``min_order``, ``max_order``] (fewer and smaller orders are much cheaper: the forward differences of
+    Theorem 27 cost O(max order²))."""
+    import logging
+
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    orders = [o for o in WOR_ORDERS if min_order <= o <= max_order]
+    absl_logger = logging.getLogger("absl")
+    level = absl_logger.level
+    absl_logger.setLevel(logging.ERROR)
+    try:
+        eps, opt = rdp.compute_epsilon(orders, steps * _sound_rdp(_rdp_wor_gaussian(q, z, orders), orders, z), delta)
+    finally:
+        absl_logger.setLevel(level)
+    eps = float(eps)
+    return (eps if math.isfinite(eps) else math.inf), float(opt)
+
+
+def _wor_eps(z: float, delta: float, steps: int, q: float) -> float:
+    if _exact_zero(z, delta, steps, q):  # total variation <= delta: (0, delta)-DP exactly
+        return 0.0
+    return _wor_eps_opt(z, delta, steps, q, math.inf)[0]
+
+
+@functools.lru_cache(maxsize=1024)
+def wor_rdp_floor(delta: float, steps: int, sampling_prob: float) -> float:
+    r"""The smallest *positive* ε the without-replacement RDP accountant certifies, whatever the noise.
+
+    As z → ∞ the RDP of Wang, Balle & Kasiviswanathan (2019, Theorem 27) vanishes at the orders up to 256 (their exact
+    sum), but not above (its Stirling-type bound keeps a term that does not depend on z), so the RDP → (ε, δ)
+    conversion of dp_accounting (Canonne, Kamath & Steinke 2020)
+
+    .. math:: \epsilon(\lambda) = T\rho_\infty(\lambda) + \log(1 - 1/\lambda) - \frac{\log\delta + \log\lambda}{\lambda - 1}
+
+    has a floor: at n = T = 1000 (q = 1/n), δ = 10⁻⁶ it is 0.02852 (order 256).  Below it the accountant certifies
+    only ε = 0, and only where that is exact: the total variation bound 1 − (1 − q·erf(1/(2√2 z)))^T of
+    :func:`dpviz.theory.gaussian.total_variation` is at most δ (z = 398 942 at n = T = 1000).  dp_accounting's own
+    shortcut (T·ρ(λ) < δ², the two output distributions then within δ in total variation) fires at z = 63 246 there,
+    but on per-step divergences of about 10⁻¹⁶, the size of their rounding error, so dpviz does not rely on it (issue
+    31; :func:`_sound_rdp`).  Every target ε below the floor gets that same σ.
+    """
+    import numpy as np
+
+    delta = v.check_delta(delta)
+    steps = v.check_int("steps (number of compositions)", steps)
+    q = v.check_real("sampling_prob", sampling_prob)
+    if not 0.0 < q <= 1.0:
+        raise ValueError(f"sampling_prob must lie in (0, 1], got {q:g}.")
+    orders = np.asarray([o for o in WOR_ORDERS if o > 1.01], float)
+    # ρ_∞: 0 at the orders up to 256; above, the z-free term (its value at a large z, where the rest is < 1e-20)
+    rho = np.where(orders <= 256, 0.0, _rdp_wor_gaussian(q, 1e12, orders) if q < 1.0 else 0.0)
+    eps = steps * rho + np.log1p(-1.0 / orders) - (math.log(delta) + np.log(orders)) / (orders - 1.0)
+    return float(max(np.min(eps), 0.0))
+
+
+def wor_floor_note(eps: float, delta: float, steps: int, sampling_prob: float) -> str | None:
+    """A sentence for a σ that the without-replacement RDP accountant finds for a target ε below its floor
+    (:func:`wor_rdp_floor`), else None: that σ is certified only through ε = 0 and is no measure of the noise the
+    mechanism needs."""
+    floor = wor_rdp_floor(delta, steps, sampling_prob)
+    if not eps < floor:
+        return None
+    return (f"ε = {eps:g} is below {floor:.4g}, the smallest positive ε this RDP accountant certifies at any noise (its "
+            "bound at the Rényi orders above 256 does not vanish as σ grows): its σ is the noise at which it certifies "
+            "ε = 0 (the two output distributions within total variation δ), the same for every target below "
+            f"{floor:.4g}. That σ certainly suffices but says nothing about how much noise the mechanism needs; a "
+            "tighter analysis would need far less.")
