@@ -36,7 +36,7 @@ def warm() -> float:
 
     from dpviz_ui import helpers as dpviz_ui  # noqa: F401  (streamlit and the shared page helpers)
     from dpviz.theory import accounting, catalog  # noqa: F401
-    from dpviz.labs import audit, auditing, privacy_lab, stability  # noqa: F401
+    from dpviz.labs import audit_methods, audit_planner, canary_audit, privacy_lab, stability  # noqa: F401
     from dpviz.studies import experiments  # noqa: F401
     from dpviz.foundation import figures, privacy_figures, urlstate  # noqa: F401
     from dpviz.engine import simulate  # noqa: F401

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 import time
 
-from dpviz.labs import audit as A
+from dpviz.labs import canary_audit as A
 from dpviz.labs import stability as St
 
 

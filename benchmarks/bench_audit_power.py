@@ -12,8 +12,8 @@ from __future__ import annotations
 import sys
 import time
 
-from dpviz.labs import audit as A
-from dpviz.labs import auditing as AU
+from dpviz.labs import canary_audit as A
+from dpviz.labs import audit_methods as am
 from dpviz.engine import simulate as sim
 
 #: n (= T) of each algorithm's broken run: the full-batch pairwise algorithms cost n^2 per step and chain
@@ -32,8 +32,8 @@ def broken(alg: str, trials: int, seed: int = 0):
     t = time.perf_counter()
     r = A.audit(alg, ds, loss, params=p, trials=trials, seed=seed)
     neg, pos = r.samples[r.statistic]
-    g = AU.gdp_audit(neg, pos, delta=r.delta).eps_lower
-    o = AU.one_run_from_trials(neg, pos, delta=r.delta, seed=seed).eps_lower
+    g = am.gdp_audit(neg, pos, delta=r.delta).eps_lower
+    o = am.one_run_from_trials(neg, pos, delta=r.delta, seed=seed).eps_lower
     return r, g, o, time.perf_counter() - t
 
 

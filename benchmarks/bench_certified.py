@@ -17,7 +17,7 @@ def _cpu(fn):
 
 
 def main() -> None:
-    from dpviz.labs import auditing as au
+    from dpviz.labs import audit_planner as planner
     from dpviz.theory import accounting as A
 
     def br(z, d, T, q):
@@ -43,9 +43,9 @@ def main() -> None:
         ("issue 31: RDP eps at delta=0.9999",
          lambda: A.epsilon_for(noise_multiplier=1.0, delta=0.9999, steps=12, sampling_prob=1 / 60000)),
         ("planner gdp, eps_true=1, target=0.5",
-         lambda: au.plan_audit(target=0.5, eps_true=1.0, delta=1e-5, method="gdp").trials),
+         lambda: planner.plan_audit(target=0.5, eps_true=1.0, delta=1e-5, method="gdp").trials),
         ("planner clopper-pearson, eps_true=1, target=0.5",
-         lambda: au.plan_audit(target=0.5, eps_true=1.0, delta=1e-5, method="clopper-pearson").trials),
+         lambda: planner.plan_audit(target=0.5, eps_true=1.0, delta=1e-5, method="clopper-pearson").trials),
     ]
     import dp_accounting  # noqa: F401  (import time is not the measures')
 

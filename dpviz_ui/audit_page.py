@@ -37,7 +37,7 @@ SCHEMA: dict[str, tuple[str, Any, Any]] = {
     "aud_trials": ("int", 2000, (8, 200_000)),
     "aud_reps": ("int", 200, (2, 100_000)),
     "aud_seed": ("int", 0, (0, 2**31 - 1)),
-    # how the audit's lower bound is certified, and the planner's target (dpviz.labs.auditing; page-side only: changing
+    # how the audit's lower bound is certified, and the planner's target (dpviz.labs.audit_methods and audit_planner; page-side only: changing
     # them re-analyses the same trials, it never re-runs them)
     "aud_method": ("choice", "clopper-pearson", ["clopper-pearson", "gdp", "one-run"]),
     "aud_target": ("float", 0.5, (1e-3, 100.0)),
@@ -140,7 +140,7 @@ def encode(state: dict[str, Any]) -> dict[str, str]:
 
 
 def params_of(state: dict[str, Any]) -> dict[str, Any]:
-    """Engine parameters (``dpviz.engine.simulate`` / ``dpviz.labs.audit.default_setting``) of a page state."""
+    """Engine parameters (``dpviz.engine.simulate`` / ``dpviz.labs.canary_audit.default_setting``) of a page state."""
     p: dict[str, Any] = {"n": state["aud_n"], "T": state["aud_T"], "eta": state["aud_eta"], "eps": state["aud_eps"]}
     if state.get("delta") is not None:  # δ given by the dashboard's shared view (else the engine's 1/n²)
         p["delta"] = state["delta"]
@@ -156,35 +156,35 @@ ANALYSIS_KEYS = ("aud_method", "aud_target")
 
 
 def method_result(res, method: str, level: float = 0.95, seed: int = 0) -> dict[str, Any]:
-    """The audit result ``res`` (:class:`dpviz.labs.audit.AuditResult`) certified by ``method`` on its chosen statistic:
+    """The audit result ``res`` (:class:`dpviz.labs.canary_audit.AuditResult`) certified by ``method`` on its chosen statistic:
     ``{"eps_lower", "detail", "assumption", "citation", "point"}``; ``point`` is the evaluation half's (FPR, FNR) with
     both rates' Clopper–Pearson intervals, for :func:`dpviz.foundation.privacy_figures.tradeoff_figure`."""
-    from dpviz.labs import audit as aud, auditing as au
+    from dpviz.labs import canary_audit as aud, audit_methods as am
 
     neg, pos = res.samples[res.statistic]
-    m = res.trials // 2 - (res.trials // 2) // 2  # the evaluation half of each side (dpviz.labs.audit.distinguish)
+    m = res.trials // 2 - (res.trials // 2) // 2  # the evaluation half of each side (dpviz.labs.canary_audit.distinguish)
     fp, fn = round(res.fpr * m), round(res.fnr * m)
     flo, fhi = aud.clopper_pearson(fp, m, level)
     nlo, nhi = aud.clopper_pearson(fn, m, level)
     point = {"fpr": res.fpr, "fnr": res.fnr, "fpr_lo": flo, "fpr_hi": fhi, "fnr_lo": nlo, "fnr_hi": nhi,
              "name": f"measured (FPR, FNR), {m} evaluation trials per side"}
     if method == "gdp":
-        g = au.gdp_audit(neg, pos, delta=res.delta, level=level)
+        g = am.gdp_audit(neg, pos, delta=res.delta, level=level)
         eps, detail = g.eps_lower, (f"μ ≥ {g.mu_lower:.4g} (95 %) from FPR ≤ {g.fpr_upper:.4g}, FNR ≤ "
                                      f"{g.fnr_upper:.4g}; fitted μ = {g.mu_fit:.3g} ({g.mu_fit_interval[0]:.3g} – "
                                      f"{g.mu_fit_interval[1]:.3g})")
     elif method == "one-run":
-        r = au.one_run_from_trials(neg, pos, delta=res.delta, level=level, seed=seed)
+        r = am.one_run_from_trials(neg, pos, delta=res.delta, level=level, seed=seed)
         eps, detail = r.eps_lower, f"{r.m} canaries, {r.correct} of {r.guesses} guesses right"
     else:
         eps, detail = res.eps_lower, f"FPR ≤ {res.fpr_upper:.4g}, FNR ≤ {res.fnr_upper:.4g} (95 %)"
-    return {"eps_lower": float(eps), "detail": detail, "assumption": au.ASSUMPTIONS[method],
-            "citation": au.CITATIONS[method], "point": point}
+    return {"eps_lower": float(eps), "detail": detail, "assumption": am.ASSUMPTIONS[method],
+            "citation": am.CITATIONS[method], "point": point}
 
 
 def statistic_figure(on_d, on_d2, threshold: float, name: str, matrix: bool = False, detail: str | None = None):
     """Histograms of the test statistic on D and on D' with the chosen threshold (<w, u>, or u^T W u for a matrix;
-    ``detail``: the statistic in plain words, :data:`dpviz.labs.audit.STATISTICS`, for the others)."""
+    ``detail``: the statistic in plain words, :data:`dpviz.labs.canary_audit.STATISTICS`, for the others)."""
     import plotly.graph_objects as go
 
     fig = go.Figure()
@@ -282,7 +282,7 @@ def compute(state: dict, *, progress=None):
     A module-level function of a plain dict, so that the page can run it in the shared worker pool
     (:mod:`dpviz_ui.workers`); ``progress`` receives the fraction done.
     """
-    from dpviz.labs import audit as aud, stability as stab
+    from dpviz.labs import canary_audit as aud, stability as stab
 
     over = state["aud_over"] if state["aud_mode"] == "stability" else "t"
     values = parse_values(VALUES_KEY[over], state[VALUES_KEY[over]]) if over != "t" else None
@@ -312,7 +312,7 @@ def _heavy_seconds() -> float:
 #: 30 s as the Simulate page's cap, pages/simulate.py UI_MAX_WORK; an operator may set DPVIZ_HEAVY_SECONDS); below
 #: it the page runs at once
 HEAVY_SECONDS = _heavy_seconds()
-#: the cost model's weights live with the audit (dpviz.labs.audit.ESTIMATE_FACTOR, SECONDS_PER_TRIAL), so that the
+#: the cost model's weights live with the audit (dpviz.labs.canary_audit.ESTIMATE_FACTOR, SECONDS_PER_TRIAL), so that the
 #: command line's audit planner uses the same model without importing this page helper
 
 
@@ -322,7 +322,7 @@ def estimate(state: dict[str, Any]) -> dict[str, float]:
 
     Returns ``{"seconds", "bytes", "units"}``.  Raises ValueError for a state :func:`compute` would refuse.
     """
-    from dpviz.labs import audit as aud, stability as stab
+    from dpviz.labs import canary_audit as aud, stability as stab
     from dpviz.engine import simulate as sim
 
     mode, alg = state["aud_mode"], state["aud_alg"]
@@ -370,18 +370,18 @@ def tradeoff_curves(eps_claimed, eps_accountant, delta: float, points: int = 201
     (:func:`dpviz.labs.privacy_lab.tradeoff_curve`: exact G_μ for Gaussian releases, the RDP → f-DP lower bound for
     sampling without replacement); without it, the μ-GDP curve with the accountant's (ε, δ) (exact for Gaussian
     releases only)."""
-    from dpviz.labs import auditing as au
+    from dpviz.labs import tradeoff as trade
 
     a = np.linspace(0.0, 1.0, points)
     out = {}
     if eps_claimed is not None:
-        out[f"claimed ({eps_claimed:.3g}, {delta:.2g})-DP line"] = (a, au.tradeoff_eps_delta(a, eps_claimed, delta))
+        out[f"claimed ({eps_claimed:.3g}, {delta:.2g})-DP line"] = (a, trade.tradeoff_eps_delta(a, eps_claimed, delta))
     if eps_accountant is not None and eps_accountant > 0:
         out[f"accountant's ({eps_accountant:.3g}, {delta:.2g})-DP line"] = (
-            a, au.tradeoff_eps_delta(a, eps_accountant, delta))
+            a, trade.tradeoff_eps_delta(a, eps_accountant, delta))
         if not mechanism:
-            mu = au.gdp_mu_for(eps_accountant, delta)
-            out[f"μ-GDP curve, μ = {mu:.3g} (same ε, δ; exact for Gaussian releases)"] = (a, au.tradeoff_gdp(a, mu))
+            mu = trade.gdp_mu_for(eps_accountant, delta)
+            out[f"μ-GDP curve, μ = {mu:.3g} (same ε, δ; exact for Gaussian releases)"] = (a, trade.tradeoff_gdp(a, mu))
     if mechanism:
         kind = "exact curve" if mechanism.get("exact") else "valid lower bound"
         out[f"mechanism's {kind}: {mechanism['label']}"] = (np.asarray(mechanism["alpha"], float),

@@ -77,7 +77,7 @@ def _warm_worker() -> int:
     """A no-op job that imports the engine and the accountant, so the first real job does not pay for the imports."""
     import dp_accounting  # noqa: F401
 
-    import dpviz.labs.audit  # noqa: F401
+    import dpviz.labs.canary_audit  # noqa: F401
     import dpviz.engine.simulate  # noqa: F401
     import dpviz.labs.stability  # noqa: F401
 

@@ -375,8 +375,8 @@ def accountant_section(alg: str, params: dict, user_sigma) -> None:
 def tradeoff_section(alg: str, items: tuple, sigma: float, merged: dict, user_sigma) -> None:
     """The matched mechanism's trade-off curve at σ beside the target's (ε, δ) line and the accountant's (ε, δ) line
     of that σ (Dong, Roth & Su 2022): for sampling without replacement, where dp_accounting has no PLD, the RDP →
-    f-DP lower bound (dpviz.labs.auditing.tradeoff_rdp)."""
-    from dpviz.labs import auditing as au
+    f-DP lower bound (dpviz.labs.tradeoff.tradeoff_rdp)."""
+    from dpviz.labs import tradeoff as trade
 
     st.subheader("The guarantee as a trade-off curve")
     who = "your σ" if user_sigma else "the paper's σ" if merged["paper_sigma"] else "the matched accountant's σ"
@@ -386,13 +386,13 @@ def tradeoff_section(alg: str, items: tuple, sigma: float, merged: dict, user_si
         st.caption(f"No trade-off curve: {ui.plain(str(exc))}")
         return
     a = tc["alpha"]
-    curves = {f"target ({tc['eps']:.3g}, {tc['delta']:.2g})-DP line": (a, au.tradeoff_eps_delta(a, tc["eps"],
+    curves = {f"target ({tc['eps']:.3g}, {tc['delta']:.2g})-DP line": (a, trade.tradeoff_eps_delta(a, tc["eps"],
                                                                                                   tc["delta"]))}
     matched = merged["accountants"][0]
     eps_sigma = matched.get("eps_of_sigma") if user_sigma else matched.get("eps_of_paper_sigma")
     if eps_sigma is not None and math.isfinite(eps_sigma):
         curves[f"{matched['name'].upper()}'s ({eps_sigma:.3g}, {tc['delta']:.2g})-DP line of {who}"] = (
-            a, au.tradeoff_eps_delta(a, eps_sigma, tc["delta"]))
+            a, trade.tradeoff_eps_delta(a, eps_sigma, tc["delta"]))
     kind = "exact curve" if tc["exact"] else "valid lower bound"
     curves[f"mechanism's {kind} at {who} = {sigma:.4g}: {tc['label']}"] = (a, tc["beta"])
     ui.show_figure(privacy_figures.tradeoff_figure(curves, [], title=f"Trade-off of the matched mechanism at {who}: "

@@ -310,21 +310,21 @@ def body():
 
 
 def au_plan_sims() -> int:
-    from dpviz.labs import auditing as au
+    from dpviz.labs import audit_planner as planner
 
-    return au.PLAN_SIMULATIONS
+    return planner.PLAN_SIMULATIONS
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def _plans(target: float, eps_true: float, delta: float, per_trial: float) -> list:
-    from dpviz.labs import auditing as au
+    from dpviz.labs import audit_methods as am, audit_planner as planner
 
-    return [au.plan_audit(target=target, eps_true=eps_true, delta=delta, method=m, seconds_per_trial=per_trial)
-            for m in au.METHODS]
+    return [planner.plan_audit(target=target, eps_true=eps_true, delta=delta, method=m, seconds_per_trial=per_trial)
+            for m in am.METHODS]
 
 
 def _method_view(res, state):
-    """The chosen method's ε lower bound on the same trials, the trade-off plot and the planner (dpviz.labs.auditing)."""
+    """The chosen method's ε lower bound on the same trials, the trade-off plot and the planner (dpviz.labs.audit_methods, audit_planner)."""
     from dpviz.foundation import privacy_figures as pf
 
     method = state["aud_method"]

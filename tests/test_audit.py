@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from dpviz.labs import audit as A
+from dpviz.labs import canary_audit as A
 from dpviz.labs import stability as St
 from dpviz.engine import simulate as S
 from dpviz.cli.commands import main

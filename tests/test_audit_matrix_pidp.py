@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from dpviz.labs import audit as A
+from dpviz.labs import canary_audit as A
 
 
 def test_metric_learning_audit_statistic_uWu():

@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from dpviz.cli.commands import main
-from dpviz.labs import auditing as A
+from dpviz.labs import tradeoff as trade, audit_methods as am, audit_planner as planner
 
 
 def _gauss(rng, n, mu):
@@ -23,8 +23,8 @@ def _gauss(rng, n, mu):
 
 
 def test_planned_gdp_audit_reaches_the_target_with_the_stated_power():
-    plan = A.plan_audit(target=0.5, eps_true=1.0, delta=1e-5, method="gdp")
-    assert plan.power == A.POWER == 0.8 and plan.trials is not None
+    plan = planner.plan_audit(target=0.5, eps_true=1.0, delta=1e-5, method="gdp")
+    assert plan.power == planner.POWER == 0.8 and plan.trials is not None
     assert plan.simulated >= 0.8
     # μ of ε = 1 at δ = 1e-5: by definition δ(ε) = Φ(−ε/μ + μ/2) − e^ε Φ(−ε/μ − μ/2) (Dong, Roth & Su 2022)
     from scipy.stats import norm
@@ -32,31 +32,31 @@ def test_planned_gdp_audit_reaches_the_target_with_the_stated_power():
     mu = plan.mu
     assert norm.cdf(-1 / mu + mu / 2) - np.e * norm.cdf(-1 / mu - mu / 2) == pytest.approx(1e-5, rel=1e-6)
     runs = 48
-    hits = sum(A.gdp_audit(*_gauss(np.random.default_rng(10_000 + s), plan.trials // 2, mu), delta=1e-5).eps_lower
+    hits = sum(am.gdp_audit(*_gauss(np.random.default_rng(10_000 + s), plan.trials // 2, mu), delta=1e-5).eps_lower
                >= 0.5 for s in range(runs))
     assert hits / runs >= 0.7
     # the former plan (error counts at their expectations) is the smaller count the issue found too optimistic
-    median = next(n for n in range(8, 10**6, 64) if A._ideal_bound("gdp", n, mu, 1e-5, 0.95) >= 0.5)
+    median = next(n for n in range(8, 10**6, 64) if planner._ideal_bound("gdp", n, mu, 1e-5, 0.95) >= 0.5)
     assert plan.trials > 1.5 * median
     assert "80%" in plan.statement and f"{plan.trials:,}" in plan.statement
 
 
 def test_power_is_validated_and_monotone():
-    lo = A.plan_audit(target=2.0, eps_true=4.38, delta=1e-5, method="gdp", power=0.5)
-    hi = A.plan_audit(target=2.0, eps_true=4.38, delta=1e-5, method="gdp", power=0.95)
+    lo = planner.plan_audit(target=2.0, eps_true=4.38, delta=1e-5, method="gdp", power=0.5)
+    hi = planner.plan_audit(target=2.0, eps_true=4.38, delta=1e-5, method="gdp", power=0.95)
     assert lo.trials < hi.trials and hi.simulated >= 0.95
     for bad in (0.2, 1.0, 1.5):
         with pytest.raises(ValueError, match="power"):
-            A.plan_audit(target=2.0, eps_true=4.38, delta=1e-5, power=bad)
+            planner.plan_audit(target=2.0, eps_true=4.38, delta=1e-5, power=bad)
 
 
 def test_simulated_audit_matches_the_real_one_in_distribution():
     # the planner's simulation of gdp_audit (counts drawn directly) against the real audit on Gaussian scores, at a
     # count where about half reach the target: the two rates agree within their sampling error
-    mu = A.gdp_mu_for(2.0, 1e-5)
+    mu = trade.gdp_mu_for(2.0, 1e-5)
     n = 1200
-    sim = A._success_rate("gdp", n, mu, 1e-5, 0.95, 1.0)
-    real = np.mean([A.gdp_audit(*_gauss(np.random.default_rng(s), n // 2, mu), delta=1e-5).eps_lower >= 1.0
+    sim = planner._success_rate("gdp", n, mu, 1e-5, 0.95, 1.0)
+    real = np.mean([am.gdp_audit(*_gauss(np.random.default_rng(s), n // 2, mu), delta=1e-5).eps_lower >= 1.0
                     for s in range(60)])
     assert abs(sim - real) < 0.2
 
@@ -79,7 +79,7 @@ def test_simulated_audit_quantiles_are_finite_for_any_mu(mu):
     # paper's experimental noise) has a Gaussian mu far above 30: the pooled quantiles' Newton step divided by densities
     # that underflow to 0 and numpy refused the NaN probabilities ("pvals ... contains NaNs"); by bisection they are
     # finite and the success rate is a probability (with mu = 40 every audit that can certify 1 does)
-    rate = A._success_rate("gdp", 2000, mu, 1e-7, 0.95, 1.0, sims=50)
+    rate = planner._success_rate("gdp", 2000, mu, 1e-7, 0.95, 1.0, sims=50)
     assert 0.0 <= rate <= 1.0
     if mu >= 40.0:
         assert rate == 1.0

@@ -11,8 +11,8 @@ import math
 import numpy as np
 import pytest
 
-from dpviz.labs import audit as A
-from dpviz.labs import auditing as AU
+from dpviz.labs import canary_audit as A
+from dpviz.labs import tradeoff as trade, audit_methods as am
 from dpviz.engine import simulate as S
 
 #: (n = T, trials) of each broken run: a few seconds each; the full-batch pairwise algorithms (n(n - 1) pair
@@ -47,8 +47,8 @@ def test_broken_run_certifies_half_of_max_by_every_method(alg):
     assert r.max_certifiable == pytest.approx(math.log((1 - r.delta - u) / u), rel=1e-6)
     neg, pos = r.samples[r.statistic]
     got = {"clopper-pearson": r.eps_lower,
-           "gdp": AU.gdp_audit(neg, pos, delta=r.delta).eps_lower,
-           "one-run": AU.one_run_from_trials(neg, pos, delta=r.delta, seed=0).eps_lower}
+           "gdp": am.gdp_audit(neg, pos, delta=r.delta).eps_lower,
+           "one-run": am.one_run_from_trials(neg, pos, delta=r.delta, seed=0).eps_lower}
     assert all(e >= half for e in got.values()), (r.statistic, got, half)
     assert r.statistic in A.STATISTICS and r.statistic_detail == A.STATISTICS[r.statistic]
     first = 1 if alg == "dp-epoch-gd" else STEPS.get(alg, BROKEN.get(alg, (100, 1000)))[0]  # DPEGD: first epoch's row
@@ -64,8 +64,8 @@ def _exceed(alg, reps, n, trials, **extra):
         assert r.eps_accountant is not None and r.eps_accountant > 0, r.accountant_note
         neg, pos = r.samples[r.statistic]
         bad["clopper-pearson"] += r.eps_lower > r.eps_accountant
-        bad["one-run"] += AU.one_run_from_trials(neg, pos, delta=r.delta, seed=seed).eps_lower > r.eps_accountant
-        bad["gdp"] += AU.gdp_audit(neg, pos, delta=r.delta).eps_lower > r.eps_accountant
+        bad["one-run"] += am.one_run_from_trials(neg, pos, delta=r.delta, seed=seed).eps_lower > r.eps_accountant
+        bad["gdp"] += am.gdp_audit(neg, pos, delta=r.delta).eps_lower > r.eps_accountant
     return bad
 
 
@@ -126,12 +126,12 @@ def test_one_run_from_trials_coverage_on_gaussian_trials():
     """Every evaluation trial serves as a canary (fair coins): the bound still exceeds the true epsilon of the
     Gaussian mechanism (mu = 1: N(0, 1) vs N(1, 1)) in at most 5 % of seeds (+ binomial slack)."""
     mu, delta, reps = 1.0, 1e-6, 60
-    true = AU.gdp_epsilon(mu, delta)
+    true = trade.gdp_epsilon(mu, delta)
     bad = 0
     for seed in range(reps):
         rng = np.random.default_rng(500 + seed)
-        r = AU.one_run_from_trials(rng.normal(size=400), mu + rng.normal(size=400), delta=delta, seed=seed)
-        assert r.m == AU.one_run_canaries(200, 200) == 400 - math.ceil(3 * math.sqrt(400))
+        r = am.one_run_from_trials(rng.normal(size=400), mu + rng.normal(size=400), delta=delta, seed=seed)
+        assert r.m == am.one_run_canaries(200, 200) == 400 - math.ceil(3 * math.sqrt(400))
         bad += r.eps_lower > true
     assert bad <= 0.05 * reps + 3 * math.sqrt(0.05 * 0.95 * reps)
 

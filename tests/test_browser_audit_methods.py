@@ -1,5 +1,5 @@
 """Real browser on the Audit page: the certification method and the planner's target changed several times in a
-row, each checked in the widget, the URL and the output (the trade-off plot and the planner; dpviz.labs.auditing)."""
+row, each checked in the widget, the URL and the output (the trade-off plot and the planner; dpviz.labs.audit_methods and audit_planner)."""
 
 import os
 import re

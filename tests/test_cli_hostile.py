@@ -55,7 +55,7 @@ def test_memory_is_refused_before_allocating(argv, words):
 def test_memory_estimate_bounds_the_measured_peak():
     """The estimate (6 arrays of d numbers per chain) is an upper bound of what a run really adds: peak RSS of a
     400 000-trial audit (d = 10) minus the peak of a 16-trial one, measured here."""
-    from dpviz.labs import audit as aud
+    from dpviz.labs import canary_audit as aud
     from dpviz.engine import data as dpdata
 
     code, _, err, _, small = run_cli(["audit", "--algorithm", "sgd", "--trials", "16", "--T", "1", "--json"], **FAST)
@@ -82,7 +82,7 @@ def test_bad_level_and_bad_sweep_values_are_refused_before_any_run():
 
 
 def test_progress_line_ends_before_an_error_and_after_success(capsys, monkeypatch):
-    from dpviz.labs import audit as aud
+    from dpviz.labs import canary_audit as aud
     from dpviz.cli import commands as cli
 
     real = aud.audit

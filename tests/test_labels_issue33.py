@@ -332,9 +332,9 @@ def test_audit_json_returns_the_pages_accountant_eps(capsys):
     import json
 
     from dpviz.cli.commands import main
-    from dpviz.labs import audit as A
+    from dpviz.labs import canary_audit as A
     # the Audit page's exported command (pages/audit.py command()) ends with --json; it must return the accountant's
-    # eps the page shows (res.eps_accountant of dpviz.labs.audit.audit on the same settings)
+    # eps the page shows (res.eps_accountant of dpviz.labs.canary_audit.audit on the same settings)
     argv = ["audit", "--algorithm", "dpsgd-rdp", "--trials", "40", "--seed", "0", "--n", "100", "--T", "100",
             "--eta", "0.1", "--eps", "1.0", "--sigma", "0.05", "--json"]
     assert main(argv) == 0

@@ -108,8 +108,8 @@ def test_every_layer_is_declared_once():
     ("dpviz.engine.simulate.plan", "from dpviz.studies.experiments import EXPERIMENTS\n",
      "imports dpviz.studies.experiments"),
     ("dpviz.engine.data", "import dpviz_ui.workers\n", "imports dpviz_ui.workers"),
-    ("dpviz.engine.simulate.plan", "from ...labs import audit\n", "imports dpviz.labs.audit"),  # relative
-    ("dpviz.labs.audit", "import streamlit as st\n", "imports streamlit"),
+    ("dpviz.engine.simulate.plan", "from ...labs import canary_audit\n", "imports dpviz.labs.canary_audit"),  # relative
+    ("dpviz.labs.canary_audit", "import streamlit as st\n", "imports streamlit"),
     ("dpviz_ui.workers", "import streamlit as st\n", "imports streamlit"),  # only dpviz_ui.helpers may
     ("dpviz_ui.helpersx", "import streamlit as st\n", "imports streamlit"),  # the package's modules, not a prefix
 ])

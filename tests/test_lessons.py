@@ -168,12 +168,12 @@ def _catalogue_answer(solver, state, values):
         kw.pop("c", None)
         return "yes" if catalog.calibrate("pidp-sgd", **kw).extras["sigma_c_paper_private"] else "no"
     if solver in ("max_certifiable", "certifiable_times_10"):
-        from dpviz.labs import audit
+        from dpviz.labs import canary_audit
 
         m = state["aud_trials"] // 4  # half the trials per side, half of those evaluate the test (multiples of 4)
         if solver == "max_certifiable":
-            return audit.max_certifiable(m, 1e-5)
-        return audit.max_certifiable(10 * m, 1e-5) - audit.max_certifiable(m, 1e-5)
+            return canary_audit.max_certifiable(m, 1e-5)
+        return canary_audit.max_certifiable(10 * m, 1e-5) - canary_audit.max_certifiable(m, 1e-5)
     if solver in ("smallest_eps", "smallest_eps_T_n"):
         return None  # checked by feasibility on both sides of the answer (below)
     if solver == "slope_vs_theory":
@@ -338,14 +338,14 @@ def test_hand_audit_lesson():
     # eps = log((1 - delta - p)/p) = 4.9056 (the lesson said 5.6006, the value for m = 1000)
     import numpy as np
 
-    from dpviz.labs import audit
+    from dpviz.labs import canary_audit
 
     p = 1 - 0.025 ** (1 / 500)
     got, _ = _answer("audit", "max_certifiable")
     assert got == pytest.approx(math.log((1 - 1e-5 - p) / p), rel=1e-6)  # 4.9056
     assert got == pytest.approx(4.9056, abs=1e-4)
     # the same m and maximum as an audit of 2000 trials reports (1000 separable statistics per side)
-    res = audit.distinguish(np.zeros(1000), np.ones(1000), delta=1e-5)
+    res = canary_audit.distinguish(np.zeros(1000), np.ones(1000), delta=1e-5)
     assert res["m"] == 500 and res["max_certifiable"] == pytest.approx(got, rel=1e-12)
     q = 1 - 0.025 ** (1 / 5000)
     got, _ = _answer("audit", "certifiable_times_10")

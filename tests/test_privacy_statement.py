@@ -69,9 +69,9 @@ def test_dpsgd_statement_matches_dp_accounting_directly():
     assert "replace-one" in text and "without replacement" in text and "Not covered" in text
     assert "upper bound (safe to claim)" in text and "no lower bound" in text
     # the f-DP line quotes the RDP → f-DP curve at α = 0.05
-    from dpviz.labs import auditing as A
+    from dpviz.labs import tradeoff as trade
 
-    b = A.tradeoff_rdp_gaussian_wor([0.05], noise_multiplier=1.0, sampling_prob=1e-3, steps=1000)[0]
+    b = trade.tradeoff_rdp_gaussian_wor([0.05], noise_multiplier=1.0, sampling_prob=1e-3, steps=1000)[0]
     shown = float(re.search(r"at type I error 0.05 the type II error is at least ([0-9.e+-]+[0-9])", text).group(1))
     assert _rounded_down(shown, b)  # a lower bound printed rounded down
     assert g["meaningful"] and "NO meaningful" not in text

@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from dpviz.labs import audit as A
+from dpviz.labs import canary_audit as A
 from dpviz.labs import stability as St
 from dpviz.theory.papers import xue_pairwise as X
 

@@ -5,7 +5,7 @@ audit --algorithm ID [calibrate options] [--sigma S] --trials N --seed S [--meth
         "canary", "statistic_detail", "eps_accountant", "accountant_note", "sigma", "delta", "fpr_upper",
         "fnr_upper"} (the numbers the Audit page shows, so its exported command returns them)
        (with --method: also "method", "assumption", "eps_lower_clopper_pearson" and the method's details;
-       dpviz.labs.auditing)
+       dpviz.labs.audit_methods)
 audit --algorithm ID [options] --plan --target X [--method M] [--power P] --json
     -> {"algorithm", "method", "target", "eps_true", "eps_source", "delta", "mu", "trials", "runs", "seconds",
         "certified", "assumption", "reason", "power", "simulated", "plan"}: the trials at which the audit certifies X
@@ -62,7 +62,7 @@ def add_parser(sub, add_param_options, collect_params) -> None:
     p.add_argument("--trials", type=_whole, default=None,
                    help="trainings in all (half on D, half on D'), even (required unless --plan)")
     p.add_argument("--method", choices=("clopper-pearson", "gdp", "one-run"), default=None,
-                   help="how the lower bound is certified (default clopper-pearson); see dpviz.labs.auditing.ASSUMPTIONS")
+                   help="how the lower bound is certified (default clopper-pearson); see dpviz.labs.audit_methods.ASSUMPTIONS")
     p.add_argument("--plan", action="store_true",
                    help="do not audit: say how many trials certify --target with --method, and how long they take")
     p.add_argument("--target", type=_number, default=None, help="with --plan: the epsilon lower bound to certify")
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int | None:
     if args.command not in ("audit", "stability"):
         return None
     from dpviz.foundation import validate as v
-    from dpviz.labs import audit as aud
+    from dpviz.labs import canary_audit as aud
     from dpviz.engine import simulate as sim
 
     # every input is checked here, before any run (a bad value found after minutes of work wastes them)
@@ -198,19 +198,19 @@ def run(args: argparse.Namespace) -> int | None:
 
 def _method_result(args, res) -> dict:
     """The ``--method`` fields: ``eps_lower`` by that method on the audit's chosen statistic, its assumption, and
-    the Clopper-Pearson bound of the same trials for comparison (dpviz.labs.auditing)."""
-    from dpviz.labs import audit as aud
-    from dpviz.labs import auditing as au
+    the Clopper-Pearson bound of the same trials for comparison (dpviz.labs.audit_methods)."""
+    from dpviz.labs import canary_audit as aud
+    from dpviz.labs import audit_methods as am
 
     neg, pos = res.samples[res.statistic]
-    out = {"method": args.method, "assumption": au.ASSUMPTIONS[args.method], "citation": au.CITATIONS[args.method],
+    out = {"method": args.method, "assumption": am.ASSUMPTIONS[args.method], "citation": am.CITATIONS[args.method],
            "eps_lower_clopper_pearson": res.eps_lower}
     if args.method == "gdp":
-        g = au.gdp_audit(neg, pos, delta=res.delta, level=args.level)
+        g = am.gdp_audit(neg, pos, delta=res.delta, level=args.level)
         out.update(eps_lower=g.eps_lower, mu_lower=g.mu_lower, mu_fit=g.mu_fit, mu_fit_interval=list(g.mu_fit_interval),
                    fpr=g.fpr, fnr=g.fnr, fpr_upper=g.fpr_upper, fnr_upper=g.fnr_upper)
     elif args.method == "one-run":
-        r = au.one_run_from_trials(neg, pos, delta=res.delta, level=args.level, seed=args.seed)
+        r = am.one_run_from_trials(neg, pos, delta=res.delta, level=args.level, seed=args.seed)
         out.update(eps_lower=r.eps_lower, canaries=r.m, guesses=r.guesses, correct=r.correct,
                    note=("dpviz's engine trains one canary per run: every evaluation trial can serve as one canary, "
                          "whose inclusion is a fair coin taking the next unused trial of D' (in) or D (out) "
@@ -221,19 +221,19 @@ def _method_result(args, res) -> dict:
 
 def _plan(args, params, v) -> int:
     """``audit --plan``: the trials at which an audit of the mechanism reaches ``--target`` with probability
-    ``--power`` (default 0.8; :func:`dpviz.labs.auditing.plan_audit`), said in words (``plan``), and their time here
-    by the audit's cost model (dpviz.labs.audit.audit_seconds)."""
-    from dpviz.labs import audit as aud
-    from dpviz.labs import auditing as au
+    ``--power`` (default 0.8; :func:`dpviz.labs.audit_planner.plan_audit`), said in words (``plan``), and their time here
+    by the audit's cost model (dpviz.labs.canary_audit.audit_seconds)."""
+    from dpviz.labs import canary_audit as aud
+    from dpviz.labs import audit_planner as planner
 
     method = args.method or "clopper-pearson"
     if args.target is None:
         raise ValueError("--plan needs --target (the epsilon lower bound to certify, > 0).")
     target = v.check_positive("--target", args.target)
-    power = au.POWER if args.power is None else args.power
+    power = planner.POWER if args.power is None else args.power
     ds, loss, params = aud.default_setting(args.algorithm, params, dataset=args.dataset, loss=args.loss)
-    eps_true, source, delta, per_trial = au.mechanism_for_plan(args.algorithm, ds, loss, params)
-    plan = au.plan_audit(target=target, eps_true=eps_true, delta=delta, method=method, level=args.level,
+    eps_true, source, delta, per_trial = planner.mechanism_for_plan(args.algorithm, ds, loss, params)
+    plan = planner.plan_audit(target=target, eps_true=eps_true, delta=delta, method=method, level=args.level,
                          seconds_per_trial=per_trial, power=power)
     out = {"algorithm": args.algorithm, **plan.to_dict(), "eps_source": source, "plan": plan.statement}
     out.pop("curve")

@@ -211,10 +211,10 @@ def precheck(algorithm_id: str, data, loss, *, params=None, reps: int = 200, see
              max_work: float | None = sim.DEFAULT_MAX_WORK, max_bytes: float | None = None, base: bool = True) -> None:
     """Check everything :func:`stability` (and, with ``over`` / ``values``, :func:`stability_sweep`) would refuse,
     without running a chain: the inputs, the theorem's conditions at every setting (its bound is evaluated at the
-    calibrated n, T and eta of each value), the memory (``max_bytes``, :func:`dpviz.labs.audit.check_memory`) and the
+    calibrated n, T and eta of each value), the memory (``max_bytes``, :func:`dpviz.labs.canary_audit.check_memory`) and the
     work (``max_work``); ``base=False`` skips the single run at ``params`` (a sweep alone).  Raises ValueError
     (``sim.CostTooHigh`` for the cost) naming the input."""
-    from dpviz.labs import audit as aud
+    from dpviz.labs import canary_audit as aud
 
     if algorithm_id not in SUPPORTED:
         raise ValueError(f"stability is measured for {', '.join(SUPPORTED)}; got {algorithm_id!r}.")
@@ -273,9 +273,9 @@ def stability(algorithm_id: str, data, loss, *, params=None, reps: int = 200, se
 
     ``params`` as for :func:`dpviz.engine.simulate.simulate`; ``gamma`` the failure probability of high-probability
     bounds (the empirical 1 − γ quantile is compared with them).  ``max_bytes``: memory cap (default
-    :data:`dpviz.labs.audit.DEFAULT_MAX_BYTES`), checked with every input before anything runs (:func:`precheck`).
+    :data:`dpviz.labs.canary_audit.DEFAULT_MAX_BYTES`), checked with every input before anything runs (:func:`precheck`).
     """
-    from dpviz.labs import audit as aud
+    from dpviz.labs import canary_audit as aud
 
     t0 = time.perf_counter()
     if algorithm_id not in SUPPORTED:
@@ -536,9 +536,9 @@ def stability_sweep(algorithm_id: str, data, loss, *, over: str, values, params=
     eta, alpha, the bound, the measured max / q50 / q95 / q99 / (1 - gamma) quantile, bound / max, the fraction of
     repetitions above the bound, and the largest distance of the last iterate and of the average.  Every value is
     checked (the theorem's conditions included) and the memory (``max_bytes``, default
-    :data:`dpviz.labs.audit.DEFAULT_MAX_BYTES`) and work estimated before anything runs (:func:`precheck`).
+    :data:`dpviz.labs.canary_audit.DEFAULT_MAX_BYTES`) and work estimated before anything runs (:func:`precheck`).
     """
-    from dpviz.labs import audit as aud
+    from dpviz.labs import canary_audit as aud
 
     t0 = time.perf_counter()
     if max_bytes is None:

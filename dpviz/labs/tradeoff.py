@@ -1,7 +1,7 @@
 """Trade-off curves (f-DP): the least type II error a mechanism allows at each type I error.
 
-Moved here from :mod:`dpviz.labs.auditing` (which re-exports every name) so that the privacy lab and the audits can
-use the curves without importing the audit planner (issue 34: ``auditing`` imports ``audit``, which imports
+A module of its own (issue 34) so that the privacy lab and the audits can use the curves without importing the
+audit planner (:mod:`dpviz.labs.audit_planner` imports :mod:`dpviz.labs.canary_audit`, which imports
 ``privacy_lab``, which needs these curves).
 
 A mechanism is f-DP when every test of D against D' has type II error β >= f(α) at type I error α (Dong, Roth & Su

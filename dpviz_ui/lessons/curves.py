@@ -36,14 +36,14 @@ def _xparam(kind: str, state: dict) -> str:
 
 def _marker(kind: str, state: dict) -> tuple:
     """(x, y) of the step's own point on its chart."""
-    from dpviz.labs import audit
+    from dpviz.labs import canary_audit
     from dpviz.theory import catalog, gaussian
 
     p = params_of(state)
     if kind == "gaussian":
         return state["eps"], gaussian.sigma_for(state["eps"], p["delta"], p["G"], rtol=1e-9)
     if kind == "certifiable":
-        return state["aud_trials"], audit.max_certifiable(audit.evaluation_trials_per_side(state["aud_trials"]), 1e-5)
+        return state["aud_trials"], canary_audit.max_certifiable(canary_audit.evaluation_trials_per_side(state["aud_trials"]), 1e-5)
     name = _xparam(kind, state)
     if kind == "bound":
         thm = catalog.get_theorem(state["theorems"][0])
@@ -118,11 +118,11 @@ def _curve_bound(state: dict) -> dict:
 
 
 def _curve_certifiable(state: dict) -> dict:
-    from dpviz.labs import audit
+    from dpviz.labs import canary_audit
 
     xs = _logspace(100, 200_000, 30, True)
     delta = 1e-5
-    ys = [audit.max_certifiable(audit.evaluation_trials_per_side(m), delta) for m in xs]
+    ys = [canary_audit.max_certifiable(canary_audit.evaluation_trials_per_side(m), delta) for m in xs]
     return {"x": xs, "series": {"most ε the trials can certify": ys}, "xname": "trials (half on D, half on D′)",
             "yname": "ε", "log": (True, False),
             "marker": _marker("certifiable", state)}

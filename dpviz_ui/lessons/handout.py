@@ -306,7 +306,7 @@ _FIRST_CELL = (
     "        '`pip install -e .` (or `make install`) in a terminal, then restart the kernel and run this cell again.'\n"
     "    ) from exc\n"
     "from dpviz.theory import catalog, gaussian\n"
-    "from dpviz.labs import audit\n"
+    "from dpviz.labs import canary_audit\n"
     "# helpers the solutions use (public names of dpviz_ui.lessons): the view's parameters, number formatting,\n"
     "# the calibrated noise and its feasibility search, the fixed-β comparisons of line 5\n"
     "from dpviz_ui.lessons import (LE, calibrated_noise, fixed_beta_change, fixed_beta_text, number_text,\n"

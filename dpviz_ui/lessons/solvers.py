@@ -307,10 +307,10 @@ def solve_sigma_c_private(state: dict, values: dict | None = None) -> dict:
 
 
 def solve_max_certifiable(state: dict, values: dict | None = None) -> dict:
-    from dpviz.labs import audit
+    from dpviz.labs import canary_audit
 
-    m = audit.evaluation_trials_per_side(state["aud_trials"])
-    e = audit.max_certifiable(m, 1e-5)
+    m = canary_audit.evaluation_trials_per_side(state["aud_trials"])
+    e = canary_audit.max_certifiable(m, 1e-5)
     p = 1 - 0.025 ** (1 / m)
     return {"answer": e, "text": "With no error on either side, the Clopper–Pearson 95 % upper bound on each error "
                                  "rate is 1 − 0.025^(1/m); the most ε it allows is log((1 − δ − p̄)/p̄).",
@@ -319,10 +319,10 @@ def solve_max_certifiable(state: dict, values: dict | None = None) -> dict:
 
 
 def solve_certifiable_times_10(state: dict, values: dict | None = None) -> dict:
-    from dpviz.labs import audit
+    from dpviz.labs import canary_audit
 
-    m = audit.evaluation_trials_per_side(state["aud_trials"])
-    a, b = audit.max_certifiable(m, 1e-5), audit.max_certifiable(10 * m, 1e-5)
+    m = canary_audit.evaluation_trials_per_side(state["aud_trials"])
+    a, b = canary_audit.max_certifiable(m, 1e-5), canary_audit.max_certifiable(10 * m, 1e-5)
     return {"answer": b - a, "text": "p̄ ≈ 3.7/m, so ε_max ≈ log(m/3.7): ten times the trials add about log 10 ≈ 2.3.",
             "tex": rf"\epsilon_{{\max}}(10m) - \epsilon_{{\max}}(m) = {tex_number(b)} - {tex_number(a)} = {tex_number(b - a)}"}
 

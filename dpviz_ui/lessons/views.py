@@ -309,10 +309,10 @@ def _live_audit(state: dict, progress=None) -> dict:
 
 
 def _live_certifiable(state: dict, progress=None) -> dict:
-    from dpviz.labs import audit
+    from dpviz.labs import canary_audit
 
-    m = audit.evaluation_trials_per_side(state["aud_trials"])
-    val = audit.max_certifiable(m, 1e-5)
+    m = canary_audit.evaluation_trials_per_side(state["aud_trials"])
+    val = canary_audit.max_certifiable(m, 1e-5)
     values = {"max_certifiable": val, "per_side": m}
     tex = (r"\epsilon_{\max} = \log\frac{1-\delta-\bar p}{\bar p},\quad \bar p = 1-(0.025)^{1/m}"
            rf" = {_fmt(1 - 0.025 ** (1 / m))}\ (m = {m})")

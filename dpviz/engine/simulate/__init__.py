@@ -39,7 +39,7 @@ the random streams, progress, cancel; :func:`simulate` and :func:`run_chains` ow
 grid points together (SGD, pairwise SGD with history, full-gradient GD) share the projected noisy gradient step; rules
 with rounds or epochs of their own (PIDP-SGD, DPEGD) run one grid point at a time.  :func:`run_chains` runs the same
 rule on several training sets side by side (neighbouring S and S' with shared indices and noise, or independent
-trials on D and D'), which is what ``dpviz.labs.stability`` and ``dpviz.labs.audit`` build on.
+trials on D and D'), which is what ``dpviz.labs.stability`` and ``dpviz.labs.canary_audit`` build on.
 
 Random numbers: each grid point gets ``SeedSequence(seed, spawn_key=key)`` with a key made from the swept parameter's
 name and the point's own value (``run._point_key``; a run without a grid: ``SeedSequence(seed).spawn(1)``), and from

@@ -1,6 +1,6 @@
 """Running the chains: the random streams, the generic loop, output perturbation, and the two entry points
 :func:`simulate` (a grid of settings, evaluated into a tidy frame) and :func:`run_chains` (several training sets
-side by side, for :mod:`dpviz.labs.stability` and :mod:`dpviz.labs.audit`).
+side by side, for :mod:`dpviz.labs.stability` and :mod:`dpviz.labs.canary_audit`).
 """
 
 from __future__ import annotations

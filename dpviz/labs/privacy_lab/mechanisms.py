@@ -633,8 +633,8 @@ def tradeoff_curve(mech: Mechanism, sigma, alpha, *, contribution: bool = False)
 
     * DP-SGD types (one example / pair per step drawn without replacement, replace-one; dp_accounting has no PLD
       for it): the curve implied by the matched RDP accountant's Rényi curve, ``exact`` False —
-      :func:`dpviz.labs.auditing.tradeoff_rdp_gaussian_wor`, a **valid lower bound** on the true curve (Zhu, Dong & Wang
-      2022; see :data:`dpviz.labs.auditing.RDP_TRADEOFF_CITATION`).  With ``contribution`` (PIDP-SGD) the R
+      :func:`dpviz.labs.tradeoff.tradeoff_rdp_gaussian_wor`, a **valid lower bound** on the true curve (Zhu, Dong & Wang
+      2022; see :data:`dpviz.labs.tradeoff.RDP_TRADEOFF_CITATION`).  With ``contribution`` (PIDP-SGD) the R
       Gaussian releases of the influence-function contribution at its released σ_c are composed in by adding their
       RDP λR·Δ_c²/(2σ_c²) (RDP composes additively; Mironov 2017, Proposition 1);
     * Gaussian releases (full-batch steps, one release, parallel epochs): the exact curve G_μ with μ = √T·Δ/σ (the

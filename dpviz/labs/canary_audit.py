@@ -30,6 +30,9 @@ on the other half, so the bound is honest whatever the statistic.
 
 With m evaluation trials per side and no error at all, FPR_upper = FNR_upper = 1 − (α/2)^{1/m} (α = 0.05): that is
 the largest ε the audit can certify (:func:`max_certifiable`).
+
+The GDP-based and one-run bounds on the same scores are in :mod:`dpviz.labs.audit_methods`, the planner of how many
+trials an audit needs in :mod:`dpviz.labs.audit_planner`.
 """
 
 from __future__ import annotations
