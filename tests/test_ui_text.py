@@ -63,3 +63,29 @@ def test_bounds_tables_print_o_of_n():
 def test_pretty_writes_kang_et_al_superscripts():
     # the PIDP-SGD texts showed "b^(c)" and "c_t^(o)" (Kang, Li, Liu & Wang's contribution noise and term)
     assert ui.pretty("not the per-step b^(c) nor c_t^(o)") == "not the per-step b⁽ᶜ⁾ nor c_t⁽ᵒ⁾"
+
+
+def test_pretty_writes_index_groups_without_raw_tex():
+    # issue 30: the notes' ASCII index notation reached the screen as raw TeX (M_{alpha,1}, z_{i_{t+1}}, H^{-1})
+    assert ui.pretty("w_{t+1} = w_t - eta g") == "wₜ₊₁ = w_t - η g"
+    assert ui.pretty("a = M_{alpha,1}^2/(2kappa)") == "a = M_(α,1)²/(2κ)"
+    assert ui.pretty("(z_{i_{t+1}}, z_{i_k})") == "(zᵢₜ₊₁, z_(i_k))"
+    assert ui.pretty("H^{-1} and sum_{l<=t}") == "H⁻¹ and sum_(l≤t)"
+
+
+def test_catalogue_texts_shown_as_plain_text_have_no_raw_tex():
+    """Every text of the catalogue the pages show as plain text (descriptions, readings of the papers, notes, risks;
+    the audit's assumptions) has no raw TeX once written in the papers' notation (``ui.pretty``)."""
+    from dpviz.labs import auditing
+    from dpviz.theory import catalog
+
+    raw = re.compile(r"\^\{|_\{|\\[A-Za-z]{2,}|\$")
+    bad = []
+    for obj in list(catalog.algorithms()) + list(catalog.theorems()) + list(catalog.papers()):
+        for field in ("description", "discrepancy", "risk", "notes", "title"):
+            value = getattr(obj, field, None)
+            for text in (value if isinstance(value, (list, tuple)) else [value]):
+                if isinstance(text, str) and raw.search(ui.pretty(text)):
+                    bad.append((obj.id, field, ui.pretty(text)[:120]))
+    bad += [(k, "assumption", s) for k, s in auditing.ASSUMPTIONS.items() if raw.search(s)]
+    assert not bad, bad

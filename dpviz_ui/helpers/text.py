@@ -92,10 +92,31 @@ _SQRT = re.compile(r"(?<![\\a-zA-Z])sqrt(?=\()")
 _POW = {"^2": "²", "^3": "³", "^(c)": "⁽ᶜ⁾", "^(o)": "⁽ᵒ⁾"}  # Kang et al.'s b^(c), c_t^(o)
 
 
+_SUB = dict(zip("0123456789+-−=()aehijklmnoprstuvxβγρφχ", "₀₁₂₃₄₅₆₇₈₉₊₋₋₌₍₎ₐₑₕᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓᵦᵧᵨᵩᵪ"))
+_SUP = dict(zip("0123456789+-−=()abcdefghijklmnoprstuvwxyzTβγδεθφχ",
+                "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁻⁼⁽⁾ᵃᵇᶜᵈᵉᶠᵍʰⁱʲᵏˡᵐⁿᵒᵖʳˢᵗᵘᵛʷˣʸᶻᵀᵝᵞᵟᵋᶿᵠᵡ"))
+_SUBS, _SUPS = set(_SUB.values()), set(_SUP.values())
+_GROUP = re.compile(r"([_^])\{([^{}]*)\}")
+
+
+def _script(m) -> str:
+    """``_{…}`` / ``^{…}`` of a library note (its ASCII index notation, e.g. M_{alpha,1}, z_{i_{t+1}}): Unicode
+    sub- or superscripts where every character has one, else the group in parentheses (M_(α,1)), never raw TeX."""
+    kind, body = m.group(1), m.group(2).replace("<=", "≤").replace(">=", "≥")
+    table, done = (_SUB, _SUBS) if kind == "_" else (_SUP, _SUPS)
+    if body and all(ch in table or ch in done for ch in body):
+        return "".join(table.get(ch, ch) for ch in body)
+    return f"{kind}({body})"
+
+
 def pretty(text: str) -> str:
-    """A library note in the notation of the papers: σ, λ, β, ε, δ, η for their names, σ² for sigma^2, and
-    10⁻⁶-style numbers for 1e-06."""
+    """A library note in the notation of the papers: σ, λ, β, ε, δ, η for their names, σ² for sigma^2,
+    10⁻⁶-style numbers for 1e-06, and Unicode (or parenthesised) indices for the notes' ``_{…}`` and ``^{…}``."""
     out = _GREEK_RE.sub(lambda m: _GREEK[m.group(1)], str(text))
+    for _ in range(4):  # innermost first: z_{i_{t+1}} -> z_{iₜ₊₁} -> zᵢₜ₊₁
+        out, k = _GROUP.subn(_script, out)
+        if not k:
+            break
     out = _SQRT.sub("√", out)
     for k, v in _POW.items():
         out = out.replace(k, v)

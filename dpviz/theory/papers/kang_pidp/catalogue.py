@@ -57,7 +57,7 @@ ALGORITHMS = [
         affects=("n", "eps", "delta", "T", "G", "mu", "c"),
         description=(
             "DP-SGD that adds gradient noise only for examples whose (noised) influence-function contribution "
-            "H^{-1} grad / n is large: R rounds of T_local steps; each round inverts the Hessian at the round's model; "
+            "H⁻¹∇ℓ / n is large: R rounds of T_local steps; each round inverts the Hessian at the round's model; "
             "the contribution gets its own Gaussian noise sigma_c (Theorem 5), calibrated by dpviz for the sensitivity "
             "4G/(n zeta) of the released 2 c_t^(o) (the proof uses 2G/(n zeta)); see the notes for what dpviz "
             "cannot certify."

@@ -60,7 +60,7 @@ ALGORITHMS = [
 ]
 
 _DISCREPANCY_THM1 = (
-    "Three slips in the proof of eq. (3): the harmonic sum sum_{l<=t} 1/l is bounded by ln(t) instead of 1 + ln(t) "
+    "Three slips in the proof of eq. (3): the harmonic sum 1 + 1/2 + … + 1/t is bounded by ln(t) instead of 1 + ln(t) "
     "(the factor ln(et) should be ln(e^2 t)); Lemma 1 yields the deviation sqrt(2 mu ln(1/gamma)), not "
     "sqrt(mu ln(1/gamma)), when mu = (t+1)/n exceeds ln(1/gamma) (as for T = n^2); and the passage from (3) to eq. (9), "
     "(t/n + a + sqrt(t a/n))^2 <= 3 t^2 a^2/n^2 with a = ln(1/gamma), does not hold for every T >= n: at T = n it "
