@@ -141,6 +141,43 @@ def test_monotone_in_noise_and_steps():
 
 
 # ----------------------------------------------------------------------------------------------------------------
+# small δ: the FFT's rounding error (about 1e-16 of the largest entry, in every entry) is bounded a priori and, where
+# it matters, moved out of the way by an exponentially tilted composition
+
+
+def test_small_delta_against_dp_accounting():
+    # n = T = 10⁴, z = 0.5.  References for the explicit pair (P, Q) (= dp_accounting's "remove" PMF of the Poisson
+    # sub-sampled Gaussian), dp_accounting 0.6, pessimistic connect-the-dots, grid 1e-4:
+    # * δ = 1e-8: its own self_compose gives 3.579643 (prv-style check: its plain FFT error ≈ 1e-11 ≪ δ);
+    # * δ = 1e-12: its own self_compose gives 6.371251, which is rounding (its plain FFT error exceeds δ); its
+    #   one-step PMF composed by an exponentially tilted FFT gives 6.450828 at tilts λ = 2 and 3 (agreeing to 1e-8).
+    # Before the tilt, this accountant's upper bound was +∞ here (falling back to Rényi, 8.504) and its lower bound
+    # 5.35.
+    r = _bracket(0.5, 1e-8, 10_000, 10_000)
+    assert r["eps_lower"] <= 3.579643 <= r["eps_upper"] and r["eps_lower"] >= 0.999 * 3.579643
+    r = _bracket(0.5, 1e-12, 10_000, 10_000)
+    assert r["eps_lower"] <= 6.450828 <= r["eps_pld_upper"] < r["eps_rdp"]
+    assert r["eps_lower"] >= 0.999 * 6.450828 and r["converged"] and r["consistent"]
+    assert r["eps_lower"] > 6.371251  # dp_accounting's own composition is below a certified lower bound here
+
+
+@pytest.mark.parametrize("n,T,z,delta", [
+    # before the error bound and the tilt (commit 239352a): a 'lower bound' of 268.2 (grids: 210.4 and 260.3, noise)
+    # above the certified upper bound 254.8, and the PLD upper bound +∞ ...
+    (1000, 100_000, 0.3, 1e-12),
+    (1000, 100_000, 0.5, 1e-12),  # ... and 29.40 (grids: 29.40, 21.69) above the upper bound 27.89
+    (10_000, 10_000, 1.0, 1e-12),
+    (1000, 10_000, 3.0, 1e-12),
+    (1000, 1, 0.5, 1e-12),
+])
+def test_small_delta_bracket_is_consistent_and_below_renyi(n, T, z, delta):
+    r = _bracket(z, delta, T, n)
+    rdp = _rdp(z, delta, T, n)
+    assert r["consistent"], r
+    assert 0.0 < r["eps_lower"] <= r["eps_pld_upper"] <= rdp * (1 + 1e-12), r  # the PLD itself finite, below Rényi
+
+
+# ----------------------------------------------------------------------------------------------------------------
 # the width of the bracket (item 6: ≤ 1 % at n = T from 10³ to 10⁵ where the single dominating pair allows it)
 
 

@@ -13,23 +13,35 @@ z = σ/Δ (the convention of :func:`dpviz.theory.accounting.epsilon_general` wit
 
 The theorem behind the upper bound (:data:`THEOREM`)
 ----------------------------------------------------
-Let P = (1 − γ)N(0, 1) + γN(μ, 1) and Q = N(0, 1).  For every pair of neighbouring data sets, *in either order*,
-and every α ≥ 1, one step satisfies H_α(M(D) ‖ M(D')) ≤ H_α(P ‖ Q) (hockey-stick divergence; Zhu, Dong & Wang,
-"Optimal Accounting of Differential Privacy via Characteristic Function", AISTATS 2022, their dominating pair for
-sampling without replacement under replace-one; the same statement as the subsampling theorem of Dong, Roth & Su,
-"Gaussian Differential Privacy", JRSS-B 2022, Theorem 4.2, which gives the trade-off function
-C_γ(G_μ) = min{f_γ, f_γ⁻¹}** with f_γ = γG_μ + (1 − γ)Id).  Proof sketch: couple the batch with and without the
-differing example (B = A or A − {j} + {i}); by joint convexity and the advanced joint convexity of Balle, Barthe &
-Gaboardi (2018, Theorem 2) each coupled pair ((1 − γ)N(s) + γN(s + v), (1 − γ)N(s) + γN(s + v')), with ‖v‖, ‖v'‖,
-‖v − v'‖ ≤ Δ, has H_{α'} ≤ γ H_α(N(μ) ‖ N(0)) = H_{α'}(P ‖ Q), α' = 1 + γ(α − 1).
+Let P = (1 − γ)N(0, 1) + γN(μ, 1) and Q = N(0, 1).  The upper bound is the adaptive composition of the trade-off
+function C_γ(G_μ) = min{f_γ, f_γ⁻¹}** with f_γ = γG_μ + (1 − γ)Id, by two results of Dong, Roth & Su ("Gaussian
+Differential Privacy", JRSS-B 2022): their subsampling theorem (Theorem 4.2: if M is f-DP then M ∘ Sample_m, which runs
+M on m of the n records drawn uniformly *without replacement*, neighbours differing in one record — replace-one —, is
+C_{m/n}(f)-DP) applied to the Gaussian mechanism (G_μ-DP), and their composition theorem (Theorem 3.2: adaptive
+composition of f_t-DP steps is f_1 ⊗ … ⊗ f_T-DP).  dpviz computes C_γ(G_μ)^{⊗T} as the PLD of a pair (P*, Q*) with
+trade-off function C_γ(G_μ) — a dominating pair in the sense of Zhu, Dong & Wang ("Optimal Accounting of Differential
+Privacy via Characteristic Function", AISTATS 2022), whose adaptive composition theorem for dominating pairs gives
+the same bound.  Its PLD equals that of (P, Q) on positive privacy losses, its mirror image (weighted by e^{−ℓ}) on
+the negative ones, and an atom at 0 with the rest.  Self-contained argument for one step, one order of the data sets:
+couple the batch with and without the differing example; by the advanced joint convexity of Balle, Barthe & Gaboardi
+(2018, Theorem 2) and joint convexity, each coupled pair ((1 − γ)R + γN(v), (1 − γ)R + γN(v')), R a mixture of
+Gaussians within Δ of v and v', has H_{α'} ≤ γ H_α(N(μ) ‖ N(0)) = H_{α'}(P ‖ Q) for α' = 1 + γ(α − 1) ≥ 1; for
+orders α < 1, H_α(A ‖ B) = 1 − α + α H_{1/α}(B ‖ A) turns the other order's bound into H_α(Q ‖ P).  So every step is
+dominated, at every α ≥ 0 and in both orders, by (P*, Q*), whose hockey-stick curve is H_α(P ‖ Q) for α ≥ 1 and
+H_α(Q ‖ P) for α < 1.
 
-Because the order of (D, D') is not fixed (f_t can swap the roles of the two data sets from one step to the next),
-(P, Q) itself is **not** a dominating pair under composition — this is the pitfall of Lebeda, Regehr, Kamath &
-Steinke ("Avoiding Pitfalls for Privacy Accounting of Subsampled Mechanisms under Composition", 2024).  The single
-pair that dominates every step in both orders is the *symmetrised* pair (P*, Q*) with trade-off function
-C_γ(G_μ): its PLD equals that of (P, Q) on positive privacy losses, its mirror image (weighted by e^{−ℓ}) on the
-negative ones, and an atom at 0 with the rest.  T-fold composition of (P*, Q*) (Dong, Roth & Su 2022, Theorem 3.2)
-is the certified upper bound here.
+Why not (P, Q) itself: it dominates one order of the two data sets only (it is the pair Zhu, Dong & Wang's code,
+autodp's ``AmplificationBySampling_pld(PoissonSampling=False)``, builds for sampling without replacement, for the
+"remove_only" relation), and f_t can swap the roles of the two data sets from step to step: under composition a pair
+for one order is not enough — the pitfall of Lebeda, Regehr, Kamath & Steinke ("Avoiding Pitfalls for Privacy
+Accounting of Subsampled Mechanisms under Composition", 2024).  (P*, Q*) is the least single pair that dominates both
+(P, Q) and (Q, P) at every α, so no single-pair accountant can certify less; what gap remains to the lower bound is
+the price of one pair for both orders (see below), not numerics.
+
+Sources checked (2026-11-27): autodp's transformer_zoo.py (the one-order pairs above); dp_accounting 0.6 has no PLD
+for ``SampledWithoutReplacementDpEvent`` (its RDP accountant does, Wang, Balle & Kasiviswanathan 2019) and its
+REPLACE_ONE sub-sampled Gaussian is the Poisson pair ((1−q)N(0)+qN(−1), (1−q)N(0)+qN(1)).  The theorem numbers of
+Dong, Roth & Su are cited from the published paper and were not re-read here.
 
 The lower bound
 ---------------
@@ -57,7 +69,14 @@ matters over T steps (bisection); then, per knot, its two half-cells mixed in th
 rounded down.  Second-order accurate, unlike rounding losses down (up to h per step: at n = T = 10⁵ that alone is
 O(1)).  T-fold composition is one FFT power on a window whose outside mass is bounded by Chernoff bounds computed from
 the discrete PLD itself (that mass is added to δ in the upper bound and subtracted in the lower bound), plus the
-floating-point noise level of the FFT read off its negative entries.  The grid step is a third of one step's loss
+floating-point error of the FFT, bounded entry by entry by twice its most negative output (added to every entry in
+the upper bound, subtracted in the lower).  That error is about 1e-16 of the *largest* entry, in every entry: summed
+over thousands of entries it exceeds a small δ (at δ = 10⁻¹² the plain FFT's upper bound was +∞ and its lower bound
+far too low; dp_accounting 0.6's own self_compose is off in the other direction there: 6.371 where the explicit pair
+needs 6.451 at n = T = 10⁴, z = 0.5).  When the error moves ε by more than 10⁻⁴ relative, the composition is redone
+exponentially tilted: p e^{λl}/M(λ) composed, then untilted by M(λ)^T e^{−λl}, with λ the Chernoff-optimal tilt for
+the first estimate of ε, so that the error sits at the scale of the tilted bulk (near ε) and shrinks by e^{−λl} with
+the loss; the window then also holds all but tau of the tilted mass.  The grid step is a third of one step's loss
 spread γ·sqrt(e^{1/z²} − 1) (at most 1/150 of the composed spread); a coarser and a finer grid are compared and
 ``settled`` says when neither bound moves by 0.3 %.
 """
@@ -77,17 +96,19 @@ __all__ = ["THEOREM", "THEOREM_SHORT", "WorBracket", "applies", "epsilon_bracket
 
 #: the theorem the upper bound rests on, as shown on the dashboard (plain text)
 THEOREM = (
-    "Theorem (dominating pair; Zhu, Dong & Wang, AISTATS 2022; Dong, Roth & Su 2022, Theorem 4.2). With a batch of "
-    "b of the n examples drawn without replacement (γ = b/n), replace-one neighbours and noise multiplier z = σ/Δ, "
-    "one step of DP-SGD is, in both orders of the two data sets, dominated at every hockey-stick order α ≥ 1 by "
-    "P = (1−γ)·N(0, 1) + γ·N(1/z, 1) against Q = N(0, 1). Under composition the order of the two data sets can "
-    "change from step to step (Lebeda, Regehr, Kamath & Steinke 2024), so the upper bound composes the symmetrised "
-    "pair (trade-off function Cγ(G1/z), the convex hull of min{f, f⁻¹}: the privacy loss of (P, Q) above 0, "
-    "mirrored below). The lower bound composes (P, Q) itself, which one real pair of neighbouring data sets "
-    "attains (a linear loss: every clipped gradient −G except the changed example's +G).")
+    "Upper bound (Dong, Roth & Su 2022, Theorem 4.2, subsampling without replacement, replace-one neighbours; "
+    "composed by their Theorem 3.2). With a batch of b of the n examples drawn without replacement (γ = b/n) and "
+    "noise multiplier z = σ/Δ, each step of DP-SGD is Cγ(G1/z)-DP, Cγ(f) = min{fγ, fγ⁻¹}** with fγ = γ·f + (1−γ)·Id, "
+    "and T adaptive steps are Cγ(G1/z)^⊗T-DP; dpviz computes this as the privacy-loss distribution of a dominating "
+    "pair with that trade-off function (Zhu, Dong & Wang, AISTATS 2022): the privacy loss of P = (1−γ)·N(0, 1) + "
+    "γ·N(1/z, 1) against Q = N(0, 1) above 0, mirrored below. (P, Q) alone dominates one order of the two data sets "
+    "only, which is not enough under composition (Lebeda, Regehr, Kamath & Steinke 2024). Lower bound: (P, Q) "
+    "composed T times, which one real pair of neighbouring data sets attains (a linear loss: every clipped gradient "
+    "−G except the changed example's +G).")
 #: one line for captions
-THEOREM_SHORT = ("upper: the symmetrised dominating pair of Zhu, Dong & Wang (2022) / Dong, Roth & Su (2022, "
-                 "Thm 4.2), composed; lower: an explicit pair of neighbouring data sets")
+THEOREM_SHORT = ("upper: Dong, Roth & Su (2022, Thm 4.2, sampling without replacement, replace-one) composed by their "
+                 "Thm 3.2, as the PLD of a dominating pair (Zhu, Dong & Wang 2022); lower: an explicit pair of "
+                 "neighbouring data sets")
 
 _LOG_TAIL = math.log(1e-300)
 #: most points of one FFT (about 32 MB per complex array); above, ValueError
@@ -377,13 +398,37 @@ def _window(losses, pmf, steps, tau):
     return a, b
 
 
-def _compose(k_first, pmf, h, steps, tau, shift=0.0):
-    """Composed masses c on losses l (ascending) over a window holding all but 2 tau of the mass; the one-step
-    losses are (k_first + i) h + shift/steps, the composed ones shift + j h."""
+def _tilt(losses, pmf, lam):
+    """The exponentially tilted PMF p e^{λ l} / M(λ) and log M(λ) (computed in logs: no overflow)."""
+    with np.errstate(divide="ignore"):
+        lp = np.log(pmf) + lam * losses
+    top = float(lp.max())
+    w = np.exp(lp - top)
+    s = float(w.sum())
+    return w / s, top + math.log(s)
+
+
+def _compose(k_first, pmf, h, steps, tau, shift=0.0, lam=0.0):
+    """T-fold composition of one step's PMF by one FFT power: ``(l, c, err)``, the composed losses l (ascending, on
+    a window holding all but tau of the mass on each side; the one-step losses are (k_first + i) h + shift/steps, the
+    composed ones shift + j h), the masses c >= 0 and a bound err on each entry's floating-point error.
+
+    With ``lam`` > 0 the PMF is exponentially tilted first (p e^{λl}/M(λ)), composed, and untilted
+    (c = c̃ M(λ)^T e^{−λl}): the FFT's error, about 1e-16 of the largest entry, then sits at the scale of the
+    tilted distribution, whose bulk is near the ε sought, instead of at the scale of the untilted bulk near 0; the
+    error of entry l becomes ñ M(λ)^T e^{−λl}, far below a small δ where the plain FFT's 1e-16 · (number of
+    entries) exceeds it (δ = 1e-12).  The window then also holds all but tau of the *tilted* mass on each side,
+    whose wrap-around is part of err."""
     from scipy import fft
 
-    losses = (k_first + np.arange(len(pmf))) * h
-    a, b = _window(losses + shift / steps, pmf, steps, tau)
+    losses = (k_first + np.arange(len(pmf))) * h + shift / steps
+    a, b = _window(losses, pmf, steps, tau)
+    log_m = 0.0
+    x1 = pmf
+    if lam > 0.0:
+        x1, log_m = _tilt(losses, pmf, lam)
+        at, bt = _window(losses, x1, steps, tau)
+        a, b = min(a, at), max(b, bt)
     a, b = a - shift, b - shift
     ia = math.floor(a / h) - 1
     ib = math.ceil(b / h) + 1
@@ -392,13 +437,35 @@ def _compose(k_first, pmf, h, steps, tau, shift=0.0):
         raise ValueError(f"this PLD needs {size:,} grid points (the most is {MAX_POINTS:,}): these settings are "
                          "outside this accountant's range (fewer steps help); the Rényi accountant still applies.")
     pos = (k_first + np.arange(len(pmf))) % size
-    x = np.bincount(pos, weights=pmf, minlength=size)
+    x = np.bincount(pos, weights=x1, minlength=size)
     f = fft.rfft(x)
     with np.errstate(under="ignore"):
-        c = fft.irfft(f ** steps, size)
+        fp = f ** steps
+        c = fft.irfft(fp, size)
+        # a priori bound on every entry's rounding error: each FFT output is a sum of the inputs along a tree of
+        # log2(size) butterfly stages whose nodes partition the inputs, so |δf_k| <= η = 5 ε log2(size) ‖x‖₁; the
+        # power turns it into T η (|f_k| + η)^{T−1} (plus T ε |f_k|^T for the power itself), and the inverse FFT
+        # adds 5 ε log2(size) Σ|F_k| / size
+        ulp = np.finfo(float).eps
+        lg = math.log2(size)
+        eta = 5.0 * ulp * lg * float(np.abs(x1).sum())
+        af = np.abs(f)
+        wts = np.full(len(f), 2.0)
+        wts[0] = 1.0
+        a_err = float((wts * (steps * eta * np.power(np.minimum(af + eta, 1.0), steps - 1)
+                              + 4.0 * steps * ulp * np.abs(fp) + 5.0 * ulp * lg * np.abs(fp))).sum() / size)
     # entry j holds the losses ≡ j (mod size); read them on [ia, ia + size)
     c = np.roll(c, -(ia % size))
-    return (ia + np.arange(size)) * h + shift, c
+    l = (ia + np.arange(size)) * h + shift
+    noise = max(2.0 * float(-min(c.min(), 0.0)), a_err)
+    c = np.maximum(c, 0.0)
+    if lam <= 0.0:
+        return l, c, np.full(size, noise)
+    # untilt; only losses >= 0 enter ε >= 0 (below, the factor e^{-λl} can overflow: those entries are zeroed)
+    keep = l >= 0.0
+    fac = np.zeros(size)
+    fac[keep] = np.exp(steps * log_m - lam * l[keep])
+    return l, c * fac, (noise + 2.0 * tau) * fac
 
 
 def _eps_from(l, c, target):
@@ -436,11 +503,13 @@ class WorBracket:
     rel_width: float
     converged: bool
     settled: bool
+    consistent: bool = True
 
     def as_dict(self) -> dict:
         return {"eps_lower": self.eps_lower, "eps_upper": self.eps_upper, "eps_pld_upper": self.eps_pld_upper,
                 "eps_rdp": self.eps_rdp, "grid": self.grid, "points": self.points, "rel_width": self.rel_width,
-                "converged": self.converged, "settled": self.settled, "theorem": THEOREM_SHORT}
+                "converged": self.converged, "settled": self.settled, "consistent": self.consistent,
+                "theorem": THEOREM_SHORT}
 
 
 def _one_step_scale(mu, g):
@@ -462,18 +531,34 @@ def _eval(z, delta, steps, g, h, which):
     tau = 1e-6 * delta
     if which == "upper":
         pmf, p_inf = _upper_pmf(mu, g, h, kmax)
-        l, c = _compose(-kmax, pmf, h, steps, tau)
-        noise = float(-min(c.min(), 0.0))
-        c = np.maximum(c, 0.0)
+        k_first, shift = -kmax, 0.0
         p_inf_t = -math.expm1(steps * math.log1p(-p_inf)) if p_inf < 1 else 1.0
-        slack = p_inf_t + tau + 2.0 * noise * np.count_nonzero(l > 0)
-        return _eps_from(l, c, delta - slack), len(l)
-    o, pmf = _lower_pmf(mu, g, h, kmax, steps)
-    l, c = _compose(0, pmf, h, steps, tau, shift=steps * o)
-    noise = float(-min(c.min(), 0.0))
-    c = np.maximum(c, 0.0)
-    slack = 2.0 * tau + 2.0 * noise * np.count_nonzero(l > 0)
-    return _eps_from(l, c, delta + slack), len(l)
+        target = delta - p_inf_t - tau
+    else:
+        o, pmf = _lower_pmf(mu, g, h, kmax, steps)
+        k_first, shift = 0, steps * o
+        target = delta + 2.0 * tau
+
+    def run(lam):
+        l, c, err = _compose(k_first, pmf, h, steps, tau, shift=shift, lam=lam)
+        cc = c + err if which == "upper" else np.maximum(c - err, 0.0)
+        return _eps_from(l, cc, target), _eps_from(l, c, delta), len(l)
+
+    eps, est, pts = run(0.0)
+    # the plain FFT's error (about 1e-16 of the largest entry, in every entry) moves ε: tilt towards the estimate
+    if 0.0 < est < math.inf and not (abs(eps - est) <= 1e-4 * est):
+        losses1 = (k_first + np.arange(len(pmf))) * h + shift / steps
+        lams = np.geomspace(1e-2, 200.0, 60)
+        lam = float(lams[np.argmin(steps * _log_mgf(losses1, pmf, lams) - lams * est)])
+        for lam_try in (lam, 0.5 * lam, 0.25 * lam):
+            try:  # a large tilt can need a window wider than MAX_POINTS: then a smaller one
+                eps_t, _, pts_t = run(lam_try)
+            except ValueError:
+                continue
+            eps = min(eps, eps_t) if which == "upper" else max(eps, eps_t)
+            pts = max(pts, pts_t)
+            break
+    return eps, pts
 
 
 def _grid_for(z, steps, g, fine: float):
@@ -509,9 +594,12 @@ def _bracket(z, delta, steps, g, rel_tol):
             break
         prev = (u, w_)
     upper = min(up, eps_rdp)
+    # a certified lower bound above a valid upper bound means the numerics failed somewhere: never hidden by the
+    # clamp below — ``consistent`` says so and ``converged`` is then false
+    consistent = lo <= upper * (1.0 + 1e-9)
     lower = min(lo, upper)
     width = (upper - lower) / upper if upper > 0 else 0.0
-    return WorBracket(lower, upper, up, eps_rdp, h, pts, width, width <= rel_tol, settled)
+    return WorBracket(lower, upper, up, eps_rdp, h, pts, width, consistent and width <= rel_tol, settled, consistent)
 
 
 def epsilon_bracket(*, noise_multiplier, delta, steps, n, batch_size=1, rel_tol=0.01) -> dict:
@@ -519,12 +607,14 @@ def epsilon_bracket(*, noise_multiplier, delta, steps, n, batch_size=1, rel_tol=
     examples sampled without replacement at each step (replace-one neighbours; noise multiplier z = σ/Δ, Δ the
     replace-one sensitivity, e.g. 2G for gradients clipped to G) are (ε, δ)-DP.
 
-    Returns a dict: ``eps_upper`` (certified: the symmetrised dominating pair of Zhu, Dong & Wang 2022 / Dong, Roth &
-    Su 2022, Theorem 4.2, composed — see :data:`THEOREM` — and never above ``eps_rdp``, the Rényi bound of Wang,
+    Returns a dict: ``eps_upper`` (certified: Dong, Roth & Su 2022, Theorem 4.2, composed by their Theorem 3.2, as
+    the PLD of a dominating pair for both orders of the data sets — see :data:`THEOREM` — and never above ``eps_rdp``, the Rényi bound of Wang,
     Balle & Kasiviswanathan 2019, which is also valid), ``eps_lower`` (the ε of an explicit pair of neighbouring data
     sets: no valid accountant certifies less), ``rel_width`` = (upper − lower)/upper, ``converged`` (``rel_width`` ≤
     ``rel_tol``), ``settled`` (a finer grid no longer moves either bound by 0.3 %: what gap remains is the price of
-    one dominating pair for both orders of the data sets, not numerics), the grid step and the FFT size.
+    one dominating pair for both orders of the data sets, not numerics), ``consistent`` (false if the lower bound
+    came out above an upper bound — a numerical failure, reported, never hidden: ``eps_lower`` is then clamped and
+    ``converged`` false), the grid step and the FFT size.
     """
     z, delta, steps, n, b = _check(noise_multiplier, delta, steps, n, batch_size)
     rel_tol = v.check_positive("rel_tol", rel_tol)
@@ -648,6 +738,9 @@ def matched_lines(res: dict, eps: float) -> list[str]:
     for name, br in res["eps"].items():
         gap = "" if br["converged"] else (f" (the bracket is {100 * br['rel_width']:.1f} % wide: the price of one "
                                           "dominating pair for both orders of the two data sets)")
+        if not br.get("consistent", True):
+            gap = (" (the PLD's lower bound came out above an upper bound here, a numerical failure: only the upper "
+                   "bound is certified)")
         lines.append(f"ε of {name}: between {br['eps_lower']:.4g} and {br['eps_upper']:.4g}{gap}; the Rényi "
                      f"accountant of the same mechanism certifies {br['eps_rdp']:.4g}.")
     return lines
