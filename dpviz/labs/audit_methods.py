@@ -39,7 +39,7 @@ __all__ = ["mu_from_rates", "GdpAudit", "gdp_audit", "OneRunAudit", "one_run_p_v
 METHODS = ("clopper-pearson", "gdp", "one-run")
 #: what each method assumes, in one sentence each (the CLI's JSON and the page state it)
 ASSUMPTIONS = {
-    "clopper-pearson": "none beyond independent trials: the (epsilon, delta) line f_{eps,delta} must lie below the "
+    "clopper-pearson": "none beyond independent trials: the trade-off line of (epsilon, delta)-DP must lie below the "
                        "Clopper-Pearson upper bounds of the measured error rates (any (epsilon, delta)-DP mechanism).",
     "gdp": "the mechanism's trade-off curve is a Gaussian one G_mu (true for Gaussian releases and their "
            "compositions, approximately for subsampled ones by the central limit theorem of Dong, Roth & Su); "
