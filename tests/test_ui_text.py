@@ -76,7 +76,7 @@ def test_pretty_writes_index_groups_without_raw_tex():
 def test_catalogue_texts_shown_as_plain_text_have_no_raw_tex():
     """Every text of the catalogue the pages show as plain text (descriptions, readings of the papers, notes, risks;
     the audit's assumptions) has no raw TeX once written in the papers' notation (``ui.pretty``)."""
-    from dpviz.labs import auditing
+    from dpviz.labs import audit_methods as auditing
     from dpviz.theory import catalog
 
     raw = re.compile(r"\^\{|_\{|\\[A-Za-z]{2,}|\$")
