@@ -293,10 +293,12 @@ def body() -> None:
                                       vacuous_above=above)
             ui.show_figure(fig, f"bounds_{kind}_{other}", params)
             if levels:
+                why = (["the output w = 0 has excess risk at most G·R"] if any("excess" in lv["name"] for lv in levels)
+                       else []) + (["any two outputs in W are within its diameter 2R"]
+                                   if any("stability" in lv["name"] for lv in levels) else [])
                 st.caption("Dash-dotted: the " + "; the ".join(ui.pretty(lv["name"]) for lv in levels)
-                           + " — it holds without any training (the excess risk of the output w = 0, or the "
-                             "diameter of the ball W). A bound above it says nothing at that point: circled "
-                             "'vacuous here'. "
+                           + " — it holds without any training (" + "; ".join(why) + "). A bound above it says "
+                             "nothing at that point: circled 'vacuous here'. "
                            + ("Rates set the papers' unspecified constants to c, so a rate's circle says the rate "
                               "with this c is above the trivial bound." if kind == "rate" else ""))
             else:

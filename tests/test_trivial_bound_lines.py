@@ -141,7 +141,9 @@ def test_bounds_charts_draw_the_trivial_bound_line():
     # at n = 1000 Theorem 3 (a)'s explicit bound is far above G R: circled on the n chart
     assert any(t.get("name", "").endswith("Theorem 3 (a) [excess population risk, in expectation]: vacuous here")
                for t in charts["Explicit bounds vs n"])
-    assert any(c.value.startswith("Dash-dotted: the trivial bound of the excess risk: G·R = 1.762") for c in at.caption)
+    cap = [c.value for c in at.caption if c.value.startswith("Dash-dotted: the trivial bound of the excess risk: G·R = "
+                                                              "1.762")]
+    assert cap and "the output w = 0 has excess risk at most G·R" in cap[0] and "2R" not in cap[0]
     # R = 0.5: G = 1/(1 + e^-0.5) = 0.622459, G R = 0.311230
     at.text_input(key="w_R").input("0.5").run()
     assert not at.exception
