@@ -125,6 +125,31 @@ def test_a_stray_copy_of_a_cell_is_reported_and_never_read(folder, client):
     assert len(data.frame(None)) == ROWS and any("cell-foreign.parquet" in n for n in data.notes)
 
 
+def test_the_dashboard_neither_counts_nor_reads_files_that_are_not_cells(folder, tmp_path):
+    """A copy of a cell and a file with a cell's name that no cell of the spec has are not counted by the sweep list,
+    not read (not even their footer) when the folder or its zip is opened, and named in the notes."""
+    spec, out = folder
+    root = tmp_path / "sweeps"
+    shutil.copytree(out, root / "run")
+    d = root / "run"
+    shutil.copy(_cell_files(d)[0], d / "cell-foreign.parquet")
+    (d / "cell-0123456789abcdef.parquet").write_bytes(b"PAR1 not a cell of this sweep PAR1")
+    theirs = {f"cell-{c.cell_id}.parquet" for c in spec.cells()}
+    # a folder holding nothing but such files is no sweep to list
+    (root / "only-strays").mkdir()
+    for name in (sweep.META_FILE, sweep.MANIFEST_FILE, "cell-foreign.parquet"):
+        shutil.copy(d / name, root / "only-strays" / name)
+    found = so.list_sweeps(root)
+    assert [(f["name"], f["cells"]) for f in found] == [("run", len(theirs))]  # 12, not 14
+    for data in (so.open_sweep_dir(root, "run"), so.read_upload("run.zip", _zip(d))):
+        assert set(data.files) == theirs
+        assert len(data.frame(None)) == ROWS
+        assert any("cell-foreign.parquet" in n and "cell-0123456789abcdef.parquet" in n and "were not read" in n
+                   for n in data.notes), data.notes
+    with pytest.raises(ValueError, match="no sweep called"):
+        so.open_sweep_dir(root, "only-strays")
+
+
 def test_an_altered_cell_is_recomputed_on_resume_and_refused_on_load(folder, client):
     spec, out = folder
     good = sweep.load_sweep(out)
