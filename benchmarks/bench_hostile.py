@@ -449,6 +449,18 @@ def dashboard_cases(tmp: Path) -> list[tuple[str, str, float]]:
         _wide_parquet(path, columns, groups)
         cases.append((f"Parquet with {label} ({path.stat().st_size / 1e6:.1f} MB)",
                       _UPLOAD_PAGE.format(path=str(path), name=path.name), 120.0))
+    # the memory a hostile CSV of at most MAX_CSV_BYTES (5 MB) takes to parse (peak of the whole process, imports
+    # included): what dpviz.engine.data.CSV_MEMORY_LIMIT, the hard limit workers.load_csv sets, is measured against
+    csvs = {"one number of 4.9 M digits": b"a,x\n" + b"1" * 4_900_000 + b",2\n" + b"3,4\n" * 20,
+            "one text value of 4 M chars": b"a,x\n" + b"y" * 4_000_000 + b",2\n" + b"3,4\n" * 20,
+            "1 000 x 999 text cells": (",".join(f"c{i}" for i in range(999)) + ",x\n").encode()
+            + (",".join(["y"] * 1000) + "\n").encode() * 999,
+            "200 000 rows of numbers (accepted)": ("a,x\n" + "".join(f"{i * 0.37:.6f},{i % 7}\n"
+                                                                      for i in range(200_000))).encode()}
+    for i, (label, blob) in enumerate(csvs.items()):
+        path = tmp / f"memory{i}.csv"
+        path.write_bytes(blob)
+        cases.append((f"CSV memory: {label} ({len(blob) / 1e6:.1f} MB)", _CSV.format(path=str(path)), 60.0))
     return cases
 
 

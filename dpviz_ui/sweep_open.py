@@ -355,6 +355,9 @@ class SweepData:
     manifest: bytes | None = None
     #: what opening it left out or could not check (files that are not its cells, no manifest), for the page
     notes: list[str] = field(default_factory=list)
+    #: the Parquet files of the folder or zip that are not cells of its sweep (not in its spec or its manifest):
+    #: never read, named in ``notes`` (dpviz.studies.sweep.sweep_cells)
+    left_out: list[str] = field(default_factory=list)
     _base: Any = field(default=None, repr=False, compare=False)
     _lock: Any = field(default_factory=threading.Lock, repr=False, compare=False)
 
@@ -427,6 +430,8 @@ class SweepData:
                         raise ValueError(f"{self.source} cannot be read as Parquet ({str(exc)[:120]}).") from None
                     if self.meta is None:  # a lone Parquet file: no manifest to expect
                         notes = [n for n in notes if "has no manifest" not in n]
+                    if self.left_out:  # left out when opened, before any of their bytes was read
+                        notes.insert(0, sweep.strays_note(self.left_out))
                     self.notes = [n.replace(str(tmp), "the sweep") for n in notes]
                     self._base = base
             return self._base
@@ -543,31 +548,67 @@ def out_of_range(frame, quantity: str):
     return bad & vals.notna()
 
 
-def _finish(source: str, files: dict[str, bytes], meta: dict | None, manifest: bytes | None = None) -> SweepData:
+def _cells_of(names, meta: dict | None, manifest: bytes | None) -> tuple[list[str], list[str]]:
+    """(the cell files of the sweep, the other Parquet files) among ``names``: the cells of its recorded spec listed in
+    its manifest (the rule of ``dpviz.studies.sweep.load_sweep``); a lone Parquet file (no ``meta``) is its own cell."""
+    from dpviz.studies import sweep
+
+    if meta is None:
+        return sorted(names), []
+    return sweep.sweep_cells(names, sweep.expected_cells(meta["spec"]),
+                             None if manifest is None else sweep.parse_manifest(manifest))
+
+
+def _finish(source: str, files: dict[str, bytes], meta: dict | None, manifest: bytes | None = None,
+            left_out=()) -> SweepData:
+    if manifest is not None and len(manifest) > 200 * (MAX_CELLS + 10):
+        raise ValueError(f"{source}: its manifest (_cells.sha256) is larger than a sweep of {MAX_CELLS:,} cells has.")
+    kept, left = _cells_of(files, meta, manifest)
+    left = sorted(set(left) | set(left_out))
+    files = {name: files[name] for name in kept}  # the others are never parsed, counted nor read as data
+    if not files and left:
+        raise ValueError(f"{source}: none of its {len(left)} Parquet file(s) is a cell of its sweep (in the spec of "
+                         f"sweep.json and in its manifest, _cells.sha256): {', '.join(n[:60] for n in left[:3])}"
+                         + (f" and {len(left) - 3} more" if len(left) > 3 else "") + ".")
     if not files:
         raise ValueError(f"{source} holds no sweep results (cell-*.parquet files).")
     if len(files) > MAX_CELLS:
         raise ValueError(f"{source} holds {len(files):,} cell files; the dashboard opens sweeps of at most "
                          f"{MAX_CELLS:,} cells: plot it with dpviz.studies.sweep.load_sweep in Python.")
-    if manifest is not None and len(manifest) > 200 * (MAX_CELLS + 10):
-        raise ValueError(f"{source}: its manifest (_cells.sha256) is larger than a sweep of {MAX_CELLS:,} cells has.")
     rows = decoded = 0
     for name, blob in files.items():
         r, b = _check_parquet(name, blob)
         rows, decoded = rows + r, decoded + b
         _check_size(source, rows, decoded)  # the whole sweep, before any column is decoded
-    return SweepData(source=source, files=files, meta=meta, rows=rows, decoded_bytes=decoded, manifest=manifest)
+    return SweepData(source=source, files=files, meta=meta, rows=rows, decoded_bytes=decoded, manifest=manifest,
+                     left_out=left)
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # the two ways in
 
 
+def _folder_cells(d: Path, meta: dict) -> tuple[list[str], list[str], bytes | None]:
+    """(the cell files of the sweep in folder ``d``, its other Parquet files, its manifest's bytes): only the folder's
+    own files (a link to a file elsewhere is neither), sorted out by :func:`_cells_of` from their names alone."""
+    real = d.resolve()
+    names = [p.name for p in d.glob("cell-*.parquet")
+             if _CELL.match(p.name) and p.is_file() and p.resolve().parent == real]
+    man = d / "_cells.sha256"
+    manifest = man.read_bytes()[:200 * (MAX_CELLS + 10) + 1] if man.is_file() else None
+    if manifest is not None and len(manifest) > 200 * (MAX_CELLS + 10):
+        raise ValueError(f"the manifest of {d.name[:80]!r} (_cells.sha256) is larger than a sweep of {MAX_CELLS:,} "
+                         "cells has.")
+    kept, left = _cells_of(names, meta, manifest)
+    return kept, left, manifest
+
+
 def list_sweeps(root) -> list[dict[str, Any]]:
-    """The sub-folders of ``root`` that hold a sweep (``sweep.json`` valid and at least one ``cell-*.parquet``).
+    """The sub-folders of ``root`` that hold a sweep (``sweep.json`` valid and at least one cell of its spec that its
+    manifest lists); ``cells`` counts those cells only (a copy of a cell or another file is not one).
 
     Only direct sub-folders whose name fits in a link and whose real path lies inside ``root`` are listed; the files
-    are not read beyond ``sweep.json`` here.  A missing ``root`` gives an empty list.
+    are not read beyond ``sweep.json`` and the manifest here.  A missing ``root`` gives an empty list.
     """
     base = Path(root)
     if not base.is_dir():
@@ -579,7 +620,7 @@ def list_sweeps(root) -> list[dict[str, Any]]:
             if not d.is_dir() or not _NAME.match(d.name) or real_root not in d.resolve().parents:
                 continue
             meta = _check_meta(_meta_bytes(d))
-            cells = sorted(p for p in d.glob("cell-*.parquet") if _CELL.match(p.name) and p.is_file())
+            cells, _left, _manifest = _folder_cells(d, meta)
         except (OSError, ValueError):
             continue
         if cells:
@@ -598,10 +639,8 @@ def open_sweep_dir(root, name: str) -> SweepData:
     d = Path(root) / name
     meta = _check_meta(_meta_bytes(d))
     files, total = {}, 0
-    real = d.resolve()
-    for p in sorted(d.glob("cell-*.parquet")):
-        if not _CELL.match(p.name) or not p.is_file() or p.resolve().parent != real:
-            continue  # only the folder's own files (a link to a file elsewhere is skipped)
+    cells, left, manifest = _folder_cells(d, meta)  # only the cells of its sweep: other files are never read
+    for p in (d / c for c in cells):
         total += p.stat().st_size
         if total > MAX_UNZIPPED_BYTES:
             raise ValueError(f"the sweep {name!r} is larger than {MAX_UNZIPPED_BYTES / 1e6:g} MB, more than the "
@@ -610,9 +649,7 @@ def open_sweep_dir(root, name: str) -> SweepData:
             raise ValueError(f"the sweep {name!r} holds more than {MAX_CELLS:,} cell files; the dashboard opens sweeps "
                              f"of at most {MAX_CELLS:,} cells: plot it with dpviz.studies.sweep.load_sweep in Python.")
         files[p.name] = p.read_bytes()
-    man = d / "_cells.sha256"
-    manifest = man.read_bytes()[:200 * (MAX_CELLS + 10) + 1] if man.is_file() else None
-    return _finish(f"sweep folder {name}", files, meta, manifest)
+    return _finish(f"sweep folder {name}", files, meta, manifest, left_out=left)
 
 
 def read_upload(filename: str, data: bytes) -> SweepData:

@@ -36,7 +36,7 @@ from typing import Any, Callable
 from dpviz.foundation.validate import TimeLimit as _TimeLimit
 
 __all__ = ["Busy", "Cancelled", "TimeLimit", "Job", "WorkerPool", "shared_pool", "run_simulation", "load_csv",
-           "cpu_time_limit", "run_limited", "MemoryLimit", "open_sweep"]
+           "cpu_time_limit", "run_limited", "MemoryLimit", "memory_cap", "open_sweep"]
 
 #: slots of shared progress / cancel memory (jobs admitted at once can never exceed this)
 _SLOTS = 64
@@ -343,21 +343,64 @@ class cpu_time_limit:
         return False
 
 
-def load_csv(content: bytes, label_column: str, *, progress=None, time_limit: float | None = None):
+def load_csv(content: bytes, label_column: str, *, progress=None, time_limit: float | None = None,
+             memory_limit: int | None = None):
     """:func:`dpviz.engine.data.from_csv` as a pool job, under a CPU-time limit (default
-    :data:`dpviz.engine.data.CSV_TIME_LIMIT`): the Simulate page parses an uploaded CSV in a worker, never on its thread."""
+    :data:`dpviz.engine.data.CSV_TIME_LIMIT`) and a hard memory limit (default
+    :data:`dpviz.engine.data.CSV_MEMORY_LIMIT`, :func:`memory_cap`): the Simulate page parses an uploaded CSV in a
+    worker, never on its thread, and a CSV that needs more memory is refused with one message."""
+    import pandas  # noqa: F401  (imported before the memory cap: its libraries are mapped outside the parse's share)
+
     from dpviz.engine import data
 
     limit = data.CSV_TIME_LIMIT if time_limit is None else float(time_limit)
+    memory = data.CSV_MEMORY_LIMIT if memory_limit is None else int(memory_limit)
     if progress is not None:
         progress(0.0)
-    with cpu_time_limit(limit, "reading the CSV"):
+    with cpu_time_limit(limit, "reading the CSV"), memory_cap(memory, (
+            f"reading the CSV needed more than {memory / 1e6:,.0f} MB of memory, the limit for an uploaded CSV (very "
+            "long lines or values take memory out of proportion to the file's size); split the file, or shorten or "
+            "remove those values")):
         return data.from_csv(content, label_column)
 
 
 # ----------------------------------------------------------------------------------------------- hard limits
 class MemoryLimit(ValueError):
     """A job needed more memory than its hard limit (:func:`run_limited`); the message names the limit and the input."""
+
+
+class memory_cap:
+    """Cap this process's address space at its present size plus ``memory`` bytes while the block runs, and turn a
+    MemoryError inside it into :class:`MemoryLimit` with ``message``.  Only in a worker process's main thread (a pool
+    job): in the server's own process the cap would bind every thread, so there nothing is set (the MemoryError is
+    still translated).  The former limit is restored on leaving, so the worker goes on with its next job."""
+
+    def __init__(self, memory: int, message: str):
+        self.memory, self.message, self._old = int(memory), message, None
+
+    def __enter__(self):
+        import resource
+
+        now = _vm_size()
+        if now and mp.parent_process() is not None and threading.current_thread() is threading.main_thread():
+            soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+            cap = now + self.memory
+            if hard != resource.RLIM_INFINITY:
+                cap = min(cap, hard)
+            if soft == resource.RLIM_INFINITY or cap < soft:
+                resource.setrlimit(resource.RLIMIT_AS, (cap, hard))
+                self._old = (soft, hard)
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        import resource
+
+        if self._old is not None:
+            resource.setrlimit(resource.RLIMIT_AS, self._old)
+            self._old = None
+        if kind is not None and issubclass(kind, MemoryError):
+            raise MemoryLimit(self.message) from None
+        return False
 
 
 def _vm_size() -> int:

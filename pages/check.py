@@ -113,27 +113,30 @@ def paste_box() -> None:
                     st.info("Not used: " + "; ".join(ui.plain(i) for i in ignored[:15]) + ".")
 
 
+def _given_as(label: str, key: str, kinds: dict, numbers: dict | None = None) -> str:
+    """A horizontal radio of the ways an input can be given (``kinds``: way -> label), then, with ``numbers`` (way ->
+    (key, label, help)), the number input of the chosen way; returns the way."""
+    way = ui.view_choice(label, key, list(kinds), format_func=kinds.get, widget=st.radio, horizontal=True)
+    if numbers is not None:
+        num_key, num_label, num_help = numbers[way]
+        ui.view_number(num_key, num_label, help=num_help)
+    return way
+
+
 def inputs() -> dict | None:
     """The form; the arguments of :func:`run_check.check`, or None (one error shown) while an input is invalid."""
     c1, c2, c3, c4 = st.columns(4)
     ui.view_number("verify_n", "n (training examples)", container=c1)
     with c2:
-        kind = ui.view_choice("batches given as", "verify_batch_kind", list(BATCH_KIND),
-                              format_func=BATCH_KIND.get, widget=st.radio, horizontal=True)
-        if kind == "batch":
-            ui.view_number("verify_batch", "batch size b", help="examples per step (expected, for Poisson)")
-        else:
-            ui.view_number("verify_rate", "sampling rate q = b/n")
+        kind = _given_as("batches given as", "verify_batch_kind", BATCH_KIND, {
+            "batch": ("verify_batch", "batch size b", "examples per step (expected, for Poisson)"),
+            "rate": ("verify_rate", "sampling rate q = b/n", None)})
     with c3:
-        length = ui.view_choice("length given as", "verify_length_kind", list(LENGTH_KIND), format_func=LENGTH_KIND.get,
-                                widget=st.radio, horizontal=True)
-        if length == "epochs":
-            ui.view_number("verify_epochs", "epochs", help="passes over the data: steps = ⌈epochs·n/b⌉")
-        else:
-            ui.view_number("verify_steps", "steps")
+        length = _given_as("length given as", "verify_length_kind", LENGTH_KIND, {
+            "epochs": ("verify_epochs", "epochs", "passes over the data: steps = ⌈epochs·n/b⌉"),
+            "steps": ("verify_steps", "steps", None)})
     with c4:
-        noise = ui.view_choice("noise given as", "verify_noise_kind", list(NOISE_KIND), format_func=NOISE_KIND.get,
-                               widget=st.radio, horizontal=True)
+        noise = _given_as("noise given as", "verify_noise_kind", NOISE_KIND)
         if noise == "multiplier":
             ui.view_number("verify_nm", "noise multiplier σ/C", help="the noise standard deviation over the clipping "
                                                                 "norm (Opacus, TF Privacy: noise_multiplier)")

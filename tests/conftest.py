@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -104,6 +105,22 @@ def wait_text(page, selector, text, timeout: int = WAIT) -> None:
     page.wait_for_function(
         "([sel, t]) => Array.from(document.querySelectorAll(sel)).some(e => (e.textContent || '').includes(t))",
         arg=[selector, text], timeout=timeout)
+
+
+def poll_text(page, read, ok, what: str, seconds: float = 40, every: int = 250) -> str:
+    """Read ``read(page)`` every ``every`` ms (an element re-rendering meanwhile reads as "") until ``ok(text)``, for at
+    most ``seconds``; the text, or AssertionError "``what``: <the last text read>"."""
+    deadline = time.time() + seconds
+    text = ""
+    while time.time() < deadline:
+        try:
+            text = read(page)
+        except Exception:  # noqa: BLE001 - element re-rendering
+            text = ""
+        if ok(text):
+            return text
+        page.wait_for_timeout(every)
+    raise AssertionError(f"{what}: {text!r}")
 
 
 def wait_query(page, name, value, timeout: int = WAIT) -> None:

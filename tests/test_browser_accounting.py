@@ -4,14 +4,13 @@ the output (streamlit run + Debian Chromium via Playwright, as in tests/test_bro
 import math
 import os
 import re
-import time
 from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.browser  # a real browser: `make test` runs it, `make check` leaves it out
 
-from conftest import ARGS, CHROMIUM, ROOT  # the shared `server` fixture starts `streamlit run app.py`
+from conftest import ARGS, CHROMIUM, ROOT, poll_text  # the shared `server` fixture starts `streamlit run app.py`
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -23,17 +22,7 @@ def _summary(page) -> str:
 
 def _wait_summary(page, pattern: str) -> str:
     """Wait until the summary line matches ``pattern`` (the rerun after a change has finished)."""
-    deadline = time.time() + 40
-    text = ""
-    while time.time() < deadline:
-        try:
-            text = _summary(page)
-        except Exception:  # noqa: BLE001 - element re-rendering
-            text = ""
-        if re.search(pattern, text):
-            return text
-        page.wait_for_timeout(250)
-    raise AssertionError(f"summary never matched {pattern!r}: {text!r}")
+    return poll_text(page, _summary, lambda text: re.search(pattern, text), f"summary never matched {pattern!r}")
 
 
 def _sigma_in(text: str) -> float:

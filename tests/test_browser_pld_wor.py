@@ -4,12 +4,11 @@ accountant's floor) the floor's warning is gone and the PLD still certifies a σ
 
 import os
 import re
-import time
 from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, ROOT  # the shared `server` fixture starts `streamlit run app.py`
+from conftest import ARGS, CHROMIUM, ROOT, poll_text  # the shared `server` fixture starts `streamlit run app.py`
 
 from dpviz.theory import pld_wor
 
@@ -23,17 +22,8 @@ def _pld_text(page) -> str:
 
 
 def _wait_pld(page, eps: str) -> str:
-    deadline = time.time() + 90
-    text = ""
-    while time.time() < deadline:
-        try:
-            text = _pld_text(page)
-        except Exception:  # noqa: BLE001 - element re-rendering
-            text = ""
-        if f"σ for ε = {eps}:" in text:
-            return text
-        page.wait_for_timeout(300)
-    raise AssertionError(f"the PLD sentence never showed ε = {eps}: {text!r}")
+    return poll_text(page, _pld_text, lambda text: f"σ for ε = {eps}:" in text,
+                     f"the PLD sentence never showed ε = {eps}", seconds=90, every=300)
 
 
 def _sigmas(text: str) -> tuple[float, float]:

@@ -307,7 +307,7 @@ def test_a_cell_failing_on_a_worker_is_one_line_without_a_worker_traceback(tmp_p
     def boom(cell):
         raise ValueError("a bad setting found only while running")
 
-    monkeypatch.setattr(sweep, "run_cell", boom)
+    monkeypatch.setattr(sweep.cells, "run_cell", boom)  # what the Dask task calls (dpviz.studies.sweep.cells)
     with pytest.raises(ValueError, match="cell .* failed: a bad setting found only while running"):
         sweep.run_sweep(spec, tmp_path / "o", client=clients[1], progress=False, log=lambda m: None)
     assert "Traceback" not in capfd.readouterr().err

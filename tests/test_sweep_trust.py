@@ -125,6 +125,31 @@ def test_a_stray_copy_of_a_cell_is_reported_and_never_read(folder, client):
     assert len(data.frame(None)) == ROWS and any("cell-foreign.parquet" in n for n in data.notes)
 
 
+def test_the_dashboard_neither_counts_nor_reads_files_that_are_not_cells(folder, tmp_path):
+    """A copy of a cell and a file with a cell's name that no cell of the spec has are not counted by the sweep list,
+    not read (not even their footer) when the folder or its zip is opened, and named in the notes."""
+    spec, out = folder
+    root = tmp_path / "sweeps"
+    shutil.copytree(out, root / "run")
+    d = root / "run"
+    shutil.copy(_cell_files(d)[0], d / "cell-foreign.parquet")
+    (d / "cell-0123456789abcdef.parquet").write_bytes(b"PAR1 not a cell of this sweep PAR1")
+    theirs = {f"cell-{c.cell_id}.parquet" for c in spec.cells()}
+    # a folder holding nothing but such files is no sweep to list
+    (root / "only-strays").mkdir()
+    for name in (sweep.META_FILE, sweep.MANIFEST_FILE, "cell-foreign.parquet"):
+        shutil.copy(d / name, root / "only-strays" / name)
+    found = so.list_sweeps(root)
+    assert [(f["name"], f["cells"]) for f in found] == [("run", len(theirs))]  # 12, not 14
+    for data in (so.open_sweep_dir(root, "run"), so.read_upload("run.zip", _zip(d))):
+        assert set(data.files) == theirs
+        assert len(data.frame(None)) == ROWS
+        assert any("cell-foreign.parquet" in n and "cell-0123456789abcdef.parquet" in n and "were not read" in n
+                   for n in data.notes), data.notes
+    with pytest.raises(ValueError, match="no sweep called"):
+        so.open_sweep_dir(root, "only-strays")
+
+
 def test_an_altered_cell_is_recomputed_on_resume_and_refused_on_load(folder, client):
     spec, out = folder
     good = sweep.load_sweep(out)
@@ -417,6 +442,39 @@ def test_csv_with_a_huge_number_or_nul_bytes_says_so():
         data.from_csv("a,b\n1,2\n".encode("utf-16-le") * 5, "b")
     with pytest.raises(ValueError, match=r"not numeric: a \(e.g. 'x'\)"):
         data.from_csv(b"a,y\n" + b"x,2\n" * 20, "y")
+
+
+def test_a_long_text_value_next_to_small_numbers_is_named_as_text_with_its_length():
+    """A 4-million-character text value in a column whose other cells are small numbers: the message quotes the text
+    and says how long it is (it said "holds a number of 1 digits, too large", naming the harmless 3)."""
+    from dpviz.engine import data
+
+    with pytest.raises(ValueError) as info:
+        data.from_csv(b"a,b\n" + b"x" * 4_000_000 + b",2\n" + b"3,4\n" * 20, "b")
+    msg = str(info.value)
+    assert "not numeric: a" in msg and "a value of 4,000,000 characters" in msg and "digits" not in msg
+    assert len(msg) < 300
+
+
+def test_the_csv_parse_runs_under_a_memory_limit_in_its_worker():
+    """CSV uploads are parsed in a pool worker under a hard memory limit (as Parquet uploads are): past it the job
+    stops with one message naming the cause, and the worker goes on with its next job, the limit lifted."""
+    from dpviz.engine import data
+    from dpviz_ui import workers
+
+    assert 0 < data.CSV_MEMORY_LIMIT <= 1_000_000_000
+    blob = b"a,b\n" + b"1" * 4_900_000 + b",2\n" + b"3,4\n" * 20
+    pool = workers.WorkerPool(1, nice=0)
+    try:
+        with pytest.raises(workers.MemoryLimit, match=r"^reading the CSV needed more than 5 MB of memory, the limit "
+                                                      r"for an uploaded CSV \(very long lines or values"):
+            pool.submit("me", workers.load_csv, blob, "b", memory_limit=5_000_000).result(120)
+        with pytest.raises(ValueError, match="4,900,000 digits"):  # the default limit: the file's own message
+            pool.submit("me", workers.load_csv, blob, "b").result(120)
+        ok = "a,y\n" + "".join(f"{i},{i % 2}\n" for i in range(50))
+        assert pool.submit("me", workers.load_csv, ok.encode(), "y").result(60).n == 35
+    finally:
+        pool.shutdown()
 
 
 def test_json_statement_prints_json_with_the_statement(capsys):

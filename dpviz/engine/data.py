@@ -47,7 +47,7 @@ from dpviz.foundation import validate as v
 
 __all__ = ["Dataset", "DATASETS", "DatasetCost", "DatasetPlan", "estimate_dataset_cost", "plan_dataset",
            "load_dataset", "from_csv", "csv_shape", "MAX_CSV_BYTES", "MAX_CSV_ABS", "MAX_CSV_COLUMNS", "MAX_CSV_ROWS",
-           "MAX_CSV_CELLS", "CSV_TIME_LIMIT", "WANG_LS_W", "WANG_LOGISTIC_W",
+           "MAX_CSV_CELLS", "CSV_TIME_LIMIT", "CSV_MEMORY_LIMIT", "WANG_LS_W", "WANG_LOGISTIC_W",
            "metric_chi", "metric_chi_remark1"]
 
 #: w* of the least-squares experiment (Wang, Lei, Ying & Zhou (wang-lownoise), Section 5.1).
@@ -65,6 +65,12 @@ MAX_CSV_CELLS = 1_000_000
 #: CPU seconds the parse of a user CSV may take (dpviz_ui.workers.load_csv checks it between its steps; the page stops
 #: waiting after it)
 CSV_TIME_LIMIT = 10.0
+#: Bytes of memory (address space) the parse of a user CSV may take beyond what its worker process already holds
+#: (dpviz_ui.workers.load_csv sets it as a hard limit while pandas reads): the worst CSVs of MAX_CSV_BYTES measured
+#: (one number of 4.9 million digits, a 4 MB text value, 1 000 x 1 000 text cells) peak at about 30 MB above the
+#: imports, 135 MB for the whole process (benchmarks/bench_hostile.py, the "CSV memory" cases), so 500 MB bounds any
+#: CSV the size limit lets through with a wide margin, and 1 GB per upload holds.
+CSV_MEMORY_LIMIT = 500_000_000
 #: Largest magnitude accepted in a CSV cell.  Standardising squares deviations, so values near the float limit
 #: (1.8e308) would overflow to inf / NaN; 1e100 leaves a wide margin and no real measurement comes close.
 MAX_CSV_ABS = 1e100
@@ -275,6 +281,17 @@ def _number_text(text: str) -> bool:
     return bool(whole or frac) and all(part == "" or (part.isascii() and part.isdigit()) for part in (whole, frac))
 
 
+def _not_a_float(text: str) -> bool:
+    """Whether the decimal number ``text`` cannot be read as a finite float: too many digits for pandas' parser (more
+    than 1 000 characters) or beyond about 1e308."""
+    if len(text) > 1000:
+        return True
+    try:
+        return not math.isfinite(float(text))
+    except (ValueError, OverflowError):
+        return True
+
+
 def _why_not_numeric(df, bad: list[str]) -> str:
     """One line saying why the columns ``bad`` are not numeric: a cell that is a number too long or too large to be a
     floating-point number (e.g. one of 4.9 million digits) is named as such, else the first text cell is quoted."""
@@ -282,7 +299,7 @@ def _why_not_numeric(df, bad: list[str]) -> str:
         col = df[c]
         for val in col[col.notna()].head(100_000):
             text = str(val)
-            if _number_text(text):
+            if _number_text(text) and _not_a_float(text):  # (a small number next to a text cell is not the cause)
                 digits = sum(ch.isdigit() for ch in text)
                 return (f"column {_names([c])} holds a number of {digits:,} digits, too large to read as a "
                         f"floating-point number (at most about 1e308; dpviz accepts |x| <= {MAX_CSV_ABS:g}); rescale "
@@ -290,7 +307,8 @@ def _why_not_numeric(df, bad: list[str]) -> str:
     first = bad[0]
     col = df[first]
     sample = next((str(v) for v in col[col.notna()].head(1000) if not _number_text(str(v))), None)
-    shown = "" if sample is None else f" (e.g. {sample[:30] + ('…' if len(sample) > 30 else '')!r})"
+    shown = "" if sample is None else f" (e.g. {sample[:30] + ('…' if len(sample) > 30 else '')!r}" + (
+        f", a value of {len(sample):,} characters)" if len(sample) > 1000 else ")")
     return f"these columns are not numeric: {_names(bad)}{shown}; all columns must hold numbers."
 
 
@@ -390,6 +408,8 @@ def from_csv(content: bytes | str, label_column: str, *, max_bytes: int = MAX_CS
     except Exception as exc:  # pandas raises several parser error types
         if isinstance(exc, v.TimeLimit):  # the pool job's CPU-time limit: its own message
             raise
+        if isinstance(exc, MemoryError) or "out of memory" in str(exc):  # the pool job's memory limit: its own message
+            raise MemoryError(str(exc)) from None
         raise ValueError(f"could not parse the file as CSV: {str(exc)[:160]}") from None
     if len(df) == 0:
         raise ValueError("the CSV has a header but no data rows; add at least 10 rows of numbers.")

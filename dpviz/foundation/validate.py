@@ -10,6 +10,7 @@ import math
 from numbers import Integral, Real
 
 __all__ = [
+    "check_batch",
     "check_real",
     "check_positive",
     "check_nonnegative",
@@ -143,6 +144,25 @@ def check_delta(value, name: str = "delta", allow_zero: bool = False) -> float:
 def check_n(value, name: str = "n") -> int:
     """Sample size: an integer >= 2."""
     return check_int(name, value, minimum=2)
+
+
+def check_batch(n: int, batch_size, sampling_rate, *, fixed: bool, batch: str = "batch_size",
+                rate: str = "sampling_rate") -> tuple[int, float]:
+    """(batch size m, sampling rate q) of a DP-SGD run on ``n`` examples from exactly one of ``batch_size`` (q = m/n)
+    and ``sampling_rate`` (m = round(q·n), at least 1); with ``fixed`` (batches of a whole number of examples:
+    without replacement, shuffled) q is then m/n.  ``batch`` / ``rate``: the two inputs as the messages name them."""
+    if (batch_size is None) == (sampling_rate is None):
+        raise ValueError(f"give exactly one of {batch} and {rate}.")
+    if batch_size is not None:
+        m = check_int(batch.removeprefix("the "), batch_size)
+        if m > n:
+            raise ValueError(f"{batch} ({m}) cannot exceed the data set size n ({n}).")
+        return m, m / n
+    q = check_real(rate.removeprefix("the "), sampling_rate)
+    if not 0.0 < q <= 1.0:
+        raise ValueError(f"{rate} must lie in (0, 1], got {q:g}.")
+    m = max(1, round(q * n))
+    return m, (m / n if fixed else q)
 
 
 # ----------------------------------------------------------------------------------------------------------------

@@ -98,20 +98,9 @@ def resolve(*, n, delta, noise_multiplier=None, sigma=None, clip_norm=None, batc
             raise ValueError("full-batch uses all n examples in every step: leave the batch size at n (or the "
                              "sampling rate at 1).")
         b, q = n, 1.0
-    elif (batch_size is None) == (sampling_rate is None):
-        raise ValueError("give exactly one of the batch size and the sampling rate.")
-    elif batch_size is not None:
-        b = v.check_int("batch size", batch_size)
-        if b > n:
-            raise ValueError(f"the batch size ({b}) cannot exceed the data set size n ({n}).")
-        q = b / n
-    else:
-        q = v.check_real("sampling rate", sampling_rate)
-        if not 0.0 < q <= 1.0:
-            raise ValueError(f"the sampling rate must lie in (0, 1], got {q:g}.")
-        b = max(1, round(q * n))
-        if sampling in ("shuffle", "fixed-size"):
-            q = b / n  # a fixed batch holds a whole number of examples
+    else:  # a fixed batch (shuffled, fixed-size) holds a whole number of examples
+        b, q = v.check_batch(n, batch_size, sampling_rate, fixed=sampling in ("shuffle", "fixed-size"),
+                             batch="the batch size", rate="the sampling rate")
     if (epochs is None) == (steps is None):
         raise ValueError("give exactly one of epochs and steps.")
     if steps is not None:

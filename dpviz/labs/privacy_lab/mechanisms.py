@@ -113,6 +113,18 @@ class Mechanism:
 
 
 
+def _one_release(alg, paper, cal, ex, n, eps, delta, notes, desc_of, closed_text) -> "Mechanism":
+    """The mechanism of an algorithm that adds N(0, σ²I) once to an output of replace-one sensitivity
+    ``ex["sensitivity"]`` at (ε, δ) (Xue et al.'s DP-GD-SC and DPGDC): refused where the calibration is infeasible;
+    ``desc_of(Δ)`` says what is released."""
+    if not cal.feasible:
+        raise ValueError(f"{cal.reason}; {cal.fix}")
+    Delta = float(ex["sensitivity"])
+    closed, closed_inv = _classical(Delta, math.sqrt(2.0 * math.log(1.25 / delta)))
+    return Mechanism(alg.id, alg.name, paper, "single-release", desc_of(Delta), n, 1, 0, Delta, None, eps, delta, eps,
+                     delta, _paper_sigma(cal), True, closed_text, notes, {}, closed, closed_inv)
+
+
 def _paper_sigma(cal) -> float | None:
     """The σ the paper's formula prints (``extras["sigma_paper"]``); since dpviz releases the analytic-Gaussian σ by
     default (``cal.sigma``), the paper's own σ is kept beside it by the calibration."""
@@ -287,15 +299,10 @@ def _mechanism(algorithm_id: str, **params) -> Mechanism:
         return Mechanism(alg.id, alg.name, paper, "single-release", desc, n, 1, 0, Delta, None, eps, dm, eps, delta,
                          _paper_sigma(cal), True, closed_text, notes, {}, closed, closed_inv)
     if alg.id == "dpgd-sc":
-        if not cal.feasible:
-            raise ValueError(f"{cal.reason}; {cal.fix}")
-        Delta = float(ex["sensitivity"])
-        closed, closed_inv = _classical(Delta, math.sqrt(2.0 * math.log(1.25 / delta)))
-        desc = (f"One release: N(0, σ²I) is added to the last iterate of projected gradient descent, whose "
-                f"replace-one sensitivity is 8G/(μn) = {Delta:.4g} (Xue, Yang, Huai & Wang, Algorithm 1, Lemma 1).")
-        closed_text = "σ = 8√(2 ln(1.25/δ))·G/(μnε) (Xue, Yang, Huai & Wang, Algorithm 1)"
-        return Mechanism(alg.id, alg.name, paper, "single-release", desc, n, 1, 0, Delta, None, eps, delta, eps,
-                         delta, _paper_sigma(cal), True, closed_text, notes, {}, closed, closed_inv)
+        return _one_release(alg, paper, cal, ex, n, eps, delta, notes, lambda Delta: (
+            f"One release: N(0, σ²I) is added to the last iterate of projected gradient descent, whose replace-one "
+            f"sensitivity is 8G/(μn) = {Delta:.4g} (Xue, Yang, Huai & Wang, Algorithm 1, Lemma 1)."),
+            "σ = 8√(2 ln(1.25/δ))·G/(μnε) (Xue, Yang, Huai & Wang, Algorithm 1)")
     if alg.id == "dpgd-c":
         Delta = float(ex["sensitivity"])
         T = int(cal.T)
@@ -307,16 +314,10 @@ def _mechanism(algorithm_id: str, **params) -> Mechanism:
         return Mechanism(alg.id, alg.name, paper, "full-batch", desc, n, T, 0, Delta, None, eps, delta, eps, delta,
                          _paper_sigma(cal), True, closed_text, notes, {}, closed, closed_inv)
     if alg.id == "dpgdc":
-        if not cal.feasible:
-            raise ValueError(f"{cal.reason}; {cal.fix}")
-        Delta = float(ex["sensitivity"])
-        closed, closed_inv = _classical(Delta, math.sqrt(2.0 * math.log(1.25 / delta)))
-        desc = (f"One release: N(0, σ²I) is added once to the average of the T = {int(cal.T)} projected gradient "
-                f"descent iterates, whose replace-one sensitivity is 4ηGT/n = {Delta:.4g} (Xue, Yang, Huai & Wang, "
-                "Algorithm 4, Lemma 7).")
-        closed_text = "σ = 4√(2 ln(1.25/δ))·GTη/(nε) (Xue, Yang, Huai & Wang, Algorithm 4)"
-        return Mechanism(alg.id, alg.name, paper, "single-release", desc, n, 1, 0, Delta, None, eps, delta, eps,
-                         delta, _paper_sigma(cal), True, closed_text, notes, {}, closed, closed_inv)
+        return _one_release(alg, paper, cal, ex, n, eps, delta, notes, lambda Delta: (
+            f"One release: N(0, σ²I) is added once to the average of the T = {int(cal.T)} projected gradient descent "
+            f"iterates, whose replace-one sensitivity is 4ηGT/n = {Delta:.4g} (Xue, Yang, Huai & Wang, Algorithm 4, "
+            "Lemma 7)."), "σ = 4√(2 ln(1.25/δ))·GTη/(nε) (Xue, Yang, Huai & Wang, Algorithm 4)")
     # dp-epoch-gd
     if not cal.feasible:
         raise ValueError(f"{cal.reason}; {cal.fix}")

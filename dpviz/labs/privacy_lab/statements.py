@@ -53,20 +53,8 @@ def calculator(*, n, noise_multiplier, delta, batch_size=None, sampling_rate=Non
         raise ValueError(f"noise_multiplier (sigma / clipping norm) must be a number from "
                          f"{NOISE_MULTIPLIER_RANGE[0]:g} to {NOISE_MULTIPLIER_RANGE[1]:g}, got {v.shown(noise_multiplier)}.")
     delta = v.check_delta(delta)
-    if (batch_size is None) == (sampling_rate is None):
-        raise ValueError("give exactly one of batch_size and sampling_rate.")
-    if batch_size is not None:
-        m = v.check_int("batch_size", batch_size)
-        if m > n:
-            raise ValueError(f"batch_size ({m}) cannot exceed the data set size n ({n}).")
-        q = m / n
-    else:
-        q = v.check_real("sampling_rate", sampling_rate)
-        if not 0.0 < q <= 1.0:
-            raise ValueError(f"sampling_rate must lie in (0, 1], got {q:g}.")
-        m = max(1, round(q * n))
-        if sampling == "without-replacement":
-            q = m / n  # a fixed batch has a whole number of examples
+    # a fixed batch (without replacement) has a whole number of examples
+    m, q = v.check_batch(n, batch_size, sampling_rate, fixed=sampling == "without-replacement")
     if (epochs is None) == (steps is None):
         raise ValueError("give exactly one of epochs and steps.")
     if steps is not None:
