@@ -18,7 +18,10 @@ from dpviz_ui.lessons import model
 def compute() -> dict:
     """{key: σ or None} of every calibration the lessons' handouts and step charts run (all of them: one that is
     quick here may be quick only because dpviz's own caches hold what an earlier one computed)."""
-    from dpviz_ui.lessons import HEAVY, LESSONS, chart, lesson_html, step_state
+    from dpviz_ui.lessons.content import LESSONS
+    from dpviz_ui.lessons.handout import lesson_html
+    from dpviz_ui.lessons.model import HEAVY, step_state
+    from dpviz_ui.lessons.views import chart
 
     model._TABLE[:] = [{}]  # compute everything afresh
     model._NOISE_MEMO.clear()
