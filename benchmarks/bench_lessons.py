@@ -3,7 +3,7 @@ of the step animations once computed.
 
     python benchmarks/bench_lessons.py [--lessons gaussian,dpsgd] [--passes 2] [--slow 0.5]
     python benchmarks/bench_lessons.py --compute   # the numbers of each quick step in this process, no browser
-    python benchmarks/bench_lessons.py --handouts  # seconds and bytes of each lesson's offline HTML handout
+    python benchmarks/bench_lessons.py --handouts [--no-table]  # seconds and bytes of each lesson's HTML handout
 
 Pass 1 runs on a fresh server (cold caches: every step computed for the first time), pass 2 on warm caches (what
 the second student of a class sees).  A wait is timed in the page, as in ``bench_pages.py``: from the ``pointerdown``
@@ -64,12 +64,14 @@ def main() -> None:
     ap.add_argument("--slow", type=float, default=0.5, help="list the quick steps of pass 1 slower than this")
     ap.add_argument("--compute", action="store_true", help="time the computations only (no server, no browser)")
     ap.add_argument("--handouts", action="store_true", help="time and size the HTML handouts (no browser)")
+    ap.add_argument("--no-table", action="store_true",
+                    help="with --handouts: without the precomputed calibrations (dpviz_ui/lessons/noise_table.json)")
     args = ap.parse_args()
     if args.compute:
         compute_only(args.lessons.split(","))
         return
     if args.handouts:
-        handouts(args.lessons.split(","))
+        handouts(args.lessons.split(","), no_table=args.no_table)
         return
     from playwright.sync_api import sync_playwright
 
@@ -154,18 +156,29 @@ def compute_only(lesson_ids: list[str]) -> None:
     print(f"numbers: {len(xs)} steps, median {statistics.median(xs):.3f} s, max {xs[-1]:.3f} s")
 
 
-def handouts(lesson_ids: list[str]) -> None:
+def handouts(lesson_ids: list[str], no_table: bool = False) -> None:
     """Seconds to prepare each lesson's HTML handout in this process (what the page's worker runs), twice: cold
-    (the first lesson of the process also pays the imports) and again (the library's caches warm), and its size."""
+    (the library's caches empty) and again (warm), with the CPU seconds of the cold run (less sensitive to the load
+    of a shared machine), and its size.  Before the first lesson the process imports what a worker of the page's
+    pool has imported before its first job (:func:`dpviz_ui.workers._warm_worker`) and writes one handout without
+    charts (the lessons' own imports); ``--no-table`` leaves out the precomputed calibrations
+    (``dpviz_ui/lessons/noise_table.json``) to time what they save."""
+    from dpviz_ui import workers
+    from dpviz_ui.lessons import model
+
+    if no_table:
+        model._TABLE[:] = [{}]
+    workers._warm_worker()
     L.lesson_html(lesson_ids[0], figures=False)  # the imports, once
-    print(f"{'lesson':14s} cold     again    size")
+    print(f"{'lesson':14s} cold    (cpu)     again    size")
     for lid in lesson_ids:
-        t0 = time.perf_counter()
+        c0, t0 = time.process_time(), time.perf_counter()
         page = L.lesson_html(lid)
-        t1 = time.perf_counter()
+        t1, c1 = time.perf_counter(), time.process_time()
         L.lesson_html(lid)
         t2 = time.perf_counter()
-        print(f"{lid:14s} {t1 - t0:6.2f}s  {t2 - t1:6.2f}s  {len(page.encode('utf-8')) / 1e6:.3f} MB")
+        print(f"{lid:14s} {t1 - t0:6.2f}s ({c1 - c0:5.2f}s)  {t2 - t1:6.2f}s  "
+              f"{len(page.encode('utf-8')) / 1e6:.3f} MB")
 
 
 if __name__ == "__main__":

@@ -254,3 +254,49 @@ def test_handout_numbers_are_words_a_reader_understands():
     assert handout._num_html(7.3886908007965175) == "7.389"
     assert handout._num_html(4.1136919538185224e-08) == "4.114·10<sup>−8</sup>"
     assert handout._num_html(1e-6) == "10<sup>−6</sup>" and handout._num_html(1000) == "1000"
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# the precomputed calibrations (dpviz_ui/lessons/noise_table.json): a handout in seconds, with the same numbers
+# ---------------------------------------------------------------------------------------------------------------------
+@pytest.mark.slow
+def test_noise_table_holds_exactly_what_dpviz_calibrates():
+    """Every entry of the table is what :func:`model._calibrated_noise` computes now, to the last bit (None where no
+    σ is private): a handout written with the table prints the numbers it would print without it.  A change to a
+    calibration or an accountant fails here until ``python -m dpviz_ui.lessons.noise_table`` is run again."""
+    import json
+
+    from dpviz_ui.lessons import model
+
+    data = json.loads(model.NOISE_TABLE.read_text(encoding="utf-8"))
+    assert len(data["noise"]) > 100
+    wrong = []
+    for key, stored in data["noise"].items():
+        algorithm_id, items = json.loads(key)
+        fresh = model._calibrated_noise(algorithm_id, dict(items))
+        if not (fresh is None and stored is None or fresh is not None and stored is not None and fresh == stored):
+            wrong.append((key, stored, fresh))
+    assert not wrong, f"{len(wrong)} stale entries (run python -m dpviz_ui.lessons.noise_table), e.g. {wrong[:3]}"
+
+
+def test_noise_table_serves_the_without_replacement_curves(monkeypatch):
+    """PIDP-SGD's and DPSGD-PL's curves (the without-replacement accountant, ~0.2 s a point) in the heterogeneity
+    lesson come from the table: no such calibration is computed while its steps are drawn."""
+    from dpviz_ui.lessons import model
+
+    assert model._noise_table(), "the table is missing or was computed with other versions of dp_accounting/numpy/scipy"
+    computed = []
+    original = model._calibrated_noise
+
+    def spy(algorithm_id, p):
+        if algorithm_id in ("pidp-sgd", "dpsgd-pl"):
+            computed.append(model._table_key(algorithm_id, p))
+        return original(algorithm_id, p)
+
+    monkeypatch.setattr(model, "_calibrated_noise", spy)
+    monkeypatch.setattr(model, "_NOISE_MEMO", {})
+    monkeypatch.setattr(model, "_FEASIBLE_MEMO", {})
+    for step in L.get_lesson("heterogeneity").steps:
+        if step.view == "calibrate":
+            L.chart(step.view, L.step_state(step), animate=step.animate)
+    assert not computed, computed[:3]

@@ -26,7 +26,9 @@ Which file holds what (each imports only the ones above it):
 * :mod:`.links` — the page's link state (:data:`STATE_SCHEMA`, :func:`state_from_query`, :func:`encode_state`) and
   :func:`page_link` to the dashboard page of a step;
 * :mod:`.handout` — the handouts (:func:`lesson_html`, :func:`html_job`, :func:`lesson_notebook`,
-  :func:`dumps_notebook`).
+  :func:`dumps_notebook`);
+* :mod:`.noise_table` — ``python -m dpviz_ui.lessons.noise_table`` writes ``noise_table.json``, the calibrated σ
+  at the points the lessons ask for, which :func:`.model.calibrated_noise` reads (handouts in seconds).
 
 Every name of ``__all__`` is importable from this package (``from dpviz_ui import lessons``; ``lessons.live``),
 among them the helpers the solution notebooks import (``params_of``, ``only_params``, ``number_text``,
