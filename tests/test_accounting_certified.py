@@ -133,15 +133,17 @@ def test_negative_divergences_from_rounding_are_clamped():
 # -- item 3: honest convergence flags --------------------------------------------------------------------------------
 
 def test_replace_one_bracket_reports_loose_lower_bound(capsys):
-    # issue: MNIST replace-one [0.822, 4.223] said converged: true; dp_accounting's optimistic PLD gives 3.518
+    # issue: MNIST replace-one [0.822, 4.223] said converged: true; dp_accounting's optimistic PLD gives 3.518.
+    # Now the lower bound comes from an explicit pair of neighbouring data sets (dpviz.theory.pld_replace): above
+    # dp_accounting's optimistic PLD (also a lower bound), within 1 % of the upper end, and only then converged
     code, out, _ = _cli(["privacy", "--n", "60000", "--batch-size", "256", "--epochs", "60", "--noise-multiplier",
                          "1.1", "--delta", "1e-5", "--neighbouring", "replace-one", "--json"], capsys)
     assert code in (0, None)
     pld = {r["accountant"]: r for r in json.loads(out)["rows"]}["pld"]
-    assert pld["eps_lower"] <= 3.518 <= pld["eps_upper"]
+    assert 3.518 <= pld["eps_lower"] <= pld["eps_upper"] <= 4.2229 * (1 + 1e-3)
     narrow = pld["eps_upper"] - pld["eps_lower"] <= 0.01 * pld["eps_upper"]
-    assert pld["converged"] == narrow
-    if not narrow:
+    assert narrow and pld["converged"] == narrow
+    if not narrow:  # pragma: no cover
         assert "loose" in pld["note"]
 
 

@@ -497,8 +497,10 @@ METHOD = {
     "rdp": "RDP: upper bound (safe to claim), no lower bound",
     "pld": "PLD: connect-the-dots = upper bound (safe to claim); lower bound from a post-processing of the mechanism "
            "whose privacy losses lie on the same grid, the grid refined until the two agree to 1 % (Poisson "
-           "add/remove); otherwise the rounded-down PLD, loose over many steps (the grid refined until the upper "
-           "bound changes by < 1 %)",
+           "add/remove); replace-one: the lower bound of an explicit pair of neighbouring data sets (the replaced "
+           "example's gradient +C against -C, every other one 0) on a grid refined until the two agree to 1 %; "
+           "otherwise the rounded-down PLD, loose over many steps (the grid refined until the upper bound changes by "
+           "< 1 %)",
     "analytic-gaussian": "analytic Gaussian: exact",
 }
 

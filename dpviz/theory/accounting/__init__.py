@@ -25,7 +25,9 @@ Two accountants are available:
     and the lower bound the PLD of a post-processing of the mechanism whose privacy losses lie exactly on the grid
     (:mod:`dpviz.theory.pld_lower`); both err by O(Δ²) per step, and the grid is refined until they agree to 1 %.  Elsewhere
     (replace-one, full batch) the upper bound is dp_accounting's pessimistic PLD, refined until it changes by < 1 %,
-    and the lower bound its optimistic PLD — :func:`pld_bracket`, :func:`pld_epsilon_bracket`,
+    and the lower bound its optimistic PLD; for Poisson replace-one the lower bound is that of an explicit pair of
+    neighbouring data sets (the replaced example's gradient +C against −C, every other one 0), post-processed onto
+    the grid with an error O(Δ²) per step (:mod:`dpviz.theory.pld_replace`) — :func:`pld_bracket`, :func:`pld_epsilon_bracket`,
     :func:`pld_sigma_bracket` (whose σ interval is certified at both ends for Poisson add/remove).  The size of the
     grid is estimated before any work; where it would not fit, :class:`PldTooLarge` (a ``ValueError``) says how large
     it would be.
@@ -39,9 +41,11 @@ lower bound exceeds RDP's upper bound, RDP's bound is reported with no lower bou
 (:func:`_checked_bracket`, :func:`_checked_sigma`).  The references are unstable there too: dp_accounting's PLD at
 q = 10⁻⁶, 10⁶ steps, δ = 10⁻¹², z = 0.55 gives ε = 0.733 at grid 10⁻² and 9.48 at 10⁻³, its RDP 3.43; the PRV
 accountant would need a mesh of about ε_error/√(T log(1/δ)) ≈ 10⁻⁶, far beyond memory.  ε = 0 is returned only
-where it is exact: the total variation of the mechanism (:func:`dpviz.theory.gaussian.total_variation`) is at most δ,
-or dp_accounting's KL shortcut holds for Rényi divergences that are upper bounds (a per-step divergence below 10⁻¹⁰ is
-rounding noise and is replaced by a bound, :func:`_sound_rdp`).  δ above :data:`DELTA_MAX` = 0.1 is refused.
+where it is exact: the total variation of the mechanism (:func:`dpviz.theory.gaussian.total_variation`) is at most δ
+(a per-step Rényi divergence below 10⁻¹⁰ is rounding noise and is replaced by a bound, :func:`_sound_rdp`); where
+dp_accounting's conversion still reads 0 (its KL shortcut) but the total variation exceeds δ, the ε reported is the
+one certified by one exact Gaussian step, amplification by sub-sampling and composition (:mod:`.hockey`).  δ above
+:data:`DELTA_MAX` = 0.1 is refused.
 
 The neighbouring relation is add/remove-one (the relation of the moments accountant).  For a replace-one analysis
 pass the replace-one sensitivity (2G for gradients bounded by G) when converting σ to z = σ / sensitivity; see
@@ -53,6 +57,9 @@ those before it:
 
 ``checks``
     shared input checks (δ at most :data:`DELTA_MAX`, steps, sampling, neighbouring) and the noise search's range;
+``hockey``
+    the ε certified where the Rényi conversion reads 0 but the total variation cannot show ε = 0 (one exact
+    Gaussian step, amplification by sub-sampling, composition);
 ``rdp_poisson``
     Rényi DP of the Poisson-subsampled Gaussian (add/remove), the orders :data:`RDP_ORDERS`, ε = 0 only where exact;
 ``rdp_wor``
@@ -75,7 +82,8 @@ from __future__ import annotations
 # the public names, and the private ones that tests and benchmarks reach into (caches to clear, internals to check)
 from dpviz.theory.accounting.checks import (ACCOUNTANTS, DELTA_MAX, NEIGHBOURINGS, SAMPLINGS, _MAX_BRACKET, _Z_MAX,
                                             _Z_MIN, _check_common, _check_general, _join, check_accounting_delta)
-from dpviz.theory.accounting.rdp_poisson import (RDP_ORDERS, WOR_ORDERS, _RDP_EPS_FLOOR, _RDP_MARGIN, _RDP_TINY,
+from dpviz.theory.accounting.hockey import composed_eps as _composed_eps
+from dpviz.theory.accounting.rdp_poisson import (RDP_ORDERS, WOR_ORDERS, _RDP_MARGIN, _RDP_TINY,
                                                  _all_idx, _eps_rdp, _exact_zero, _log_a_frac, _orders, _rdp_eps,
                                                  _rdp_eps_idx, _rdp_poisson_gaussian, _sound_rdp, rdp_epsilon_gaussian)
 from dpviz.theory.accounting.rdp_wor import (_forward_diffs, _rdp_wor_gaussian, _wor_eps, _wor_eps_opt, _wor_log_a_int,

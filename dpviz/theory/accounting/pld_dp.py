@@ -198,7 +198,7 @@ class PldBracket:
     seconds: float
     points: int
     note: str = ""
-    lower_from: str | None = None  # "pld-optimistic" or "prv"
+    lower_from: str | None = None  # "pld-optimistic", "pld-merged", "pld-replace-pair" or "prv"
     #: "rdp" when the PLD did not settle or contradicted RDP's valid upper bound and RDP's bound is reported instead
     fallback: str | None = None
 

@@ -8,6 +8,7 @@ import functools
 import math
 
 from dpviz.foundation import validate as v
+from dpviz.theory.accounting import hockey
 
 
 #: Rényi orders of both RDP accountants, the Poisson (add/remove) one of :func:`epsilon_for` and the
@@ -175,15 +176,11 @@ def _rdp_eps_idx(z: float, delta: float, steps: int, q: float, idx: tuple[int, .
         absl_logger.setLevel(level)
     eps = float(eps)
     if eps <= 0.0 and not _exact_zero(z, delta, steps, q):
-        # dp_accounting's conversion (on divergences made sound by _sound_rdp) says eps <= 0, but dpviz prints
-        # eps = 0 only where the total variation bound shows it exactly (issue 31, item 2); any positive number is
-        # then a valid upper bound, and the smallest one dpviz prints is _RDP_EPS_FLOOR
-        eps = _RDP_EPS_FLOOR
+        # dp_accounting's conversion (its KL shortcut, on divergences at the size of their rounding error) says
+        # eps <= 0, but dpviz prints eps = 0 only where the total variation bound shows it exactly (issue 31, item
+        # 2): the eps certified instead by one exact step, amplification by sub-sampling and composition
+        eps = hockey.composed_eps(z, delta, steps, q)
     return (eps if math.isfinite(eps) else math.inf), idx[orders.index(float(opt))] if math.isfinite(eps) else -1
-
-
-#: The ε reported where the Rényi conversion certifies ε <= 0 but the total variation bound cannot show ε = 0.
-_RDP_EPS_FLOOR = 1e-9
 
 
 def _all_idx() -> tuple[int, ...]:

@@ -8,6 +8,7 @@ import functools
 import math
 
 from dpviz.foundation import validate as v
+from dpviz.theory.accounting import hockey
 from dpviz.theory.accounting.rdp_poisson import WOR_ORDERS, _exact_zero, _sound_rdp
 
 
@@ -126,7 +127,10 @@ def _wor_eps_opt(z: float, delta: float, steps: int, q: float, max_order: float,
 def _wor_eps(z: float, delta: float, steps: int, q: float) -> float:
     if _exact_zero(z, delta, steps, q):  # total variation <= delta: (0, delta)-DP exactly
         return 0.0
-    return _wor_eps_opt(z, delta, steps, q, math.inf)[0]
+    eps = _wor_eps_opt(z, delta, steps, q, math.inf)[0]
+    if eps <= 0.0:  # the conversion's KL shortcut on rounding-sized divergences: not trusted (issue 31, item 2)
+        eps = hockey.composed_eps(z, delta, steps, q)
+    return eps
 
 
 @functools.lru_cache(maxsize=1024)
