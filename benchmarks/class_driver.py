@@ -193,8 +193,9 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
     server at ``url``: N students join, the presenter presses Next ``steps`` times, every student answers every
     question and the presenter reveals it.  Returns the follow and reveal delays (seconds, one sample per student
     per step), ``sent`` (predictions whose recording the page confirmed), ``counted`` (rows in the store),
-    ``students`` (their ids), ``seen`` (per student: the steps whose header its page received), ``answers``
-    ({(student id, question): the text submitted}), ``questions`` and the clients' errors."""
+    ``students`` (their ids), ``seen`` (per student: the steps whose header its page received), ``submitted``
+    ({(student id, question): the text submitted}), ``answers`` (the same for the submissions whose page confirmed
+    them), ``questions`` and the clients' errors."""
     rng = random.Random(seed)
     from dpviz_ui.classroom import store as S
 
@@ -210,7 +211,7 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
     for s, t in zip(students, joined):
         if t is None:
             s.errors.append(f"did not see the first step within {wait_s:g} s")
-    follow, reveal, sent, questions, answers = [], [], 0, [], {}
+    follow, reveal, sent, questions, answers, submitted = [], [], 0, [], {}, {}
     k = 1
     for _move in range(steps):
         step = lesson.steps[k - 1]
@@ -231,6 +232,7 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
                 w.id = box.id
                 w.string_value = prediction(step.question, rng)
                 t0 = await s.click("Submit prediction", extra=[w])
+                submitted[(me, k)] = w.string_value
                 ok = await s.wait_text("is recorded", t0, wait_s) is not None
                 if ok:
                     answers[(me, k)] = w.string_value
@@ -262,6 +264,7 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
     errors = [e for c in [pres, *students] for e in c.errors]
     out = {"follow": follow, "reveal": reveal, "sent": sent, "counted": counted, "errors": errors,
            "students": ids, "seen": [sorted(s.step_seen) for s in students], "answers": answers,
+           "submitted": submitted,
            "questions": questions, "student_bytes": sum(s.bytes_received for s in students),
            "fragment_runs": sum(s.fragment_runs for s in students)}
     for c in [pres, *students]:
