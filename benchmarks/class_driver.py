@@ -12,6 +12,7 @@ step it first waits for every answer, then presses Reveal.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import os
 import random
@@ -53,6 +54,7 @@ class Client:
         self.bytes_received = 0
         self.fragment_runs = 0  # follow checks this tab asked for (its fragment timer's ticks)
         self.ends: list[str] = []  # how each script run ended (script_finished statuses)
+        self.log: collections.deque = collections.deque(maxlen=300)  # (time, what was sent or received), for reports
 
     async def start(self) -> None:
         self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=2**27,
@@ -82,6 +84,7 @@ class Client:
             m.rerun_script.widget_states.widgets.append(w)
         if fragment_id is None:
             self.finished.clear()
+        self.log.append((time.perf_counter(), f"sent rerun fragment={bool(fragment_id)} widgets={len(widgets)}"))
         await self.ws.send(m.SerializeToString())
 
     async def _tick(self, fragment_id: str, interval: float) -> None:
@@ -101,6 +104,15 @@ class Client:
                 f.ParseFromString(raw)
                 kind = f.WhichOneof("type")
                 now = time.perf_counter()
+                if kind == "script_finished":
+                    self.log.append((now, ForwardMsg.ScriptFinishedStatus.Name(f.script_finished)))
+                elif kind == "new_session":
+                    self.log.append((now, "run starts"))
+                elif kind == "delta" and f.delta.WhichOneof("type") == "new_element":
+                    t = f.delta.new_element.WhichOneof("type")
+                    if t in ("heading", "alert", "markdown", "button", "text_input"):
+                        el = getattr(f.delta.new_element, t)
+                        self.log.append((now, f"{t}: {getattr(el, 'body', None) or getattr(el, 'label', '')}"[:60]))
                 if kind == "navigation" and f.navigation.page_script_hash:
                     self.page_hash = f.navigation.page_script_hash
                 elif kind == "auto_rerun":
@@ -181,8 +193,9 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
     server at ``url``: N students join, the presenter presses Next ``steps`` times, every student answers every
     question and the presenter reveals it.  Returns the follow and reveal delays (seconds, one sample per student
     per step), ``sent`` (predictions whose recording the page confirmed), ``counted`` (rows in the store),
-    ``students`` (their ids), ``seen`` (per student: the steps whose header its page received), ``answers``
-    ({(student id, question): the text submitted}), ``questions`` and the clients' errors."""
+    ``students`` (their ids), ``seen`` (per student: the steps whose header its page received), ``submitted``
+    ({(student id, question): the text submitted}), ``answers`` (the same for the submissions whose page confirmed
+    them), ``questions`` and the clients' errors."""
     rng = random.Random(seed)
     from dpviz_ui.classroom import store as S
 
@@ -198,7 +211,7 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
     for s, t in zip(students, joined):
         if t is None:
             s.errors.append(f"did not see the first step within {wait_s:g} s")
-    follow, reveal, sent, questions, answers = [], [], 0, [], {}
+    follow, reveal, sent, questions, answers, submitted = [], [], 0, [], {}, {}
     k = 1
     for _move in range(steps):
         step = lesson.steps[k - 1]
@@ -219,6 +232,7 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
                 w.id = box.id
                 w.string_value = prediction(step.question, rng)
                 t0 = await s.click("Submit prediction", extra=[w])
+                submitted[(me, k)] = w.string_value
                 ok = await s.wait_text("is recorded", t0, wait_s) is not None
                 if ok:
                     answers[(me, k)] = w.string_value
@@ -250,6 +264,7 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
     errors = [e for c in [pres, *students] for e in c.errors]
     out = {"follow": follow, "reveal": reveal, "sent": sent, "counted": counted, "errors": errors,
            "students": ids, "seen": [sorted(s.step_seen) for s in students], "answers": answers,
+           "submitted": submitted,
            "questions": questions, "student_bytes": sum(s.bytes_received for s in students),
            "fragment_runs": sum(s.fragment_runs for s in students)}
     for c in [pres, *students]:
@@ -257,11 +272,27 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
     return out
 
 
+def wait_until_idle(pid: int, timeout: float = 600.0) -> bool:
+    """Wait until the server's background warm-up (serve.py primes the pages' caches and precomputes every lesson
+    step, in the server's own process) is over: its CPU use falls below 0.2 s over 2 s.  A lecturer starts the
+    server before the class; on a loaded machine the warm-up takes minutes and holds back the first page runs."""
+    import psutil
+
+    proc = psutil.Process(pid)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        c0 = sum(proc.cpu_times()[:2])
+        time.sleep(2.0)
+        if sum(proc.cpu_times()[:2]) - c0 < 0.2:
+            return True
+    return False
+
+
 @contextlib.contextmanager
 def class_server(data_dir: str):
-    """The dashboard served as ``make run`` does (``serve.launch``) with the class store in ``data_dir`` (a fresh
-    SQLite file, shared with this process through ``DPVIZ_DATA_DIR``); yields (process, URL); the environment is
-    restored and the server stopped at the end."""
+    """The dashboard served as ``make run`` does (``serve.launch``, then :func:`wait_until_idle`) with the class
+    store in ``data_dir`` (a fresh SQLite file, shared with this process through ``DPVIZ_DATA_DIR``); yields
+    (process, URL); the environment is restored and the server stopped at the end."""
     saved = {k: os.environ.get(k) for k in ("DPVIZ_DATA_DIR", "DPVIZ_CLASS_DB")}
     os.environ["DPVIZ_DATA_DIR"] = str(data_dir)
     os.environ.pop("DPVIZ_CLASS_DB", None)
@@ -270,6 +301,7 @@ def class_server(data_dir: str):
     try:
         proc, url = serve.launch(timeout=180)
         try:
+            wait_until_idle(proc.pid)
             yield proc, url
         finally:
             proc.terminate()

@@ -161,8 +161,8 @@ def show_step(lesson, k: int, *, explore: bool) -> dict | None:
 def show_chart(optional: bool = False) -> None:
     """The step's chart, drawn last, below the question (the slowest part of a step; on a phone the prediction
     comes first).  ``optional`` (the students): drawn only when the student asks for it -- the lecturer projects it,
-    and building and sending a chart to each of 60 devices at every step costs the server about 0.1 s of CPU each
-    (benchmarks/RESULTS.md, "A live class")."""
+    and building and sending a chart to each of 60 devices at every step would cost the server CPU and bandwidth
+    for every device (benchmarks/RESULTS.md, "A live class")."""
     got = st.session_state.pop("_cls_chart", None)
     if not got:
         return
