@@ -131,7 +131,8 @@ def _visit(page, server: str, name: str, path: str, done: str | None) -> None:
     """Load one state and wait until it has finished computing (a simulation that did not start by itself is
     started with its button), with every expander open."""
     page.goto(f"{server}/{path}", timeout=WAIT)
-    page.wait_for_selector("[data-testid='stSidebarNav']", timeout=WAIT)
+    # attached, not visible: presenter mode hides the sidebar (its navigation is in the page, display: none)
+    page.wait_for_selector("[data-testid='stSidebarNav']", state="attached", timeout=WAIT)
     settle(page, WAIT)
     page.wait_for_timeout(1800)  # a session's first charts are drawn 1.5 s after the first paint
     settle(page, WAIT)

@@ -21,7 +21,7 @@ What it may import: streamlit and any layer of :mod:`dpviz`; of :mod:`dpviz_ui`,
 
 from .text import (  # noqa: F401
     HELP, LABELS, LOSS_CONSTANTS, NUMERIC, fmt, latex_plain, plain, pretty, tex_sci, _AUTOLINK, _GREEK,
-    _GREEK_RE, _LATEX_WORDS, _MD_SPECIAL, _POW, _SCI, _SQRT,
+    _GREEK_RE, _LATEX_WORDS, _MD_SPECIAL, _POW, _SCI, _SQRT, _SUB, _SUP, _GROUP, _script,
 )
 from .state import (  # noqa: F401
     LINK_NOTICE_CHARS, LINK_NOTICE_ITEMS, init_state, link_notice_text, params_from_view, set_view,
