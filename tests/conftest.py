@@ -220,3 +220,17 @@ def _browser_launch_needs_the_marker():
         yield
     finally:
         BrowserType.launch = original
+
+
+def open_page(page: str, query: dict | None = None, timeout: float = 60):
+    """An AppTest of the dashboard (app.py) opened with the URL ``query`` and switched to ``page`` (e.g.
+    ``"pages/bounds.py"``), checked to have raised nothing."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+    for k, val in (query or {}).items():
+        at.query_params[k] = val
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception
+    return at

@@ -7,19 +7,14 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from conftest import open_page
 from dpviz.labs import privacy_lab as pl
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
 
 
 def _page(query=None):
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    for k, val in (query or {}).items():
-        at.query_params[k] = val
-    at.run()
-    at.switch_page("pages/accounting.py").run()
-    assert not at.exception
-    return at
+    return open_page("pages/accounting.py", query)
 
 
 def _table(at):

@@ -2,6 +2,7 @@
 
 from streamlit.testing.v1 import AppTest
 
+from conftest import open_page
 from dpviz_ui import helpers as ui
 from dpviz.theory import catalog
 
@@ -9,13 +10,7 @@ APP = __import__("pathlib").Path(__file__).resolve().parent.parent / "app.py"
 
 
 def _calibrate(query):
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page("pages/calibrate.py").run()
-    assert not at.exception
-    return at
+    return open_page("pages/calibrate.py", query)
 
 
 def test_calibrate_page_labels_both_readings_of_yang_eq5():

@@ -12,6 +12,7 @@ import math
 
 import pytest
 
+from conftest import open_page
 from dpviz.foundation import figures
 
 
@@ -98,15 +99,7 @@ APP = __import__("pathlib").Path(__file__).resolve().parent.parent / "app.py"
 
 
 def _bounds(query):
-    from streamlit.testing.v1 import AppTest
-
-    at = AppTest.from_file(str(APP), default_timeout=TIMEOUT)
-    for k, v in query.items():
-        at.query_params[k] = v
-    at.run()
-    at.switch_page("pages/bounds.py").run()
-    assert not at.exception
-    return at
+    return open_page("pages/bounds.py", query, TIMEOUT)
 
 
 def _charts(at):

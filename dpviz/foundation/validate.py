@@ -106,6 +106,14 @@ def check_open_unit(name: str, value) -> float:
     return value
 
 
+def check_level(value, what: str = "the confidence level") -> float:
+    """Return a confidence level in [0.5, 1) as a float, or raise ValueError saying what it is (``what``)."""
+    value = check_real("level", value)
+    if not 0.5 <= value < 1.0:
+        raise ValueError(f"level ({what}) must lie in [0.5, 1), got {shown(value)}.")
+    return value
+
+
 def check_eps(value, name: str = "eps") -> float:
     """Privacy budget epsilon: a finite number > 0 (smaller = more private)."""
     value = check_real(name, value)

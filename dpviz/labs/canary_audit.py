@@ -139,10 +139,7 @@ def check_memory(algorithm_id: str, data, loss, *, chains, max_bytes, what: str,
 
 
 def _level(level) -> float:
-    level = v.check_real("level", level)
-    if not 0.5 <= level < 1.0:
-        raise ValueError(f"level (the Clopper-Pearson confidence level) must lie in [0.5, 1), got {v.shown(level)}.")
-    return level
+    return v.check_level(level, "the Clopper-Pearson confidence level")
 
 
 def clopper_pearson(k, m, level: float = LEVEL):

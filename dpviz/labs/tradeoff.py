@@ -37,10 +37,7 @@ def _alphas(alpha) -> np.ndarray:
 
 
 def _level(level) -> float:
-    level = v.check_real("level", level)
-    if not 0.5 <= level < 1.0:
-        raise ValueError(f"level (the confidence level) must lie in [0.5, 1), got {v.shown(level)}.")
-    return level
+    return v.check_level(level)
 
 
 def _out(x):

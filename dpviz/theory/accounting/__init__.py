@@ -83,13 +83,14 @@ from __future__ import annotations
 from dpviz.theory.accounting.checks import (ACCOUNTANTS, DELTA_MAX, NEIGHBOURINGS, SAMPLINGS, _MAX_BRACKET, _Z_MAX,
                                             _Z_MIN, _check_common, _check_general, _join, check_accounting_delta)
 from dpviz.theory.accounting.hockey import composed_eps as _composed_eps
+from dpviz.theory.accounting.hockey import log_bisect
 from dpviz.theory.accounting.rdp_poisson import (RDP_ORDERS, WOR_ORDERS, _RDP_MARGIN, _RDP_TINY,
                                                  _all_idx, _eps_rdp, _exact_zero, _log_a_frac, _orders, _rdp_eps,
                                                  _rdp_eps_idx, _rdp_poisson_gaussian, _sound_rdp, rdp_epsilon_gaussian)
 from dpviz.theory.accounting.rdp_wor import (_forward_diffs, _rdp_wor_gaussian, _wor_eps, _wor_eps_opt, _wor_log_a_int,
                                              wor_floor_note, wor_rdp_floor)
 from dpviz.theory.accounting.search import (_COARSE, _WINDOW, _bracket_root, _rdp_slope, _root, _smallest_private,
-                                            _solve_rdp, _solve_wor, log_bisect)
+                                            _solve_rdp, _solve_wor)
 from dpviz.theory.accounting.pld_dp import (PLD_BUDGET, PLD_MAX_POINTS, PldBracket, PldTooLarge, _PLD_COARSEST,
                                             _PLD_PROBE_POINTS, _PLD_START, _composed_points, _pld_eps_from, _pld_eval,
                                             _pld_secant, _pld_single, _pld_single_points, _pld_std, _pld_support, _prv,

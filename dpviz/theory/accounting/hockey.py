@@ -104,12 +104,20 @@ def composed_eps(z: float, delta: float, steps: int, q: float) -> float:
             hi, lo = lo, lo / 2.0
             if lo < 1e-300:
                 break
-        a, b = math.log(max(lo, 1e-300)), math.log(hi)  # ok(e^a) False (or e^a tiny), ok(e^b) True
-        while b - a > _RTOL:
-            m = 0.5 * (a + b)
-            if ok(math.exp(m)):
-                b = m
-            else:
-                a = m
-        eps1 = math.exp(b)  # the float at which ok() was last True (or hi itself)
+        # ok(lo) False (or lo tiny), ok(hi) True: the float at which ok() was last True (or hi itself)
+        eps1 = log_bisect(ok, max(lo, 1e-300), hi, _RTOL)
     return math.nextafter(mult * eps1, math.inf)
+
+
+def log_bisect(ok, lo: float, hi: float, log_tol: float) -> float:
+    """The smallest x in [lo, hi] with ``ok(x)`` (to within a factor e^log_tol), for a predicate that is False at
+    ``lo``, True at ``hi`` and monotone between: bisection on log x, returning the True end of the final bracket (so
+    the answer always satisfies ``ok``, e.g. a σ that certainly suffices)."""
+    a, b = math.log(lo), math.log(hi)  # ok(e^a) False, ok(e^b) True
+    while b - a > log_tol:
+        m = 0.5 * (a + b)
+        if ok(math.exp(m)):
+            b = m
+        else:
+            a = m
+    return math.exp(b)

@@ -10,7 +10,8 @@ import math
 from dpviz.foundation import validate as v
 from dpviz.theory.accounting.checks import _check_general, _join
 from dpviz.theory.accounting.pld_dp import (_PLD_COARSEST, _PLD_START, PLD_BUDGET, PLD_MAX_POINTS, PldBracket,
-                                            PldTooLarge, _pld_eval, _pld_secant, _pld_support, _prv_within)
+                                            PldTooLarge, _pld_eval, _pld_secant, _pld_support, _prv_within,
+                                            _refinement_stopped)
 from dpviz.theory.accounting.pld_tight import TIGHT_MAX_GROUPS, _tight_bracket, _tight_sigma
 from dpviz.theory.accounting.rdp_poisson import _eps_rdp, _rdp_eps
 from dpviz.theory.accounting.search import _rdp_slope, _solve_rdp
@@ -197,15 +198,8 @@ def pld_bracket(z: float, delta: float, steps: int, q: float, *, replace: bool =
         try:
             eps, _dt, points = _pld_eval(z, delta, steps, q, replace, interval, True)
             work += points
-        except Unsettled as exc:
-            if not history:
-                raise
-            note = f"refinement stopped: {exc}"
-            break
-        except PldTooLarge as exc:
-            if not history:
-                raise PldTooLarge(f"PLD not computed: {exc}; RDP's ε is the upper bound to use.") from None
-            note = f"refinement stopped: {exc}"
+        except (Unsettled, PldTooLarge) as exc:
+            note = _refinement_stopped(exc, bool(history))
             break
         history.append((interval, eps))
         if not math.isfinite(eps):
@@ -345,12 +339,7 @@ def _checked_bracket(z: float, delta: float, steps: int, q: float, replace: bool
                               _join(br.note, f"PLD certifies no finite ε at δ = {delta:.3g} (δ is below the "
                                              "probability mass its grid truncates); the upper bound shown is RDP's ε"),
                               None, "rdp")
-        br.converged = br.eps_lower is not None and br.eps_upper - br.eps_lower <= 0.01 * br.eps_upper
-        if br.eps_lower is not None and not br.converged and br.lower_from == "pld-optimistic":
-            br.note = _join(br.note, f"the lower bound (rounded-down PLD) is loose: the bracket is "
-                                     f"{(br.eps_upper - br.eps_lower) / max(br.eps_upper, 1e-300):.0%} of the upper "
-                                     "end, not within 1 %")
-        return br
+        return _settle(br)
     if br.eps_lower is not None and br.eps_lower > rdp * (1.0 + 1e-9) + 1e-12:
         return PldBracket(rdp, None, rdp, br.grid, br.change, False, br.seconds, br.points,
                           _join(br.note, f"the PLD's lower bound {br.eps_lower:.4g} exceeds RDP's upper bound "
@@ -363,6 +352,12 @@ def _checked_bracket(z: float, delta: float, steps: int, q: float, replace: bool
     if br.eps_lower is not None:
         br.eps_lower = min(br.eps_lower, br.eps_upper)
     br.eps_estimate = min(max(br.eps_estimate, br.eps_lower or 0.0), br.eps_upper)
+    return _settle(br)
+
+
+def _settle(br: PldBracket) -> PldBracket:
+    """``br`` marked converged when its bracket is within 1 % of the upper end, with a note when it is not and the
+    lower end is only the rounded-down PLD."""
     br.converged = br.eps_lower is not None and br.eps_upper - br.eps_lower <= 0.01 * br.eps_upper
     if br.eps_lower is not None and not br.converged and br.lower_from == "pld-optimistic":
         br.note = _join(br.note, f"the lower bound (rounded-down PLD) is loose: the bracket is "

@@ -87,6 +87,17 @@ class PldTooLarge(ValueError):
     noise, or a huge number of compositions); the message carries the estimate.  Callers fall back to RDP."""
 
 
+def _refinement_stopped(exc: ValueError, computed: bool) -> str:
+    """The note for a grid refinement that stopped at ``exc`` (a :class:`PldTooLarge` or an ``Unsettled``
+    composition); when no grid has been computed yet there is nothing to report, so the error is raised instead
+    (a too-large PLD with the advice to use RDP's ε)."""
+    if not computed:
+        if isinstance(exc, PldTooLarge):
+            raise PldTooLarge(f"PLD not computed: {exc}; RDP's ε is the upper bound to use.") from None
+        raise exc
+    return f"refinement stopped: {exc}"
+
+
 def _pld_std(z: float, q: float, steps: int, replace: bool) -> float:
     """Standard deviation of the (single, un-composed) Gaussian PLD that dp_accounting builds: for q = 1 it composes
     the T Gaussians analytically into one with std z/√T; a replace-one Poisson step is a shift of ±1 at std 2z."""

@@ -12,7 +12,7 @@ import functools
 import math
 
 from dpviz.theory.accounting.pld_dp import (_PLD_COARSEST, _PLD_START, PldBracket, PldTooLarge, _pld_eval,
-                                            _pld_support)
+                                            _pld_support, _refinement_stopped)
 from dpviz.theory.accounting.rdp_poisson import _rdp_eps
 from dpviz.theory.accounting.search import _bracket_root, _rdp_slope, _solve_rdp
 from dpviz.theory.pld_lower import Unsettled
@@ -92,15 +92,8 @@ def _tight_bracket(z: float, delta: float, steps: int, q: float, rel_tol: float,
     while True:
         try:
             up = _tight_eval(z, delta, steps, q, grid, "upper")
-        except Unsettled as exc:
-            if not history:
-                raise
-            note = f"refinement stopped: {exc}"
-            break
-        except PldTooLarge as exc:
-            if not history:
-                raise PldTooLarge(f"PLD not computed: {exc}; RDP's ε is the upper bound to use.") from None
-            note = f"refinement stopped: {exc}"
+        except (Unsettled, PldTooLarge) as exc:
+            note = _refinement_stopped(exc, bool(history))
             break
         lo, lower_from = _tight_lower(z, delta, steps, q, grid) if math.isfinite(up) else (None, None)
         work += width / grid

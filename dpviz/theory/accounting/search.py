@@ -9,6 +9,7 @@ import math
 from typing import Callable
 
 from dpviz.theory.accounting.checks import _MAX_BRACKET, _Z_MAX, _Z_MIN
+from dpviz.theory.accounting.hockey import log_bisect
 from dpviz.theory.accounting.rdp_poisson import _all_idx, _orders, _rdp_eps, _rdp_eps_idx
 from dpviz.theory.accounting.rdp_wor import WOR_ORDERS, _wor_eps, _wor_eps_opt, wor_rdp_floor
 
@@ -134,20 +135,6 @@ def _smallest_private(ok: Callable[[float], bool], guess: float, rtol: float, wh
             if ok(hi):
                 break
     return log_bisect(ok, lo, hi, math.log1p(rtol))
-
-
-def log_bisect(ok, lo: float, hi: float, log_tol: float) -> float:
-    """The smallest x in [lo, hi] with ``ok(x)`` (to within a factor e^log_tol), for a predicate that is False at
-    ``lo``, True at ``hi`` and monotone between: bisection on log x, returning the True end of the final bracket (so
-    the answer always satisfies ``ok``, e.g. a σ that certainly suffices)."""
-    a, b = math.log(lo), math.log(hi)  # ok(e^a) False, ok(e^b) True
-    while b - a > log_tol:
-        m = 0.5 * (a + b)
-        if ok(math.exp(m)):
-            b = m
-        else:
-            a = m
-    return math.exp(b)
 
 
 @functools.lru_cache(maxsize=4096)
