@@ -113,20 +113,21 @@ def _vacuous_line(tid: str, value, p: dict, what: str) -> None:
 
 
 def _gaps_caption(gaps: dict, x_name: str) -> None:
-    """Say where each curve has no bound and why (``{curve: {x: reason}}``; drawn as grey crosses on the charts),
-    one line per curve and reason: never a point silently missing."""
+    """Say where each curve has no bound and why (``{curve: {x: reason}}``; drawn as grey crosses on the charts):
+    one short line per curve and kind of reason (the reason's first clause; a cross's hover has it in full), never
+    a point silently missing."""
     lines = []
     for name, pts in gaps.items():
         by_reason: dict[str, list] = {}
         for x, why in sorted(pts.items()):
-            by_reason.setdefault(str(why), []).append(x)
+            by_reason.setdefault(str(why).split(":")[0].strip().rstrip("."), []).append(x)
         for why, xs in by_reason.items():
             where = ", ".join(ui.fmt(x) for x in xs) if len(xs) <= 4 else \
                 f"{ui.fmt(xs[0])}, {ui.fmt(xs[1])}, …, {ui.fmt(xs[-1])} ({len(xs)} points)"
             lines.append(f"{name} at {x_name} = {where}: {ui.pretty(why)}")
     if lines:
-        st.caption("No bound at these points (grey crosses; hover for why): " + " • ".join(lines[:8])
-                   + (" …" if len(lines) > 8 else ""))
+        st.caption("No bound at these points (grey crosses; hover one for the full reason): " + "; ".join(lines[:6])
+                   + (" …" if len(lines) > 6 else "") + ".")
 
 
 def body() -> None:
