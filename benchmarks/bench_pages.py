@@ -373,49 +373,45 @@ def _visit(browser, url: str, what: str, predicate: str) -> tuple[str, float, fl
 
 
 AUDIT_EPS = "accountant's ε"
+CHECK_EPS = "ε upper bound (safe to claim)"
 
 
-def _audit(browser, url: str) -> list[tuple[str, float, float, float]]:
-    """Audit (issue 33): a first visit of the default audit (DP-SGD, 2000 trials) until the accountant's ε is on
-    screen, then three ε edits (values never computed before) until the accountant's ε shows its new value -- today
-    the page shows it with the audit's results, after the trainings (the run, in the worker pool, has a progress
-    bar)."""
+def _first_visit_and_edits(browser, url: str, path: str, first: str, edit: str, metric: str, key: str, values,
+                           scale: float) -> list[tuple[str, float, float, float]]:
+    """A first visit of ``path`` until ``metric`` is on screen (row ``first``), then one edit of the number box
+    ``key`` per value of ``values`` (shifted by a stamp times ``scale``, so never computed before) until ``metric``
+    shows a new value (rows ``edit``; their "full page" column waits until the script run has finished: on Audit, the trials and the empirical ε lower bound after the accountant's ε)."""
     import json
 
     stamp = int(time.time()) % 97
-    row, page = _visit(browser, f"{url}/audit", "Audit first visit: accountant's ε",
-                       f"() => {_metric(AUDIT_EPS)} !== ''")
+    row, page = _visit(browser, f"{url}/{path}", first, f"() => {_metric(metric)} !== ''")
     rows = [row]
-    for eps in (0.737, 1.913, 3.377):
-        eps += stamp * 1e-6  # never cached before
-        before = page.evaluate(f"() => {_metric(AUDIT_EPS)}")
-        rows.append(_timed(page, "Audit ε edit: accountant's ε",
-                           f"() => {{ const s = {_metric(AUDIT_EPS)}; return s !== '' && s !== {json.dumps(before)}; }}",
-                           lambda eps=eps: _edit(page, "w_eps", eps)))
+    changed = "() => {{ const s = {m}; return s !== '' && s !== {b}; }}"
+    for x in values:
+        x += stamp * scale  # never cached before
+        before = page.evaluate(f"() => {_metric(metric)}")
+        rows.append(_timed(page, edit, changed.format(m=_metric(metric), b=json.dumps(before)),
+                           lambda x=x: _edit(page, key, x)))
     page.close()
     return rows
 
 
-CHECK_EPS = "ε upper bound (safe to claim)"
+def _audit(browser, url: str) -> list[tuple[str, float, float, float]]:
+    """Audit (issue 33): a first visit of the default audit (DP-SGD, 2000 trials) until the accountant's ε is on
+    screen, then three ε edits (values never computed before) until the accountant's ε shows its new value (shown
+    before any trial runs; the trainings, in the worker pool with a progress bar, and the empirical ε lower bound
+    follow: the "full page" column)."""
+    return _first_visit_and_edits(browser, url, "audit", "Audit first visit: accountant's ε",
+                                  "Audit ε edit: accountant's ε", AUDIT_EPS, "w_eps",
+                                  (0.737, 1.913, 3.377), 1e-6)
 
 
 def _check(browser, url: str) -> list[tuple[str, float, float, float]]:
     """Check a run: a first visit until the verdict's ε upper bound is on screen, then three edits of the noise
     multiplier (values never computed before) until the verdict's ε upper bound shows its new value."""
-    import json
-
-    stamp = int(time.time()) % 97
-    row, page = _visit(browser, f"{url}/check", "Check a run first visit: verdict",
-                       f"() => {_metric(CHECK_EPS)} !== ''")
-    rows = [row]
-    for nm in (0.83, 1.37, 2.11):
-        nm += stamp * 1e-5  # never cached before
-        before = page.evaluate(f"() => {_metric(CHECK_EPS)}")
-        rows.append(_timed(page, "Check a run: noise multiplier edit",
-                           f"() => {{ const s = {_metric(CHECK_EPS)}; return s !== '' && s !== {json.dumps(before)}; }}",
-                           lambda nm=nm: _edit(page, "w_verify_nm", nm)))
-    page.close()
-    return rows
+    return _first_visit_and_edits(browser, url, "check", "Check a run first visit: verdict",
+                                  "Check a run: noise multiplier edit", CHECK_EPS, "w_verify_nm",
+                                  (0.83, 1.37, 2.11), 1e-5)
 
 
 def audit_check_only(url: str, which: str) -> list[tuple[str, float, float, float]]:

@@ -12,7 +12,7 @@ from dpviz.foundation.urlstate import parse_number
 
 __all__ = ["PAGE_ALGORITHMS", "STABILITY_ALGORITHMS", "SCHEMA", "DEFAULTS", "state_from_query", "encode",
            "params_of", "statistic_figure", "distance_figure", "trace_figure", "parse_values", "sweep_figure",
-           "VALUES_KEY", "OVER_LABELS", "estimate", "HEAVY_SECONDS", "ANALYSIS_KEYS", "method_result",
+           "VALUES_KEY", "OVER_LABELS", "estimate", "preview", "HEAVY_SECONDS", "ANALYSIS_KEYS", "method_result",
            "tradeoff_curves"]
 
 #: Algorithms the page offers (vector parameters; they run with the lab's default data and loss).
@@ -298,6 +298,19 @@ def compute(state: dict, *, progress=None):
                          seed=state["aud_seed"], progress=progress)
     return stab.stability(state["aud_alg"], ds, loss, params=params, reps=state["aud_reps"],
                           seed=state["aud_seed"], neighbour=state["aud_nb"], progress=progress)
+
+
+def preview(state: dict) -> dict:
+    """What the audit of a page state (audit mode) will report before any trial runs: the accountant's ε, the
+    claimed ε, σ, δ and the most ε its trials can certify (:func:`dpviz.labs.canary_audit.preview`, the same plan as
+    :func:`compute`'s audit, so the same numbers).  Raises ValueError where the audit would refuse the setting."""
+    from dpviz.labs import canary_audit as aud
+
+    if state["aud_mode"] != "audit":
+        raise ValueError("the preview is of an audit (aud_mode = audit).")
+    matrix = state["aud_alg"] in PAIRWISE and state["aud_param"] == "matrix"
+    ds, loss, params = aud.default_setting(state["aud_alg"], params_of(state), matrix=matrix)
+    return aud.preview(state["aud_alg"], ds, loss, params=params, trials=state["aud_trials"])
 
 
 def _heavy_seconds() -> float:

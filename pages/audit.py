@@ -224,6 +224,27 @@ def _outputs(res) -> dict:
     return res.to_dict()
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def _preview(items: tuple) -> dict:
+    """The accountant's ε, the claim and the most ε the trials can certify, before any trial runs (cached)."""
+    return ap.preview(dict(items))
+
+
+LOWER = "ε lower bound (95 %)"
+
+
+def _head(slots, pre: dict, lower: str, lower_help: str | None = None) -> None:
+    """The audit's four main numbers in their places: the empirical bound (``lower``: a number after the trials,
+    "…" while they run) and, known before any trial, the claim, the accountant's ε and the most ε the trials can
+    certify."""
+    slots[0].metric(LOWER, lower, help=lower_help)
+    slots[1].metric("ε claimed (nominal)" if pre["nominal"] else "ε claimed", ui.fmt(pre["eps_claimed"]),
+                    help=("The paper's experimental noise rule is not calibrated to this ε: the accountant's ε (next) "
+                          "is what the noise that runs guarantees." if pre["nominal"] else None))
+    slots[2].metric("accountant's ε", ui.fmt(pre["eps_accountant"]))
+    slots[3].metric("most ε these trials can certify", ui.fmt(pre["max_certifiable"]))
+
+
 def body():
     if ui.report_invalid(SHARED, page_keys=BOXES):
         return
@@ -231,27 +252,39 @@ def body():
         st.error(values_error)
         return
     downloads = st.empty()  # above the slow run: while the page recomputes, the previous run's button is gone
+    run_state = {k: val for k, val in state.items() if k not in ap.ANALYSIS_KEYS}
+    audit_mode = state["aud_mode"] == "audit"
     try:
-        res = _compute({k: val for k, val in state.items() if k not in ap.ANALYSIS_KEYS})
+        if audit_mode:
+            # the accountant's ε, the claim and the plan at once, before any trial runs; the empirical bound after
+            pre = _preview(tuple(sorted(run_state.items())))
+            slots = [col.empty() for col in st.columns(4)]
+            _head(slots, pre, "…", "after the trials (progress below)")
+            plan_line = st.empty()
+            cost = _estimate(tuple(sorted(run_state.items())))
+            plan_line.caption(
+                f"**Plan**: {pre['trials']} trainings ({pre['trials'] // 2} on D, {pre['trials'] // 2} on D′); the "
+                f"test is chosen on half of each side and evaluated on the other {pre['per_side']} per side, so "
+                f"these trials can certify at most ε = {ui.fmt(pre['max_certifiable'])} at δ = {pre['delta']:.3g}; "
+                f"σ = {ui.fmt(pre['sigma'])}"
+                + ("" if cost is None else f"; about {cost['seconds']:.2g} s of computation (estimate)") + "."
+                + ("" if pre["eps_accountant"] is not None else f" No accountant's ε: {pre['accountant_note']}"))
+            ui.flush()  # send the main numbers before the trials start
+        res = _compute(run_state)
     except ValueError as exc:  # an input the algorithm cannot run with: say so in the papers' notation
         st.error(f"{_alg_label(state['aud_alg'])} cannot run at these settings: {ui.pretty(exc)}")
         return
     if res is None:  # waits for a click on Run
+        if audit_mode:
+            _head(slots, pre, "not run", "press Run below to start the trials")
         return
     with downloads.container():
         ui.download_view("audit", inputs=dict(state), outputs=_outputs(res), command=command(state),
                          seed=int(state["aud_seed"]))
     if isinstance(res, stab.SweepResult):
         _sweep_view(res)
-    elif state["aud_mode"] == "audit":
-        m = st.columns(4)
-        m[0].metric("ε lower bound (95 %)", ui.fmt(res.eps_lower))
-        nominal = any("eps_claimed is nominal" in n for n in (res.notes or []))
-        m[1].metric("ε claimed (nominal)" if nominal else "ε claimed", ui.fmt(res.eps_claimed),
-                    help=("The paper's experimental noise rule is not calibrated to this ε: the accountant's ε (next) "
-                          "is what the noise that ran guarantees." if nominal else None))
-        m[2].metric("accountant's ε", ui.fmt(res.eps_accountant))
-        m[3].metric("most ε these trials can certify", ui.fmt(res.max_certifiable))
+    elif audit_mode:
+        _head(slots, pre, ui.fmt(res.eps_lower))
         st.write(f"**Canary**: {res.canary}. **Statistic** (the one that told D from D′ best on the first half "
                  f"of the trials): {res.statistic_detail}.")
         st.write(f"**{res.trials} trials** ({res.trials // 2} on D, {res.trials // 2} on D′) in "

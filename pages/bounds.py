@@ -112,6 +112,24 @@ def _vacuous_line(tid: str, value, p: dict, what: str) -> None:
         st.warning(f"{what} {ui.fmt(value)} is **vacuous here**: the trivial bound is {ui.pretty(triv[1])}.")
 
 
+def _gaps_caption(gaps: dict, x_name: str) -> None:
+    """Say where each curve has no bound and why (``{curve: {x: reason}}``; drawn as grey crosses on the charts):
+    one short line per curve and kind of reason (the reason's first clause; a cross's hover has it in full), never
+    a point silently missing."""
+    lines = []
+    for name, pts in gaps.items():
+        by_reason: dict[str, list] = {}
+        for x, why in sorted(pts.items()):
+            by_reason.setdefault(str(why).split(":")[0].strip().rstrip("."), []).append(x)
+        for why, xs in by_reason.items():
+            where = ", ".join(ui.fmt(x) for x in xs) if len(xs) <= 4 else \
+                f"{ui.fmt(xs[0])}, {ui.fmt(xs[1])}, …, {ui.fmt(xs[-1])} ({len(xs)} points)"
+            lines.append(f"{name} at {x_name} = {where}: {ui.pretty(why)}")
+    if lines:
+        st.caption("No bound at these points (grey crosses; hover one for the full reason): " + "; ".join(lines[:6])
+                   + (" …" if len(lines) > 6 else "") + ".")
+
+
 def body() -> None:
     st.title("Risk bounds")
     thms = catalog.theorems()
@@ -162,6 +180,7 @@ def body() -> None:
     other = "eps" if sweep == "n" else "n"
     totals, totals_other, risks, outputs, theorem_of = {}, {}, {}, {}, {}
     missing_one, missing_two = {}, {}  # grid values a curve's time budget skipped (computed by the next runs)
+    gaps_one, gaps_two = {}, {}  # grid values where a curve has no bound, with the reason (grey crosses)
     pending = False
     deferred = []  # (theorem id, theorem, parameters, bound, slot of its explicit bound, slot of its terms chart)
     warnings = []  # (theorem, bound, slot of its privacy warning)
@@ -254,9 +273,11 @@ def body() -> None:
         fig = figures.stacked_terms_figure(grid, terms, title=f"{labels[tid]}: terms vs {'n' if sweep == 'n' else 'ε'}"
                                            f" ({'rate' if bound_kind(thm) == 'rate' else 'explicit constants'})",
                                            x_title="n" if sweep == "n" else "ε", not_computed=series["missing"],
-                                           levels=levels, vacuous_above=above.get("the bound"))
+                                           levels=levels, vacuous_above=above.get("the bound"),
+                                           gaps=series["reasons"])
         with chart_slot.container():
             ui.show_figure(fig, f"terms_{tid}_{sweep}", params)
+            _gaps_caption({"the bound": series["reasons"]}, "n" if sweep == "n" else "ε")
         flag = _plot_fn(thm, kind)
         if flag is None:
             continue
@@ -269,6 +290,7 @@ def body() -> None:
                                      explicit=flag)
         totals[name], totals_other[name] = one["total"], two["total"]
         missing_one[name], missing_two[name] = one["missing"], two["missing"]
+        gaps_one[name], gaps_two[name] = one["reasons"], two["reasons"]
         pending |= bool(one["missing"] or two["missing"])
     with st.container():
         st.header(f"Totals compared: {KINDS[kind]}")
@@ -284,14 +306,18 @@ def body() -> None:
             fig = figures.line_figure(grid, totals, title=f"{what.capitalize()}s vs {'n' if sweep == 'n' else 'ε'}",
                                       x_title="n" if sweep == "n" else "ε", y_title=what, slope_labels=True,
                                       current_x=float(params[sweep]), current_label=f"current {sweep}",
-                                      not_computed=missing_one, levels=levels, vacuous_above=above)
+                                      not_computed=missing_one, levels=levels, vacuous_above=above, gaps=gaps_one)
             ui.show_figure(fig, f"bounds_{kind}_{sweep}", params)
+            with st.container():  # a line only where points are missing: the elements after it keep their places
+                _gaps_caption(gaps_one, "n" if sweep == "n" else "ε")
             fig = figures.line_figure(GRIDS[other], totals_other, title=f"{what.capitalize()}s vs "
                                       f"{'n' if other == 'n' else 'ε'}", x_title="n" if other == "n" else "ε",
                                       y_title=what, slope_labels=True, current_x=float(params[other]),
                                       current_label=f"current {other}", not_computed=missing_two, levels=levels,
-                                      vacuous_above=above)
+                                      vacuous_above=above, gaps=gaps_two)
             ui.show_figure(fig, f"bounds_{kind}_{other}", params)
+            with st.container():
+                _gaps_caption(gaps_two, "n" if other == "n" else "ε")
             if levels:
                 why = (["the output w = 0 has excess risk at most G·R"] if any("excess" in lv["name"] for lv in levels)
                        else []) + (["any two outputs in W are within its diameter 2R"]

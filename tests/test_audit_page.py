@@ -23,6 +23,16 @@ def _metrics(at):
     return {m.label: m.value for m in at.metric}
 
 
+def _ran(at) -> bool:
+    """Whether the page shows a result of trials or repetitions: the audit's ε lower bound as a number (before a
+    run the audit shows the accountant's ε, the claim and the plan with the lower bound "not run"), or any metric of
+    a stability run."""
+    m = _metrics(at)
+    if "ε lower bound (95 %)" in m:
+        return m["ε lower bound (95 %)"] not in ("not run", "…")
+    return bool(m)
+
+
 def test_audit_page_link_widgets_and_output():
     at = _run({"aud_trials": "1000", "aud_n": "50", "aud_seed": "3", "aud_bogus": "1", "aud_eta": "-4"})
     assert not at.exception
@@ -149,7 +159,7 @@ def test_heavy_link_waits_for_a_click(query):
     at.switch_page("pages/audit.py")
     at.run()
     assert time.process_time() - t0 < 20  # imports and the estimate: no run
-    assert not at.exception and not at.metric  # no result: nothing ran
+    assert not at.exception and not _ran(at)  # no result: nothing ran
     est = ap.estimate(dict(ap.DEFAULTS, **{k: ap.validate(k, v) for k, v in query.items()}))
     assert est["seconds"] > ap.HEAVY_SECONDS
     assert any("press Run" in i.value for i in at.info)
@@ -162,14 +172,14 @@ def test_click_runs_heavy_setting_and_light_ones_run_at_once(monkeypatch):
     # a lower threshold stands in for 30 s, so that the clicked run stays short in a test
     monkeypatch.setattr(ap, "HEAVY_SECONDS", 0.05)
     at = _run({"aud_trials": "20000", "aud_T": "100"})
-    assert not at.metric and at.button(key="aud_run")
+    assert not _ran(at) and at.button(key="aud_run")
     at.button(key="aud_run").click().run()
-    assert not at.exception and "ε lower bound (95 %)" in _metrics(at)
+    assert not at.exception and _ran(at)
     at.text_input(key="w_aud_T").set_value("110").run()  # another heavy setting: waits again
-    assert not at.metric and at.button(key="aud_run")
+    assert not _ran(at) and at.button(key="aud_run")
     monkeypatch.setattr(ap, "HEAVY_SECONDS", 30.0)
     at.text_input(key="w_aud_T").set_value("120").run()  # light: runs at once
-    assert not at.exception and "ε lower bound (95 %)" in _metrics(at)
+    assert not at.exception and _ran(at)
 
 
 def test_missing_accountant_eps_says_why():
@@ -183,3 +193,67 @@ def test_missing_accountant_eps_says_why():
     at.switch_page("pages/audit.py").run()
     assert not at.exception
     assert any("No accountant's ε" in i.value and "infinite or too large to compute" in i.value for i in at.info)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# issue 33: the accountant's ε, the claim and the plan at once (before any trial runs), the empirical bound after
+
+
+def test_heavy_audit_shows_accountant_eps_and_plan_before_the_click(monkeypatch):
+    """A heavy audit waits for Run, but its accountant's ε, claim and the most ε its trials can certify are on
+    screen already -- the same numbers the run then shows (checked against the audit itself and, for the ceiling,
+    by hand: 20 000 trials evaluate m = 5 000 per side; with no error the two-sided Clopper–Pearson 95 % upper
+    bound of both rates is 1 − 0.025^(1/5000) = 7.3750e-4, and ε = ln((1 − δ − 7.3750e-4) / 7.3750e-4) = 7.2115 at
+    δ = 1/n² = 10⁻⁴, n = 100)."""
+    import math
+
+    from dpviz.labs import canary_audit as aud
+
+    monkeypatch.setattr(ap, "HEAVY_SECONDS", 0.05)
+    at = _run({"aud_trials": "20000", "aud_T": "100"})
+    assert not at.exception and not _ran(at) and at.button(key="aud_run")
+    before = _metrics(at)
+    assert before["ε lower bound (95 %)"] == "not run"
+    view = at.session_state["_view"]  # n and ε are the dashboard's shared view; δ = 1/n² (the box is ticked)
+    assert view["delta_auto"]
+    state = dict(ap.DEFAULTS, aud_trials=20000, aud_T=100, aud_n=int(view["n"]), aud_eps=float(view["eps"]))
+    ds, loss, params = aud.default_setting(state["aud_alg"], ap.params_of(state))
+    n = int(params["n"])
+    p_hi = 1 - 0.025 ** (1 / 5000)
+    by_hand = math.log((1 - 1 / n**2 - p_hi) / p_hi)
+    assert abs(by_hand - 7.2115) < 1e-3  # δ = 1/n² changes the fourth digit at most
+    assert abs(float(before["most ε these trials can certify"]) - by_hand) < 5e-4 * by_hand
+    assert any("**Plan**: 20000 trainings" in c.value for c in at.caption)
+    at.button(key="aud_run").click().run()
+    after = _metrics(at)
+    assert not at.exception and _ran(at)
+    for label in ("ε claimed (nominal)", "accountant's ε", "most ε these trials can certify"):
+        assert after[label] == before[label]
+    res = aud.audit(state["aud_alg"], ds, loss, params=params, trials=20000, seed=state["aud_seed"])
+    from dpviz_ui import helpers as ui
+
+    assert after["accountant's ε"] == ui.fmt(res.eps_accountant)
+    assert after["ε lower bound (95 %)"] == ui.fmt(res.eps_lower)
+
+
+def test_preview_matches_the_audit_for_every_page_algorithm():
+    """canary_audit.preview (before any trial) gives exactly what the audit reports after its trials, for every
+    algorithm and noise choice of the page; and refuses where the audit refuses."""
+    from dpviz.labs import canary_audit as aud
+
+    for alg in ap.PAGE_ALGORITHMS:
+        for noise in ap.NOISE:
+            state = dict(ap.DEFAULTS, aud_alg=alg, aud_noise=noise, aud_trials=40, aud_T=20, aud_n=40)
+            ds, loss, params = aud.default_setting(alg, ap.params_of(state))
+            try:
+                res = aud.audit(alg, ds, loss, params=params, trials=40, seed=1)
+            except ValueError as exc:
+                with pytest.raises(ValueError) as got:
+                    ap.preview(state)
+                assert str(got.value) == str(exc)
+                continue
+            pre = ap.preview(state)
+            assert pre["eps_accountant"] == res.eps_accountant and pre["accountant_note"] == res.accountant_note
+            assert pre["eps_claimed"] == res.eps_claimed and pre["sigma"] == res.sigma and pre["delta"] == res.delta
+            assert pre["max_certifiable"] == res.max_certifiable
+            assert pre["nominal"] == any("eps_claimed is nominal" in x for x in res.notes)

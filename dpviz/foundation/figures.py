@@ -115,7 +115,8 @@ def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *
                 y_title: str, log_x: bool = True, log_y: bool = True, slope_labels: bool = False,
                 current_x: float | None = None, current_label: str = "current value",
                 not_computed: dict[str, Sequence[float]] | None = None, levels: Sequence[dict] = (),
-                vacuous_above: dict[str, float] | None = None) -> go.Figure:
+                vacuous_above: dict[str, float] | None = None,
+                gaps: dict[str, dict[float, str]] | None = None) -> go.Figure:
     """One line per entry of ``series`` (None = missing point, e.g. infeasible); optional log-log slope in legend.
 
     Each line has its own dash and marker, so lines that coincide stay visible, and a coinciding line says so in its
@@ -125,7 +126,9 @@ def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *
     never drawn as a gap of the curve such as "not private".
     ``levels``: horizontal reference lines ``{"name", "y", "hover"}`` (e.g. a trivial bound), see
     :func:`_add_levels`.  ``vacuous_above`` maps a series' name to its trivial bound: the points of that series
-    above it are circled and labelled "vacuous here" (:func:`_mark_vacuous`).
+    above it are circled and labelled "vacuous here" (:func:`_mark_vacuous`).  ``gaps`` maps a series' name to
+    ``{x: reason}`` for the points where it has no value (e.g. a bound that cannot be computed there): grey crosses
+    along the bottom with "<series>: <reason>" on hover, as :func:`simulation_figure` draws runs that did not run.
     """
     if not series:
         raise ValueError("nothing to plot: choose at least one curve")
@@ -152,6 +155,11 @@ def line_figure(x: Sequence[float], series: dict[str, Sequence[float | None]], *
     missing = _shade_not_computed(fig, x, not_computed)
     _add_levels(fig, x, levels)
     _mark_vacuous(fig, x, {name: (ys, (vacuous_above or {}).get(name)) for name, ys in clean.items()})
+    if gaps and log_y:
+        _add_gaps(fig, [{"x": gx, "reason": why, "name": name} for name, pts in gaps.items()
+                        for gx, why in sorted(pts.items())], x_title,
+                  [y for ys in clean.values() for y in ys if y is not None]
+                  + [float(lv["y"]) for lv in levels if lv.get("y") and float(lv["y"]) > 0], "no bound here")
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
                       legend=dict(orientation="h", y=-0.25), margin=dict(t=70 if missing else 50, b=10))
     if log_x:
@@ -257,12 +265,14 @@ def _runs(grid: list[float], xs: list[float]) -> list[tuple[float, float]]:
 
 def stacked_terms_figure(x: Sequence[float], terms: dict[str, Sequence[float]], *, title: str,
                          x_title: str, y_title: str = "bound", not_computed: Sequence[float] | None = None,
-                         levels: Sequence[dict] = (), vacuous_above: float | None = None) -> go.Figure:
+                         levels: Sequence[dict] = (), vacuous_above: float | None = None,
+                         gaps: dict[float, str] | None = None) -> go.Figure:
     """Named bound terms and their sum as lines on log-log axes (no stacked areas: on a log axis the height of a
     stacked band does not show the term); the legend carries each term's log-log slope.  ``not_computed``: x values
     a time budget skipped, shaded "not computed (time budget)" (see :func:`line_figure`).  ``levels``: horizontal
     reference lines (a trivial bound, see :func:`line_figure`); ``vacuous_above``: the bound's trivial bound, above
-    which the points of the bound (the sum of the terms, or the one term) are circled "vacuous here"."""
+    which the points of the bound (the sum of the terms, or the one term) are circled "vacuous here".  ``gaps``:
+    ``{x: reason}`` where the bound cannot be computed, grey crosses with the reason on hover (see :func:`line_figure`)."""
     if not terms:
         raise ValueError("nothing to plot: the bound has no terms")
     fig = go.Figure()
@@ -284,6 +294,9 @@ def stacked_terms_figure(x: Sequence[float], terms: dict[str, Sequence[float]], 
     missing = _shade_not_computed(fig, x, {"bound": list(not_computed or [])})
     _add_levels(fig, x, levels)
     _mark_vacuous(fig, x, {"the bound": (total, vacuous_above)})
+    _add_gaps(fig, [{"x": gx, "reason": why} for gx, why in sorted((gaps or {}).items())], x_title,
+              [y for ys in cleaned.values() for y in ys if y is not None]
+              + [float(lv["y"]) for lv in levels if lv.get("y") and float(lv["y"]) > 0], "no bound here")
     fig.update_layout(title=title, xaxis_title=x_title, yaxis_title=y_title, template="plotly_white",
                       legend=dict(orientation="h", y=-0.25), margin=dict(t=70 if missing else 50, b=10))
     fig.update_xaxes(type="log")
@@ -352,6 +365,24 @@ def _segments(x: list, y: list) -> list[list[int]]:
     if cur:
         out.append(cur)
     return out
+
+
+def _add_gaps(fig: go.Figure, gaps: Sequence[dict], x_title: str, ys: Sequence[float], what: str) -> bool:
+    """Grid points with no value, ``{"x", "reason", "name"}`` each, as grey crosses along the bottom of a log plot
+    (below the smallest of ``ys``) with their reason on hover and one legend entry "<what> (hover: why)": never
+    silently left out.  Returns whether any was drawn."""
+    import html
+
+    gaps = [g for g in gaps if g.get("x") is not None and float(g["x"]) > 0]
+    if not gaps:
+        return False
+    base = min(list(ys) or [1.0]) / 1.6
+    fig.add_trace(go.Scatter(x=[float(g["x"]) for g in gaps], y=[base] * len(gaps), mode="markers",
+                             marker=dict(symbol="x", size=11, color="#7f7f7f"), name=f"{what} (hover: why)",
+                             text=[html.escape(str(g.get("name", "")) + (": " if g.get("name") else "")
+                                               + str(g["reason"]))[:300] for g in gaps],
+                             hovertemplate=f"{html.escape(x_title)} = %{{x:.4g}}: %{{text}}<extra>{what}</extra>"))
+    return True
 
 
 def simulation_figure(curves: Sequence[dict], *, x_title: str, y_title: str = "excess risk",
@@ -439,15 +470,8 @@ def simulation_figure(curves: Sequence[dict], *, x_title: str, y_title: str = "e
                                  line=dict(color=colour, dash="dashdot", width=1.5), name=name,
                                  hovertemplate=html.escape(name) + "<br>%{y:.4g}<extra></extra>"))
         legend_names.append(name)
-    gaps = [g for g in gaps if g.get("x") is not None and float(g["x"]) > 0]
-    if gaps:
-        ys = all_y or [float(lv["y"]) for lv in levels if float(lv["y"]) > 0] or [1.0]
-        base = min(ys) / 1.6
-        fig.add_trace(go.Scatter(x=[float(g["x"]) for g in gaps], y=[base] * len(gaps), mode="markers",
-                                 marker=dict(symbol="x", size=11, color="#7f7f7f"), name="not run (hover: why)",
-                                 text=[html.escape(str(g.get("name", "")) + (": " if g.get("name") else "")
-                                                   + str(g["reason"]))[:300] for g in gaps],
-                                 hovertemplate=f"{x_title} = %{{x:.4g}}: %{{text}}<extra>not run</extra>"))
+    if _add_gaps(fig, gaps, x_title, all_y or [float(lv["y"]) for lv in levels if float(lv["y"]) > 0],
+                 "not run"):
         legend_names.append("not run (hover: why)")
     # the legend below the plot: estimate its rows from the names' lengths (about 7 px a character at 12 px type,
     # for a chart about 900 px wide) and make the figure that much taller

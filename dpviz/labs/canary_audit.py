@@ -48,7 +48,7 @@ from dpviz.foundation import validate as v
 from dpviz.engine import simulate as sim
 
 __all__ = ["monitor_units", "clopper_pearson", "eps_from_rates", "evaluation_trials_per_side", "max_certifiable",
-           "distinguish", "canary", "audit", "AuditResult",
+           "distinguish", "canary", "audit", "preview", "AuditResult",
            "default_setting", "STATISTICS",
            "LEVEL", "CITATION"]
 
@@ -565,6 +565,47 @@ def _accountant_tradeoff(algorithm_id, plan, spec, points: int = 201) -> dict[st
         return {}
     return {"label": out["label"], "how": out["how"], "exact": out["exact"], "alpha": alpha.tolist(),
             "beta": np.asarray(out["beta"], float).tolist()}
+
+
+def preview(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, level: float = LEVEL) -> dict[str, Any]:
+    """What :func:`audit` with these arguments will report before any trial runs: the same plan (the calibration
+    of :func:`dpviz.engine.simulate.run_chains`, whose first step this is), so the same numbers.
+
+    Returns ``eps_accountant`` and ``accountant_note`` (:func:`_accountant`), ``eps_claimed`` (None where no ε is
+    claimed: no noise, or σ set by hand), ``nominal`` (the paper's experimental noise rule: the claim is nominal),
+    ``sigma``, ``delta`` (1/n² where the plan has none), ``trials``, ``per_side`` (evaluation trials per side) and
+    ``max_certifiable`` (the most ε these trials can certify, :func:`max_certifiable`).  Raises ValueError where
+    :func:`audit` would refuse the settings (infeasible calibration, n above the data set's).
+    """
+    trials = v.check_int("trials", trials, minimum=8)
+    if trials % 2:
+        raise ValueError(f"trials must be even (half on D, half on D'), got {v.shown(trials)}.")
+    level = _level(level)
+    params = dict(params or {})
+    if algorithm_id not in sim.SPECS:
+        raise ValueError(f"the audit runs the engine's algorithms: {', '.join(sim.supported_algorithms())}; got "
+                         f"{algorithm_id!r}.")
+    n = v.check_n(params.get("n", data.n))
+    if n > data.n:
+        raise ValueError(f"n = {n} exceeds the {data.n} training examples of the data set.")
+    spec = sim.SPECS[algorithm_id]
+    _, _, _, _, _, _, _, _, _, plans, _ = sim._plan(algorithm_id, data, loss, None, trials // 2, dict(params))
+    pl = plans[0]
+    if not pl["run"]:  # the words of run_chains, which audit would raise
+        raise ValueError(f"this setting does not run: {pl['cal'].reason} (give sigma, or run_infeasible=True).")
+    # the keys run_chains hands to audit (ChainRun.plan), so that _accountant sees what it sees after a run
+    plan = {k: pl[k] for k in ("n", "T", "eta", "sigma", "laplace", "feasible", "run", "eps", "delta", "cal")}
+    delta = plan["delta"] if plan["delta"] else 1.0 / n**2
+    private = spec.noise != "none"
+    eps_claimed = plan["eps"] if private and params.get("sigma") is None else None
+    nominal = bool(eps_claimed is not None and params.get("noise_rule") == "experiment"
+                   and plan["cal"].extras.get("sigma_unconstrained") is not None)
+    eps_acc, acc_note = _accountant(algorithm_id, plan, spec)
+    m = evaluation_trials_per_side(trials)
+    return {"eps_accountant": eps_acc, "accountant_note": acc_note,
+            "eps_claimed": None if eps_claimed is None else float(eps_claimed), "nominal": nominal,
+            "sigma": float(plan["sigma"]), "delta": float(delta), "trials": trials, "per_side": m,
+            "max_certifiable": float(max_certifiable(m, delta, level))}
 
 
 def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, seed: int = 0,

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import collections
 import json
+import math
 import os
 import threading
 
@@ -208,10 +209,14 @@ _BOUND_POINTS: "collections.OrderedDict[tuple, dict | None]" = collections.Order
 
 
 def _bound_point(key: tuple) -> dict | None:
-    """{"total", "terms": {name: value}} of one bound (``key`` = (theorem id, explicit, items)); None if invalid."""
+    """{"total", "terms": {name: value}} of one bound (``key`` = (theorem id, explicit, items)); {"error": why} where
+    the bound cannot be computed there (the catalogue's message, e.g. no calibration at that ε), kept like a value."""
     def compute():
         theorem_id, explicit, its = key
-        res = catalog.bound(theorem_id, explicit=explicit, **dict(its))
+        try:
+            res = catalog.bound(theorem_id, explicit=explicit, **dict(its))
+        except ValueError as exc:
+            return {"error": str(exc)}
         return {"total": res.total, "terms": {t.name: t.value for t in res.terms}}
 
     return _shared_point(_BOUND_POINTS, key, compute)
@@ -220,7 +225,8 @@ def _bound_point(key: tuple) -> dict | None:
 def _bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_follows_n: bool,
                   explicit: bool = False, budget: float = CURVE_BUDGET) -> dict:
     """A theorem's bound along ``grid`` values of ``name``: {"total": [...], "terms": {term: [...]}, "missing":
-    [grid values not computed]} (None = invalid or not computed).
+    [grid values not computed], "reasons": {grid value: why there is no bound there}} (None = no bound there, with
+    its reason in "reasons" -- the catalogue's message, or "not a finite number" --, or not computed yet).
 
     With ``delta_follows_n`` (the "δ = 1/n²" box), δ = 1/n² at every point of an n sweep; ``explicit`` uses the
     paper's explicit-constant bound.  Each point is cached on its own; points not reached within ``budget`` seconds
@@ -232,6 +238,7 @@ def _bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_f
     total: list = []
     terms: dict[str, list] = {}
     missing: list = []
+    reasons: dict = {}
     start, computed = time.perf_counter(), 0
     for k, x in enumerate(grid):
         p = {**base, name: x}
@@ -246,6 +253,11 @@ def _bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_f
         else:
             computed += 0 if known else 1
             res = _bound_point(key)
+        if res is not None and "error" in res:
+            reasons[x] = res["error"]
+            res = None
+        elif res is not None and not (isinstance(res["total"], (int, float)) and math.isfinite(res["total"])):
+            reasons[x] = "the bound is not a finite number here"
         if res is None:
             total.append(None)
             for vals in terms.values():
@@ -257,7 +269,7 @@ def _bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_f
         for tname, vals in terms.items():  # a term missing at this point
             if len(vals) < k + 1:
                 vals.append(None)
-    return {"total": total, "terms": terms, "missing": missing}
+    return {"total": total, "terms": terms, "missing": missing, "reasons": reasons}
 
 
 @st.cache_data(show_spinner=False, max_entries=5000)
