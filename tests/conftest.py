@@ -158,6 +158,70 @@ def add_choice(page, key: str, label: str) -> None:
     page.keyboard.press("Escape")
 
 
+#: a User-Agent without the "Mozilla" token: the dashboard then draws a session's first run whole (charts and formulas
+#: included) instead of holding them back for a timer rerun 1.5 s after the first paint
+#: (``dpviz_ui.helpers.figures._hold_charts``).  Tests that check a page's finished state -- every chart and formula
+#: drawn -- open their pages with it (:func:`new_page`): the same state, without the wait and the second run;
+#: tests/test_browser_first_paint.py checks the held-back first visit itself with Chromium's own agent.
+DRAWN_AT_ONCE_UA = "HeadlessChromium (dpviz tests: first run drawn whole)"
+
+
+def new_page(browser, drawn_at_once: bool = True, **kwargs):
+    """A new Playwright page of ``browser`` (``kwargs`` go to ``browser.new_page``); with ``drawn_at_once`` its
+    User-Agent is :data:`DRAWN_AT_ONCE_UA`, so a first visit draws its charts and formulas in its first run."""
+    if drawn_at_once:
+        kwargs.setdefault("user_agent", DRAWN_AT_ONCE_UA)
+    return browser.new_page(**kwargs)
+
+
+#: true once every chart on the page has been drawn by Plotly (its SVG is there): the charts of
+#: ``dpviz_ui.helpers.show_figure`` (element key ``chart_<name>``) and any other Plotly element
+CHARTS_DRAWN_JS = """() => Array.from(
+  document.querySelectorAll('[class*="st-key-chart_"], [data-testid="stPlotlyChart"]'))
+  .every(c => c.querySelector('.js-plotly-plot .main-svg'))"""
+
+
+# --- formulas on screen: KaTeX drawn, no KaTeX error, no raw TeX in the visible text --------------------------------
+#: the visible text under the element ``root`` (a CSS selector; the whole page if there is none) outside KaTeX's
+#: output (whose hidden MathML keeps the TeX source) and form fields: the words a reader sees, the SVG text of the
+#: charts (titles, axes, legends) included
+VISIBLE_TEXT_JS = """(sel) => {
+  const root = document.querySelector(sel) || document.body;
+  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const out = []; let node;
+  while ((node = walk.nextNode())) {
+    const el = node.parentElement;
+    if (!el || el.closest('.katex, .katex-display, .katex-mathml, script, style, textarea, input, code, pre')) continue;
+    if (el.getClientRects().length === 0) continue;
+    const st = getComputedStyle(el);
+    if (st.visibility === 'hidden' || st.display === 'none') continue;
+    out.push(node.textContent);
+  }
+  return out.join('\\n');
+}"""
+
+
+def visible_text(page, root: str = '[data-testid="stApp"]') -> str:
+    """The visible text of ``page`` under ``root`` outside KaTeX's output and form fields (:data:`VISIBLE_TEXT_JS`),
+    one text node a line."""
+    return page.evaluate(VISIBLE_TEXT_JS, root)
+
+
+def katex_errors(page, timeout: int = 30000) -> list[str]:
+    """Wait until KaTeX has drawn every formula on the page (each ``stLatex`` holds a ``.katex`` or a
+    ``.katex-error``), then KaTeX's parse errors: "<message> in <source>" each."""
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stLatex\"]').length === "
+                           "document.querySelectorAll('[data-testid=\"stLatex\"] .katex, "
+                           "[data-testid=\"stLatex\"] .katex-error').length", timeout=timeout)
+    return page.evaluate("() => Array.from(document.querySelectorAll('.katex-error'))"
+                         ".map(e => (e.getAttribute('title') || '') + ' in ' + e.textContent)")
+
+
+def raw_tex_lines(text: str, pattern) -> list[str]:
+    """The lines of ``text`` in which the regular expression ``pattern`` finds raw TeX."""
+    return [line for line in text.splitlines() if pattern.search(line)]
+
+
 def pytest_collection_modifyitems(config, items):
     """In a pytest-xdist worker (``make test`` runs ``-n auto --dist loadfile --no-loadscope-reorder``,
     pyproject.toml), the real-browser files -- the longest, a minute or more each, though with few tests -- are
