@@ -227,10 +227,22 @@ def pytest_collection_modifyitems(config, items):
     pyproject.toml), the real-browser files -- the longest, a minute or more each, though with few tests -- are
     collected first: loadfile then hands out whole files in collection order (not by their number of tests, which
     would leave the browser files for the end), so the long ones start at once and the many short files fill the
-    gaps at the end, and both workers finish together.  Each file keeps its own order of tests; a run without xdist
-    keeps the usual order."""
+    gaps at the end, and both workers finish together.  Among the browser files the longest come first
+    (:data:`_BROWSER_SECONDS`).  Each file keeps its own order of tests; a run without xdist keeps the usual order."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        items.sort(key=lambda item: 0 if "browser" in item.path.name else 1)  # a stable sort
+        # a stable sort: the browser files, the longest first (xdist deals the first files out to the workers in
+        # turn, so the two halves of a split walk run side by side), then the rest in their usual order
+        items.sort(key=lambda item: (0, -_BROWSER_SECONDS.get(item.path.name, 30)) if "browser" in item.path.name
+                   else (1, 0))
+
+
+#: seconds of the longest real-browser files, -n 0 on a 2-core machine (benchmarks/RESULTS.md, "Test suite, session
+#: 38"); the others count as 30 s.  Only the order of the files depends on these figures.
+_BROWSER_SECONDS = {"test_browser_pages_katex.py": 180, "test_browser_widgets.py": 115,
+                    "test_browser_charts.py": 105, "test_browser_display.py": 80, "test_browser_live_class.py": 85,
+                    "test_browser_pages_katex_more.py": 80, "test_lessons_walk_browser.py": 90,
+                    "test_lessons_browser.py": 60, "test_browser_statement.py": 70, "test_browser_inputs.py": 60,
+                    "test_browser_audit.py": 55}
 
 
 # --- the two tiers: `make check` runs everything but the real-browser tests (-m "not browser") -------------------
