@@ -158,15 +158,91 @@ def add_choice(page, key: str, label: str) -> None:
     page.keyboard.press("Escape")
 
 
+#: a User-Agent without the "Mozilla" token: the dashboard then draws a session's first run whole (charts and formulas
+#: included) instead of holding them back for a timer rerun 1.5 s after the first paint
+#: (``dpviz_ui.helpers.figures._hold_charts``).  Tests that check a page's finished state -- every chart and formula
+#: drawn -- open their pages with it (:func:`new_page`): the same state, without the wait and the second run;
+#: tests/test_browser_first_paint.py checks the held-back first visit itself with Chromium's own agent.
+DRAWN_AT_ONCE_UA = "HeadlessChromium (dpviz tests: first run drawn whole)"
+
+
+def new_page(browser, drawn_at_once: bool = True, **kwargs):
+    """A new Playwright page of ``browser`` (``kwargs`` go to ``browser.new_page``); with ``drawn_at_once`` its
+    User-Agent is :data:`DRAWN_AT_ONCE_UA`, so a first visit draws its charts and formulas in its first run."""
+    if drawn_at_once:
+        kwargs.setdefault("user_agent", DRAWN_AT_ONCE_UA)
+    return browser.new_page(**kwargs)
+
+
+#: true once every chart on the page has been drawn by Plotly (its SVG is there): the charts of
+#: ``dpviz_ui.helpers.show_figure`` (element key ``chart_<name>``) and any other Plotly element
+CHARTS_DRAWN_JS = """() => Array.from(
+  document.querySelectorAll('[class*="st-key-chart_"], [data-testid="stPlotlyChart"]'))
+  .every(c => c.querySelector('.js-plotly-plot .main-svg'))"""
+
+
+# --- formulas on screen: KaTeX drawn, no KaTeX error, no raw TeX in the visible text --------------------------------
+#: the visible text under the element ``root`` (a CSS selector; the whole page if there is none) outside KaTeX's
+#: output (whose hidden MathML keeps the TeX source) and form fields: the words a reader sees, the SVG text of the
+#: charts (titles, axes, legends) included
+VISIBLE_TEXT_JS = """(sel) => {
+  const root = document.querySelector(sel) || document.body;
+  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const out = []; let node;
+  while ((node = walk.nextNode())) {
+    const el = node.parentElement;
+    if (!el || el.closest('.katex, .katex-display, .katex-mathml, script, style, textarea, input, code, pre')) continue;
+    if (el.getClientRects().length === 0) continue;
+    const st = getComputedStyle(el);
+    if (st.visibility === 'hidden' || st.display === 'none') continue;
+    out.push(node.textContent);
+  }
+  return out.join('\\n');
+}"""
+
+
+def visible_text(page, root: str = '[data-testid="stApp"]') -> str:
+    """The visible text of ``page`` under ``root`` outside KaTeX's output and form fields (:data:`VISIBLE_TEXT_JS`),
+    one text node a line."""
+    return page.evaluate(VISIBLE_TEXT_JS, root)
+
+
+def katex_errors(page, timeout: int = 30000) -> list[str]:
+    """Wait until KaTeX has drawn every formula on the page (each ``stLatex`` holds a ``.katex`` or a
+    ``.katex-error``), then KaTeX's parse errors: "<message> in <source>" each."""
+    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stLatex\"]').length === "
+                           "document.querySelectorAll('[data-testid=\"stLatex\"] .katex, "
+                           "[data-testid=\"stLatex\"] .katex-error').length", timeout=timeout)
+    return page.evaluate("() => Array.from(document.querySelectorAll('.katex-error'))"
+                         ".map(e => (e.getAttribute('title') || '') + ' in ' + e.textContent)")
+
+
+def raw_tex_lines(text: str, pattern) -> list[str]:
+    """The lines of ``text`` in which the regular expression ``pattern`` finds raw TeX."""
+    return [line for line in text.splitlines() if pattern.search(line)]
+
+
 def pytest_collection_modifyitems(config, items):
     """In a pytest-xdist worker (``make test`` runs ``-n auto --dist loadfile --no-loadscope-reorder``,
     pyproject.toml), the real-browser files -- the longest, a minute or more each, though with few tests -- are
     collected first: loadfile then hands out whole files in collection order (not by their number of tests, which
     would leave the browser files for the end), so the long ones start at once and the many short files fill the
-    gaps at the end, and both workers finish together.  Each file keeps its own order of tests; a run without xdist
-    keeps the usual order."""
+    gaps at the end, and both workers finish together.  Among the browser files the longest come first
+    (:data:`_BROWSER_SECONDS`).  Each file keeps its own order of tests; a run without xdist keeps the usual order."""
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        items.sort(key=lambda item: 0 if "browser" in item.path.name else 1)  # a stable sort
+        # a stable sort: the browser files, the longest first (xdist deals the first files out to the workers in
+        # turn, so the two halves of a split walk run side by side), then the rest in their usual order
+        items.sort(key=lambda item: (0, -_BROWSER_SECONDS.get(item.path.name, 30)) if "browser" in item.path.name
+                   else (1, 0))
+
+
+#: seconds of the longest real-browser files, -n 0 on a 2-core machine (benchmarks/RESULTS.md, "Test suite, session
+#: 38"); the others count as 30 s.  Only the order of the files depends on these figures.
+_BROWSER_SECONDS = {"test_browser_pages_katex.py": 180, "test_browser_widgets.py": 115,
+                    "test_browser_charts.py": 105, "test_browser_display.py": 80, "test_browser_live_class.py": 85,
+                    "test_browser_pages_katex_more.py": 80, "test_lessons_walk_browser.py": 90,
+                    "test_lessons_browser.py": 60, "test_browser_statement.py": 70, "test_browser_inputs.py": 60,
+                    "test_browser_audit.py": 55}
 
 
 # --- the two tiers: `make check` runs everything but the real-browser tests (-m "not browser") -------------------

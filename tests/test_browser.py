@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, ROOT  # noqa: E402  (the server fixture lives in conftest.py)
+from conftest import ARGS, CHROMIUM, ROOT, settle  # noqa: E402  (the server fixture lives in conftest.py)
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -26,7 +26,7 @@ def test_every_page_draws_a_chart(server):
         # own navigation must still be used (page titles in the sidebar) and the link's values must be in the widgets
         page.goto(f"{server}/calibrate?n=12345&eps=0.25&algorithm=dpsgd-output")
         page.wait_for_selector(".js-plotly-plot", state="attached", timeout=40000)
-        page.wait_for_timeout(1000)
+        settle(page)  # the run that drew the chart has finished
         nav = [t.strip() for t in page.locator("[data-testid='stSidebarNav']").inner_text().splitlines() if t.strip()]
         assert nav[:5] == ["Home", "Check a run", "Calibrate", "Bounds", "Simulate"], nav
         values = page.locator("input").evaluate_all("els => els.map(e => e.value)")
@@ -39,14 +39,14 @@ def test_every_page_draws_a_chart(server):
         for name in ("calibrate", "bounds"):
             page.goto(f"{server}/{name}")
             page.wait_for_selector(".js-plotly-plot", state="attached", timeout=40000)
-            page.wait_for_timeout(1500)
+            settle(page)  # the run that drew the chart has finished
             assert page.locator("[data-testid='stException']").count() == 0
             page.screenshot(path=str(out / f"{name}.png"), full_page=True)
         # a small simulation through the UI
         page.goto(f"{server}/simulate?T=30&n=200")
         page.get_by_role("button", name="Run simulation").click()
         page.wait_for_selector(".js-plotly-plot", timeout=60000)
-        page.wait_for_timeout(1500)
+        settle(page)  # the run that drew the chart has finished
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.get_by_text("fitted log-log slope").count() >= 1
         page.screenshot(path=str(out / "simulate.png"), full_page=True)
@@ -66,7 +66,7 @@ def test_every_page_draws_a_chart(server):
         label.press("Enter")
         page.get_by_role("button", name="Run simulation").click()
         page.wait_for_selector(".js-plotly-plot", timeout=60000)
-        page.wait_for_timeout(1000)
+        settle(page)  # the run that drew the chart has finished
         assert page.locator("[data-testid='stException']").count() == 0
         assert page.get_by_text("fitted log-log slope").count() >= 1
         page.screenshot(path=str(out / "simulate_csv.png"), full_page=True)
@@ -74,7 +74,7 @@ def test_every_page_draws_a_chart(server):
         page.goto(server)
         page.get_by_role("button", name="Wang et al. (non-smooth) Lemma 13 region").click()
         page.wait_for_selector(".js-plotly-plot", state="attached", timeout=40000)
-        page.wait_for_timeout(1500)
+        settle(page)  # the run that drew the chart has finished
         assert "n=10000" in page.url
         assert page.locator("[data-testid='stException']").count() == 0
         browser.close()

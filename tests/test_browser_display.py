@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, ROOT, settle, wait_query  # noqa: E402  (the shared `server` fixture)
+from conftest import (ARGS, CHARTS_DRAWN_JS, CHROMIUM, ROOT, katex_errors, new_page, settle,  # noqa: E402  (the
+                      wait_query)  # shared `server` fixture)
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -225,12 +226,15 @@ def test_nothing_is_clipped_at_1024_and_1280(server):
         # Playwright hides scrollbars by default; a user's Chromium draws them, and so does this one
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS, ignore_default_args=["--hide-scrollbars"])
         for w, h in ((1024, 768), (1280, 800)):
-            page = browser.new_page(viewport={"width": w, "height": h})
+            # a User-Agent with which a first run draws its formulas and charts at once (conftest.new_page): the
+            # page as it is once the held-back ones are drawn, without waiting for the timer rerun
+            page = new_page(browser, viewport={"width": w, "height": h})
             for path, ready in pages:
                 page.goto(server + path)
                 page.wait_for_selector(ready, state="attached", timeout=WAIT)
-                page.wait_for_timeout(2500)  # the held-back formulas and charts of a first run
                 settle(page, WAIT)
+                katex_errors(page, WAIT)  # every formula drawn
+                page.wait_for_function(CHARTS_DRAWN_JS, timeout=WAIT)
                 assert page.evaluate(CLIPPED) == [], (w, path)
             # several changes in a row on Calibrate: every σ and β shown whole after each
             page.goto(f"{server}/calibrate?algorithm=dpsgd-rdp")

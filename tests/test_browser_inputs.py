@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, ROOT, query_of, settle, wait_query
+from conftest import ARGS, CHARTS_DRAWN_JS, CHROMIUM, DRAWN_AT_ONCE_UA, ROOT, query_of, settle, wait_query
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -35,7 +35,9 @@ def page():
     SHOTS.mkdir(exist_ok=True)
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        ctx = browser.new_context(viewport={"width": 1400, "height": 1800}, accept_downloads=True)
+        # first visits draw their charts at once (conftest.DRAWN_AT_ONCE_UA): no timer rerun under the edits
+        ctx = browser.new_context(viewport={"width": 1400, "height": 1800}, accept_downloads=True,
+                                  user_agent=DRAWN_AT_ONCE_UA)
         yield ctx.new_page()
         browser.close()
 
@@ -196,8 +198,8 @@ def test_accounting_downloads_never_hold_the_previous_run(server, page):
 
     page.goto(f"{server}/accounting?algorithm=dpsgd-rdp&n=1000&eps=1")
     page.wait_for_selector("text=Summary:", timeout=WAIT)
-    page.wait_for_timeout(2500)  # the first visit's held-back charts are drawn by a rerun 1.5 s after the paint
     settle(page)
+    page.wait_for_function(CHARTS_DRAWN_JS, timeout=WAIT)  # drawn in the first run (the module's User-Agent)
     page.wait_for_selector(".st-key-view_accounting button", timeout=WAIT)
     # a late rerun may redraw the button between a look-up and a count: wait for exactly one, not count once
     expect(page.get_by_role("button", name="Download this view (JSON)")).to_have_count(1, timeout=WAIT)

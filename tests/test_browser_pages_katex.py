@@ -7,19 +7,25 @@ expander is opened, and the test fails on any ``.katex-error`` (KaTeX's parse er
 undrawn, on raw TeX in the visible text (``^{``, ``_{``, a backslash command such as ``\\frac``, ``\\sqrt`` or
 ``\\epsilon``, a dollar sign; Plotly's SVG titles, axes and legends included, as they are text in the DOM) and on raw
 TeX in any Plotly figure's titles, axis titles, annotations or trace names (Plotly draws no TeX without MathJax).
-The lessons' steps are walked one by one in ``tests/test_lessons_browser.py``; here the Lessons page is visited in
-its default state, in presenter mode and at a step with a chart.  Screenshots go to test-artifacts/.
+The lessons' steps are walked one by one in ``tests/test_lessons_walk_browser.py``; here the Lessons page is visited
+in its default state, in presenter mode and at a step with a chart.  Screenshots go to test-artifacts/.
+
+The walk is in two files that xdist runs in parallel: this one (Home, Check a run, Calibrate, Bounds) and
+``tests/test_browser_pages_katex_more.py`` (Simulate, Accounting, Audit, Lessons, Live class), which imports it.
 """
 
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
 
 pytestmark = pytest.mark.browser  # a real browser: `make test` runs it, `make check` leaves it out
 
-from conftest import ARGS, CHROMIUM, ROOT, settle  # noqa: E402  (the shared `server` fixture starts the dashboard)
+# the shared `server` fixture (conftest.py) starts the dashboard
+from conftest import (ARGS, CHARTS_DRAWN_JS, CHROMIUM, ROOT, katex_errors, new_page, raw_tex_lines,  # noqa: E402
+                      settle, visible_text)
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -30,22 +36,6 @@ WAIT = 120000
 #: raw TeX that KaTeX did not draw: a superscript or subscript group, a backslash command (\frac, \sqrt, \epsilon,
 #: \mathrm ...), a dollar sign
 RAW_TEX = re.compile(r"\^\{|_\{|\\[A-Za-z]{2,}|\$")
-
-#: the words a reader sees in the app (sidebar and main area; SVG text of the charts included), outside KaTeX
-VISIBLE_TEXT_JS = """() => {
-  const root = document.querySelector('[data-testid="stApp"]') || document.body;
-  const walk = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-  const out = []; let node;
-  while ((node = walk.nextNode())) {
-    const el = node.parentElement;
-    if (!el || el.closest('.katex, .katex-display, .katex-mathml, script, style, textarea, input, code, pre')) continue;
-    if (el.getClientRects().length === 0) continue;
-    const st = getComputedStyle(el);
-    if (st.visibility === 'hidden' || st.display === 'none') continue;
-    out.push(node.textContent);
-  }
-  return out.join('\\n');
-}"""
 
 #: the text of every Plotly figure that the chart draws as words: titles, axis titles, annotations, trace names
 PLOTLY_TEXT_JS = """() => {
@@ -64,8 +54,10 @@ PLOTLY_TEXT_JS = """() => {
   return out.filter(s => typeof s === 'string' && s.length > 0);
 }"""
 
-#: (name, path and query, text that must be on screen when the state has finished computing)
-STATES = [
+#: (name, path and query, text that must be on screen when the state has finished computing): the states walked
+#: here -- Home, Check a run, Calibrate and Bounds --, then (tests/test_browser_pages_katex_more.py, a file of its own
+#: so that the two halves of the walk run in parallel under xdist) Simulate, Accounting, Audit, Lessons, Live class
+STATES_PAGES = [
     ("home", "", "Preset gallery"),
     ("check", "check", None),
     ("check_sigma_shuffle", "check?verify_noise_kind=sigma&verify_sampling=shuffle&verify_neighbouring=replace-one",
@@ -80,6 +72,8 @@ STATES = [
     ("bounds_explicit", "bounds?bound_kind=explicit&theorems=wang-lownoise-thm3a,wang-nonsmooth-thm7", None),
     ("bounds_pidp_pairwise", "bounds?theorems=kang-pidp-thm2,yang-pairwise-thm1,xue-pairwise-thm1,"
      "wang-nonsmooth-lemma13", None),
+]
+STATES_MORE = [
     ("simulate", "simulate", "Done in"),
     ("simulate_n", "simulate?sim_sweep=n&reps=3&sim_schedule=manual&T=50", "Done in"),
     ("accounting", "accounting", None),
@@ -91,6 +85,7 @@ STATES = [
     ("lessons_bounds", "lessons?les_id=rates&les_step=3", None),
     ("live_class", "class", None),
 ]
+STATES = STATES_PAGES + STATES_MORE
 
 
 def _open_expanders(page) -> None:
@@ -110,15 +105,9 @@ def _open_expanders(page) -> None:
 
 def _check(page, name: str) -> list[str]:
     """The problems of the formulas on screen: KaTeX errors, undrawn formulas, raw TeX in text and charts."""
-    page.wait_for_function("() => document.querySelectorAll('[data-testid=\"stLatex\"]').length === "
-                           "document.querySelectorAll('[data-testid=\"stLatex\"] .katex, "
-                           "[data-testid=\"stLatex\"] .katex-error').length", timeout=30000)
-    problems = [f"{name}: KaTeX error {e}" for e in page.evaluate(
-        "() => Array.from(document.querySelectorAll('.katex-error'))"
-        ".map(e => (e.getAttribute('title') || '') + ' in ' + e.textContent)")]
-    text = page.evaluate(VISIBLE_TEXT_JS)
-    problems += [f"{name}: raw TeX on screen: {line.strip()[:160]!r}" for line in text.splitlines()
-                 if RAW_TEX.search(line)]
+    problems = [f"{name}: KaTeX error {e}" for e in katex_errors(page)]
+    problems += [f"{name}: raw TeX on screen: {line.strip()[:160]!r}"
+                 for line in raw_tex_lines(visible_text(page), RAW_TEX)]
     problems += [f"{name}: raw TeX in a chart: {t[:160]!r}" for t in page.evaluate(PLOTLY_TEXT_JS)
                  if RAW_TEX.search(t)]
     exc = page.locator("[data-testid='stException']").count()
@@ -129,12 +118,11 @@ def _check(page, name: str) -> list[str]:
 
 def _visit(page, server: str, name: str, path: str, done: str | None) -> None:
     """Load one state and wait until it has finished computing (a simulation that did not start by itself is
-    started with its button), with every expander open."""
+    started with its button), with every chart drawn and every expander open.  The page's User-Agent
+    (conftest.DRAWN_AT_ONCE_UA) has the first run draw its charts and formulas at once: no timer rerun to wait for."""
     page.goto(f"{server}/{path}", timeout=WAIT)
     # attached, not visible: presenter mode hides the sidebar (its navigation is in the page, display: none)
     page.wait_for_selector("[data-testid='stSidebarNav']", state="attached", timeout=WAIT)
-    settle(page, WAIT)
-    page.wait_for_timeout(1800)  # a session's first charts are drawn 1.5 s after the first paint
     settle(page, WAIT)
     if done:
         if done == "Done in" and "Done in" not in page.inner_text("body"):
@@ -142,6 +130,7 @@ def _visit(page, server: str, name: str, path: str, done: str | None) -> None:
             settle(page, WAIT)
         page.wait_for_function("t => document.body.innerText.includes(t)", arg=done, timeout=WAIT)
         settle(page, WAIT)
+    page.wait_for_function(CHARTS_DRAWN_JS, timeout=WAIT)
     _open_expanders(page)
     page.wait_for_timeout(300)
 
@@ -155,8 +144,9 @@ def walk(server: str, states=STATES, shots: bool = True) -> tuple[list[str], dic
     counts = {}
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1400})
+        page = new_page(browser, viewport={"width": 1400, "height": 1400})
         for name, path, done in states:
+            t0 = time.perf_counter()
             try:
                 _visit(page, server, name, path, done)
             except Exception as exc:  # noqa: BLE001 - a state that never finished is one problem, the walk goes on
@@ -165,13 +155,13 @@ def walk(server: str, states=STATES, shots: bool = True) -> tuple[list[str], dic
             counts[name] = page.locator(".katex").count()
             if shots:
                 page.screenshot(path=str(OUT / f"formulas_{name}.png"), full_page=True)
+            print(f"{name}: {time.perf_counter() - t0:.1f} s")  # where the walk's time goes (pytest -s)
         browser.close()
     return problems, counts
 
 
 def test_every_page_renders_every_formula(server):
-    problems, counts = walk(server)
+    problems, counts = walk(server, STATES_PAGES)
     assert not problems, "\n".join(problems)
-    # the walk saw formulas: the pages that show formulas drew them
-    assert min(counts[k] for k in ("calibrate", "bounds", "calibrate_pidp", "bounds_explicit", "lessons_bounds")) > 0, \
-        counts
+    # the walk saw formulas: the pages that show formulas drew them (lessons_bounds: the other half of the walk)
+    assert min(counts[k] for k in ("calibrate", "bounds", "calibrate_pidp", "bounds_explicit")) > 0, counts
