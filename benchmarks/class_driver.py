@@ -54,7 +54,7 @@ class Client:
         self.bytes_received = 0
         self.fragment_runs = 0  # follow checks this tab asked for (its fragment timer's ticks)
         self.ends: list[str] = []  # how each script run ended (script_finished statuses)
-        self.log: collections.deque = collections.deque(maxlen=300)  # (time, what was sent or received), for reports
+        self.log: collections.deque = collections.deque(maxlen=2000)  # (time, what was sent or received), for reports
 
     async def start(self) -> None:
         self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=2**27,
@@ -105,9 +105,11 @@ class Client:
                 kind = f.WhichOneof("type")
                 now = time.perf_counter()
                 if kind == "script_finished":
-                    self.log.append((now, ForwardMsg.ScriptFinishedStatus.Name(f.script_finished)))
+                    self.log.append((now, f"{f.metadata.run.script_run_id[:6]} "
+                                          f"{ForwardMsg.ScriptFinishedStatus.Name(f.script_finished)}"))
                 elif kind == "new_session":
-                    self.log.append((now, "run starts"))
+                    run = f.metadata.run
+                    self.log.append((now, f"{'fragment run' if run.fragment_ids else 'run'} {run.script_run_id[:6]} starts"))
                 elif kind == "delta" and f.delta.WhichOneof("type") == "new_element":
                     t = f.delta.new_element.WhichOneof("type")
                     if t in ("heading", "alert", "markdown", "button", "text_input"):
@@ -153,6 +155,10 @@ class Client:
     def shown(self, last: int = 6) -> list[str]:
         """The page's last texts and how its last runs ended (for a report of what went wrong)."""
         return [body[:80] for _t, body in self.texts[-last:]] + [f"runs: {self.ends[-last:]}"]
+
+    def trace(self, since: float) -> list[str]:
+        """What was sent and received from ``since`` - 3 s on (seconds relative to ``since``), for a report."""
+        return [f"{t - since:+.2f} {what}" for t, what in self.log if since - 3.0 <= t <= since + 10.0]
 
     async def click(self, label: str, extra=()) -> float:
         w = WidgetState()
@@ -237,7 +243,8 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
                 if ok:
                     answers[(me, k)] = w.string_value
                 else:
-                    s.errors.append(f"the page did not confirm the prediction on step {k} (it showed {s.shown()})")
+                    s.errors.append(f"the page did not confirm the prediction on step {k} (it showed {s.shown()}; "
+                                    f"trace {s.trace(t0)})")
                 return ok
 
             ok = await asyncio.gather(*(answer(s, me) for s, me in zip(students, ids)))

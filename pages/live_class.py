@@ -19,8 +19,13 @@ import streamlit as st
 from dpviz_ui import helpers as ui
 from dpviz_ui import lessons as L
 from dpviz_ui.classroom import results as R
+from dpviz_ui.classroom import delivery
 from dpviz_ui.classroom import store as S
 from dpviz_ui.classroom import watcher as W
+
+# the end of a page run must reach the browser even when the follow check's timer fires just then (a Streamlit race
+# that lost ~3 % of the students' "is recorded" confirmations and could leave a page half-drawn after Next)
+delivery.install()
 
 INPUT_LABELS = {"n": "n", "d": "d", "eps": "ε", "log10_delta": "log10 δ", "T": "T", "eta": "η", "G": "G (Δ)",
                 "L": "L", "mu": "μ", "alpha": "α", "reps": "repetitions", "aud_trials": "trials",
