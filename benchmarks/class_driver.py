@@ -43,6 +43,7 @@ class Client:
         self.query = query
         self.ws = None
         self.widgets: dict[str, object] = {}  # label -> element proto (the latest seen)
+        self.widget_fragment: dict[str, str] = {}  # label -> the fragment it was drawn in ("" outside fragments)
         self.step_seen: dict[int, float] = {}  # step -> when its header first arrived
         self.texts: list[tuple[float, str]] = []
         self.finished = asyncio.Event()
@@ -53,6 +54,7 @@ class Client:
         self.errors: list[str] = []
         self.bytes_received = 0
         self.fragment_runs = 0  # follow checks this tab asked for (its fragment timer's ticks)
+        self.full_runs = 0  # runs of the whole page the server started for this tab
         self.ends: list[str] = []  # how each script run ended (script_finished statuses)
         self.log: collections.deque = collections.deque(maxlen=2000)  # (time, what was sent or received), for reports
 
@@ -69,7 +71,7 @@ class Client:
             self.reader.cancel()
         await self.ws.close()
 
-    async def rerun(self, widgets=(), fragment_id: str | None = None) -> None:
+    async def rerun(self, widgets=(), fragment_id: str | None = None, auto: bool = True) -> None:
         m = BackMsg()
         m.rerun_script.query_string = self.query
         m.rerun_script.page_name = "class"
@@ -78,13 +80,14 @@ class Client:
         m.rerun_script.context_info.timezone = "UTC"
         if fragment_id:
             m.rerun_script.fragment_id = fragment_id
-            m.rerun_script.is_auto_rerun = True
-            self.fragment_runs += 1
+            m.rerun_script.is_auto_rerun = auto
+            self.fragment_runs += auto
         for w in widgets:
             m.rerun_script.widget_states.widgets.append(w)
         if fragment_id is None:
             self.finished.clear()
-        self.log.append((time.perf_counter(), f"sent rerun fragment={bool(fragment_id)} widgets={len(widgets)}"))
+        self.log.append((time.perf_counter(), f"sent rerun fragment={bool(fragment_id)} auto={auto} "
+                                              f"widgets={len(widgets)}"))
         await self.ws.send(m.SerializeToString())
 
     async def _tick(self, fragment_id: str, interval: float) -> None:
@@ -109,6 +112,7 @@ class Client:
                                           f"{ForwardMsg.ScriptFinishedStatus.Name(f.script_finished)}"))
                 elif kind == "new_session":
                     run = f.metadata.run
+                    self.full_runs += not run.fragment_ids
                     self.log.append((now, f"{'fragment run' if run.fragment_ids else 'run'} {run.script_run_id[:6]} starts"))
                 elif kind == "delta" and f.delta.WhichOneof("type") == "new_element":
                     t = f.delta.new_element.WhichOneof("type")
@@ -134,6 +138,7 @@ class Client:
                             self.step_seen.setdefault(int(m.group(1)), now)
                     elif t in ("button", "text_input", "radio"):
                         self.widgets[getattr(el, t).label] = getattr(el, t)
+                        self.widget_fragment[getattr(el, t).label] = f.delta.fragment_id
                     elif t in ("markdown", "alert"):
                         body = el.markdown.body if t == "markdown" else el.alert.body
                         self.texts.append((now, body))
@@ -165,7 +170,8 @@ class Client:
         w.id = self.widgets[label].id
         w.trigger_value = True
         t0 = time.perf_counter()
-        await self.rerun(widgets=[*extra, w])
+        # as the browser does: a widget drawn inside a fragment reruns only that fragment
+        await self.rerun(widgets=[*extra, w], fragment_id=self.widget_fragment.get(label) or None, auto=False)
         return t0
 
     async def wait_text(self, needle: str, since: float, timeout: float) -> float | None:
@@ -184,6 +190,15 @@ class Client:
                 return self.step_seen[k]
             await asyncio.sleep(0.02)
         return None
+
+
+async def _finished(client: Client, wait_s: float, error: str) -> None:
+    """Wait for the client's page run to finish; if it does not within ``wait_s``, note ``error`` and go on (the
+    benchmark reports it instead of stopping)."""
+    try:
+        await asyncio.wait_for(client.finished.wait(), wait_s)
+    except asyncio.TimeoutError:
+        client.errors.append(f"{error} within {wait_s:g} s")
 
 
 def prediction(question, rng: random.Random) -> str:
@@ -256,7 +271,7 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
             missing = sum(g is None for g in got)
             if missing:
                 pres.errors.append(f"{missing} students did not see the answer of step {k} within {wait_s:g} s")
-            await asyncio.wait_for(pres.finished.wait(), wait_s)
+            await _finished(pres, wait_s, f"the presenter's page did not finish its run after Reveal on step {k}")
         await asyncio.sleep(1.0)
         k += 1
         t0 = await pres.click("Next ▶")
@@ -265,7 +280,7 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
         if missing:
             pres.errors.append(f"{missing} students did not see step {k} within {wait_s:g} s")
         follow += [g - t0 for g in got if g is not None]
-        await asyncio.wait_for(pres.finished.wait(), wait_s)
+        await _finished(pres, wait_s, f"the presenter's page did not finish its run after Next to step {k}")
     store = S.ClassStore()
     counted = sum(store.count(code, q) for q in questions)
     errors = [e for c in [pres, *students] for e in c.errors]
@@ -273,7 +288,8 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
            "students": ids, "seen": [sorted(s.step_seen) for s in students], "answers": answers,
            "submitted": submitted,
            "questions": questions, "student_bytes": sum(s.bytes_received for s in students),
-           "fragment_runs": sum(s.fragment_runs for s in students)}
+           "fragment_runs": sum(s.fragment_runs for s in students),
+           "full_runs": [s.full_runs for s in students]}
     for c in [pres, *students]:
         await c.close()
     return out

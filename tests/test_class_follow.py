@@ -40,6 +40,9 @@ def test_ten_students_follow_every_step_and_every_answer_counts_once(tmp_path):
         res = asyncio.run(run_class(url, code, key, lesson, N, STEPS, seed=3, wait_s=240.0))
         assert res["errors"] == []  # incl. "did not confirm": every page showed "is recorded" for every prediction
         assert sorted(res["answers"]) == sorted(res["submitted"])  # the confirmed ones: all of them
+        # the steps, predictions and reveals were redrawn as the step fragment only (a full page run is the join,
+        # and at most one more when a check inside a full run saw the class move)
+        assert max(res["full_runs"]) <= 2, res["full_runs"]
         assert res["seen"] == [list(range(1, STEPS + 2))] * N  # every page showed steps 1 .. 4, in the presenter's
         questions = [k for k in range(1, STEPS + 1) if lesson.steps[k - 1].question]
         assert res["questions"] == questions and len(questions) == 2
