@@ -4,8 +4,8 @@ Used by ``benchmarks/bench_class.py`` (timings, server CPU and memory) and ``tes
 student follows every step and every answer is counted once; no timing asserted).  Each simulated student behaves as
 the page's script in a browser would: it runs the join link, re-runs the page's follow fragment every time the
 server's auto-rerun message asks for it (as the browser's timer does), and, on every question step, submits a
-prediction through the form (the text box's value and the submit button's trigger, as the browser sends them) and
-waits for the page to say it is recorded.  The presenter presses Next (the button's trigger) S times; on a question
+prediction through the form (the text box's value and the submit button's trigger, as the browser sends them: a
+rerun of the fragment the form is drawn in) and waits for the page to say it is recorded.  The presenter presses Next (the button's trigger) S times; on a question
 step it first waits for every answer, then presses Reveal.
 """
 
@@ -59,8 +59,9 @@ class Client:
         self.log: collections.deque = collections.deque(maxlen=2000)  # (time, what was sent or received), for reports
 
     async def start(self) -> None:
+        # a busy server (120 students arriving) can take longer than websockets' default 10 s to answer the handshake
         self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=2**27,
-                                           ping_interval=None)
+                                           ping_interval=None, open_timeout=WAIT_S)
         self.reader = asyncio.create_task(self._read())
         await self.rerun()
 
