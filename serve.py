@@ -8,7 +8,8 @@ of a fresh server does not pay ~1.6 s of imports and solver start-up (benchmarks
 Once the server answers, :func:`prime` also runs the Calibrate and Bounds pages once at their defaults over Streamlit's
 own websocket protocol, so that their cached curves (``st.cache_data``, shared by all sessions) are computed before
 the first visitor arrives, and :func:`dpviz_ui.lessons.precompute` computes the main numbers of every quick lesson step
-(the accountants' inversions behind them stay in the library's caches).  ``streamlit run app.py`` still works; only
+(the accountants' inversions behind them stay in the library's caches; one lesson at a time, giving way to the
+visitors' page runs between lessons).  ``streamlit run app.py`` still works; only
 the first page view is slower.
 
 :func:`launch` starts the same server in a subprocess on a free port; the browser tests and the page benchmarks use
@@ -129,6 +130,30 @@ def prime(port: int, pages: tuple[str, ...] = ("calibrate", "bounds"), timeout: 
     return time.perf_counter() - t0
 
 
+def _page_runs_in_progress() -> bool:
+    """Whether a visitor's page is running in this server now (Streamlit runs each session's script in a thread of
+    this name while a run is in progress)."""
+    import threading
+
+    return any(t.name == "ScriptRunner.scriptThread" and t.is_alive() for t in threading.enumerate())
+
+
+def precompute_lessons(max_wait: float = 30.0) -> float:
+    """:func:`dpviz_ui.lessons.precompute`, one lesson at a time, each started only when no visitor's page is
+    running (or after ``max_wait`` seconds): the warm-up shares the server's one Python interpreter (GIL) with the
+    visitors' page runs, and on a loaded machine it held the first page loads back; now it gives way to them between
+    lessons.  Returns the seconds spent computing."""
+    from dpviz_ui import lessons
+
+    spent = 0.0
+    for lesson in lessons.LESSONS:
+        deadline = time.monotonic() + max_wait
+        while _page_runs_in_progress() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        spent += lessons.precompute([lesson.id])
+    return spent
+
+
 def _prime_in_background(port: int) -> None:
     import threading
 
@@ -138,9 +163,7 @@ def _prime_in_background(port: int) -> None:
         except Exception as exc:  # noqa: BLE001 - only the first visit is slower
             print(f"dpviz: page caches not primed ({type(exc).__name__}: {exc})", flush=True)
         try:
-            from dpviz_ui import lessons
-
-            print(f"dpviz: lesson numbers precomputed in {lessons.precompute():.1f} s", flush=True)
+            print(f"dpviz: lesson numbers precomputed in {precompute_lessons():.1f} s", flush=True)
         except Exception as exc:  # noqa: BLE001 - only the first class is slower
             print(f"dpviz: lesson numbers not precomputed ({type(exc).__name__}: {exc})", flush=True)
 

@@ -4,8 +4,8 @@ Used by ``benchmarks/bench_class.py`` (timings, server CPU and memory) and ``tes
 student follows every step and every answer is counted once; no timing asserted).  Each simulated student behaves as
 the page's script in a browser would: it runs the join link, re-runs the page's follow fragment every time the
 server's auto-rerun message asks for it (as the browser's timer does), and, on every question step, submits a
-prediction through the form (the text box's value and the submit button's trigger, as the browser sends them) and
-waits for the page to say it is recorded.  The presenter presses Next (the button's trigger) S times; on a question
+prediction through the form (the text box's value and the submit button's trigger, as the browser sends them: a
+rerun of the fragment the form is drawn in) and waits for the page to say it is recorded.  The presenter presses Next (the button's trigger) S times; on a question
 step it first waits for every answer, then presses Reveal.
 """
 
@@ -43,6 +43,7 @@ class Client:
         self.query = query
         self.ws = None
         self.widgets: dict[str, object] = {}  # label -> element proto (the latest seen)
+        self.widget_fragment: dict[str, str] = {}  # label -> the fragment it was drawn in ("" outside fragments)
         self.step_seen: dict[int, float] = {}  # step -> when its header first arrived
         self.texts: list[tuple[float, str]] = []
         self.finished = asyncio.Event()
@@ -53,12 +54,14 @@ class Client:
         self.errors: list[str] = []
         self.bytes_received = 0
         self.fragment_runs = 0  # follow checks this tab asked for (its fragment timer's ticks)
+        self.full_runs = 0  # runs of the whole page the server started for this tab
         self.ends: list[str] = []  # how each script run ended (script_finished statuses)
-        self.log: collections.deque = collections.deque(maxlen=300)  # (time, what was sent or received), for reports
+        self.log: collections.deque = collections.deque(maxlen=2000)  # (time, what was sent or received), for reports
 
     async def start(self) -> None:
+        # a busy server (120 students arriving) can take longer than websockets' default 10 s to answer the handshake
         self.ws = await websockets.connect(self.ws_url, subprotocols=["streamlit"], max_size=2**27,
-                                           ping_interval=None)
+                                           ping_interval=None, open_timeout=WAIT_S)
         self.reader = asyncio.create_task(self._read())
         await self.rerun()
 
@@ -69,7 +72,7 @@ class Client:
             self.reader.cancel()
         await self.ws.close()
 
-    async def rerun(self, widgets=(), fragment_id: str | None = None) -> None:
+    async def rerun(self, widgets=(), fragment_id: str | None = None, auto: bool = True) -> None:
         m = BackMsg()
         m.rerun_script.query_string = self.query
         m.rerun_script.page_name = "class"
@@ -78,13 +81,14 @@ class Client:
         m.rerun_script.context_info.timezone = "UTC"
         if fragment_id:
             m.rerun_script.fragment_id = fragment_id
-            m.rerun_script.is_auto_rerun = True
-            self.fragment_runs += 1
+            m.rerun_script.is_auto_rerun = auto
+            self.fragment_runs += auto
         for w in widgets:
             m.rerun_script.widget_states.widgets.append(w)
         if fragment_id is None:
             self.finished.clear()
-        self.log.append((time.perf_counter(), f"sent rerun fragment={bool(fragment_id)} widgets={len(widgets)}"))
+        self.log.append((time.perf_counter(), f"sent rerun fragment={bool(fragment_id)} auto={auto} "
+                                              f"widgets={len(widgets)}"))
         await self.ws.send(m.SerializeToString())
 
     async def _tick(self, fragment_id: str, interval: float) -> None:
@@ -105,9 +109,12 @@ class Client:
                 kind = f.WhichOneof("type")
                 now = time.perf_counter()
                 if kind == "script_finished":
-                    self.log.append((now, ForwardMsg.ScriptFinishedStatus.Name(f.script_finished)))
+                    self.log.append((now, f"{f.metadata.run.script_run_id[:6]} "
+                                          f"{ForwardMsg.ScriptFinishedStatus.Name(f.script_finished)}"))
                 elif kind == "new_session":
-                    self.log.append((now, "run starts"))
+                    run = f.metadata.run
+                    self.full_runs += not run.fragment_ids
+                    self.log.append((now, f"{'fragment run' if run.fragment_ids else 'run'} {run.script_run_id[:6]} starts"))
                 elif kind == "delta" and f.delta.WhichOneof("type") == "new_element":
                     t = f.delta.new_element.WhichOneof("type")
                     if t in ("heading", "alert", "markdown", "button", "text_input"):
@@ -132,6 +139,7 @@ class Client:
                             self.step_seen.setdefault(int(m.group(1)), now)
                     elif t in ("button", "text_input", "radio"):
                         self.widgets[getattr(el, t).label] = getattr(el, t)
+                        self.widget_fragment[getattr(el, t).label] = f.delta.fragment_id
                     elif t in ("markdown", "alert"):
                         body = el.markdown.body if t == "markdown" else el.alert.body
                         self.texts.append((now, body))
@@ -154,12 +162,17 @@ class Client:
         """The page's last texts and how its last runs ended (for a report of what went wrong)."""
         return [body[:80] for _t, body in self.texts[-last:]] + [f"runs: {self.ends[-last:]}"]
 
+    def trace(self, since: float) -> list[str]:
+        """What was sent and received from ``since`` - 3 s on (seconds relative to ``since``), for a report."""
+        return [f"{t - since:+.2f} {what}" for t, what in self.log if since - 3.0 <= t <= since + 10.0]
+
     async def click(self, label: str, extra=()) -> float:
         w = WidgetState()
         w.id = self.widgets[label].id
         w.trigger_value = True
         t0 = time.perf_counter()
-        await self.rerun(widgets=[*extra, w])
+        # as the browser does: a widget drawn inside a fragment reruns only that fragment
+        await self.rerun(widgets=[*extra, w], fragment_id=self.widget_fragment.get(label) or None, auto=False)
         return t0
 
     async def wait_text(self, needle: str, since: float, timeout: float) -> float | None:
@@ -178,6 +191,25 @@ class Client:
                 return self.step_seen[k]
             await asyncio.sleep(0.02)
         return None
+
+
+async def _has_widget(client: Client, label: str, wait_s: float) -> bool:
+    """Wait until the client's page has drawn the widget ``label`` (False after ``wait_s``)."""
+    deadline = time.perf_counter() + wait_s
+    while label not in client.widgets:
+        if time.perf_counter() > deadline:
+            return False
+        await asyncio.sleep(0.05)
+    return True
+
+
+async def _finished(client: Client, wait_s: float, error: str) -> None:
+    """Wait for the client's page run to finish; if it does not within ``wait_s``, note ``error`` and go on (the
+    benchmark reports it instead of stopping)."""
+    try:
+        await asyncio.wait_for(client.finished.wait(), wait_s)
+    except asyncio.TimeoutError:
+        client.errors.append(f"{error} within {wait_s:g} s")
 
 
 def prediction(question, rng: random.Random) -> str:
@@ -237,28 +269,33 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
                 if ok:
                     answers[(me, k)] = w.string_value
                 else:
-                    s.errors.append(f"the page did not confirm the prediction on step {k} (it showed {s.shown()})")
+                    s.errors.append(f"the page did not confirm the prediction on step {k} (it showed {s.shown()}; "
+                                    f"trace {s.trace(t0)})")
                 return ok
 
             ok = await asyncio.gather(*(answer(s, me) for s, me in zip(students, ids)))
             sent += sum(ok)
             await asyncio.sleep(1.5)  # the presenter glances at the count, then reveals
-            t0 = await pres.click("Reveal")
-            got = await asyncio.gather(*(s.wait_text("The answer:", t0, wait_s) for s in students))
-            reveal += [g - t0 for g in got if g is not None]
-            missing = sum(g is None for g in got)
-            if missing:
-                pres.errors.append(f"{missing} students did not see the answer of step {k} within {wait_s:g} s")
-            await asyncio.wait_for(pres.finished.wait(), wait_s)
+            if await _has_widget(pres, "Reveal", wait_s):
+                t0 = await pres.click("Reveal")
+                got = await asyncio.gather(*(s.wait_text("The answer:", t0, wait_s) for s in students))
+                reveal += [g - t0 for g in got if g is not None]
+                missing = sum(g is None for g in got)
+                if missing:
+                    pres.errors.append(f"{missing} students did not see the answer of step {k} within {wait_s:g} s")
+                await _finished(pres, wait_s, f"the presenter's page did not finish its run after Reveal on step {k}")
+            else:
+                pres.errors.append(f"the presenter's page did not show Reveal on step {k} within {wait_s:g} s")
         await asyncio.sleep(1.0)
         k += 1
+        pres.widgets.pop("Reveal", None)  # the next step's Reveal is another button (another id)
         t0 = await pres.click("Next ▶")
         got = await asyncio.gather(*(s.wait_step(k, wait_s) for s in students))
         missing = sum(g is None for g in got)
         if missing:
             pres.errors.append(f"{missing} students did not see step {k} within {wait_s:g} s")
         follow += [g - t0 for g in got if g is not None]
-        await asyncio.wait_for(pres.finished.wait(), wait_s)
+        await _finished(pres, wait_s, f"the presenter's page did not finish its run after Next to step {k}")
     store = S.ClassStore()
     counted = sum(store.count(code, q) for q in questions)
     errors = [e for c in [pres, *students] for e in c.errors]
@@ -266,7 +303,8 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
            "students": ids, "seen": [sorted(s.step_seen) for s in students], "answers": answers,
            "submitted": submitted,
            "questions": questions, "student_bytes": sum(s.bytes_received for s in students),
-           "fragment_runs": sum(s.fragment_runs for s in students)}
+           "fragment_runs": sum(s.fragment_runs for s in students),
+           "full_runs": [s.full_runs for s in students]}
     for c in [pres, *students]:
         await c.close()
     return out

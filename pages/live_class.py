@@ -19,8 +19,13 @@ import streamlit as st
 from dpviz_ui import helpers as ui
 from dpviz_ui import lessons as L
 from dpviz_ui.classroom import results as R
+from dpviz_ui.classroom import delivery
 from dpviz_ui.classroom import store as S
 from dpviz_ui.classroom import watcher as W
+
+# the end of a page run must reach the browser even when the follow check's timer fires just then (a Streamlit race
+# that lost ~3 % of the students' "is recorded" confirmations and could leave a page half-drawn after Next)
+delivery.install()
 
 INPUT_LABELS = {"n": "n", "d": "d", "eps": "ε", "log10_delta": "log10 δ", "T": "T", "eta": "η", "G": "G (Δ)",
                 "L": "L", "mu": "μ", "alpha": "α", "reps": "repetitions", "aud_trials": "trials",
@@ -223,11 +228,54 @@ def _watcher() -> W.ClassWatcher:
 
 
 @st.fragment(run_every=POLL_S)
-def _follow(code: str, seen) -> None:
+def _follow(code: str, seen, step_view: str | None = None) -> None:
     """Every second, compare the class's version with the one this page shows (from this process's watcher: no
-    database read, nothing drawn); when the lecturer moved, revealed or ended, draw the page again."""
-    if _watcher().version(code) != seen:
-        st.rerun(scope="app")
+    database read, nothing drawn); when the lecturer moved, revealed or ended, draw the class's part of the page
+    again -- only the step fragment ``step_view`` (its id) when this is the timer's own run, the whole page when
+    the check ran inside a full page run."""
+    if _watcher().version(code) == seen:
+        return
+    if step_view and _in_fragment_run():
+        _rerun_fragment(step_view)
+    st.rerun(scope="app")
+
+
+def _in_fragment_run() -> bool:
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)
+
+
+def _current_fragment() -> str | None:
+    """The id of the fragment whose body is running (None outside a fragment or without a Streamlit server)."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_run_context import ThreadState
+
+        return ThreadState.get().fragment_id
+    except Exception:  # noqa: BLE001 - another Streamlit: the check then redraws the whole page
+        return None
+
+
+def _rerun_fragment(fragment_id: str) -> None:
+    """Rerun only the fragment ``fragment_id`` from another fragment's body.  Streamlit's ``st.rerun(scope=key)``
+    does this only from a widget callback; a student's one-second check has none, so this queues the same request
+    ``st.rerun`` queues (a fragment-scoped rerun, which stops the running check at once) and reaches a yield point.
+    A full page redraw costs the server ~3x the step fragment's CPU (benchmarks/RESULTS.md, "Live class, session
+    38"); if the request cannot be queued (another Streamlit), the caller falls back to ``st.rerun(scope="app")``."""
+    try:
+        from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+        from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+        ctx = get_script_run_ctx()
+        ok = ctx.script_requests.request_rerun(RerunData(
+            query_string=ctx.query_string, page_script_hash=ctx.page_script_hash, fragment_id_queue=[fragment_id],
+            is_fragment_scoped_rerun=True, cached_message_hashes=ctx.cached_message_hashes,
+            context_info=ctx.context_info))
+    except Exception:  # noqa: BLE001
+        return
+    if ok:
+        st.empty()  # a yield point: the runner stops this run here, before the element is sent, and runs the fragment
 
 
 def _submit(code: str, k: int, question, me: str) -> None:
@@ -246,7 +294,6 @@ def _submit(code: str, k: int, question, me: str) -> None:
 
 def student_view(raw_code: str) -> None:
     store = _store()
-    read_at = _watcher().clock()
     try:
         cls = store.find(raw_code, _client())
     except S.Refused as exc:
@@ -263,13 +310,31 @@ def student_view(raw_code: str) -> None:
     st.session_state["_cls_me"] = me
     if st.query_params.get("cls_join") != cls.code or st.query_params.get("cls_me") != me:
         st.query_params.from_dict({"cls_join": cls.code, "cls_me": me})
-    lesson = L.get_lesson(cls.lesson_id)
     if cls.ended:
-        st.title(lesson.title)
+        st.title(L.get_lesson(cls.lesson_id).title)
         st.info("This class has ended. Thank you for taking part!")
         return
+    _student_step(cls.code, me)
+
+
+@st.fragment
+def _student_step(code: str, me: str) -> None:
+    """The class's part of a student's page: the lecturer's step (or an earlier one), the prediction and, after the
+    reveal, the distribution.  A fragment: when the lecturer moves, the one-second check inside it redraws only this
+    part (not the navigation, the page's frame and the join checks of a full page run), and so do the student's own
+    clicks and inputs here."""
+    ui.guarded(lambda: _student_step_body(code, me))
+
+
+def _student_step_body(code: str, me: str) -> None:
+    store = _store()
+    read_at = _watcher().clock()
+    cls = store.get(code)
+    if cls is None or cls.ended:  # ended or expired since the page was drawn: the full page says so
+        st.rerun(scope="app")
+    lesson = L.get_lesson(cls.lesson_id)
     _watcher().note(cls.code, cls.version, read_at)
-    _follow(cls.code, cls.version)
+    _follow(cls.code, cls.version, _current_fragment())
     browse = st.session_state.get("_cls_browse")
     if browse is not None and not 1 <= browse < cls.step:
         browse = None
@@ -315,6 +380,8 @@ def student_view(raw_code: str) -> None:
                 else:
                     st.caption("The answer is shown when the lecturer reveals it.")
     show_chart(optional=True)
+
+
 
 
 # ----------------------------------------------------------------------------------------------------------------------

@@ -5,9 +5,10 @@ The dashboard is served as ``make run`` does (serve.py, a temporary SQLite store
 ``benchmarks/bench_class.py``: each student's page re-runs its follow fragment when the server asks, as a browser's
 timer does, and submits its predictions through the form).  The presenter moves through three steps (two questions)
 and reveals each.  Correctness only -- every student's page showed every step and every answer is counted exactly
-once, with the value the student typed (a page that does not show its "is recorded" confirmation in time is a known
-open problem, reported by the driver and tolerated here: benchmarks/RESULTS.md); the delays are measured by the benchmark (benchmarks/RESULTS.md), never
-asserted here."""
+once, with the value the student typed, and every page confirmed every prediction ("is recorded"; that confirmation
+was lost for ~3 % of the submissions until the Streamlit race of ``dpviz_ui/classroom/delivery.py`` was fixed:
+tests/test_class_delivery.py reproduces it deterministically); the delays are measured by the benchmark
+(benchmarks/RESULTS.md), never asserted here."""
 
 from __future__ import annotations
 
@@ -37,9 +38,11 @@ def test_ten_students_follow_every_step_and_every_answer_counts_once(tmp_path):
         code, key = store.create(lesson.id, len(lesson.steps))
         # generous waits: a loaded test machine is slow, and a page that never follows fails either way
         res = asyncio.run(run_class(url, code, key, lesson, N, STEPS, seed=3, wait_s=240.0))
-        # a page that did not show "is recorded" in time is a known open problem (benchmarks/RESULTS.md, "A live
-        # class": a few per cent of submissions, the answer itself stored); every other client error fails the test
-        assert [e for e in res["errors"] if "did not confirm" not in e] == []
+        assert res["errors"] == []  # incl. "did not confirm": every page showed "is recorded" for every prediction
+        assert sorted(res["answers"]) == sorted(res["submitted"])  # the confirmed ones: all of them
+        # the steps, predictions and reveals were redrawn as the step fragment only (a full page run is the join,
+        # and at most one more when a check inside a full run saw the class move)
+        assert max(res["full_runs"]) <= 2, res["full_runs"]
         assert res["seen"] == [list(range(1, STEPS + 2))] * N  # every page showed steps 1 .. 4, in the presenter's
         questions = [k for k in range(1, STEPS + 1) if lesson.steps[k - 1].question]
         assert res["questions"] == questions and len(questions) == 2
