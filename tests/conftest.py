@@ -222,6 +222,7 @@ def raw_tex_lines(text: str, pattern) -> list[str]:
     return [line for line in text.splitlines() if pattern.search(line)]
 
 
+
 def pytest_collection_modifyitems(config, items):
     """In a pytest-xdist worker (``make test`` runs ``-n auto --dist loadfile --no-loadscope-reorder``,
     pyproject.toml), the real-browser files -- the longest, a minute or more each, though with few tests -- are
@@ -310,3 +311,53 @@ def open_page(page: str, query: dict | None = None, timeout: float = 60):
     at.switch_page(page).run()
     assert not at.exception
     return at
+
+# --- one Chromium per module (suiteB38's browser files) ----------------------------------------------------------
+@pytest.fixture(scope="module")
+def module_browser():
+    """One Chromium for every test of a module, each test opening its own page (a new context: cookies, storage and
+    downloads apart) with :func:`new_page`.  Its Playwright instance stops at the end of the module, before the next
+    module's tests start theirs (Playwright's sync API runs one instance per thread at a time)."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+# --- dp_accounting's RDP of sampling without replacement, as a reference, without its repeated work -------------
+import contextlib  # noqa: E402 - kept with the helper that uses it
+
+
+@contextlib.contextmanager
+def wor_forward_diffs_once():
+    """Within this context dp_accounting computes the RDP of the subsampled Gaussian without replacement (Wang, Balle
+    & Kasiviswanathan 2019, Theorem 27) with its own functions, bit for bit, but faster.
+
+    For every integer order α <= 256 its ``_compute_rdp_sample_wor_gaussian_int`` asks ``_get_forward_diffs(cgf, α)``
+    for the forward differences of exp(cgf) at 0 up to order α + 1: O(α²) Python steps each, about 3/4 of an
+    accountant's time over dpviz's orders (tests/test_accounting_small_eps.py: ~1 s per reference).  The k-th
+    difference depends only on cgf(0), ..., cgf(k + 1), computed by the same operations in the same order whatever α,
+    so here ``_get_forward_diffs`` runs once per σ, at α = 256, and each order gets the first α + 2 differences: the
+    very numbers dp_accounting computes (``test_wor_reference_without_repeated_work_is_bit_for_bit`` checks it)."""
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    original = rdp._get_forward_diffs
+    done = {}
+
+    def forward_diffs(fun, n):
+        # the function is dp_accounting's closure cgf(x) = x (x + 1) / (2 σ²): its code and σ identify it
+        key = (fun.__code__, tuple(cell.cell_contents for cell in fun.__closure__ or ()))
+        if key not in done or len(done[key][0]) < n + 2:
+            done[key] = original(fun, max(n, 256))
+        deltas, signs = done[key]
+        return deltas[:n + 2].copy(), signs[:n + 2].copy()
+
+    rdp._get_forward_diffs = forward_diffs
+    try:
+        yield
+    finally:
+        rdp._get_forward_diffs = original

@@ -5,6 +5,7 @@ below z exceeds ε).  ε(z) is a step function of z for sampling without replace
 Balle & Kasiviswanathan 2019, Theorem 27, jumps as z crosses a threshold) and reads exactly 0 once T·RDP < δ²
 (dp_accounting's KL shortcut): the old solver stopped there (σ = 395.6 where 4.88 suffices)."""
 
+import contextlib
 import math
 from pathlib import Path
 
@@ -13,18 +14,27 @@ import pytest
 from dp_accounting.rdp import rdp_privacy_accountant as rdp_mod
 from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
 
+from conftest import wor_forward_diffs_once
 from dpviz.theory import accounting
 from dpviz.labs import privacy_lab as pl
 
 NR = dp_accounting.NeighboringRelation
 
 
-def _dp_wor(n, z, steps, delta, m=1):
-    # the orders of the accountant under test (WOR_ORDERS); dp_accounting computes each order's RDP itself
+def _dp_wor(n, z, steps, delta, m=1, once=True):
+    # the orders of the accountant under test (WOR_ORDERS); dp_accounting computes each order's RDP itself (without
+    # recomputing its forward differences at every order unless ``once`` is False: the same numbers, conftest.py)
     a = RdpAccountant(orders=accounting.WOR_ORDERS, neighboring_relation=NR.REPLACE_ONE)
-    a.compose(dp_accounting.SelfComposedDpEvent(
-        dp_accounting.SampledWithoutReplacementDpEvent(n, m, dp_accounting.GaussianDpEvent(z)), steps))
+    with wor_forward_diffs_once() if once else contextlib.nullcontext():
+        a.compose(dp_accounting.SelfComposedDpEvent(
+            dp_accounting.SampledWithoutReplacementDpEvent(n, m, dp_accounting.GaussianDpEvent(z)), steps))
     return a.get_epsilon(delta)
+
+
+def test_wor_reference_without_repeated_work_is_bit_for_bit():
+    """The reference above, dp_accounting with its forward differences computed once per σ, gives exactly what
+    dp_accounting gives alone, at the issue's point (n = 45 222, T = 2 000; the differences depend on σ only)."""
+    assert _dp_wor(45222, 4.0, 2000, 1e-5) == _dp_wor(45222, 4.0, 2000, 1e-5, once=False)
 
 
 def _dp_poisson(q, z, steps, delta, orders=None):
@@ -82,8 +92,9 @@ def test_pairwise_pair_of_two_at_small_eps():
 
 def _dp_wor_default_orders(n, z, steps, delta):
     a = RdpAccountant(neighboring_relation=NR.REPLACE_ONE)  # dp_accounting's DEFAULT_RDP_ORDERS
-    a.compose(dp_accounting.SelfComposedDpEvent(
-        dp_accounting.SampledWithoutReplacementDpEvent(n, 1, dp_accounting.GaussianDpEvent(z)), steps))
+    with wor_forward_diffs_once():
+        a.compose(dp_accounting.SelfComposedDpEvent(
+            dp_accounting.SampledWithoutReplacementDpEvent(n, 1, dp_accounting.GaussianDpEvent(z)), steps))
     return a.get_epsilon(delta)
 
 

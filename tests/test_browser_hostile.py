@@ -16,7 +16,7 @@ import pytest
 
 pytestmark = pytest.mark.browser  # a real browser: `make test` runs it, `make check` leaves it out
 
-from conftest import ARGS, CHROMIUM, ROOT, query_of, settle, wait_text
+from conftest import CHROMIUM, new_page, query_of, settle, wait_text
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -69,95 +69,89 @@ def _wait_result(page, text, timeout=60000):
 
 
 @pytest.mark.slow
-def test_heavy_audit_link_waits_for_a_click(server):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        # the link: restored in the widgets, nothing runs
-        page.goto(f"{server}/audit?aud_trials=200000&aud_T=2000")
-        wait_text(page, "[data-testid='stAlert']", "press Run")
-        run = page.get_by_role("button", name=re.compile(r"^Run \(about \d+ s\)$"))
-        run.wait_for(timeout=60000)
-        settle(page)
-        assert _metrics(page) == 0 and run.count() == 1
-        assert page.get_by_label("trials", exact=True).and_(page.locator("input")).input_value() == "200000"
-        assert query_of(page)["aud_trials"] == "200000" and query_of(page)["aud_T"] == "2000"
-        # 1: a light setting runs at once (800 trials at T = 2000: about 0.7 s estimated, under the 1 s threshold here)
-        _number(page, "trials", 800)
-        _wait_result(page, "800 trials")
-        settle(page)
-        assert _metrics(page) >= 4 and page.get_by_role("button", name=re.compile(r"^Run \(")).count() == 0
-        assert query_of(page)["aud_trials"] == "800"
-        # 2: a heavier T waits again (no stale result shown)
-        _number(page, "T", 5000)
-        wait_text(page, "[data-testid='stAlert']", "press Run")
-        run.wait_for(timeout=60000)
-        settle(page)
-        assert _metrics(page) == 0 and query_of(page)["aud_T"] == "5000"
-        # 3: the click runs it
-        run.click()
-        _wait_result(page, "800 trials", timeout=120000)
-        settle(page)
-        assert _metrics(page) >= 4 and page.locator("[data-testid='stException']").count() == 0
-        # 4: back to a light T: at once
-        _number(page, "T", 100)
-        page.wait_for_function("() => new URLSearchParams(location.search).get('aud_T') === null")
-        settle(page)
-        assert _metrics(page) >= 4 and "800 trials" in page.locator("body").inner_text()
-        browser.close()
+def test_heavy_audit_link_waits_for_a_click(server, module_browser):
+    # one Chromium for the module (module_browser), a page of its own
+    page = new_page(module_browser, viewport={"width": 1400, "height": 1800})
+    # the link: restored in the widgets, nothing runs
+    page.goto(f"{server}/audit?aud_trials=200000&aud_T=2000")
+    wait_text(page, "[data-testid='stAlert']", "press Run")
+    run = page.get_by_role("button", name=re.compile(r"^Run \(about \d+ s\)$"))
+    run.wait_for(timeout=60000)
+    settle(page)
+    assert _metrics(page) == 0 and run.count() == 1
+    assert page.get_by_label("trials", exact=True).and_(page.locator("input")).input_value() == "200000"
+    assert query_of(page)["aud_trials"] == "200000" and query_of(page)["aud_T"] == "2000"
+    # 1: a light setting runs at once (800 trials at T = 2000: about 0.7 s estimated, under the 1 s threshold here)
+    _number(page, "trials", 800)
+    _wait_result(page, "800 trials")
+    settle(page)
+    assert _metrics(page) >= 4 and page.get_by_role("button", name=re.compile(r"^Run \(")).count() == 0
+    assert query_of(page)["aud_trials"] == "800"
+    # 2: a heavier T waits again (no stale result shown)
+    _number(page, "T", 5000)
+    wait_text(page, "[data-testid='stAlert']", "press Run")
+    run.wait_for(timeout=60000)
+    settle(page)
+    assert _metrics(page) == 0 and query_of(page)["aud_T"] == "5000"
+    # 3: the click runs it
+    run.click()
+    _wait_result(page, "800 trials", timeout=120000)
+    settle(page)
+    assert _metrics(page) >= 4 and page.locator("[data-testid='stException']").count() == 0
+    # 4: back to a light T: at once
+    _number(page, "T", 100)
+    page.wait_for_function("() => new URLSearchParams(location.search).get('aud_T') === null")
+    settle(page)
+    assert _metrics(page) >= 4 and "800 trials" in page.locator("body").inner_text()
+    page.close()
 
 
 @pytest.mark.slow
-def test_hostile_csv_and_link_payloads(server, tmp_path):
-    from playwright.sync_api import sync_playwright
-
+def test_hostile_csv_and_link_payloads(server, module_browser, tmp_path):
     fetched = []
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.on("request", lambda r: fetched.append(r.url))
-        # the CSV: 80 000 x "x" in the header (320 KB): refused at once with one short line
-        bad = tmp_path / "x.csv"
-        bad.write_text(",".join(["x"] * 80_000) + "\n" + ",".join(["1"] * 80_000) + "\n")
-        page.goto(f"{server}/simulate")
-        page.get_by_text("upload a CSV").click()
+    # one Chromium for the module (module_browser), a page of its own
+    page = new_page(module_browser, viewport={"width": 1400, "height": 1800})
+    page.on("request", lambda r: fetched.append(r.url))
+    # the CSV: 80 000 x "x" in the header (320 KB): refused at once with one short line
+    bad = tmp_path / "x.csv"
+    bad.write_text(",".join(["x"] * 80_000) + "\n" + ",".join(["1"] * 80_000) + "\n")
+    page.goto(f"{server}/simulate")
+    page.get_by_text("upload a CSV").click()
+    settle(page)
+    label = page.get_by_label("Label column", exact=True).and_(page.locator("input"))
+    label.fill("x")
+    label.press("Enter")
+    settle(page)
+    t0 = time.monotonic()
+    page.locator("input[type=file]").set_input_files(str(bad))
+    wait_text(page, "[data-testid='stAlert']", "the limit is 1,000")
+    assert time.monotonic() - t0 < 30
+    alert = [t for t in page.locator("[data-testid='stAlert']").all_inner_texts() if "limit is 1,000" in t][0]
+    assert len(alert) < 200, alert
+    # a good CSV after it is read (the page recovers), then the bad one again
+    rows = ["a,b,y"] + [f"{i % 7},{(3 * i) % 5},{i % 2}" for i in range(60)]
+    good = tmp_path / "good.csv"
+    good.write_text("\n".join(rows) + "\n")
+    page.locator("input[type=file]").set_input_files(str(good))
+    settle(page)
+    label.fill("y")
+    label.press("Enter")
+    settle(page)
+    page.get_by_role("button", name="Run simulation").wait_for(timeout=60000)
+    assert not any("limit is 1,000" in t for t in page.locator("[data-testid='stAlert']").all_inner_texts())
+    # Markdown / image payloads in a link, on every page: shown as text, nothing fetched, one notice
+    payload = ("aud_mode=[Session expired: log in](https://ev.il/x)&aud_alg=![t](http://127.0.0.1:9/track.png)"
+               "&acc_n=![t](http://127.0.0.1:9/track.png)&algorithm=[x](https://ev.il/y)"
+               "&les_id=[x](https://ev.il/z)&les_lock=" + ",".join(f"[x{i}](https://ev.il/{i})" for i in range(50))
+               + "".join(f"&aud_x{i}=1" for i in range(300)))
+    for path in ("", "calibrate", "bounds", "simulate", "accounting", "audit", "lessons"):
+        page.goto(f"{server}/{path}?{payload}")
+        wait_text(page, "[data-testid='stAlert']", "were ignored")
         settle(page)
-        label = page.get_by_label("Label column", exact=True).and_(page.locator("input"))
-        label.fill("x")
-        label.press("Enter")
-        settle(page)
-        t0 = time.monotonic()
-        page.locator("input[type=file]").set_input_files(str(bad))
-        wait_text(page, "[data-testid='stAlert']", "the limit is 1,000")
-        assert time.monotonic() - t0 < 30
-        alert = [t for t in page.locator("[data-testid='stAlert']").all_inner_texts() if "limit is 1,000" in t][0]
-        assert len(alert) < 200, alert
-        # a good CSV after it is read (the page recovers), then the bad one again
-        rows = ["a,b,y"] + [f"{i % 7},{(3 * i) % 5},{i % 2}" for i in range(60)]
-        good = tmp_path / "good.csv"
-        good.write_text("\n".join(rows) + "\n")
-        page.locator("input[type=file]").set_input_files(str(good))
-        settle(page)
-        label.fill("y")
-        label.press("Enter")
-        settle(page)
-        page.get_by_role("button", name="Run simulation").wait_for(timeout=60000)
-        assert not any("limit is 1,000" in t for t in page.locator("[data-testid='stAlert']").all_inner_texts())
-        # Markdown / image payloads in a link, on every page: shown as text, nothing fetched, one notice
-        payload = ("aud_mode=[Session expired: log in](https://ev.il/x)&aud_alg=![t](http://127.0.0.1:9/track.png)"
-                   "&acc_n=![t](http://127.0.0.1:9/track.png)&algorithm=[x](https://ev.il/y)"
-                   "&les_id=[x](https://ev.il/z)&les_lock=" + ",".join(f"[x{i}](https://ev.il/{i})" for i in range(50))
-                   + "".join(f"&aud_x{i}=1" for i in range(300)))
-        for path in ("", "calibrate", "bounds", "simulate", "accounting", "audit", "lessons"):
-            page.goto(f"{server}/{path}?{payload}")
-            wait_text(page, "[data-testid='stAlert']", "were ignored")
-            settle(page)
-            notices = [t for t in page.locator("[data-testid='stAlert']").all_inner_texts() if "ignored" in t]
-            assert len(notices) == 1 and len(notices[0]) < 2000, (path, notices)
-            assert page.locator("a[href*='ev.il']").count() == 0
-            assert page.locator("img[src*='127.0.0.1']").count() == 0
-        hosts = {urllib.parse.urlparse(u).netloc for u in fetched}
-        assert "127.0.0.1:9" not in hosts and "ev.il" not in hosts, hosts
-        browser.close()
+        notices = [t for t in page.locator("[data-testid='stAlert']").all_inner_texts() if "ignored" in t]
+        assert len(notices) == 1 and len(notices[0]) < 2000, (path, notices)
+        assert page.locator("a[href*='ev.il']").count() == 0
+        assert page.locator("img[src*='127.0.0.1']").count() == 0
+    hosts = {urllib.parse.urlparse(u).netloc for u in fetched}
+    assert "127.0.0.1:9" not in hosts and "ev.il" not in hosts, hosts
+    page.close()

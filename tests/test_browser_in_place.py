@@ -14,7 +14,7 @@ import pytest
 
 pytestmark = pytest.mark.browser  # a real browser: `make test` runs it, `make check` leaves it out
 
-from conftest import ARGS, CHROMIUM, add_choice, choose, chosen, query_of, settle, wait_query  # noqa: E402
+from conftest import CHROMIUM, add_choice, choose, chosen, new_page, query_of, settle, wait_query  # noqa: E402
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -49,76 +49,73 @@ def _schedule_T(theorem_id: str, eps: float) -> int:
     return max(1, int(round(catalog.bound(theorem_id, **p).T)))
 
 
-def test_calibrate_schedule_and_eps_changes_update_the_page_in_place(server):
+def test_calibrate_schedule_and_eps_changes_update_the_page_in_place(server, module_browser):
     from dpviz_ui import helpers as ui
     from dpviz.theory import catalog
-    from playwright.sync_api import sync_playwright
 
     title = "Noise level vs ε"
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.goto(f"{server}/calibrate?n={N}")
-        page.wait_for_function(f"() => ({CHART})({title!r}) !== null", timeout=60000)
+    # one Chromium for the module (module_browser), a page of its own
+    page = new_page(module_browser, viewport={"width": 1400, "height": 1800})
+    page.goto(f"{server}/calibrate?n={N}")
+    page.wait_for_function(f"() => ({CHART})({title!r}) !== null", timeout=60000)
+    settle(page)
+    page.evaluate(MARK, "[data-testid='stMetric']")
+    manual_y = page.evaluate(CHART, title)["y"]
+    eps = 1.0
+    steps = [("schedule", "wang-lownoise-thm4b"), ("eps", 2.5), ("schedule", "manual"),
+             ("schedule", "wang-lownoise-thm3a"), ("eps", 0.75)]
+    schedule = "manual"
+    for kind, value in steps:
+        if kind == "schedule":
+            schedule = value
+            label = SCHEDULES.get(value, MANUAL)
+            choose(page, "w_schedule", label, typed=label.split(", ")[-1] if label != MANUAL else "manual")
+        else:
+            eps = value
+            box = page.locator(".st-key-w_eps input")
+            box.fill(str(value))
+            box.press("Enter")
+        T = 1000 if schedule == "manual" else _schedule_T(schedule, eps)
+        sigma = ui.fmt(catalog.calibrate("dpsgd-rdp", n=N, eps=eps, delta=1 / N**2, T=T, G=1.0).sigma)
+        page.wait_for_function(
+            "([s, T]) => { const v = Array.from(document.querySelectorAll('[data-testid=\"stMetricValue\"]'))"
+            ".map(e => e.innerText.trim()); return v.includes(s) && v.includes(T); }",
+            arg=[sigma, ui.fmt(T)], timeout=60000)
         settle(page)
-        page.evaluate(MARK, "[data-testid='stMetric']")
-        manual_y = page.evaluate(CHART, title)["y"]
-        eps = 1.0
-        steps = [("schedule", "wang-lownoise-thm4b"), ("eps", 2.5), ("schedule", "manual"),
-                 ("schedule", "wang-lownoise-thm3a"), ("eps", 0.75)]
-        schedule = "manual"
-        for kind, value in steps:
-            if kind == "schedule":
-                schedule = value
-                label = SCHEDULES.get(value, MANUAL)
-                choose(page, "w_schedule", label, typed=label.split(", ")[-1] if label != MANUAL else "manual")
-            else:
-                eps = value
-                box = page.locator(".st-key-w_eps input")
-                box.fill(str(value))
-                box.press("Enter")
-            T = 1000 if schedule == "manual" else _schedule_T(schedule, eps)
-            sigma = ui.fmt(catalog.calibrate("dpsgd-rdp", n=N, eps=eps, delta=1 / N**2, T=T, G=1.0).sigma)
-            page.wait_for_function(
-                "([s, T]) => { const v = Array.from(document.querySelectorAll('[data-testid=\"stMetricValue\"]'))"
-                ".map(e => e.innerText.trim()); return v.includes(s) && v.includes(T); }",
-                arg=[sigma, ui.fmt(T)], timeout=60000)
-            settle(page)
-            # widget and URL
-            assert chosen(page, "w_schedule") == SCHEDULES.get(schedule, MANUAL)
-            if schedule == "manual":
-                assert "schedule" not in query_of(page)
-                # the schedule's T box goes (waited for: under load the run's stale elements are removed at its end)
-                page.wait_for_function("() => !document.querySelector('.st-key-w_T_fixed')", timeout=60000)
-            else:
-                wait_query(page, "schedule", schedule)
-                assert float(page.locator(".st-key-w_T_fixed input").input_value()) == T
-            if eps != 1.0:
-                assert query_of(page).get("eps") == str(eps)
-            assert float(page.locator(".st-key-w_eps input").input_value()) == eps
-            # numbers
-            assert _metric(page, "σ (Gaussian noise)") == sigma
-            assert _metric(page, "T") == ui.fmt(T)
-            # the five metrics are the elements of the first run, updated in place
-            assert page.evaluate(KEPT, "[data-testid='stMetric']") == 5, f"metrics rebuilt after {kind} = {value}"
-            # the chart follows: current ε, the curve at this T
-            page.wait_for_function(
-                f"l => (({CHART})({title!r}) || {{names: []}}).names.includes(l)",
-                arg=f"current ε = {ui.fmt(eps)}", timeout=60000)
-            chart = page.evaluate(CHART, title)
-            if schedule == "manual":
-                assert chart["y"] == manual_y
-            else:
-                assert chart["y"] != manual_y
-        assert page.locator("[data-testid='stException']").count() == 0
-        browser.close()
+        # widget and URL
+        assert chosen(page, "w_schedule") == SCHEDULES.get(schedule, MANUAL)
+        if schedule == "manual":
+            assert "schedule" not in query_of(page)
+            # the schedule's T box goes (waited for: under load the run's stale elements are removed at its end)
+            page.wait_for_function("() => !document.querySelector('.st-key-w_T_fixed')", timeout=60000)
+        else:
+            wait_query(page, "schedule", schedule)
+            assert float(page.locator(".st-key-w_T_fixed input").input_value()) == T
+        if eps != 1.0:
+            assert query_of(page).get("eps") == str(eps)
+        assert float(page.locator(".st-key-w_eps input").input_value()) == eps
+        # numbers
+        assert _metric(page, "σ (Gaussian noise)") == sigma
+        assert _metric(page, "T") == ui.fmt(T)
+        # the five metrics are the elements of the first run, updated in place
+        assert page.evaluate(KEPT, "[data-testid='stMetric']") == 5, f"metrics rebuilt after {kind} = {value}"
+        # the chart follows: current ε, the curve at this T
+        page.wait_for_function(
+            f"l => (({CHART})({title!r}) || {{names: []}}).names.includes(l)",
+            arg=f"current ε = {ui.fmt(eps)}", timeout=60000)
+        chart = page.evaluate(CHART, title)
+        if schedule == "manual":
+            assert chart["y"] == manual_y
+        else:
+            assert chart["y"] != manual_y
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.close()
 
 
-def test_bounds_theorems_added_and_removed_keep_the_page_in_place(server):
+def test_bounds_theorems_added_and_removed_keep_the_page_in_place(server, module_browser):
     from dpviz_ui import helpers as ui
     from dpviz.theory import catalog
     from dpviz.foundation import urlstate
-    from playwright.sync_api import sync_playwright
 
     labels = {t.id: f"{t.paper.short} — {t.number}" for t in catalog.theorems()}
     first = catalog.theorems()[0].id  # the page's default theorem
@@ -129,40 +126,39 @@ def test_bounds_theorems_added_and_removed_keep_the_page_in_place(server):
         p = {k: v for k, v in p.items() if k not in ("T", "eta") or k in catalog.parameters_of(thm.bound)}
         return ui.fmt(catalog.bound(tid, **p).total)
 
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        page.goto(f"{server}/bounds")
-        page.wait_for_selector(".js-plotly-plot", state="attached", timeout=60000)
+    # one Chromium for the module (module_browser), a page of its own
+    page = new_page(module_browser, viewport={"width": 1400, "height": 1800})
+    page.goto(f"{server}/bounds")
+    page.wait_for_selector(".js-plotly-plot", state="attached", timeout=60000)
+    settle(page)
+    # the first theorem's header and its bound line, and the totals header below every theorem
+    page.evaluate(MARK, "h3, h2, [data-testid='stMarkdownContainer']")
+    picked = [first]
+    for tid, add in [("xue-pairwise-thm2", True), ("yang-pairwise-thm1", True), ("xue-pairwise-thm2", False),
+                     ("wang-nonsmooth-thm9", True)]:
+        if add:
+            add_choice(page, "w_theorems", labels[tid])
+            picked.append(tid)
+        else:
+            tag = page.locator(".st-key-w_theorems [data-tag]").filter(has_text=labels[tid])
+            tag.locator("[role=presentation], svg").last.click()
+            picked.remove(tid)
+        wait_query(page, "theorems", ",".join(picked))
         settle(page)
-        # the first theorem's header and its bound line, and the totals header below every theorem
-        page.evaluate(MARK, "h3, h2, [data-testid='stMarkdownContainer']")
-        picked = [first]
-        for tid, add in [("xue-pairwise-thm2", True), ("yang-pairwise-thm1", True), ("xue-pairwise-thm2", False),
-                         ("wang-nonsmooth-thm9", True)]:
-            if add:
-                add_choice(page, "w_theorems", labels[tid])
-                picked.append(tid)
-            else:
-                tag = page.locator(".st-key-w_theorems [data-tag]").filter(has_text=labels[tid])
-                tag.locator("[role=presentation], svg").last.click()
-                picked.remove(tid)
-            wait_query(page, "theorems", ",".join(picked))
-            settle(page)
-            tags = page.locator(".st-key-w_theorems [data-tag]").all_inner_texts()
-            assert len(tags) == len(picked)
-            lines = page.locator("[data-testid='stMarkdownContainer']").all_inner_texts()
-            bound_lines = [x for x in lines if x.startswith("Bound at the current parameters")]
-            assert len(bound_lines) == len(picked)
-            for t, line in zip(picked, bound_lines):
-                assert line.startswith(f"Bound at the current parameters: {total(t)}"), (t, line)
-            # the first theorem's header and bound line, and the totals header, are the same elements as before
-            kept = page.evaluate("""() => {
-                const h3 = Array.from(document.querySelectorAll('h3'));
-                const h2 = Array.from(document.querySelectorAll('h2')).find(e => e.innerText.startsWith('Totals'));
-                const line = Array.from(document.querySelectorAll('[data-testid="stMarkdownContainer"]'))
-                    .find(e => e.innerText.startsWith('Bound at the current parameters'));
-                return [h3[0].__dpviz_mark === 1, line.__dpviz_mark === 1, h2.__dpviz_mark === 1]; }""")
-            assert kept == [True, True, True], f"rebuilt after {'adding' if add else 'removing'} {tid}: {kept}"
-        assert page.locator("[data-testid='stException']").count() == 0
-        browser.close()
+        tags = page.locator(".st-key-w_theorems [data-tag]").all_inner_texts()
+        assert len(tags) == len(picked)
+        lines = page.locator("[data-testid='stMarkdownContainer']").all_inner_texts()
+        bound_lines = [x for x in lines if x.startswith("Bound at the current parameters")]
+        assert len(bound_lines) == len(picked)
+        for t, line in zip(picked, bound_lines):
+            assert line.startswith(f"Bound at the current parameters: {total(t)}"), (t, line)
+        # the first theorem's header and bound line, and the totals header, are the same elements as before
+        kept = page.evaluate("""() => {
+            const h3 = Array.from(document.querySelectorAll('h3'));
+            const h2 = Array.from(document.querySelectorAll('h2')).find(e => e.innerText.startsWith('Totals'));
+            const line = Array.from(document.querySelectorAll('[data-testid="stMarkdownContainer"]'))
+                .find(e => e.innerText.startsWith('Bound at the current parameters'));
+            return [h3[0].__dpviz_mark === 1, line.__dpviz_mark === 1, h2.__dpviz_mark === 1]; }""")
+        assert kept == [True, True, True], f"rebuilt after {'adding' if add else 'removing'} {tid}: {kept}"
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.close()

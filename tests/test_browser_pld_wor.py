@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, ROOT, poll_text  # the shared `server` fixture starts `streamlit run app.py`
+from conftest import CHROMIUM, ROOT, new_page, poll_text  # the shared `server` fixture: `streamlit run app.py`
 
 from dpviz.theory import pld_wor
 
@@ -33,31 +33,28 @@ def _sigmas(text: str) -> tuple[float, float]:
 
 @pytest.mark.slow
 @pytest.mark.browser
-def test_accounting_page_tight_pld_three_changes(server):
-    from playwright.sync_api import sync_playwright
-
+def test_accounting_page_tight_pld_three_changes(server, module_browser):
     out = ROOT / "test-artifacts"
     out.mkdir(exist_ok=True)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 2600})
-        page.goto(f"{server}/accounting?algorithm=dpsgd-rdp&n=1000&T=1000&eps=1")
-        page.wait_for_selector("text=Matched, tight: PLD", timeout=120000)
-        _wait_pld(page, "1")
-        assert page.get_by_text("Lebeda, Regehr, Kamath & Steinke", exact=False).count() >= 1  # the theorem
-        box = page.get_by_label("target ε", exact=True).and_(page.locator("input"))
-        for eps in ("0.5", "2", "0.01"):
-            box.fill(eps)
-            box.press("Enter")
-            text = _wait_pld(page, eps)
-            assert box.input_value() == eps
-            assert f"eps={eps}" in page.url
-            up, lo = _sigmas(text)
-            ref = pld_wor.matched(n=1000, batch_size=1, steps=1000, eps=float(eps), delta=1e-6, sensitivity=2.0)
-            assert abs(up - ref["sigma_upper"]) <= 1e-3 * ref["sigma_upper"]
-            assert abs(lo - ref["sigma_lower"]) <= 1e-3 * ref["sigma_lower"]
-        # ε = 0.01 is below the Rényi floor (0.0285): no floor warning, the PLD's σ instead
-        assert page.get_by_text("smallest positive ε this RDP accountant certifies", exact=False).count() == 0
-        assert page.locator("[data-testid='stException']").count() == 0
-        page.screenshot(path=str(out / "accounting_pld_wor.png"), full_page=True)
-        browser.close()
+    # a page of the module's Chromium (module_browser)
+    page = new_page(module_browser, viewport={"width": 1400, "height": 2600})
+    page.goto(f"{server}/accounting?algorithm=dpsgd-rdp&n=1000&T=1000&eps=1")
+    page.wait_for_selector("text=Matched, tight: PLD", timeout=120000)
+    _wait_pld(page, "1")
+    assert page.get_by_text("Lebeda, Regehr, Kamath & Steinke", exact=False).count() >= 1  # the theorem
+    box = page.get_by_label("target ε", exact=True).and_(page.locator("input"))
+    for eps in ("0.5", "2", "0.01"):
+        box.fill(eps)
+        box.press("Enter")
+        text = _wait_pld(page, eps)
+        assert box.input_value() == eps
+        assert f"eps={eps}" in page.url
+        up, lo = _sigmas(text)
+        ref = pld_wor.matched(n=1000, batch_size=1, steps=1000, eps=float(eps), delta=1e-6, sensitivity=2.0)
+        assert abs(up - ref["sigma_upper"]) <= 1e-3 * ref["sigma_upper"]
+        assert abs(lo - ref["sigma_lower"]) <= 1e-3 * ref["sigma_lower"]
+    # ε = 0.01 is below the Rényi floor (0.0285): no floor warning, the PLD's σ instead
+    assert page.get_by_text("smallest positive ε this RDP accountant certifies", exact=False).count() == 0
+    assert page.locator("[data-testid='stException']").count() == 0
+    page.screenshot(path=str(out / "accounting_pld_wor.png"), full_page=True)
+    page.close()

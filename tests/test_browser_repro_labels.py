@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import ARGS, CHROMIUM, settle, wait_query  # noqa: E402
+from conftest import CHROMIUM, new_page, settle, wait_query  # noqa: E402
 
 if not Path(CHROMIUM).exists() and not os.environ.get("CI"):
     pytest.skip("Debian's Chromium is not installed (/usr/bin/chromium) and CI is not set", allow_module_level=True)
@@ -23,14 +23,10 @@ LABEL = "paper's noise rule (not private here)"
 
 
 @pytest.fixture(scope="module")
-def browser_page():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
-        yield page
-        browser.close()
+def browser_page(module_browser):
+    page = new_page(module_browser, viewport={"width": 1400, "height": 1800})
+    yield page
+    page.close()
 
 
 def _legend(page) -> str:

@@ -10,6 +10,7 @@ from dp_accounting.pld import pld_privacy_accountant
 from dp_accounting.rdp import rdp_privacy_accountant as rdp_mod
 from dp_accounting.rdp.rdp_privacy_accountant import RdpAccountant
 
+from conftest import wor_forward_diffs_once
 from dpviz.theory import accounting
 from dpviz.labs import privacy_lab as pl
 from dpviz.cli.commands import main
@@ -22,10 +23,12 @@ def _phi(x):
 
 
 def _dp_wor(n, m, z, steps, delta):
-    # the orders of the accountant under test (WOR_ORDERS); dp_accounting computes each order's RDP itself
+    # the orders of the accountant under test (WOR_ORDERS); dp_accounting computes each order's RDP itself (its
+    # forward differences once per σ: the same numbers, tests/conftest.py)
     a = RdpAccountant(orders=accounting.WOR_ORDERS, neighboring_relation=NR.REPLACE_ONE)
-    a.compose(dp_accounting.SelfComposedDpEvent(
-        dp_accounting.SampledWithoutReplacementDpEvent(n, m, dp_accounting.GaussianDpEvent(z)), steps))
+    with wor_forward_diffs_once():
+        a.compose(dp_accounting.SelfComposedDpEvent(
+            dp_accounting.SampledWithoutReplacementDpEvent(n, m, dp_accounting.GaussianDpEvent(z)), steps))
     return a.get_epsilon(delta)
 
 

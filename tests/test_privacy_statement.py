@@ -3,6 +3,7 @@ its ε against the accountant called directly (dp_accounting's RDP accountant fo
 replace-one; the exact analytic Gaussian mechanism written out here), its command recomputes it, and the pages'
 statements equal what the command prints."""
 
+import functools
 import math
 import re
 import shlex
@@ -18,16 +19,20 @@ from dpviz.cli.commands import main
 APP = Path(__file__).resolve().parent.parent / "app.py"
 
 
+@functools.lru_cache(maxsize=None)  # several tests ask for the same (n, T, z, δ)
 def _rdp_wor_eps(n, T, z, delta):
     import dp_accounting
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
 
+    from conftest import wor_forward_diffs_once
     from dpviz.theory import accounting
 
-    # the orders of the matched accountant (WOR_ORDERS); dp_accounting computes each order's RDP itself
+    # the orders of the matched accountant (WOR_ORDERS); dp_accounting computes each order's RDP itself (its forward
+    # differences once per σ: the same numbers, tests/conftest.py)
     acc = rdp.RdpAccountant(accounting.WOR_ORDERS, dp_accounting.NeighboringRelation.REPLACE_ONE)
-    acc.compose(dp_accounting.SelfComposedDpEvent(
-        dp_accounting.SampledWithoutReplacementDpEvent(n, 1, dp_accounting.GaussianDpEvent(z)), T))
+    with wor_forward_diffs_once():
+        acc.compose(dp_accounting.SelfComposedDpEvent(
+            dp_accounting.SampledWithoutReplacementDpEvent(n, 1, dp_accounting.GaussianDpEvent(z)), T))
     return acc.get_epsilon(delta)
 
 
