@@ -44,8 +44,9 @@ LAYERS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 
 #: layers whose modules may import streamlit
 STREAMLIT_LAYERS = ("app",)
-#: modules outside those layers that may import streamlit (a package: all its modules)
-STREAMLIT_MODULES = ("dpviz_ui.helpers",)
+#: modules outside those layers that may import streamlit (a package: all its modules): the UI helpers, and the live
+#: class's fix of Streamlit's session event delivery (it patches Streamlit itself; imported only when installed)
+STREAMLIT_MODULES = ("dpviz_ui.helpers", "dpviz_ui.classroom.delivery")
 
 
 def may_import_streamlit(module: str) -> bool:
