@@ -59,12 +59,32 @@ def _metrics(page) -> int:
     return page.locator("[data-testid='stMetric']").count()
 
 
+#: the value of the audit's "ε lower bound (95 %)" metric, or null when the page shows no such metric: before any
+#: trial the page shows the accountant's ε, the claim and the plan with this bound "not run" (issue 33), "…" while the
+#: trials run, and a number after them
+LOWER_JS = """() => {
+  for (const m of document.querySelectorAll('[data-testid="stMetric"]')) {
+    const label = m.querySelector('[data-testid="stMetricLabel"]');
+    if (label && label.innerText.includes('ε lower bound (95 %)'))
+      return m.querySelector('[data-testid="stMetricValue"]').innerText.trim();
+  }
+  return null;
+}"""
+
+
+def _not_run(page) -> bool:
+    """No trial result on screen: no metric at all, or the audit's lower bound reads "not run"."""
+    return _metrics(page) == 0 or page.evaluate(LOWER_JS) == "not run"
+
+
 def _wait_result(page, text, timeout=60000):
     """Wait until the page shows the audit's numbers (four, then the chosen method's) and ``text``, with no run in
-    progress."""
+    progress and the lower bound a number (not the "not run" / "…" of the numbers shown before the trials)."""
     page.wait_for_function(
-        "t => document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 4"
-        " && document.body.innerText.includes(t) && !document.body.innerText.includes('running…')",
+        "t => { const lower = (" + LOWER_JS + ")();"
+        " return document.querySelectorAll('[data-testid=\"stMetric\"]').length >= 4"
+        " && document.body.innerText.includes(t) && !document.body.innerText.includes('running…')"
+        " && lower !== 'not run' && lower !== '…'; }",
         arg=text, timeout=timeout)
 
 
@@ -78,7 +98,7 @@ def test_heavy_audit_link_waits_for_a_click(server, module_browser):
     run = page.get_by_role("button", name=re.compile(r"^Run \(about \d+ s\)$"))
     run.wait_for(timeout=60000)
     settle(page)
-    assert _metrics(page) == 0 and run.count() == 1
+    assert _not_run(page) and run.count() == 1
     assert page.get_by_label("trials", exact=True).and_(page.locator("input")).input_value() == "200000"
     assert query_of(page)["aud_trials"] == "200000" and query_of(page)["aud_T"] == "2000"
     # 1: a light setting runs at once (800 trials at T = 2000: about 0.7 s estimated, under the 1 s threshold here)
@@ -92,7 +112,7 @@ def test_heavy_audit_link_waits_for_a_click(server, module_browser):
     wait_text(page, "[data-testid='stAlert']", "press Run")
     run.wait_for(timeout=60000)
     settle(page)
-    assert _metrics(page) == 0 and query_of(page)["aud_T"] == "5000"
+    assert _not_run(page) and query_of(page)["aud_T"] == "5000"
     # 3: the click runs it
     run.click()
     _wait_result(page, "800 trials", timeout=120000)
