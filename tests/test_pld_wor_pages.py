@@ -3,24 +3,15 @@ shown for DP-SGD (one example per step without replacement, replace-one) with it
 where the PLD certifies below it, and updated when the inputs change several times in a row."""
 
 import re
-from pathlib import Path
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
+from conftest import open_page
 from dpviz.theory import pld_wor
-
-APP = Path(__file__).resolve().parent.parent / "app.py"
 
 
 def _page(page, query=None):
-    at = AppTest.from_file(str(APP), default_timeout=120)
-    for k, val in (query or {}).items():
-        at.query_params[k] = val
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception
-    return at
+    return open_page(page, query, 120)
 
 
 def _texts(at):

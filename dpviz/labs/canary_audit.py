@@ -142,6 +142,19 @@ def _level(level) -> float:
     return v.check_level(level, "the Clopper-Pearson confidence level")
 
 
+def _audit_inputs(algorithm_id: str, data, params) -> tuple[dict, int]:
+    """(a copy of ``params``, n) for an audit of ``algorithm_id`` on ``data``, checked as :func:`audit` and
+    :func:`preview` both need: an engine algorithm, and n no larger than the data set."""
+    params = dict(params or {})
+    if algorithm_id not in sim.SPECS:
+        raise ValueError(f"the audit runs the engine's algorithms: {', '.join(sim.supported_algorithms())}; got "
+                         f"{algorithm_id!r}.")
+    n = v.check_n(params.get("n", data.n))
+    if n > data.n:
+        raise ValueError(f"n = {n} exceeds the {data.n} training examples of the data set.")
+    return params, n
+
+
 def clopper_pearson(k, m, level: float = LEVEL):
     """Two-sided Clopper–Pearson interval (lo, hi) for a binomial rate with ``k`` successes in ``m`` trials.
 
@@ -581,13 +594,7 @@ def preview(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, l
     if trials % 2:
         raise ValueError(f"trials must be even (half on D, half on D'), got {v.shown(trials)}.")
     level = _level(level)
-    params = dict(params or {})
-    if algorithm_id not in sim.SPECS:
-        raise ValueError(f"the audit runs the engine's algorithms: {', '.join(sim.supported_algorithms())}; got "
-                         f"{algorithm_id!r}.")
-    n = v.check_n(params.get("n", data.n))
-    if n > data.n:
-        raise ValueError(f"n = {n} exceeds the {data.n} training examples of the data set.")
+    params, n = _audit_inputs(algorithm_id, data, params)
     spec = sim.SPECS[algorithm_id]
     _, _, _, _, _, _, _, _, _, plans, _ = sim._plan(algorithm_id, data, loss, None, trials // 2, dict(params))
     pl = plans[0]
@@ -627,13 +634,7 @@ def audit(algorithm_id: str, data, loss, *, params=None, trials: int = 2000, see
         raise ValueError(f"trials must be even (half on D, half on D'), got {v.shown(trials)}.")
     seed = v.check_int("seed", seed, minimum=0)
     level = _level(level)
-    params = dict(params or {})
-    if algorithm_id not in sim.SPECS:
-        raise ValueError(f"the audit runs the engine's algorithms: {', '.join(sim.supported_algorithms())}; got "
-                         f"{algorithm_id!r}.")
-    n = v.check_n(params.get("n", data.n))
-    if n > data.n:
-        raise ValueError(f"n = {n} exceeds the {data.n} training examples of the data set.")
+    params, n = _audit_inputs(algorithm_id, data, params)
     check_memory(algorithm_id, data, loss, chains=trials, max_bytes=max_bytes, what=f"{v.shown(trials)} trials",
                  reduce="the trials")
     X, y = np.asarray(data.X, float).copy(), np.asarray(data.y, float).copy()
