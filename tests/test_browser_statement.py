@@ -61,6 +61,20 @@ def _check(page, caption: str, text: str, alg: str, eps: str) -> None:
 
 
 @pytest.mark.slow
+
+def _type_sigma(page, box, sigma: str, param: str) -> None:
+    """Type ``sigma`` into ``box`` and wait for the page's ε of it (URL ``param``), typing again up to three times: a
+    held-back chart's rerun can swallow a value typed during it; the last wait raises."""
+    for _attempt in range(3):
+        box.fill(sigma)
+        box.press("Enter")
+        try:
+            _wait_eps(page, sigma, param, timeout=40000)
+            return
+        except Exception:  # noqa: BLE001 - retried, then the last wait raises
+            settle(page, timeout=120000)
+    _wait_eps(page, sigma, param, timeout=60000)
+
 def test_accounting_statement_and_tradeoff(server, module_browser):
     from dpviz.theory import catalog
 
@@ -158,16 +172,7 @@ def test_audit_tradeoff_rdp_lower_bound(server, module_browser):
     for sigma in ("8", "20", "40"):
         if sigma != "8":
             box = page.get_by_label("σ (noise standard deviation)", exact=True).and_(page.locator("input"))
-            for attempt in range(3):  # the first run's held-back charts rerun the page: a typed value can be lost
-                box.fill(sigma)
-                box.press("Enter")
-                try:
-                    _wait_eps(page, sigma, "aud_sigma", timeout=40000)
-                    break
-                except Exception:  # noqa: BLE001 - retried, then the last wait raises
-                    settle(page, timeout=120000)
-            else:
-                _wait_eps(page, sigma, "aud_sigma", timeout=60000)
+            _type_sigma(page, box, sigma, "aud_sigma")
             assert box.input_value() == sigma
         page.wait_for_function(
             "s => Array.from(document.querySelectorAll('.js-plotly-plot .legendtext')).some(e => "
@@ -221,16 +226,7 @@ def test_accounting_your_sigma_meaningful_or_not(server, module_browser):
     settle(page, timeout=180000)
     mine = page.get_by_label("your σ (0 = none)", exact=True).and_(page.locator("input"))
     for sigma, meaningful in (("1", True), ("0.001", False), ("0.5", False), ("2", True), ("0.0005", False)):
-        for attempt in range(3):  # a held-back chart's rerun can swallow a value typed during it
-            mine.fill(sigma)
-            mine.press("Enter")
-            try:
-                _wait_eps(page, sigma, "acc_sigma", timeout=40000)
-                break
-            except Exception:  # noqa: BLE001 - retried, then the last wait raises
-                settle(page, timeout=120000)
-        else:
-            _wait_eps(page, sigma, "acc_sigma", timeout=60000)
+        _type_sigma(page, mine, sigma, "acc_sigma")
         page.wait_for_function(
             "s => Array.from(document.querySelectorAll(\"[data-testid='stCaptionContainer']\")).some(c => "
             "c.textContent.startsWith('Privacy statement:') && c.textContent.includes(s))",

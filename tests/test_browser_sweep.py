@@ -43,6 +43,22 @@ def _checked(page, key) -> str:
     return page.locator(f".st-key-{key} label:has(input:checked)").inner_text().strip()
 
 
+
+def _toggle_four_times(page, name: str, on_text: str, off_text: str) -> None:
+    """Click the checkbox ``w_<name>`` off / on / off / on: after each click the URL (``<name>=False`` when off, no
+    parameter when on, the default), the caption naming the state and the box itself."""
+    for on in [False, True, False, True]:
+        page.locator(f".st-key-w_{name} label").click()
+        if on:
+            page.wait_for_function("n => !new URLSearchParams(window.location.search).has(n)", arg=name,
+                                   timeout=WAIT)
+            _caption_with(page, on_text)
+        else:
+            _wait_query(page, name, "False")
+            _caption_with(page, off_text)
+        _settle(page)
+        assert page.locator(f".st-key-w_{name} input").is_checked() == on
+
 def test_open_a_sweep_switch_x_and_quantity_then_upload(server, sweeps_dir, module_browser):
     from dpviz_ui import sweep_open as so
 
@@ -132,29 +148,9 @@ def test_source_projection_and_G_four_times_each(server, sweeps_dir, module_brow
     assert "G = 2 (from the loss" in _caption_with(page, "Noise calibrated to")
     page.get_by_text("Domain and Lipschitz constant G of the noise", exact=False).click()
     # projection off / on / off / on
-    for on in [False, True, False, True]:
-        page.locator(".st-key-w_sim_project label").click()
-        if on:
-            page.wait_for_function("() => !new URLSearchParams(window.location.search).has('sim_project')",
-                                   timeout=WAIT)
-            _caption_with(page, "projected onto ||w|| ≤ R = 1.")
-        else:
-            _wait_query(page, "sim_project", "False")
-            _caption_with(page, "not projected (W = R^d)")
-        _settle(page)
-        assert page.locator(".st-key-w_sim_project input").is_checked() == on
+    _toggle_four_times(page, "sim_project", "projected onto ||w|| ≤ R = 1.", "not projected (W = R^d)")
     # G from the loss off / on / off / on (with projection)
-    for auto in [False, True, False, True]:
-        page.locator(".st-key-w_sim_G_auto label").click()
-        if auto:
-            page.wait_for_function("() => !new URLSearchParams(window.location.search).has('sim_G_auto')",
-                                   timeout=WAIT)
-            _caption_with(page, "G = 2 (from the loss")
-        else:
-            _wait_query(page, "sim_G_auto", "False")
-            _caption_with(page, "G = 1 (given)")
-        _settle(page)
-        assert page.locator(".st-key-w_sim_G_auto input").is_checked() == auto
+    _toggle_four_times(page, "sim_G_auto", "G = 2 (from the loss", "G = 1 (given)")
     # the given G four times (the presets test checks that a run uses it: tests/test_presets.py)
     page.locator(".st-key-w_sim_G_auto label").click()
     _wait_query(page, "sim_G_auto", "False")
