@@ -67,6 +67,12 @@ def test_every_step_computes_its_live_view(lid, i):
     if step.animate:
         frames = out["figure"]["frames"]
         assert len(frames) >= 10 and out["figure"]["layout"]["sliders"][0]["steps"]
+        slider = out["figure"]["layout"]["sliders"][0]
+        # a row of its own, the whole width (the Play/Pause buttons sit above it), the last label kept inside
+        assert slider["x"] == 0 and slider["len"] == 1.0 and slider["pad"]["r"] > 0
+        for axis in ("xaxis", "yaxis"):
+            for text in out["figure"]["layout"][axis].get("ticktext") or ():
+                assert "e+" not in text and "e-" not in text, (lid, i, axis, text)
     link = L.page_link(step, state)
     if link:
         query = dict(parse_qsl(urlparse(link).query))
@@ -441,3 +447,14 @@ def test_hand_T_alpha_follows_the_steps_text():
     got, _ = _answer("nonsmooth", "T_alpha")
     assert got == pytest.approx(1e8 / 1e4, rel=1e-12)
     assert (6 - 0 - 0) / ((1 + 0) * (3 + 0)) == 2 and (math.sqrt(73) - 7) / 4 == pytest.approx(0.386, abs=1e-3)
+
+
+def test_log_axis_ticks_of_the_rates_animation_read_as_numbers():
+    """The rates lesson's n axis runs 100 … 10⁶: its ticks are labelled 100, 1000, 10000, 100000, 10⁶ (the
+    slider's own style), not Plotly's 1e+06."""
+    lid, i = next((lid, i) for lid, i in STEPS if lid == "rates" and _step(lid, i)[0].animate == "n")
+    step, state = _step(lid, i)
+    fig = L.live(step.view, state, animate=step.animate)["figure"]
+    ticks = dict(zip(fig["layout"]["xaxis"]["tickvals"], fig["layout"]["xaxis"]["ticktext"]))
+    assert ticks[1e6] == "10⁶" and ticks[1e5] == "100000" and ticks[100.0] == "100"
+    assert fig["layout"]["sliders"][0]["steps"][-1]["label"] == "10⁶"

@@ -162,7 +162,7 @@ def _curve_figure(curve: dict, title: str) -> dict:
                             + [curve["marker"][1]])):
         ticks = _log_ticks(vals) if on else None
         if ticks:
-            fig.update_layout({axis: {"tickvals": ticks, "ticktext": [f"{t:g}" for t in ticks]}})
+            fig.update_layout({axis: {"tickvals": ticks, "ticktext": [_label(t) for t in ticks]}})
     return fig.to_plotly_json()
 
 
@@ -215,7 +215,7 @@ def animated_figure(step: Step, state: dict, title: str) -> dict:
                            autorange=False)
     name = "ε" if param == "eps" else ("α" if param == "alpha" else param)
     first.update_layout(
-        height=560, margin={"t": 90, "b": 150},
+        height=600, margin={"t": 90, "b": 190},
         updatemenus=[{"type": "buttons", "showactive": False, "direction": "left", "x": 0, "y": -0.2,
                       "xanchor": "left", "yanchor": "top", "pad": {"t": 45},
                       "buttons": [{"label": "▶ Play", "method": "animate",
@@ -223,7 +223,9 @@ def animated_figure(step: Step, state: dict, title: str) -> dict:
                                                    "fromcurrent": True, "transition": {"duration": 0}}]},
                                   {"label": "❚❚ Pause", "method": "animate",
                                    "args": [[None], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}]}]}],
-        sliders=[{"active": active, "x": 0.16, "len": 0.84, "y": -0.2, "yanchor": "top", "pad": {"t": 45},
+        # the slider on a row of its own under the buttons, the whole width: on a phone or a narrow projector column
+        # the buttons would cover its start, and the right padding keeps the last label (10⁶) whole
+        sliders=[{"active": active, "x": 0, "len": 1.0, "y": -0.2, "yanchor": "top", "pad": {"t": 95, "r": 24},
                   "currentvalue": {"prefix": f"{name} = ", "xanchor": "right"}, "font": {"size": 9},
                   "steps": [{"label": _label(v), "method": "animate",
                              "args": [[_label(v)], {"frame": {"duration": 0, "redraw": False}, "mode": "immediate"}]}
@@ -232,7 +234,7 @@ def animated_figure(step: Step, state: dict, title: str) -> dict:
 
 
 def _label(v) -> str:
-    """A frame's label (the slider's): 0.13, 1000, 10⁶ (never 1e+06)."""
+    """A frame's label (the slider's) or a log axis's tick: 0.13, 1000, 10⁶ (never 1e+06)."""
     text = f"{v:g}"
     if "e" not in text:
         return text
