@@ -9,7 +9,7 @@ from streamlit.testing.v1 import AppTest
 from dpviz_ui import helpers as ui
 
 APP = Path(__file__).resolve().parent.parent / "app.py"
-ASCII_NAMES = re.compile(r"(?<![\\a-zA-Z])(sigma|lambda|alpha|kappa|epsilon|sqrt|delta)(?![a-zA-Z])")
+ASCII_NAMES = re.compile(r"(?<![\\a-zA-Z])(sigma|lambda|alpha|kappa|epsilon|sqrt|delta|Delta)(?![a-zA-Z])")
 
 
 @pytest.mark.parametrize("text, want", [
@@ -19,6 +19,8 @@ ASCII_NAMES = re.compile(r"(?<![\\a-zA-Z])(sigma|lambda|alpha|kappa|epsilon|sqrt
     ("xi <= 2B + K_alpha a", "ξ <= 2B + K_α a"),
     ("sigma_c at eps2 = 0.5, delta 1e-06", "σ_c at ε2 = 0.5, δ 10⁻⁶"),
     ("maximum, alphabet, beta-version, \\alpha", "maximum, alphabet, β-version, \\alpha"),  # only whole names
+    # Yang, Lei, Lyu & Ying's Theorem 1 note on Bounds, as the page shows it
+    ("total = Delta_T = sqrt(iteration^2 + sampling^2).", "total = Δ_T = √(iteration² + sampling²)."),
 ])
 def test_pretty_writes_the_papers_notation(text, want):
     assert ui.pretty(text) == want
