@@ -70,8 +70,37 @@ def launch(port: int | None = None, timeout: float = 60.0) -> tuple[subprocess.P
     url = f"http://127.0.0.1:{port}"
     if _wait_healthy(url, timeout, proc):
         return proc, url
-    proc.terminate()
+    stop(proc)
     raise RuntimeError(f"the dashboard server did not become healthy within {timeout:g} s")
+
+
+def stop(proc: subprocess.Popen, grace: float = 30.0) -> None:
+    """Stop a server started by :func:`launch` and every process it started (its worker pools): SIGTERM to the
+    server, SIGKILL if it has not exited within ``grace`` s; then its children that outlived it -- a server stopped
+    during its warm-up exits without shutting its pools down -- are terminated, and killed after 5 s."""
+    import psutil
+
+    try:
+        kids = psutil.Process(proc.pid).children(recursive=True)
+    except psutil.Error:  # already gone
+        kids = []
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=grace)
+    alive = [k for k in kids if k.is_running()]
+    for k in alive:
+        try:
+            k.terminate()
+        except psutil.Error:
+            pass
+    for k in psutil.wait_procs(alive, timeout=5)[1]:
+        try:
+            k.kill()
+        except psutil.Error:
+            pass
 
 
 def _wait_healthy(url: str, timeout: float, proc: subprocess.Popen | None = None) -> bool:

@@ -1,7 +1,6 @@
 """Shared fixtures: a streamlit server of the dashboard for the real-browser tests."""
 
 import os
-import subprocess
 import sys
 import time
 import urllib.parse
@@ -40,13 +39,11 @@ def launch_server(timeout: float = 90) -> tuple:
 
 
 def stop_server(proc) -> None:
-    """Stop a server started by :func:`launch_server` (killed if a busy one does not stop within 30 s)."""
-    proc.terminate()
-    try:
-        proc.wait(timeout=30)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait(timeout=30)
+    """Stop a server started by :func:`launch_server` and its worker processes (killed if a busy one does not stop
+    within 30 s; serve.stop)."""
+    import serve
+
+    serve.stop(proc, grace=30)
 
 
 @pytest.fixture(scope="session")
