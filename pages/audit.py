@@ -161,7 +161,7 @@ def _compute(state):
             if not st.button(f"Run (about {cost['seconds']:.0f} s)", type="primary", key="aud_run"):
                 return None
     # in the shared worker pool: a long audit does not slow other users' pages (dpviz_ui.workers)
-    res = ui.run_job(ap.compute, dict(state), label="running")
+    res = ui.run_job(ap.compute, dict(state), label="running", share=True)  # seeded: one run per view per server
     memo.clear()  # keep one result per session
     memo[key] = res
     return res

@@ -152,7 +152,7 @@ def _compute(step, state: dict) -> dict:
     key = hashlib.sha256(f"{step.view}|{state_json}".encode()).hexdigest()
     store = st.session_state.setdefault("_les_heavy", {})
     if key not in store:
-        res = ui.run_job(L.live, step.view, state, label="running this step's computation")
+        res = ui.run_job(L.live, step.view, state, label="running this step's computation", share=True)
         while len(store) >= HEAVY_KEPT:  # the session keeps its latest runs (the handout reuses them)
             store.pop(next(iter(store)))
         store[key] = {"ok": res}

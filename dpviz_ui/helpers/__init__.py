@@ -51,5 +51,5 @@ from .figures import (  # noqa: F401
     _hold_charts,
 )
 from .jobs import (  # noqa: F401
-    guarded, run_job, _session_id,
+    guarded, run_job, _session_id, _shared_key, _SHARED, _SHARED_KEPT, _SHARED_LOCK,
 )
