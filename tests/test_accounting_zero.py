@@ -120,3 +120,29 @@ def test_extremes_and_monotone():
     # more noise: no larger; more steps: no smaller
     assert hockey.composed_eps(2e8, 1e-12, 10**6, 1e-6) <= e
     assert hockey.composed_eps(1e8, 1e-12, 2 * 10**6, 1e-6) >= e
+
+
+def test_eps_where_the_kl_shortcut_reads_zero_keeps_moving_with_steps_and_noise():
+    """Found by the property test (test_rdp_sound_and_monotone): z = 0.3047, q = 10⁻⁶, δ = 0.0625.  At T = 149 133
+    dp_accounting's conversion reads 0 through its KL shortcut (T·ρ(1.1) = 0.0020 < δ² = 0.0039), the total variation
+    bound (0.125) cannot show ε = 0, and dpviz printed the one-step composition, 21.74 -- above the 0.8509 it printed
+    for twice the steps.  Now the smaller of that and the orders' own conversions (Canonne, Kamath & Steinke 2020,
+    Proposition 12), by hand from dp_accounting's per-order RDP: 0.78020 at α = 2.6."""
+    from dp_accounting.rdp import rdp_privacy_accountant as rdp
+
+    from dpviz.theory.accounting import rdp_poisson
+
+    z, delta, q, T = 0.3046875, 0.0625, 1e-6, 149133
+    assert gaussian.total_variation(noise_multiplier=z, sampling_prob=q, steps=T) > delta
+    orders = list(rdp_poisson.RDP_ORDERS)
+    per_step = rdp._compute_rdp_poisson_subsampled_gaussian(q=q, noise_multiplier=z, orders=orders)
+    assert rdp.compute_epsilon(orders, T * per_step, delta)[0] == 0  # the shortcut
+    by_hand = min(T * r + math.log1p(-1 / a) - math.log(delta * a) / (a - 1) for a, r in zip(orders, per_step)
+                  if a > 1.01)
+    assert by_hand == pytest.approx(0.7802029, rel=1e-6)
+    got = accounting.epsilon_for(noise_multiplier=z, delta=delta, steps=T, sampling_prob=q)
+    assert got == pytest.approx(by_hand, rel=1e-9) and got >= by_hand * (1 - 1e-12)
+    twice = accounting.epsilon_for(noise_multiplier=z, delta=delta, steps=2 * T, sampling_prob=q)
+    assert got <= twice == pytest.approx(0.850927, rel=1e-5)
+    more_noise = accounting.epsilon_for(noise_multiplier=1.5 * z, delta=delta, steps=2 * T + 1, sampling_prob=q)
+    assert 0 < more_noise <= accounting.epsilon_for(noise_multiplier=z, delta=delta, steps=2 * T + 1, sampling_prob=q)

@@ -109,6 +109,29 @@ def composed_eps(z: float, delta: float, steps: int, q: float) -> float:
     return math.nextafter(mult * eps1, math.inf)
 
 
+def positive_conversion(orders, rdp_total, delta: float) -> float:
+    r"""The smallest *positive* ε among the Rényi orders' own conversions, without the KL shortcut: for each order
+    α > 1.01 with total Rényi divergence ρ(α) >= 0,
+
+    .. math:: \epsilon_\alpha = \rho(\alpha) + \log\Big(1 - \frac1\alpha\Big) - \frac{\log(\delta\alpha)}{\alpha - 1}
+
+    (Canonne, Kamath & Steinke 2020, Proposition 12; Asoodeh, Liao, Calmon, Kosut & Sankar 2021, eq. (20) -- the
+    formula of ``dp_accounting.rdp.compute_epsilon`` outside its shortcut), and the minimum of those that are
+    positive (``inf`` if none is).  Each ε_α is an upper bound on its own, so the minimum is one too.  Used where
+    the conversion reads 0 but dpviz does not print 0 (the module docstring): with it the printed ε keeps moving
+    with the noise and the number of steps (issue 31 printed the one-step composition alone, 21.74 at T = 149 133
+    and 0.8509 at T = 298 265, z = 0.3047, q = 10⁻⁶, δ = 0.0625: a bound, but not monotone in T)."""
+    best = math.inf
+    for a, r in zip(orders, rdp_total):
+        a, r = float(a), float(r)
+        if not (a > 1.01 and r >= 0.0 and math.isfinite(r)):
+            continue
+        e = r + math.log1p(-1.0 / a) - math.log(delta * a) / (a - 1.0)
+        if 0.0 < e < best:
+            best = e
+    return best
+
+
 def log_bisect(ok, lo: float, hi: float, log_tol: float) -> float:
     """The smallest x in [lo, hi] with ``ok(x)`` (to within a factor e^log_tol), for a predicate that is False at
     ``lo``, True at ``hi`` and monotone between: bisection on log x, returning the True end of the final bracket (so

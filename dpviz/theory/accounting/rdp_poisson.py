@@ -178,8 +178,10 @@ def _rdp_eps_idx(z: float, delta: float, steps: int, q: float, idx: tuple[int, .
     if eps <= 0.0 and not _exact_zero(z, delta, steps, q):
         # dp_accounting's conversion (its KL shortcut, on divergences at the size of their rounding error) says
         # eps <= 0, but dpviz prints eps = 0 only where the total variation bound shows it exactly (issue 31, item
-        # 2): the eps certified instead by one exact step, amplification by sub-sampling and composition
-        eps = hockey.composed_eps(z, delta, steps, q)
+        # 2): the eps certified instead by one exact step, amplification by sub-sampling and composition, or by
+        # an order's own conversion where that is smaller (hockey.positive_conversion)
+        eps = min(hockey.composed_eps(z, delta, steps, q),
+                  hockey.positive_conversion(orders, steps * per_step, delta))
     return (eps if math.isfinite(eps) else math.inf), idx[orders.index(float(opt))] if math.isfinite(eps) else -1
 
 

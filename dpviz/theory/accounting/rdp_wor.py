@@ -117,10 +117,15 @@ def _wor_eps_opt(z: float, delta: float, steps: int, q: float, max_order: float,
     level = absl_logger.level
     absl_logger.setLevel(logging.ERROR)
     try:
-        eps, opt = rdp.compute_epsilon(orders, steps * _sound_rdp(_rdp_wor_gaussian(q, z, orders), orders, z), delta)
+        total = steps * _sound_rdp(_rdp_wor_gaussian(q, z, orders), orders, z)
+        eps, opt = rdp.compute_epsilon(orders, total, delta)
     finally:
         absl_logger.setLevel(level)
     eps = float(eps)
+    if eps <= 0.0 and not _exact_zero(z, delta, steps, q):
+        # the conversion's KL shortcut, not trusted (issue 31, item 2): the one-step composition or an order's own
+        # conversion, whichever is smaller (as the Poisson accountant does)
+        eps = min(hockey.composed_eps(z, delta, steps, q), hockey.positive_conversion(orders, total, delta))
     return (eps if math.isfinite(eps) else math.inf), float(opt)
 
 
