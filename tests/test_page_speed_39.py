@@ -95,3 +95,60 @@ def test_checkpoint_outside_a_page_run_does_nothing():
 
     ui.checkpoint()
     ui.checkpoint()
+
+
+def test_logsumexp_rows_equals_scipy_bit_for_bit():
+    from dpviz.theory.lse import logsumexp_rows
+
+    rng = np.random.default_rng(391)
+    for k in range(1500):
+        r, c = int(rng.integers(1, 30)), int(rng.integers(1, 300))
+        a = rng.normal(0.0, 10 ** rng.uniform(-3, 3), (r, c)) + rng.normal(0.0, 100.0, (r, 1))
+        if k % 3 == 0:
+            a[rng.random((r, c)) < 0.3] = -np.inf
+        if k % 5 == 0:
+            a[0, :] = -np.inf  # a row of zero mass: scipy's fallback gives -inf
+        if k % 7 == 0:
+            a = np.round(a)
+        with np.errstate(all="ignore"):
+            assert np.array_equal(logsumexp_rows(a), logsumexp(a, axis=1), equal_nan=True), k
+    for bad in ([[np.nan, 1.0]], [[np.inf, 1.0]], np.zeros((2, 0))):
+        bad = np.array(bad, dtype=float)
+        with np.errstate(all="ignore"):
+            assert np.array_equal(logsumexp_rows(bad), logsumexp(bad, axis=1), equal_nan=True)
+
+
+@pytest.mark.parametrize("q, z", [(1e-4, 0.6), (4e-3, 1.1), (0.05, 3.0), (0.3, 0.9), (0.9, 20.0)])
+def test_rdp_curves_identical_with_scipys_logsumexp(monkeypatch, q, z):
+    """The Poisson and without-replacement RDP of every order, with dpviz.theory.lse and with scipy: bit for bit."""
+    from dpviz.theory import lse
+    from dpviz.theory.accounting import rdp_poisson, rdp_wor
+
+    orders = sorted(set(rdp_poisson.WOR_ORDERS) | {2.5, 7.25, 300.0})
+    fast = (rdp_poisson._rdp_poisson_gaussian(q, z, orders), rdp_wor._rdp_wor_gaussian(q, z, orders))
+    monkeypatch.setattr(lse, "logsumexp_rows", lambda a: logsumexp(a, axis=1))
+    slow = (rdp_poisson._rdp_poisson_gaussian(q, z, orders), rdp_wor._rdp_wor_gaussian(q, z, orders))
+    for x, y in zip(fast, slow):
+        assert np.array_equal(np.asarray(x), np.asarray(y), equal_nan=True)
+
+
+def test_checkpoint_in_a_page_run_is_an_interrupt_point(monkeypatch):
+    """In a page run, checkpoint (and flush, after its pause) looks up a session-state key, where Streamlit raises
+    its stop for a run that a newer one replaced (here a stand-in session state raises)."""
+    import streamlit.runtime.scriptrunner as sr
+
+    from dpviz_ui.helpers import figures, state
+
+    class Stop(BaseException):
+        pass
+
+    class Replaced:
+        def __contains__(self, key):
+            raise Stop
+
+    monkeypatch.setattr(sr, "get_script_run_ctx", lambda suppress_warning=False: object())
+    monkeypatch.setattr(state.st, "session_state", Replaced())
+    with pytest.raises(Stop):
+        state.checkpoint()
+    with pytest.raises(Stop):
+        figures.flush(0.0)
