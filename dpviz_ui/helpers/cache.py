@@ -8,7 +8,7 @@ The module-level stores of computed points (``_NOISE_POINTS``, ``_BOUND_POINTS``
 :data:`CURVE_BUDGET` exist here only; :mod:`dpviz_ui.helpers` re-exports the same objects.  A test that changes
 :data:`CURVE_BUDGET` patches it here (``dpviz_ui.helpers.cache``), where the code reads it.
 
-Imports :mod:`.text` and :mod:`.state` (its :func:`~.state.checkpoint`, called before each new point of a curve)
+Imports :mod:`.text` and :mod:`.state` (its :func:`~.state.checkpoint`, called before each new point of a noise curve)
 of :mod:`dpviz_ui.helpers`; the lesson steps' functions import :mod:`dpviz_ui.lessons` when first called.
 """
 
@@ -255,8 +255,6 @@ def _bound_series(theorem_id: str, items: tuple, name: str, grid: tuple, delta_f
         if not known and computed and time.perf_counter() - start > budget:
             missing.append(x)
         else:
-            if not known:
-                checkpoint()  # a newer run replaced this one: stop before the next point (computed points are kept)
             computed += 0 if known else 1
             res = _bound_point(key)
         if res is not None and "error" in res:
