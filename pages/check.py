@@ -40,14 +40,17 @@ def verdict(items: tuple) -> dict:
     return run_check.check(search=False, **dict(items))
 
 
+# the search and the curve (seconds of CPU) stop at ui.checkpoint once a newer run (an edit) has replaced this one,
+# instead of finishing beside it on the server's interpreter lock (the new verdict took 2-4x longer)
+
 @st.cache_data(show_spinner=False, max_entries=256)
 def searched(items: tuple) -> dict:
-    return run_check.check(search=True, **dict(items))
+    return run_check.check(search=True, tick=ui.checkpoint, **dict(items))
 
 
 @st.cache_data(show_spinner=False, max_entries=128)
 def curve(items: tuple) -> dict:
-    return run_check.eps_vs_epochs(run_check.resolve(**dict(items)))
+    return run_check.eps_vs_epochs(run_check.resolve(**dict(items)), tick=ui.checkpoint)
 
 
 @st.cache_data(show_spinner=False, max_entries=128)

@@ -237,10 +237,18 @@ def _verdict(eps: dict, target: float | None) -> tuple[bool | None, str]:
     return False, "unproven"
 
 
-def noise_for_target(run: Run) -> dict:
+def _no_tick() -> None:
+    return None
+
+
+def noise_for_target(run: Run, tick=None) -> dict:
     """The smallest noise multiplier σ/C that meets the target, as a bracket ``{"lower", "upper", "rdp",
     "method"}``: ``upper`` certainly suffices (its certified upper ε meets the target); ``lower`` certainly does
-    not (its certified lower ε exceeds the target) where dpviz has a certified lower bound, else None."""
+    not (its certified lower ε exceeds the target) where dpviz has a certified lower bound, else None.
+
+    ``tick`` (no arguments), if given, is called before each evaluation of the shuffled-batch search; the dashboard
+    passes an interrupt point, so that a page run replaced by a newer one stops there (it may raise)."""
+    tick = tick or _no_tick
     if run.target is None:
         return {"lower": None, "upper": None, "rdp": None, "method": "no target"}
     eps, d, T, f = run.target, run.delta, run.steps, run.factor
@@ -252,6 +260,7 @@ def noise_for_target(run: Run) -> dict:
                                                 sampling="without-replacement", neighbouring="replace-one") * f
         return {"lower": None, "upper": z, "rdp": z, "method": "RDP (without replacement), upper only"}
     if run.sampling == "poisson":
+        tick()
         rdp = None
         if run.neighbouring == "add-remove":
             rdp = accounting.noise_multiplier_general(eps=eps, delta=d, steps=T, sampling_prob=run.q) * f
@@ -276,6 +285,7 @@ def noise_for_target(run: Run) -> dict:
     up = gaussian.sigma_for(eps, d, math.sqrt(uses), rtol=1e-9) * f
 
     def too_little(z):
+        tick()
         return shuffle_lower.epsilon_lower(noise_multiplier=z, delta=d, n=run.n, batch_size=run.b, steps=T,
                                            neighbouring=run.neighbouring)["eps_lower"] > eps
 
@@ -300,9 +310,11 @@ def noise_for_target(run: Run) -> dict:
             "method": "upper: no amplification (exact); lower: certified shuffled-batch lower bound"}
 
 
-def max_epochs(run: Run) -> dict:
+def max_epochs(run: Run, tick=None) -> dict:
     """The most steps (and epochs) for which the certified upper ε stays at most the target at this noise:
-    ``{"steps", "epochs"}`` (None without a target; 0 steps when even one step exceeds it)."""
+    ``{"steps", "epochs"}`` (None without a target; 0 steps when even one step exceeds it).  ``tick``: as in
+    :func:`noise_for_target`, called before each evaluation of ε at a number of steps."""
+    tick = tick or _no_tick
     if run.target is None:
         return {"steps": None, "epochs": None, "steps_exceeding": None}
     eps = run.target
@@ -320,6 +332,7 @@ def max_epochs(run: Run) -> dict:
                 "steps_exceeding": k * run.steps_per_epoch + 1}
 
     def f(T):
+        tick()
         return epsilon_at(run, T, shuffle_bound=False)["eps_upper"]
 
     lo, hi = _largest_ok(f, eps, run.steps)
@@ -361,12 +374,14 @@ def _largest_ok(f, target: float, T0: int, max_evals: int = 8) -> tuple[int, int
     return lo, hi
 
 
-def eps_vs_epochs(run: Run, points: int = 9, shuffle_points: int = 6) -> dict:
+def eps_vs_epochs(run: Run, points: int = 9, shuffle_points: int = 6, tick=None) -> dict:
     """ε against epochs on a grid up to about twice the larger of this run's epochs and the most allowed:
     ``{"epochs": [...], "eps_upper": [...], "eps_lower": [...], "eps_rdp": [...], "eps_lower_shuffle": [...] or
-    None, "eps_poisson_upper": [...] or None}``."""
+    None, "eps_poisson_upper": [...] or None}``.  ``tick``: as in :func:`noise_for_target`, called before each
+    point."""
     import numpy as np
 
+    tick = tick or _no_tick
     top = 2.0 * run.epochs
     grid = sorted({max(1, int(round(float(t) / run.q))) for t in np.linspace(top / points, top, points)}
                   | {run.steps})
@@ -378,6 +393,7 @@ def eps_vs_epochs(run: Run, points: int = 9, shuffle_points: int = 6) -> dict:
         idx.add(grid.index(run.steps))
     for i, T in enumerate(grid):
         want = run.sampling == "shuffle" and i in idx
+        tick()
         e = epsilon_at(run, T, shuffle_bound=want)
         out["epochs"].append(T * run.q)
         out["eps_upper"].append(e["eps_upper"])
@@ -426,7 +442,7 @@ def command(args: dict) -> str:
     return " ".join(parts) + " --json"
 
 
-def check(*, curve: bool = False, search: bool = True, **kwargs) -> dict:
+def check(*, curve: bool = False, search: bool = True, tick=None, **kwargs) -> dict:
     """Everything the page and ``python -m dpviz check --json`` show (keyword arguments as :func:`resolve`).
 
     ``{"meets_target", "verdict", "target_eps", "eps_upper", "eps_lower", "eps_rdp", "accountant",
@@ -435,7 +451,8 @@ def check(*, curve: bool = False, search: bool = True, **kwargs) -> dict:
     "neighbouring", "notes", "sentence", "delta_warning", "seconds"}`` and, with shuffled batches,
     ``"eps_lower_shuffle"``, ``"eps_poisson_upper"``, ``"eps_poisson_lower"``, ``"poisson_reportable"``,
     ``"citations"``; with ``curve=True`` also ``"curve"`` (:func:`eps_vs_epochs`).  ``search=False`` skips the
-    noise search and the most epochs (the quick verdict)."""
+    noise search and the most epochs (the quick verdict).  ``tick`` (no arguments), if given, is called between the
+    search's and the curve's evaluations (see :func:`noise_for_target`); it changes no number."""
     t0 = time.perf_counter()
     run = resolve(**kwargs)
     eps = epsilon_at(run)
@@ -470,8 +487,8 @@ def check(*, curve: bool = False, search: bool = True, **kwargs) -> dict:
                 f"The shuffled run's ε is at least {out['eps_lower_shuffle']:.4g}, above the Poisson upper bound "
                 f"{pu:.4g}: the Poisson number cannot be reported for this loader."))
     if search:
-        out["noise_multiplier_for_target"] = noise_for_target(run)
-        me = max_epochs(run)
+        out["noise_multiplier_for_target"] = noise_for_target(run, tick)
+        me = max_epochs(run, tick)
         out["max_epochs_at_target"], out["max_steps_at_target"] = me["epochs"], me["steps"]
         out["steps_exceeding_target"] = me["steps_exceeding"]
     else:
@@ -480,7 +497,7 @@ def check(*, curve: bool = False, search: bool = True, **kwargs) -> dict:
     out["sentence"] = plain_sentence(out["eps_upper"], run.delta, run.neighbouring) if out["eps_upper"] is not None \
         else None
     if curve:
-        out["curve"] = eps_vs_epochs(run)
+        out["curve"] = eps_vs_epochs(run, tick=tick)
     out["seconds"] = time.perf_counter() - t0
     return out
 

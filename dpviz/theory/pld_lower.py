@@ -49,6 +49,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from dpviz.theory import lse as _lse
+
 __all__ = ["Pair", "Unsettled", "poisson_pairs", "dominated_pmf", "lower_epsilon", "upper_epsilon"]
 
 _SQRT2 = math.sqrt(2.0)
@@ -465,6 +467,9 @@ def upper_pmfs(z: float, q: float, grid: float, drop: float, low: float | None =
     return out
 
 
+#: ``float(scipy.special.logsumexp(a))`` for a 1-D array, bit for bit and about 5x faster (:mod:`dpviz.theory.lse`)
+_logsumexp = _lse.logsumexp
+
 def self_convolve(probs, steps: int, truncation: float = 1e-15):
     """(lower index, window) of the ``steps``-fold self-convolution of ``probs``: dp_accounting's
     ``common.self_convolve`` (Chernoff bounds on the window whose outside holds at most ``truncation`` of the mass,
@@ -472,7 +477,6 @@ def self_convolve(probs, steps: int, truncation: float = 1e-15):
     and ten Chernoff orders instead of forty (every order gives a valid bound; fewer only widen the window)."""
     import numpy as np
     from scipy import fft
-    from scipy.special import logsumexp
 
     p = np.asarray(probs, dtype=float)
     n = len(p)
@@ -483,7 +487,7 @@ def self_convolve(probs, steps: int, truncation: float = 1e-15):
     lower, upper = 0, (n - 1) * steps
     log2t = math.log(2.0 / truncation)
     for o in orders:
-        bound = (steps * float(logsumexp(idx * o + lp)) + log2t) / o
+        bound = (steps * _logsumexp(idx * o + lp) + log2t) / o
         if not math.isfinite(bound):
             continue
         if o > 0:
@@ -514,9 +518,7 @@ NOISE_SHARE = 1e-3
 
 def _log_mgf(losses, logp, t: float) -> float:
     """log Σ p_i e^{t ℓ_i} (the moment generating function of the one-step privacy loss, sub-probability)."""
-    from scipy.special import logsumexp
-
-    return float(logsumexp(logp + t * losses))
+    return _logsumexp(logp + t * losses)
 
 
 def _chernoff_tilt(losses, logp, steps: int, delta: float) -> float:

@@ -24,7 +24,7 @@ from .text import (  # noqa: F401
     _GREEK_RE, _LATEX_WORDS, _MD_SPECIAL, _POW, _SCI, _SQRT, _SUB, _SUP, _GROUP, _script,
 )
 from .state import (  # noqa: F401
-    LINK_NOTICE_CHARS, LINK_NOTICE_ITEMS, init_state, link_notice_text, params_from_view, set_view,
+    LINK_NOTICE_CHARS, LINK_NOTICE_ITEMS, checkpoint, init_state, link_notice_text, params_from_view, set_view,
     show_link_notice, sync_url, view, _legacy_pages_fallback, _page_id, _run_local, _script_run_id, _user_acted,
 )
 from .widgets import (  # noqa: F401

@@ -8,8 +8,8 @@ The module-level stores of computed points (``_NOISE_POINTS``, ``_BOUND_POINTS``
 :data:`CURVE_BUDGET` exist here only; :mod:`dpviz_ui.helpers` re-exports the same objects.  A test that changes
 :data:`CURVE_BUDGET` patches it here (``dpviz_ui.helpers.cache``), where the code reads it.
 
-Imports :mod:`.text` only (of :mod:`dpviz_ui.helpers`); the lesson steps' functions import :mod:`dpviz_ui.lessons`
-when first called.
+Imports :mod:`.text` and :mod:`.state` (its :func:`~.state.checkpoint`, called before each new point of a noise curve)
+of :mod:`dpviz_ui.helpers`; the lesson steps' functions import :mod:`dpviz_ui.lessons` when first called.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ import threading
 import streamlit as st
 
 from dpviz.theory import catalog
+from .state import checkpoint
 from .text import fmt, latex_plain
 
 
@@ -107,6 +108,7 @@ def noise_points(algorithm_id: str, points: list[dict], budget: float = CURVE_BU
             if computed and time.perf_counter() - start > budget:  # the first new point always runs: progress
                 out.append("timeout")
                 continue
+            checkpoint()  # a newer run replaced this one: stop before the next point (computed points are kept)
             computed += 1
         out.append(_noise_point(*key))
     return out
@@ -169,6 +171,7 @@ def cached_feasibility_grid(algorithm_id: str, items: tuple, ns: tuple, epss: tu
             if time.perf_counter() - start > 4 * CURVE_BUDGET:  # returned, not raised: the verdict is cached too
                 return {"skipped": f"the feasibility map needs more than {4 * CURVE_BUDGET:g} s of server time at "
                                    "these settings; it is not drawn (a link cannot cost more)"}
+            checkpoint()  # a newer run replaced this one: stop here (nothing cached; the next run starts afresh)
             try:
                 row.append(bool(catalog.calibrate(algorithm_id, **{**base, "n": n, "eps": e, "T": n,
                                                                   "delta": 1.0 / n**2}).feasible))
@@ -186,6 +189,7 @@ def cached_sigma_of_beta(items: tuple, betas: tuple, pairwise: bool) -> list:
     p = dict(items)
     out = []
     for b in betas:
+        checkpoint()
         try:
             out.append(wl.sigma_of_beta(n=p["n"], eps=p["eps"], delta=p["delta"], T=p["T"], G=p["G"], beta=b,
                                         pairwise=pairwise))

@@ -2,7 +2,8 @@
 first paint of a browser session, which holds charts and formulas back until its numbers are shown
 (:func:`after_run`).
 
-Imports :mod:`.text` and :mod:`.downloads` only (of :mod:`dpviz_ui.helpers`).
+Imports :mod:`.text`, :mod:`.state` (:func:`~.state.checkpoint`) and :mod:`.downloads` only (of
+:mod:`dpviz_ui.helpers`).
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ import functools
 import streamlit as st
 
 from .downloads import _version
+from .state import checkpoint
 from .text import LABELS, fmt
 
 
@@ -59,10 +61,13 @@ def flush(seconds: float = 0.02) -> None:
     to the browser, then often got it only when the run ended, so the main numbers arrived together with the last
     curve (protocol client: first metric at the end of the run in 4 of 8 edits, 0.24-0.26 s; with this pause right
     after them, at 0.05 s in 12 of 12).  A 20 ms pause releases the GIL long enough for the loop to send them.
+    Then an interrupt point (:func:`~.state.checkpoint`): the work after a flush is the slow part, which a run that
+    a newer one has replaced meanwhile need not start.
     """
     import time
 
     time.sleep(seconds)
+    checkpoint()
 
 
 def latex(tex: str) -> None:

@@ -15,6 +15,22 @@ from dpviz.foundation import urlstate
 from .text import NUMERIC, plain
 
 
+def checkpoint() -> None:
+    """An interrupt point for long computations in a page run: if a newer run of this session has replaced this one
+    (the user edited an input meanwhile), stop here, as Streamlit does at every element a page draws.
+
+    Streamlit (``runner.fastReruns``) starts the new run at once and only asks the old one to stop; the old one stops
+    at its next interrupt point, so a computation between two elements (a search, a curve's points) went on to its
+    end on the server's one interpreter lock, beside the new run: Check's verdict took 0.46-0.9 s after an edit
+    instead of 0.2 s while the previous run's search and curve finished (benchmarks/RESULTS.md, "Pages, session 39").
+    Looking up a session-state key is such an interrupt point (public API); outside a page run (tests, the CLI,
+    serve.py's warm-up thread) this does nothing."""
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    if get_script_run_ctx(suppress_warning=True) is not None:
+        "_checkpoint" in st.session_state  # noqa: B015 - the look-up is the interrupt point
+
+
 def _legacy_pages_fallback() -> None:
     """Make Streamlit run app.py (and its st.navigation) even when the first visit opens a page's URL.
 

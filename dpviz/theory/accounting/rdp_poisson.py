@@ -59,7 +59,9 @@ def _rdp_poisson_gaussian(q: float, z: float, orders):
     """
     import numpy as np
     from dp_accounting.rdp import rdp_privacy_accountant as rdp
-    from scipy.special import gammaln, logsumexp
+    from scipy.special import gammaln
+
+    from dpviz.theory.lse import logsumexp_rows
 
     orders = np.asarray(orders, dtype=float)
     if q <= 0.0 or q >= 1.0 or z <= 0.0:
@@ -75,7 +77,7 @@ def _rdp_poisson_gaussian(q: float, z: float, orders):
         terms = (gammaln(a + 1.0) - gammaln(i + 1.0) - gammaln(k + 1.0)
                  + i * math.log(q) + k * math.log1p(-q) + (i * i - i) / (2.0 * z * z))
         terms = np.where(valid, terms, -np.inf)
-        out[is_int] = logsumexp(terms, axis=1) / (a[:, 0] - 1.0)
+        out[is_int] = logsumexp_rows(terms) / (a[:, 0] - 1.0)
     rest = np.flatnonzero(~is_int)
     for k in rest:
         a = float(orders[k])

@@ -34,7 +34,7 @@ def _forward_diffs(z: float, n: int):
                 r = exp(lo - hi)
                 same = sa == sb
                 mag = hi + log1p(where(same, -r, r))
-                mag = where(same & (a == b), -np.inf, where(~same & np.isneginf(lo), hi, mag))
+                mag = where(same & (a == b), -np.inf, where(~same & (lo == -np.inf), hi, mag))  # isneginf
                 sign = where(same, where(a < b, ~sa, sa), sa)
                 vec[:m] = mag
                 pos[:m] = sign
@@ -47,7 +47,9 @@ def _wor_log_a_int(q: float, z: float, alphas, deltas):
     ``dp_accounting``'s ``_compute_rdp_sample_wor_gaussian_int`` (exact sum for α <= 256, the Stirling-type bound
     above), summed with one ``logsumexp`` over a padded (orders × terms) array."""
     import numpy as np
-    from scipy.special import gammaln, logsumexp
+    from scipy.special import gammaln
+
+    from dpviz.theory.lse import logsumexp_rows
 
     a = np.asarray([int(x) for x in alphas], dtype=float)[:, None]
     i = np.arange(2, int(a.max()) + 1, dtype=float)[None, :]
@@ -70,7 +72,7 @@ def _wor_log_a_int(q: float, z: float, alphas, deltas):
     s[:, 0] = 2 * math.log(q) + logcomb[:, 0] + first
     s = np.where(valid, s, -np.inf)
     s = np.concatenate((np.zeros((s.shape[0], 1)), s), axis=1)
-    vals = logsumexp(s, axis=1)
+    vals = logsumexp_rows(s)
     return {int(x): float(val) for x, val in zip(a[:, 0], vals)}
 
 
