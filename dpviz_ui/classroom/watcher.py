@@ -14,6 +14,12 @@ so that its next check compares against what it shows, not against an older read
 kept with the time its read started, and a read replaces the kept version only if it started later: the versions
 served only move forward, so one page's slow run, whose read is older, cannot make every other page of the class
 draw itself again.
+
+Every version read or told is passed to the watcher's listeners (:meth:`ClassWatcher.listen`): on a Streamlit
+server the live class page's listener is :meth:`dpviz_ui.classroom.push.Followers.changed`, which has the server
+rerun the step of every student page that shows an older version -- the pages' own once-a-second check is then
+only a slow fallback.  :meth:`ClassWatcher.poke` has the thread read at once (the lecturer's page in this process
+has just moved the class).
 """
 
 from __future__ import annotations
