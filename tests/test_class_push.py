@@ -44,7 +44,7 @@ class Recorder:
 # ----------------------------------------------------------------------------------------------------------------------
 def test_a_move_reruns_every_page_of_that_class_showing_an_older_version_once():
     rec = Recorder()
-    f = push.Followers(rec, clock=lambda: 0.0)
+    f = push.Followers(rec)
     for i in range(60):
         f.follow("CLASSA", f"s{i}", _target(f"frag{i}"), V1)
     f.follow("CLASSB", "other", _target(), V1)
@@ -75,32 +75,13 @@ def test_back_and_reveal_are_moves_too_and_a_page_already_there_is_left_alone():
 
 def test_a_page_redrawn_after_the_push_is_not_pushed_twice_for_the_same_version():
     rec = Recorder()
-    f = push.Followers(rec, clock=lambda: 0.0)
+    f = push.Followers(rec)
     f.follow("C", "a", _target(), V1)
     assert f.changed("C", V2) == 1
     f.follow("C", "a", _target(), V1)  # a run that started before the push ends after it (its rerun is queued)
     assert f.changed("C", V2) == 0 and len(rec.calls) == 1
     f.follow("C", "a", _target(), V2)
     assert f.changed("C", V2) == 0
-
-
-def test_a_page_still_behind_after_the_retry_time_is_asked_again():
-    """A request can be lost (its runner stopped for a full rerun, a reconnect): a page that has not drawn the new
-    version after RETRY_S is asked once more; one still queued is merged by Streamlit (same fragment)."""
-    t = [0.0]
-    rec = Recorder()
-    f = push.Followers(rec, clock=lambda: t[0])
-    f.follow("C", "a", _target(), V1)
-    assert f.changed("C", V2) == 1
-    t[0] += push.RETRY_S / 2
-    assert f.changed("C", V2) == 0  # the watcher's next reads: no second request yet
-    t[0] += push.RETRY_S / 2
-    assert f.changed("C", V2) == 1 and len(rec.calls) == 2
-    f.follow("C", "a", _target(), V2)  # drawn
-    t[0] += 10 * push.RETRY_S
-    assert f.changed("C", V2) == 0 and len(rec.calls) == 2
-    with pytest.raises(ValueError, match="retry time"):
-        push.Followers(rec, retry_s=0)
 
 
 def test_gone_sessions_are_forgotten_and_a_failing_push_does_not_stop_the_others():

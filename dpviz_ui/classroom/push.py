@@ -8,8 +8,7 @@ script runs a second while nothing happens, and up to a second of waiting when s
 * this process's :class:`~dpviz_ui.classroom.watcher.ClassWatcher` (one thread, one read of all followed classes
   every quarter second; woken at once when the lecturer's page in this process moves the class) passes every
   version it reads to :meth:`Followers.changed`, which asks for one rerun of the step fragment of every page of that
-  class that shows an older version (once per version and page; again after :data:`RETRY_S` if the page is still
-  behind, in case the request was lost);
+  class that shows an older version (once per version and page);
 * the rerun is requested on the server's event loop (``call_soon_threadsafe``), as a browser's own fragment rerun
   would be, but with no widget states (``widget_states=None``: the session keeps its widgets' values, and a
   student's click waiting in the same queue keeps its own) -- :func:`request_fragment_rerun`.  The browser simply
@@ -31,12 +30,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import threading
-import time
 from collections.abc import Callable
-
-#: seconds after which a page that still shows an older version is asked again (a request that was lost -- its
-#: session's runner stopped on a full rerun, a reconnect); a request still queued is merged by Streamlit for free
-RETRY_S = 2.0
 
 _LOG = logging.getLogger(__name__)
 
@@ -56,8 +50,7 @@ class _Entry:
     code: str
     target: Target
     shown: object  # the class version the page's last run drew
-    pushed: object = None  # the version a rerun was last requested for (one request per version and RETRY_S)
-    pushed_at: float = float("-inf")
+    pushed: object = None  # the version a rerun was last requested for (at most one request per version)
 
 
 class Followers:
@@ -66,12 +59,8 @@ class Followers:
     ``push(session_id, target)`` requests the rerun of ``target`` in session ``session_id`` and returns False when
     that session is gone (it is then forgotten)."""
 
-    def __init__(self, push: Callable[[str, Target], bool], *, retry_s: float = RETRY_S,
-                 clock: Callable[[], float] = time.monotonic):
-        if not retry_s > 0:
-            raise ValueError("the push's retry time must be positive (seconds)")
+    def __init__(self, push: Callable[[str, Target], bool]):
         self._push = push
-        self.retry_s, self.clock = float(retry_s), clock
         self._by_code: dict[str, dict[str, _Entry]] = {}
         self._code_of: dict[str, str] = {}
         self._lock = threading.Lock()
@@ -85,8 +74,8 @@ class Followers:
         with self._lock:
             old_code = self._code_of.get(session_id)
             old = self._by_code.get(old_code, {}).pop(session_id, None) if old_code is not None else None
-            kept = (old.pushed, old.pushed_at) if old is not None and old_code == code else (None, float("-inf"))
-            self._by_code.setdefault(code, {})[session_id] = _Entry(code, target, shown, *kept)
+            pushed = old.pushed if old is not None and old_code == code else None
+            self._by_code.setdefault(code, {})[session_id] = _Entry(code, target, shown, pushed)
             self._code_of[session_id] = code
 
     def forget(self, session_id: str) -> None:
@@ -105,14 +94,12 @@ class Followers:
 
     def changed(self, code: str, version) -> int:
         """The class ``code`` is at ``version`` (None: ended its life or never existed): request one rerun of every
-        page that shows another version and has not been asked for this one in the last :attr:`retry_s` seconds.
-        Returns the number of requests."""
-        now = self.clock()
+        page that shows another version and has not been asked for this one yet.  Returns the number of requests."""
         with self._lock:
             todo = []
             for sid, e in self._by_code.get(code, {}).items():
-                if e.shown != version and (e.pushed != version or now - e.pushed_at >= self.retry_s):
-                    e.pushed, e.pushed_at = version, now
+                if e.shown != version and e.pushed != version:
+                    e.pushed = version
                     todo.append((sid, e.target))
         gone = []
         for sid, target in todo:
