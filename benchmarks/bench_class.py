@@ -5,7 +5,8 @@ starts a live class of the lesson, and connects a presenter and N students **ove
 protocol** (the BackMsg / ForwardMsg messages a browser sends and receives, as `bench_load.py` does), not N browsers:
 the figures are the server's.  The presenter and the students are `benchmarks/class_driver.py` (also used by
 `tests/test_class_follow.py`): each simulated student behaves as the page's script in a browser would: it runs the
-join link, re-runs the page's follow fragment every time the server's auto-rerun message asks for it (every second),
+join link, draws the runs of its step that the server pushes when the lecturer moves, re-runs the page's follow
+fragment every time the server's auto-rerun message asks for it (a fallback, every 5 s),
 and, on every question step, submits a prediction through the form (the text box's value and the submit button's
 trigger, as the browser sends them) and waits for the page to say it is recorded.  The presenter presses Next
 (the button's trigger) S times; on a question step it first waits for every answer, then presses Reveal.
@@ -15,7 +16,8 @@ presenter's Next press to a student's page showing the new step's header; one sa
 `p50_reveal_s` / `p95_reveal_s` (Reveal press to a student seeing the answer), `answers_sent` (predictions the
 students submitted), `answers_counted` (rows in the store at the end, one per student per question),
 `server_cpu_s` (CPU time of the server and its worker processes during the class), `server_peak_mb` (peak resident
-memory of the server and its workers, sampled every 0.1 s), `wall_s`, `follow_checks` (the students' fragment runs)
+memory of the server and its workers, sampled every 0.1 s), `wall_s`, `follow_checks` (the students' fragment timer runs), `pushed_follows` (follow samples the server pushed: the
+student's tab sent nothing between Next and the new step)
 and `student_kb` (what the server sent to all students), `client_errors`, `load_avg_1min_before` / `load_avg_1min` (the 1-minute load average before the
 server started and at the end: the machine is shared).
 """
@@ -125,7 +127,8 @@ def main(argv=None) -> dict:
            "p50_reveal_s": _q(res["reveal"], 0.5), "p95_reveal_s": _q(res["reveal"], 0.95),
            "answers_sent": res["sent"], "answers_counted": res["counted"], "server_cpu_s": round(cpu, 1),
            "server_peak_mb": round(sampler.peak / 2**20), "wall_s": round(wall, 1),
-           "follow_checks": res["fragment_runs"], "student_kb": round(res["student_bytes"] / 1024),
+           "follow_checks": res["fragment_runs"], "pushed_follows": res["pushed_follows"],
+           "student_kb": round(res["student_bytes"] / 1024),
            "client_errors": len(res["errors"]), "load_avg_1min_before": round(load0, 1),
            "load_avg_1min": round(os.getloadavg()[0], 1)}
     print(json.dumps(out))

@@ -3,10 +3,13 @@
 Used by ``benchmarks/bench_class.py`` (timings, server CPU and memory) and ``tests/test_class_follow.py`` (that every
 student follows every step and every answer is counted once; no timing asserted).  Each simulated student behaves as
 the page's script in a browser would: it runs the join link, re-runs the page's follow fragment every time the
-server's auto-rerun message asks for it (as the browser's timer does), and, on every question step, submits a
-prediction through the form (the text box's value and the submit button's trigger, as the browser sends them: a
-rerun of the fragment the form is drawn in) and waits for the page to say it is recorded.  The presenter presses Next (the button's trigger) S times; on a question
-step it first waits for every answer, then presses Reveal.
+server's auto-rerun message asks for it (as the browser's timer does: every 5 s since the server pushes the
+lecturer's moves), reads whatever runs the server sends it -- also the ones it did not ask for, the pushed reruns
+of its step (a browser simply renders the ForwardMsgs of a run the server started) -- and, on every question step,
+submits a prediction through the form (the text box's value and the submit button's trigger, as the browser sends
+them: a rerun of the fragment the form is drawn in) and waits for the page to say it is recorded.  The presenter
+presses Next (the button's trigger) S times; on a question step it first waits for every answer, then presses Reveal.
+``pushed_follows``: the follow samples whose new step arrived without the student's tab sending anything after Next.
 """
 
 from __future__ import annotations
@@ -54,6 +57,7 @@ class Client:
         self.errors: list[str] = []
         self.bytes_received = 0
         self.fragment_runs = 0  # follow checks this tab asked for (its fragment timer's ticks)
+        self.sent_at: list[float] = []  # when this tab sent each rerun request (a tick, a click, the join)
         self.full_runs = 0  # runs of the whole page the server started for this tab
         self.ends: list[str] = []  # how each script run ended (script_finished statuses)
         self.log: collections.deque = collections.deque(maxlen=2000)  # (time, what was sent or received), for reports
@@ -87,8 +91,9 @@ class Client:
             m.rerun_script.widget_states.widgets.append(w)
         if fragment_id is None:
             self.finished.clear()
-        self.log.append((time.perf_counter(), f"sent rerun fragment={bool(fragment_id)} auto={auto} "
-                                              f"widgets={len(widgets)}"))
+        self.sent_at.append(time.perf_counter())
+        self.log.append((self.sent_at[-1], f"sent rerun fragment={bool(fragment_id)} auto={auto} "
+                                           f"widgets={len(widgets)}"))
         await self.ws.send(m.SerializeToString())
 
     async def _tick(self, fragment_id: str, interval: float) -> None:
@@ -243,7 +248,7 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
     for s, t in zip(students, joined):
         if t is None:
             s.errors.append(f"did not see the first step within {wait_s:g} s")
-    follow, reveal, sent, questions, answers, submitted = [], [], 0, [], {}, {}
+    follow, reveal, sent, questions, answers, submitted, pushed = [], [], 0, [], {}, {}, 0
     k = 1
     for _move in range(steps):
         step = lesson.steps[k - 1]
@@ -295,6 +300,8 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
         if missing:
             pres.errors.append(f"{missing} students did not see step {k} within {wait_s:g} s")
         follow += [g - t0 for g in got if g is not None]
+        # the server drew the new step without this tab asking in between (no tick, no click since Next): a push
+        pushed += sum(1 for s, g in zip(students, got) if g is not None and not any(t0 <= t <= g for t in s.sent_at))
         await _finished(pres, wait_s, f"the presenter's page did not finish its run after Next to step {k}")
     store = S.ClassStore()
     counted = sum(store.count(code, q) for q in questions)
@@ -303,7 +310,7 @@ async def run_class(url: str, code: str, key: str, lesson, n: int, steps: int, s
            "students": ids, "seen": [sorted(s.step_seen) for s in students], "answers": answers,
            "submitted": submitted,
            "questions": questions, "student_bytes": sum(s.bytes_received for s in students),
-           "fragment_runs": sum(s.fragment_runs for s in students),
+           "fragment_runs": sum(s.fragment_runs for s in students), "pushed_follows": pushed,
            "full_runs": [s.full_runs for s in students]}
     for c in [pres, *students]:
         await c.close()

@@ -20,6 +20,7 @@ from dpviz_ui import helpers as ui
 from dpviz_ui import lessons as L
 from dpviz_ui.classroom import results as R
 from dpviz_ui.classroom import delivery
+from dpviz_ui.classroom import push
 from dpviz_ui.classroom import store as S
 from dpviz_ui.classroom import watcher as W
 
@@ -30,8 +31,12 @@ delivery.install()
 INPUT_LABELS = {"n": "n", "d": "d", "eps": "ε", "log10_delta": "log10 δ", "T": "T", "eta": "η", "G": "G (Δ)",
                 "L": "L", "mu": "μ", "alpha": "α", "reps": "repetitions", "aud_trials": "trials",
                 "aud_reps": "repetitions", "aud_n": "n", "aud_eps": "ε claimed"}
-#: seconds between two looks at the class (students) and at the answer count (presenter)
+#: seconds between two looks at the answer count (presenter), and at the class by a student page that the server
+#: cannot push to (no Streamlit server internals for it: dpviz_ui/classroom/push.py)
 POLL_S = 1.0
+#: seconds between two looks at the class by a student page that the server pushes the lecturer's moves to: a
+#: fallback only (a push that could not reach the page); the push itself comes within the watcher's quarter second
+FALLBACK_S = 5.0
 # a constant style sheet (nothing from the user goes in): the class code and the join link large
 BIG_CSS = ("<style>.st-key-cls_code_big h1{font-size:3.2rem!important;letter-spacing:0.08em}"
            ".st-key-cls_join_big code{font-size:1.15rem!important;white-space:pre-wrap!important;"
@@ -229,15 +234,48 @@ def _watcher() -> W.ClassWatcher:
 
 @st.fragment(run_every=POLL_S)
 def _follow(code: str, seen, step_view: str | None = None) -> None:
-    """Every second, compare the class's version with the one this page shows (from this process's watcher: no
-    database read, nothing drawn); when the lecturer moved, revealed or ended, draw the class's part of the page
-    again -- only the step fragment ``step_view`` (its id) when this is the timer's own run, the whole page when
-    the check ran inside a full page run."""
+    """Every second (a page the server cannot push to), compare the class's version with the one this page shows
+    (from this process's watcher: no database read, nothing drawn); when the lecturer moved, revealed or ended, draw
+    the class's part of the page again -- only the step fragment ``step_view`` (its id) when this is the timer's own
+    run, the whole page when the check ran inside a full page run."""
+    _follow_check(code, seen, step_view)
+
+
+@st.fragment(run_every=FALLBACK_S)
+def _follow_fallback(code: str, seen, step_view: str | None = None) -> None:
+    """The same check every few seconds, on a page the server pushes the lecturer's moves to (:func:`_pushed`): it
+    only catches a push that could not reach the page."""
+    _follow_check(code, seen, step_view)
+
+
+def _follow_check(code: str, seen, step_view: str | None) -> None:
     if _watcher().version(code) == seen:
         return
     if step_view and _in_fragment_run():
         _rerun_fragment(step_view)
     st.rerun(scope="app")
+
+
+def _pushed(code: str, version, step_view: str | None) -> bool:
+    """Register this page with the process's followers (dpviz_ui/classroom/push.py): when the watcher reads a newer
+    version of class ``code``, the server reruns this page's step fragment ``step_view`` itself.  Returns False (the
+    page then checks every second itself) without a Streamlit server that can push (AppTest) or a fragment id."""
+    if not step_view or not delivery.can_push():
+        return False
+    from urllib.parse import urlencode
+
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    if ctx is None or not getattr(ctx, "session_id", None):
+        return False
+    followers = push.followers()
+    _watcher().listen(followers.changed)
+    # the link as the page has just set it (the first run adds cls_me), not the one this run was started with
+    target = push.Target(step_view, urlencode(st.query_params.to_dict()), ctx.page_script_hash,
+                         getattr(ctx, "context_info", None))
+    followers.follow(code, ctx.session_id, target, version)
+    return True
 
 
 def _in_fragment_run() -> bool:
@@ -320,9 +358,9 @@ def student_view(raw_code: str) -> None:
 @st.fragment
 def _student_step(code: str, me: str) -> None:
     """The class's part of a student's page: the lecturer's step (or an earlier one), the prediction and, after the
-    reveal, the distribution.  A fragment: when the lecturer moves, the one-second check inside it redraws only this
-    part (not the navigation, the page's frame and the join checks of a full page run), and so do the student's own
-    clicks and inputs here."""
+    reveal, the distribution.  A fragment: when the lecturer moves, the server's push (or the follow check inside
+    it) redraws only this part (not the navigation, the page's frame and the join checks of a full page run), and so
+    do the student's own clicks and inputs here."""
     ui.guarded(lambda: _student_step_body(code, me))
 
 
@@ -333,8 +371,10 @@ def _student_step_body(code: str, me: str) -> None:
     if cls is None or cls.ended:  # ended or expired since the page was drawn: the full page says so
         st.rerun(scope="app")
     lesson = L.get_lesson(cls.lesson_id)
+    step_view = _current_fragment()
+    pushed = _pushed(cls.code, cls.version, step_view)
     _watcher().note(cls.code, cls.version, read_at)
-    _follow(cls.code, cls.version, _current_fragment())
+    (_follow_fallback if pushed else _follow)(cls.code, cls.version, step_view)
     browse = st.session_state.get("_cls_browse")
     if browse is not None and not 1 <= browse < cls.step:
         browse = None
@@ -390,6 +430,7 @@ def _student_step_body(code: str, me: str) -> None:
 def _move(code: str, key: str, step: int) -> None:
     try:
         _store().set_step(code, key, step)
+        _watcher().poke()  # the students' pages in this process: pushed now, not at the watcher's next quarter second
     except (S.Refused, ValueError) as exc:
         st.session_state["_cls_error"] = str(exc)
 
@@ -397,6 +438,7 @@ def _move(code: str, key: str, step: int) -> None:
 def _end(code: str, key: str) -> None:
     try:
         _store().end(code, key)
+        _watcher().poke()
     except S.Refused as exc:
         st.session_state["_cls_error"] = str(exc)
 
@@ -408,6 +450,7 @@ def _reveal(code: str, key: str, lesson_id: str, k: int, values: dict | None) ->
         ans = rev["answer"]
         shown = ans if isinstance(ans, str) else ui.fmt(float(ans))
         _store().reveal(code, key, k, R.revealed_answer(step.question, ans, shown, rev.get("text"), rev.get("tex")))
+        _watcher().poke()
     except (S.Refused, ValueError) as exc:
         st.session_state["_cls_error"] = str(exc)
 

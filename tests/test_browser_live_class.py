@@ -145,12 +145,16 @@ def test_live_class_end_to_end(data_dir):
                 assert s.get_by_role("button", name="Reveal").count() == 0
             assert query_of(a)["cls_me"] != query_of(b)["cls_me"]
 
-            # the students follow Next and Back, several times in a row
+            # the students follow Next and Back, several times in a row (the server pushes each move to their pages:
+            # dpviz_ui/classroom/push.py; the pages' own check is a 5 s fallback); their links stay as they were
+            links = {id(s): dict(query_of(s)) for s in (a, b)}
             follow = []
-            for k in (2, 3, 2):
+            for k in (2, 3, 2, 3, 2):
                 pres.get_by_role("button", name="Next ▶" if k > int(_step_of(pres)) else "◀ Back").click()
                 _at(pres, k)
                 follow += [_at(a, k, timeout=240), _at(b, k, timeout=240)]
+                for s in (a, b):
+                    assert dict(query_of(s)) == links[id(s)]
             print(f"follow times: {[round(t, 2) for t in follow]}")
             assert S.ClassStore().get(code).step == 2
             settle(a)

@@ -9,8 +9,10 @@ Pure: no streamlit (the page is ``pages/live_class.py``).  One file per concept,
   student per question, upserted), the CSV export;
 * :mod:`.watcher` — one watcher per server process and database: the versions of the followed classes, read by one
   background thread in one query every quarter second, so that a student page's one-second check reads no database;
+* :mod:`.push` — the student pages of this process and the class version each shows: when the watcher reads a
+  newer version, the server reruns their step (the lecturer's move is pushed; the pages' timer is a fallback);
 * :mod:`.delivery` — the fix of a Streamlit race that lost the end of a finished page run when a fragment timer
-  fired just then (imports Streamlit only when ``pages/live_class.py`` installs it);
+  fired just then, and the push's request on Streamlit's session (imports Streamlit only inside its functions);
 * :mod:`.results` — a prediction read from what a student typed (numbers as everywhere in dpviz: ``6e4``,
   ``60,000``), the class's distribution of predictions beside the right answer (summary and Plotly figure), and the
   QR code of the join link (drawn locally by ``segno``).

@@ -20,8 +20,11 @@ stopped, hence before the new runner existed, so they arrive in order, before an
 stopped on request (a full rerun with ``runner.fastReruns``, the Stop button, a closed session) keeps Streamlit's
 behaviour: its late events are dropped, and so is the ``SHUTDOWN`` event of any replaced runner.
 
-This module imports Streamlit only inside :func:`install` (the ``classroom`` package stays importable without it);
-``pages/live_class.py`` calls it.  If Streamlit's internals it relies on are missing (another version), it changes
+The same module holds the other use of those internals: :func:`push_fragment_rerun`, with which the server reruns a
+student page's step fragment when the lecturer moves (:mod:`dpviz_ui.classroom.push`).
+
+This module imports Streamlit only inside :func:`install` and the push functions (the ``classroom`` package stays
+importable without it); ``pages/live_class.py`` calls them.  If Streamlit's internals it relies on are missing (another version), it changes
 nothing and says so (``install`` returns False; tests/test_class_delivery.py fails, so an upgrade is noticed).
 """
 
@@ -111,3 +114,78 @@ def install() -> bool:
             return False
         patch(AppSession, ScriptRequests, ScriptRunnerEvent.SHUTDOWN)
         return True
+
+
+# ----------------------------------------------------------------------------------------------------------------------
+# the server pushes a rerun (dpviz_ui/classroom/push.py: the students' pages follow the lecturer without asking)
+# ----------------------------------------------------------------------------------------------------------------------
+_WARNED = threading.Event()
+
+
+def _warn_once(msg: str, *args) -> None:
+    if not _WARNED.is_set():
+        _WARNED.set()
+        _LOG.warning(msg, *args)
+
+
+def request_fragment_rerun(session, target) -> bool:
+    """On the server's event loop: ask ``session`` (Streamlit's ``AppSession``) to rerun the fragment of ``target``
+    (a :class:`dpviz_ui.classroom.push.Target`), as ``AppSession.request_rerun`` does for a browser's fragment
+    rerun, but with ``widget_states=None`` (the session's widget values stay; a queued click keeps its own).  Nothing when the session is shutting down or no longer holds
+    the fragment (a full run dropped it).  Returns whether a rerun was requested."""
+    from streamlit.runtime.app_session import AppSessionState
+    from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
+
+    if session._state == AppSessionState.SHUTDOWN_REQUESTED or not session.has_fragment(target.fragment_id):
+        return False
+    data = RerunData(query_string=target.query_string, widget_states=None,
+                     page_script_hash=target.page_script_hash, fragment_id=target.fragment_id, is_auto_rerun=True,
+                     context_info=target.context_info)
+    runner = session._scriptrunner
+    if runner is not None and runner.request_rerun(data):
+        return True
+    session._create_scriptrunner(data)
+    return True
+
+
+def _on_loop(session, target) -> None:
+    try:
+        request_fragment_rerun(session, target)
+    except Exception as exc:  # noqa: BLE001 - the page's timer still follows the class
+        _warn_once("live class: a pushed rerun failed (%r); the pages follow by their timer", exc)
+
+
+def push_fragment_rerun(session_id: str, target) -> bool:
+    """Schedule :func:`request_fragment_rerun` on the event loop of this server's session ``session_id`` (any
+    thread).  False when the session is gone or this process has no Streamlit server (AppTest, a script)."""
+    try:
+        from streamlit.runtime import Runtime
+
+        if not Runtime.exists():
+            return False
+        info = Runtime.instance()._session_mgr.get_active_session_info(session_id)
+        if info is None:
+            return False
+        session = info.session
+        session._event_loop.call_soon_threadsafe(_on_loop, session, target)
+        return True
+    except RuntimeError:  # the loop is closed: the server is stopping
+        return False
+    except (ImportError, AttributeError) as exc:
+        _warn_once("live class: Streamlit's session internals differ (%r); the pages follow by their timer", exc)
+        return False
+
+
+def can_push() -> bool:
+    """Whether this process runs a Streamlit server whose internals :func:`push_fragment_rerun` uses."""
+    try:
+        from streamlit.runtime import Runtime
+        from streamlit.runtime.app_session import AppSession, AppSessionState  # noqa: F401
+        from streamlit.runtime.scriptrunner_utils.script_requests import RerunData  # noqa: F401
+    except ImportError:
+        return False
+    if not Runtime.exists():
+        return False
+    rt = Runtime.instance()
+    return (hasattr(rt, "_session_mgr") and hasattr(rt._session_mgr, "get_active_session_info")
+            and all(hasattr(AppSession, n) for n in ("_create_scriptrunner", "has_fragment")))

@@ -9,7 +9,10 @@ answer as the page writes it}``; whether a prediction counts as right is the les
 
 from __future__ import annotations
 
+import copy
+import functools
 import io
+import json
 import math
 
 import numpy as np
@@ -84,13 +87,75 @@ def _fmt(x: float) -> str:
     return f"{x:.3g}"
 
 
+#: the class's figures kept per process (one per class, question and set of answers; a few kB each)
+FIGURES_KEPT = 64
+_MINE_COL = "#1565c0"
+
+
 def distribution_figure(rev: dict, values: list[str], mine: str | None = None) -> go.Figure:
     """The class's predictions: a histogram for a number question (log-spaced bins on a log axis where
     :func:`use_log_axis`), bars for a choice question; the right answer marked (and the band of predictions that
-    count as right), and the student's own prediction ``mine`` if given."""
+    count as right), and the student's own prediction ``mine`` if given.
+
+    The class's part is built (and validated by Plotly) once per revealed answer and set of answers, not once per
+    student: at a reveal every student's page draws the same figure but for the "you" marker, and building it cost
+    ~55 ms of server CPU per page (benchmarks/RESULTS.md, "Live class, session 39").  The marker is added to a copy of
+    that figure's dict exactly as :func:`build_distribution_figure` adds it (tests/test_class_results.py compares
+    the two)."""
+    if not isinstance(rev, dict) or rev.get("kind") not in ("number", "choice"):
+        raise ValueError("a revealed answer is a dict whose kind is 'number' or 'choice'")
+    spec, log = _class_figure(json.dumps(rev, sort_keys=True, default=str), tuple(str(v) for v in values))
+    spec = copy.deepcopy(spec)
+    layout = spec.setdefault("layout", {})
+    mark = _mine_marks(rev, mine, log)
+    if mark:
+        shape, note = mark
+        if shape is not None:
+            layout["shapes"] = [*layout.get("shapes", ()), shape]
+        layout["annotations"] = [*layout.get("annotations", ()), note]
+    try:
+        return go.Figure(spec, _validate=False)  # the class's part was validated when it was built
+    except TypeError:  # a Plotly without the private switch: validate again (slower, same figure)
+        return go.Figure(spec)
+
+
+@functools.lru_cache(maxsize=FIGURES_KEPT)
+def _class_figure(rev_json: str, values: tuple[str, ...]) -> tuple[dict, bool]:
+    rev = json.loads(rev_json)
+    fig = build_distribution_figure(rev, list(values))
+    log = rev["kind"] != "choice" and use_log_axis([float(v) for v in values], float(rev["answer"]))
+    return fig.to_dict(), log
+
+
+def _mine_marks(rev: dict, mine: str | None, log: bool):
+    """The student's "you" marker as :func:`build_distribution_figure` draws it: (shape or None, annotation), or
+    None when it is not drawn."""
+    if mine is None:
+        return None
+    if rev["kind"] == "choice":
+        if mine not in list(rev.get("options") or ()):
+            return None
+        return None, {"arrowhead": 2, "ay": 30, "font": {"color": _MINE_COL}, "showarrow": True, "text": "you",
+                      "x": mine, "y": 0, "yanchor": "top"}
+    try:
+        m = float(mine)
+    except ValueError:
+        return None
+    if log and not m > 0:
+        return None
+    x = float(np.log10(m)) if log else m
+    return ({"line": {"color": _MINE_COL, "dash": "dash", "width": 2}, "type": "line", "x0": x, "x1": x, "xref": "x",
+             "y0": 0, "y1": 1, "yref": "y domain"},
+            {"font": {"color": _MINE_COL}, "showarrow": False, "text": "you", "x": x, "xanchor": "left", "xref": "x",
+             "y": 0, "yanchor": "bottom", "yref": "y domain"})
+
+
+def build_distribution_figure(rev: dict, values: list[str], mine: str | None = None) -> go.Figure:
+    """:func:`distribution_figure` built from scratch by Plotly (every call; the reference the fast path is checked
+    against)."""
     s = summary(rev, values)
     fig = go.Figure()
-    right_col, other_col, mine_col = "#2e7d32", "#90a4ae", "#1565c0"
+    right_col, other_col, mine_col = "#2e7d32", "#90a4ae", _MINE_COL
     if rev["kind"] == "choice":
         opts = list(rev.get("options") or ())
         fig.add_bar(x=opts, y=[s["counts"][o] for o in opts],
@@ -117,7 +182,9 @@ def distribution_figure(rev: dict, values: list[str], mine: str | None = None) -
             centers = (edges[:-1] + edges[1:]) / 2
             labels = [f"{_fmt(10 ** a if log else a)} to {_fmt(10 ** b if log else b)}"
                       for a, b in zip(edges[:-1], edges[1:])]
-            fig.add_bar(x=centers, y=counts, width=np.diff(edges) * 0.95, marker_color=other_col,
+            # plain lists, not arrays: the cached dict of the figure keeps numbers, not Plotly's base64 array specs
+            fig.add_bar(x=centers.tolist(), y=counts.tolist(), width=(np.diff(edges) * 0.95).tolist(),
+                        marker_color=other_col,
                         customdata=labels, hovertemplate="%{customdata}: %{y} students<extra></extra>")
         band = (tr(max(lo_band, 1e-300)) if log else lo_band, tr(hi_band) if log else hi_band)
         fig.add_vrect(x0=band[0], x1=band[1], fillcolor=right_col, opacity=0.15, line_width=0)

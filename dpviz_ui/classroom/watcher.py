@@ -14,6 +14,12 @@ so that its next check compares against what it shows, not against an older read
 kept with the time its read started, and a read replaces the kept version only if it started later: the versions
 served only move forward, so one page's slow run, whose read is older, cannot make every other page of the class
 draw itself again.
+
+Every version read or told is passed to the watcher's listeners (:meth:`ClassWatcher.listen`): on a Streamlit
+server the live class page's listener is :meth:`dpviz_ui.classroom.push.Followers.changed`, which has the server
+rerun the step of every student page that shows an older version -- the pages' own once-a-second check is then
+only a slow fallback.  :meth:`ClassWatcher.poke` has the thread read at once (the lecturer's page in this process
+has just moved the class).
 """
 
 from __future__ import annotations
@@ -51,6 +57,8 @@ class ClassWatcher:
         self._asked: dict[str, float] = {}
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._listeners: list[Callable[[str, object], object]] = []
         self._thread: threading.Thread | None = None
         self._use_thread = thread
         #: reads of the store so far (the thread's refreshes and first looks at a class)
@@ -73,11 +81,39 @@ class ClassWatcher:
 
     def note(self, code: str, version, read_at: float) -> None:
         """What a page has just read itself (its full run; ``read_at``: :attr:`clock` when its read started): kept
-        unless the watcher holds a version read later."""
+        unless the watcher holds a version read later.  The listeners hear the version kept."""
         with self._lock:
             self._asked[code] = max(self._asked.get(code, read_at), read_at)
             self._keep(code, version, read_at)
+            kept = self._versions[code]
+        self._tell({code: kept})
         self._start()
+
+    def listen(self, listener: Callable[[str, object], object]) -> None:
+        """Call ``listener(code, version)`` with every version this watcher reads or is told (from the refreshing
+        thread or the page that told it; once per class and refresh).  Adding the same listener again does
+        nothing.  The live class page's listener pushes the move to the students' pages
+        (:meth:`dpviz_ui.classroom.push.Followers.changed`)."""
+        if not callable(listener):
+            raise ValueError("a watcher's listener must be a function of (class code, version)")
+        with self._lock:
+            if listener not in self._listeners:
+                self._listeners.append(listener)
+
+    def poke(self) -> None:
+        """Read the followed classes now instead of at the end of the current interval (the lecturer's page in this
+        process has just moved, revealed or ended its class)."""
+        self._wake.set()
+
+    def _tell(self, versions: dict) -> None:
+        with self._lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            for code, version in versions.items():
+                try:
+                    listener(code, version)
+                except Exception as exc:  # noqa: BLE001 - a listener's failure must not stop the watcher
+                    _LOG.warning("live class: a watcher listener failed (%s)", exc)
 
     def _keep(self, code: str, version, read_at: float) -> None:  # under the lock
         if read_at >= self._read_at.get(code, -float("inf")):
@@ -107,6 +143,8 @@ class ClassWatcher:
             for c in codes:
                 if c in self._asked:
                     self._keep(c, got.get(c), started)
+            kept = {c: self._versions[c] for c in codes if c in self._versions}
+        self._tell(kept)
 
     def _read_now(self, codes: list[str]) -> dict:
         self.reads += 1
@@ -123,7 +161,11 @@ class ClassWatcher:
 
     def _run(self) -> None:
         failing = False
-        while not self._stop.wait(self.interval):
+        while not self._stop.is_set():
+            self._wake.wait(self.interval)
+            self._wake.clear()
+            if self._stop.is_set():
+                return
             try:
                 self.refresh()
                 failing = False
@@ -135,6 +177,7 @@ class ClassWatcher:
     def stop(self) -> None:
         """Stop the thread (tests; a server process stops with its daemon thread)."""
         self._stop.set()
+        self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=5)
 
