@@ -17,13 +17,14 @@ from unittest import mock
 
 import pytest
 
+from _fake_runner import runner_class
 from dpviz_ui.classroom import delivery
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.app_session import AppSession
 from streamlit.runtime.script_data import ScriptData
 from streamlit.runtime.scriptrunner import ScriptRunnerEvent
-from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests
+from streamlit.runtime.scriptrunner_utils.script_requests import ScriptRequests
 
 
 def _delta(text: str) -> ForwardMsg:
@@ -36,18 +37,7 @@ def _session_classes(fixed: bool):
     class Requests(ScriptRequests):
         pass
 
-    class Runner:
-        """A ScriptRunner reduced to what AppSession asks of it: its request queue."""
-
-        def __init__(self):
-            self._requests = Requests()
-            self._requests.request_rerun(RerunData())
-
-        def request_rerun(self, rerun_data) -> bool:
-            return self._requests.request_rerun(rerun_data)
-
-        def request_stop(self) -> None:
-            self._requests.request_stop()
+    Runner = runner_class(Requests)
 
     class Session(AppSession):
         def _create_scriptrunner(self, initial_rerun_data) -> None:  # the real one starts a thread

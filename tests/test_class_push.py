@@ -14,13 +14,14 @@ from unittest import mock
 
 import pytest
 
+from _fake_runner import runner_class
 from dpviz_ui.classroom import delivery, push
 from dpviz_ui.classroom import store as S
 from dpviz_ui.classroom import watcher as W
 from streamlit.proto.WidgetStates_pb2 import WidgetStates
 from streamlit.runtime.app_session import AppSession, AppSessionState
 from streamlit.runtime.script_data import ScriptData
-from streamlit.runtime.scriptrunner_utils.script_requests import RerunData, ScriptRequests
+from streamlit.runtime.scriptrunner_utils.script_requests import RerunData
 
 V1, V2, V3 = (1, False, (), 0), (2, False, (), 0), (3, False, (), 0)
 
@@ -160,16 +161,7 @@ def test_a_poke_reads_at_once_instead_of_at_the_end_of_the_interval(tmp_path):
 # ----------------------------------------------------------------------------------------------------------------------
 # Streamlit's side: the request on a real AppSession (its runner reduced to the request queue)
 # ----------------------------------------------------------------------------------------------------------------------
-class Runner:
-    def __init__(self, data=None):
-        self._requests = ScriptRequests()
-        self._requests.request_rerun(data or RerunData())
-
-    def request_rerun(self, rerun_data) -> bool:
-        return self._requests.request_rerun(rerun_data)
-
-    def request_stop(self) -> None:
-        self._requests.request_stop()
+Runner = runner_class()
 
 
 class Session(AppSession):
