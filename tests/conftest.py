@@ -19,6 +19,11 @@ from hypothesis import settings as _hyp_settings  # noqa: E402
 _hyp_settings.register_profile("dpviz", derandomize=True)
 _hyp_settings.register_profile("explore", derandomize=False)
 _hyp_settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "dpviz"))
+
+# Streamlit's AppTest harness without its per-test component scan and its polling wait (tests/_apptest_speed.py)
+import _apptest_speed  # noqa: E402
+
+APPTEST_SPEED = _apptest_speed.install()
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run"]
