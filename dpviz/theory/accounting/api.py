@@ -145,8 +145,9 @@ def noise_multiplier_general(*, eps, delta, steps, sampling_prob=1.0, sampling="
                              neighbouring="add-remove", accountant="rdp", rtol=1e-6) -> float:
     """The smallest noise multiplier z = σ/Δ with :func:`epsilon_general` (z) <= ``eps`` (Δ: the sensitivity under
     ``neighbouring``).  RDP: Brent's method on the monotone map z ↦ ε(z) (without replacement: geometric bracketing,
-    then regula falsi on log ε that keeps bisection's invariant, :func:`search.log_root`).  PLD: warm start from the RDP answer, a coarse (10×) discretisation first, then the fine one
-    (:func:`pld_bracket` chooses it), cached by inputs."""
+    then regula falsi on log ε that keeps bisection's invariant, :func:`search.log_root`).  PLD: warm start from the
+    RDP answer, a coarse (10×) discretisation first, then the fine one (:func:`pld_bracket` chooses it), cached by
+    inputs."""
     eps = v.check_eps(eps)
     delta, steps, q = _check_general(delta, steps, sampling_prob, sampling, neighbouring, accountant)
     rtol = v.check_positive("rtol", rtol)

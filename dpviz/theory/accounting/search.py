@@ -115,26 +115,30 @@ def _smallest_private(ok: Callable[[float], bool], guess: float, rtol: float, wh
     seen to fail it, so steps and plateaus of ε(z) (dp_accounting's KL shortcut returns exactly 0 once T·RDP is tiny)
     cannot stop it early.
 
-    With ``value`` (ε(z), and ok(z) ⇔ value(z) <= ``target``) the bracket is searched by :func:`log_root` (regula
-    falsi on log ε, about 8 evaluations of ε to rtol = 1e-6 instead of bisection's 20; benchmarks/bench_wor_search.py),
-    else by bisection (:func:`log_bisect`).  Both keep the same invariant, so they answer within rtol of each other.
+    With ``value`` (ε(z); ``ok`` is then None and ok(z) ⇔ value(z) <= ``target``) the bracket is searched by
+    :func:`log_root` (regula falsi on log ε: 10-18 evaluations of ε per WOR search at rtol = 1e-6 instead of
+    bisection's 24-26, benchmarks/bench_wor_search.py), else by bisection (:func:`log_bisect`).  Both keep the same
+    invariant, so they answer within rtol of each other.
     """
     if not (math.isfinite(guess) and guess > 0.0):
         raise ValueError(f"cannot start the noise search for {what}: the starting noise multiplier is {guess!r}; "
                          "use moderate eps, delta and steps.")
-    seen: dict[float, float] = {}
-    if value is not None:
-        def ok(z: float) -> bool:  # noqa: F811 -- the same predicate, its ε kept for the search of the bracket
-            seen[z] = value(z)
-            return seen[z] <= target
+    seen: dict[float, float] = {}  # ε at the points the bracketing evaluated (with ``value``)
+
+    def check(z: float) -> bool:
+        if value is None:
+            return ok(z)
+        seen[z] = value(z)
+        return seen[z] <= target
+
     hi = min(max(guess, _Z_MIN), _Z_MAX)
     lo = hi
-    if ok(hi):
+    if check(hi):
         while True:
             lo = hi / 4.0
             if lo < _Z_MIN:
                 return hi  # essentially no noise is needed at this (large) budget
-            if not ok(lo):
+            if not check(lo):
                 break
             hi = lo
     else:
@@ -143,7 +147,7 @@ def _smallest_private(ok: Callable[[float], bool], guess: float, rtol: float, wh
             if hi > _Z_MAX:
                 raise ValueError(f"no noise multiplier in the search's range [{_Z_MIN:g}, {_Z_MAX:g}] reaches "
                                  f"{what}; increase eps or reduce the steps.")
-            if ok(hi):
+            if check(hi):
                 break
     if value is None:
         return log_bisect(ok, lo, hi, math.log1p(rtol))
@@ -159,9 +163,9 @@ def log_root(f: Callable[[float], float], target: float, lo: float, hi: float, f
 
     On a smooth ε(z) it needs about half of bisection's evaluations or fewer (benchmarks/bench_wor_search.py: 10-18
     instead of 24-26 per WOR search); at a jump of ε(z) at most about twice bisection's.  Safeguards: each new point
-    lies at least log_tol / 2 inside the bracket (so that once the crossing is pinned, the next point on its other side closes
-    the bracket); a step that leaves more than half the bracket twice in a row is followed by a bisection step; where
-    f is 0 or infinite (g not finite, e.g. the KL shortcut's exact zeros) the step is a bisection.  Every comparison
+    lies at least log_tol / 2 inside the bracket (so that once the crossing is pinned, the next point on its other
+    side closes the bracket); a step that leaves more than half the bracket twice in a row is followed by a bisection
+    step; where f is 0 or infinite (g not finite, e.g. the KL shortcut's exact zeros) the step is a bisection.  Every comparison
     with ``target`` is the predicate f(x) <= target itself, so the answer satisfies it exactly as bisection's does."""
     lt = math.log(target) if target > 0.0 else -math.inf
 
