@@ -18,6 +18,9 @@ def test_both_speed_ups_are_installed():
     from streamlit.components.v2 import manifest_scanner
 
     assert hasattr(manifest_scanner.scan_component_manifests, "cache_info")
+    from streamlit.runtime.scriptrunner import script_cache
+
+    assert not getattr(script_cache.ScriptCache.get_bytecode.__wrapped__, "_dpviz", False)
 
 
 def test_the_wait_returns_with_the_run_and_pages_render_as_before():
@@ -40,3 +43,23 @@ def test_a_run_past_its_timeout_raises_streamlits_error(tmp_path):
     at = AppTest.from_file(str(script), default_timeout=0.5)
     with pytest.raises(RuntimeError, match=r"timed out after 0.5\(s\)"):
         at.run()
+
+
+def test_pages_are_compiled_once_per_process_and_again_when_edited(tmp_path):
+    from streamlit.runtime.scriptrunner import script_cache
+    from streamlit.testing.v1 import AppTest
+
+    assert getattr(script_cache.ScriptCache.get_bytecode, "_dpviz", False)
+    script = tmp_path / "page.py"
+    script.write_text("import streamlit as st\nst.write('one')\n")
+    n0 = len(_apptest_speed._BYTECODE)
+    first = AppTest.from_file(str(script), default_timeout=30).run()
+    assert [m.value for m in first.markdown] == ["one"]
+    assert len(_apptest_speed._BYTECODE) == n0 + 1
+    second = AppTest.from_file(str(script), default_timeout=30).run()
+    assert [m.value for m in second.markdown] == ["one"]
+    assert len(_apptest_speed._BYTECODE) == n0 + 1  # the same bytes: the first test's code object
+    script.write_text("import streamlit as st\nst.write('two')\n")  # an edited page is compiled afresh
+    third = AppTest.from_file(str(script), default_timeout=30).run()
+    assert [m.value for m in third.markdown] == ["two"]
+    assert len(_apptest_speed._BYTECODE) == n0 + 2
