@@ -174,23 +174,33 @@ def _rdp_wor_gaussian(q: float, z: float, orders):
     orders = np.asarray(orders, dtype=float)
     if q >= 1.0:
         return orders / (2.0 * z * z)
-    ints = set()
-    for a in orders:
-        ints.update({int(math.floor(a)), int(math.ceil(a))})
-    ints = sorted(a for a in ints if a >= 2)
+    ints, af, ac, is_int, t = _order_plan(tuple(float(a) for a in orders))
     small = [a for a in ints if a <= 256]
     deltas = _forward_diffs(z, max(small)) if small else None
     log_a = _wor_log_a_int(q, z, ints, deltas)
-    log_a[1] = 0.0
-    out = np.empty(orders.shape)
-    for k, a in enumerate(orders):
-        if float(a).is_integer():
-            out[k] = log_a[int(a)] / (a - 1.0)
-        else:
-            af, ac = int(math.floor(a)), int(math.ceil(a))
-            t = a - af
-            out[k] = ((1.0 - t) * log_a[af] + t * log_a[ac]) / (a - 1.0)
-    return out
+    table = np.full(max(ints, default=1) + 1, np.nan)  # log A_α by integer order; A_1 = 1
+    table[1] = 0.0
+    table[ints] = [log_a[a] for a in ints]
+    lo, hi = table[af], table[ac]
+    # integer orders: log A_α/(α − 1); between two integers, Corollary 10's interpolation (as dp_accounting)
+    with np.errstate(invalid="ignore"):
+        return np.where(is_int, lo, (1.0 - t) * lo + t * hi) / (orders - 1.0)
+
+
+@functools.lru_cache(maxsize=16)
+def _order_plan(orders: tuple):
+    """For a tuple of Rényi orders (each > 1): the integer orders >= 2 whose log A_α is needed, each order's floor and
+    ceiling, whether it is an integer and its fractional part — Python loops over ~225 orders, once per tuple."""
+    import numpy as np
+
+    arr = np.asarray(orders, dtype=float)
+    if arr.size and arr.min() <= 1.0:
+        raise ValueError(f"Rényi orders must be above 1 (got {arr.min():g})")
+    af, ac = np.floor(arr).astype(int), np.ceil(arr).astype(int)
+    ints = sorted({int(a) for a in np.concatenate((af, ac)) if a >= 2})
+    for x in (af, ac):
+        x.setflags(write=False)
+    return ints, af, ac, arr == af, arr - af
 
 
 @functools.lru_cache(maxsize=8192)
