@@ -16,7 +16,7 @@ of the test process without changing what a page run does or what a test sees.
    the script's path, its bytes (a SHA-256) and the magic setting, so an edited script is compiled afresh; a code
    object is immutable, and Streamlit shares it between all the runs of one server in the same way.
 
-Measured figures are in benchmarks/RESULTS.md ("Test suite, session 40").  If Streamlit changes these internals,
+Measured figures are in benchmarks/RESULTS.md ("Session 40" and "Session 41").  If Streamlit changes these internals,
 :func:`install` leaves the harness as it is (nothing is patched that is not found), and
 ``tests/test_apptest_speed.py`` fails so that the change is seen.
 """
