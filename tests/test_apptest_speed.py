@@ -8,7 +8,7 @@ import _apptest_speed
 from conftest import APPTEST_SPEED, ROOT
 
 
-def test_both_speed_ups_are_installed():
+def test_the_three_speed_ups_are_installed():
     # False when Streamlit's internals moved: the harness then runs as shipped, slower; look at _apptest_speed.py
     assert APPTEST_SPEED
     assert _apptest_speed.install()  # a second install patches nothing twice

@@ -77,3 +77,13 @@ def test_noise_search_lands_on_the_smooth_crossing():
                                      sampling="without-replacement", neighbouring="replace-one")
     assert W._wor_eps(z, 2.5e-9, 7, 0.5) <= 1.0 < W._wor_eps(z / (1 + 2e-6), 2.5e-9, 7, 0.5)
     assert z == pytest.approx(10.30131, rel=2e-6)
+
+
+def test_orders_at_or_below_one_are_refused_and_fractional_orders_interpolate():
+    with pytest.raises(ValueError, match="Rényi orders must be above 1"):
+        W._rdp_wor_gaussian(0.1, 2.0, [1.0, 2.0])
+    # Corollary 10 (as dp_accounting): between two integers, log A is interpolated linearly, then divided by α − 1
+    whole = W._rdp_wor_gaussian(0.1, 2.0, [2.0, 3.0])
+    log_a2, log_a3 = whole[0] * 1.0, whole[1] * 2.0
+    half = W._rdp_wor_gaussian(0.1, 2.0, [2.5])[0]
+    assert half == pytest.approx((0.5 * log_a2 + 0.5 * log_a3) / 1.5, rel=1e-14)
