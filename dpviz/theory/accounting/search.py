@@ -165,8 +165,9 @@ def log_root(f: Callable[[float], float], target: float, lo: float, hi: float, f
     instead of 24-26 per WOR search); at a jump of ε(z) at most about twice bisection's.  Safeguards: each new point
     lies at least log_tol / 2 inside the bracket (so that once the crossing is pinned, the next point on its other
     side closes the bracket); a step that leaves more than half the bracket twice in a row is followed by a bisection
-    step; where f is 0 or infinite (g not finite, e.g. the KL shortcut's exact zeros) the step is a bisection.  Every comparison
-    with ``target`` is the predicate f(x) <= target itself, so the answer satisfies it exactly as bisection's does."""
+    step; where f is 0 or infinite (g not finite, e.g. the KL shortcut's exact zeros) the step is a bisection.  Every
+    comparison with ``target`` is the predicate f(x) <= target itself, so the answer satisfies it exactly as
+    bisection's does."""
     lt = math.log(target) if target > 0.0 else -math.inf
 
     def g_of(e: float) -> float:
