@@ -191,6 +191,17 @@ def body() -> None:
     # Download this view sits above the theorems: while they recompute, the previous run's button is gone at once
     view_slot = st.empty()
     theorem_blocks = st.container()
+    # Every theorem's bound is computed before any block is drawn, and the blocks then go out together: the browser
+    # re-renders the whole page for every batch of elements it receives (~60-130 ms each on 2 cores), so one batch
+    # with every bound line instead of one per theorem (a pause after each line) shows the last line sooner --
+    # quiet bench_pages, explicit constants with three theorems: ε edit median 0.39 s instead of 0.48-0.58 s,
+    # adding a theorem 0.56 s instead of 0.67 s (benchmarks/RESULTS.md, session 42).
+    computed = {}
+    for tid in chosen:
+        thm = catalog.get_theorem(tid)
+        p = explicit_at_schedule(thm, ui.only_params(params, thm.bound, thm.explicit_bound))
+        why = BV.loss_reason(tid, loss_id, q)
+        computed[tid] = (p, why, None if why else ui.cached_bound(tid, ui.items(p)))
     for tid in chosen:
         with theorem_blocks, st.container():
             thm = catalog.get_theorem(tid)
@@ -202,14 +213,12 @@ def body() -> None:
                        f"Main bound: {'explicit constants' if bound_kind(thm) == 'explicit' else 'a rate (constants dropped, set to c)'}.")
             if thm.statement:
                 ui.latex(ui.tex_sci(thm.statement))
-            p = ui.only_params(params, thm.bound, thm.explicit_bound)
-            p = at[tid] = explicit_at_schedule(thm, p)
-            why = BV.loss_reason(tid, loss_id, q)
+            p, why, here = computed[tid]
+            at[tid] = p
             if why:  # a number for a loss the theorem does not cover would be misleading: the reason and a switch
                 st.warning(f"Does not apply to the chosen loss: {ui.pretty(why)}.")
                 _switch_button(tid, why, loss_id, q, chosen, key=f"switch_chosen_{tid}")
                 continue
-            here = ui.cached_bound(tid, ui.items(p))
             if "error" in here:
                 st.error(ui.plain(here["error"]))
                 continue
@@ -222,7 +231,6 @@ def body() -> None:
                 _vacuous_line(tid, ok["total"], params, "This bound")
             warn_slot = st.empty()  # the privacy warning: its calibration (a numerical accountant for Kang, Li, Liu &
             # Wang) is filled in once every theorem's bound line is on screen (issue 33)
-            ui.flush()  # the bound line goes to the browser before the curves are computed
             if thm.discrepancy or thm.notes:  # how dpviz reads the paper (misprints, proofs followed): after the bound
                 with st.expander("How dpviz reads this theorem (misprints in the paper, notes)"
                                  if thm.discrepancy else "Notes on this theorem"):
