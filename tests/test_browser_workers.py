@@ -20,6 +20,20 @@ LONG = "T=60000&reps=500&eps_grid=1,2,4,8&sim_schedule=manual"
 
 
 
+def _wait_or_report(page, selector: str, when: str) -> None:
+    """Wait for ``selector``; if it does not come, fail with what the page shows instead (its text, and a screenshot
+    in test-artifacts/) -- this test failed once in a full run and never alone, so a failure must say what it saw."""
+    try:
+        page.wait_for_selector(selector, timeout=WAIT)
+    except Exception as exc:  # noqa: BLE001 - Playwright's timeout: report the page, not only the selector
+        (ROOT / "test-artifacts").mkdir(exist_ok=True)
+        shot = ROOT / "test-artifacts" / "simulate_worker_pool_failure.png"
+        page.screenshot(path=str(shot), full_page=True)
+        text = page.inner_text("body")
+        raise AssertionError(f"{selector!r} did not appear {when} within {WAIT / 1000:g} s (screenshot {shot}); "
+                             f"the URL was {page.url}; the page showed:\n{text[:3000]}") from exc
+
+
 def test_changing_a_widget_during_a_run_stops_it_and_never_shows_a_stale_result(server, module_browser):
     # a page of the module's Chromium (module_browser)
     page = new_page(module_browser, viewport={"width": 1400, "height": 1600})
@@ -36,7 +50,7 @@ def test_changing_a_widget_during_a_run_stops_it_and_never_shows_a_stale_result(
         box.press("Enter")  # a change while it runs: the run is cancelled, the page shows the new inputs
         page.wait_for_function("s => new URLSearchParams(location.search).get('seed') === s", arg=str(seed),
                                timeout=WAIT)
-        page.wait_for_selector("text=Press Run simulation to see the results", timeout=WAIT)
+        _wait_or_report(page, "text=Press Run simulation to see the results", f"after seed change {k + 1}")
         settle(page, WAIT)
         assert box.input_value() == str(seed)
         assert page.locator(".js-plotly-plot").count() == 0  # nothing from the interrupted run
