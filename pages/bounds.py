@@ -194,8 +194,8 @@ def body() -> None:
     # Every theorem's bound is computed before any block is drawn, and the blocks then go out together: the browser
     # re-renders the whole page for every batch of elements it receives (~60-130 ms each on 2 cores), so one batch
     # with every bound line instead of one per theorem (a pause after each line) shows the last line sooner --
-    # quiet bench_pages, explicit constants with three theorems: ε edit median 0.39 s instead of 0.48-0.58 s,
-    # adding a theorem 0.56 s instead of 0.67 s (benchmarks/RESULTS.md, session 42).
+    # quiet bench_pages, explicit constants with three theorems: ε edit median 0.39-0.46 s instead of 0.54-0.58 s,
+    # adding a theorem 0.56-0.62 s instead of 0.67-0.79 s (benchmarks/RESULTS.md, session 42).
     computed = {}
     for tid in chosen:
         thm = catalog.get_theorem(tid)
