@@ -43,6 +43,29 @@ def test_vectorised_epsilon_equals_dp_accounting_on_random_pmfs():
         assert pld_lower.epsilon_of_dense(k0, p, g, inf, d) == pytest.approx(ref, rel=1e-9, abs=1e-12)
 
 
+def _delta_of(eps, k0, p, grid, inf):
+    """δ(ε) = infinity_mass + Σ_{ℓ_i > ε} p_i (1 − e^{ε − ℓ_i}), straight from the definition (no e^{ℓ} anywhere)."""
+    losses = (k0 + np.arange(len(p))) * grid
+    return inf + float(np.sum(np.where(losses > eps, p * -np.expm1(np.minimum(eps - losses, 0.0)), 0.0)))
+
+
+@pytest.mark.parametrize("k0, n, delta", [(70000, 2000, 1e-5), (69000, 5000, 1e-3), (100, 200000, 1e-6),
+                                          (0, 80000, 1e-9), (-80000, 100000, 1e-6)])
+def test_epsilon_at_privacy_losses_above_709_is_the_smallest_eps_meeting_delta(k0, n, delta):
+    # atoms up to ℓ = 720-2100 (e^ℓ overflows a float), or down to ℓ = -800 (e^{-ℓ} does).  The old vectorised code
+    # returned ε = inf for the first four; the
+    # answer is checked against δ(ε) from its definition: δ(ε) = delta, and a little below ε it is above delta.
+    # (dp_accounting's DensePLDPmf.get_epsilon_for_delta is itself unstable here -- its e^{-ℓ} masses underflow --
+    # and gives inf, 739.96, 2000.99, 799.99 for the first four: too large by up to 33 atoms, not the reference.)
+    rng = np.random.default_rng(1)
+    p = rng.random(n)
+    p /= p.sum() * 1.0000001
+    eps = pld_lower.epsilon_of_dense(k0, p, 0.01, 0.0, delta)
+    assert np.isfinite(eps) and eps > max(k0 * 0.01, 0.0)
+    assert _delta_of(eps, k0, p, 0.01, 0.0) == pytest.approx(delta, rel=1e-8)
+    assert _delta_of(eps - 1e-6, k0, p, 0.01, 0.0) > delta
+
+
 def test_real_fft_self_convolution_equals_dp_accounting():
     (k0, p, _inf), _ = pld_lower.upper_pmfs(1.1, 256 / 60000, 3e-4, 1e-15)
     lo1, w1 = common.self_convolve(p, 2000, 1e-15)

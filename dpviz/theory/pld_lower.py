@@ -401,6 +401,8 @@ def epsilon_of_dense(k0: int, probs, grid: float, infinity_mass: float, delta: f
         return math.inf
     p = np.asarray(probs, dtype=float)
     losses = (k0 + np.arange(len(p))) * grid + offset
+    if len(p) and float(np.max(np.abs(losses))) > 700.0:  # e^{±ℓ} would overflow or underflow
+        return _epsilon_of_dense_far(p, losses, grid, infinity_mass, delta)
     # U_i, L_i: the masses of the atoms i, i+1, … under the upper and lower distributions
     U = infinity_mass + np.cumsum(p[::-1])[::-1]
     L = np.cumsum((p * np.exp(-losses))[::-1])[::-1]
@@ -419,6 +421,32 @@ def epsilon_of_dense(k0: int, probs, grid: float, infinity_mass: float, delta: f
     if u <= l + delta:
         return 0.0
     return max(0.0, math.log((u - delta) / l))
+
+
+def _epsilon_of_dense_far(p, losses, grid: float, infinity_mass: float, delta: float) -> float:
+    """:func:`epsilon_of_dense` for atoms with some |ℓ| > 700, where e^{ℓ} overflows (the direct sums made every ε
+    there infinite) or e^{−ℓ} underflows.  The same δ(ε), with W_i = e^{ℓ_i} L_{i+1} = Σ_{j>i} p_j e^{−(j−i)·grid}
+    from the recurrence W_i = e^{−grid} (p_{i+1} + W_{i+1}), W_last = 0, and ε = ℓ_i + log((U_{i+1} − delta)/W_i):
+    no e^{±ℓ} anywhere.  Tested against δ(ε) evaluated from its definition (dp_accounting's loop is itself unstable
+    at these losses: its e^{−ℓ} masses underflow)."""
+    import numpy as np
+    from scipy.signal import lfilter
+
+    U = infinity_mass + np.cumsum(p[::-1])[::-1]
+    a = math.exp(-grid)
+    W = lfilter([a], [1.0, -a], np.append(p[1:], 0.0)[::-1])[::-1]
+    U1 = np.append(U[1:], infinity_mass)
+    above = np.flatnonzero(U1 - W > delta)
+    if above.size == 0:  # ε below the lowest atom, where δ(ε) = U_0 − e^{ε−ℓ_0} (p_0 + W_0)
+        u, w, ref = U[0], p[0] + W[0], losses[0]
+    else:
+        i = int(above[-1])  # the last atom where δ is still above delta: ε lies in (ℓ_i, ℓ_{i+1}]
+        u, w, ref = U1[i], W[i], losses[i]
+        if w <= 0.0:
+            return max(0.0, float(losses[i]))
+    if u <= delta or w <= 0.0:
+        return 0.0
+    return max(0.0, float(ref) + math.log((u - delta) / w))
 
 
 def upper_pmfs(z: float, q: float, grid: float, drop: float, low: float | None = None):
